@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+// Herald: a campaign composer for Firebase Cloud Messaging.
+// Dependencies point one way (see DESIGN.md): herald → HeraldApp → HeraldCore → HeraldFCM/HeraldHTTP/HeraldPostgres
+// → HeraldJSON and the C system libraries. Nothing lower knows what is above it.
+import PackageDescription
+
+let package = Package(
+    name: "Herald",
+    products: [
+        .executable(name: "herald", targets: ["herald"]),
+    ],
+    dependencies: [
+        // The command line (`herald serve`, `herald migrate`, …): the standard parser, with help and
+        // errors a user expects; writing that by hand buys nothing.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries the user fixed: libpq, libcurl, libssl/libcrypto (Debian's -dev packages).
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // Pure JSON values: a parser that says where input is malformed, and a fast byte-level writer.
+        .target(name: "HeraldJSON"),
+        // HTTP/1.1 on raw sockets and epoll; knows nothing of campaigns or databases.
+        .target(name: "HeraldHTTP"),
+        // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
+        .target(name: "HeraldPostgres", dependencies: ["CLibPQ"]),
+        // The FCM HTTP v1 API: message model, service-account OAuth, the libcurl sender, retry policy.
+        .target(name: "HeraldFCM", dependencies: ["HeraldJSON", "CCurl", "COpenSSL"]),
+        // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.
+        .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "HeraldHTTP", "HeraldJSON", "COpenSSL"]),
+        // The domain, pure: campaigns, validation and composer limits, rendering, the fan-out planner.
+        .target(name: "HeraldCore", dependencies: ["HeraldJSON", "HeraldFCM"]),
+        // The application: REST handlers, pages, the stores' SQL, the scheduler and workers.
+        .target(name: "HeraldApp", dependencies: ["HeraldCore", "HeraldHTTP", "HeraldPostgres", "HeraldFCM", "HeraldJSON", "COpenSSL"]),
+        // The command line and the wiring.
+        .executableTarget(name: "herald", dependencies: [
+            "HeraldApp", "FCMEmulator", "HeraldPostgres", "HeraldHTTP",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"]),
+        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP"]),
+        .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres"]),
+        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFCM", "HeraldJSON"]),
+        .testTarget(name: "HeraldAppTests", dependencies: ["HeraldApp", "FCMEmulator", "HeraldHTTP", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
+    ]
+)

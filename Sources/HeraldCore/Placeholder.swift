@@ -1,0 +1,2 @@
+// Placeholder until the module lands; replaced by its real files.
+enum HeraldCorePlaceholder {}

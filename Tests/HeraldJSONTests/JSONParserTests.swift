@@ -1,0 +1,60 @@
+import Testing
+@testable import HeraldJSON
+
+@Suite struct JSONParserTests {
+    @Test func parsesNestedDocumentsKeepingKeyOrder() throws {
+        let value = try JSON.parse(#"{"b": [1, 2.5, -3e2, true, null], "a": {"x": "y\u00e9\n"}}"#)
+        #expect(value.objectValue?.keys == ["b", "a"])
+        #expect(value["b"] == [1, 2.5, -300, true, nil])
+        #expect(value["a"]?["x"]?.stringValue == "yé\n")
+    }
+
+    @Test func decodesSurrogatePairsAndRawUnicode() throws {
+        #expect(try JSON.parse(#""\ud83d\ude00 سلام""#) == "😀 سلام")
+    }
+
+    @Test(arguments: [
+        (#"{"a": 1,}"#, 1, 9, "trailing comma in an object"),
+        ("{\n  \"a\" 1\n}", 2, 7, "expected ':' after the key \"a\", found '1'"),
+        (#"{"a": 1, "a": 2}"#, 1, 10, "duplicate key \"a\""),
+        ("[01]", 1, 2, "numbers must not have leading zeros"),
+        ("\"abc", 1, 1, "unterminated string"),
+        ("{\"سلام\": tru}", 1, 10, "unexpected 't', expected a JSON value"),
+        ("[1] x", 1, 5, "unexpected 'x' after the JSON value"),
+        ("", 1, 1, "unexpected end of input, expected a JSON value"),
+        ("\"a\u{01}\"", 1, 3, "control character U+0001 must be escaped in a string"),
+    ])
+    func reportsWhereInputIsMalformed(input: String, line: Int, column: Int, reason: String) {
+        #expect(throws: JSONParseError(line: line, column: column, reason: reason)) { try JSON.parse(input) }
+    }
+
+    @Test func refusesInvalidUTF8() {
+        #expect(throws: JSONParseError.self) { try JSON.parse([0x22, 0xFF, 0x22]) }
+    }
+
+    @Test func limitsNestingDepth() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONParseError.self) { try JSON.parse(deep) }
+    }
+}
+
+@Suite struct JSONWriterTests {
+    @Test func writesCompactValidJSONThatRoundTrips() throws {
+        let value: JSON = ["title": "Say \"hi\"\n\t/", "n": 42, "f": 0.5, "list": [true, nil], "fa": "سلام 😀"]
+        let text = value.serializedString()
+        #expect(text == #"{"title":"Say \"hi\"\n\t/","n":42,"f":0.5,"list":[true,null],"fa":"سلام 😀"}"#)
+        #expect(try JSON.parse(text) == value)
+        #expect(try JSON.parse(value.prettyString()) == value)
+    }
+
+    @Test func escapesControlCharacters() {
+        #expect(JSON.string("\u{01}").serializedString() == #""\u0001""#)
+    }
+
+    @Test func objectEqualityIgnoresOrder() {
+        let a: JSON = ["x": 1, "y": 2]
+        let b: JSON = ["y": 2, "x": 1]
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+    }
+}
