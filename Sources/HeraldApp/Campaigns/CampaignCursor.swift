@@ -1,0 +1,71 @@
+/// Where a newest-first listing continues: the last campaign's creation time and id, opaque to
+/// clients (base64url), so they cannot depend on its inside.
+public struct CampaignCursor: Sendable, Equatable {
+    public var createdAt: String
+    public var id: String
+
+    public init(createdAt: String, id: String) {
+        self.createdAt = createdAt
+        self.id = id
+    }
+
+    /// The opaque form clients pass back as `cursor`.
+    public var token: String { Base64URL.encode(Array("\(createdAt)|\(id)".utf8)) }
+
+    /// Reads a token; nil when it was not made by `token`.
+    public init?(token: String) {
+        guard let bytes = Base64URL.decode(token), let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        let parts = text.split(separator: "|", omittingEmptySubsequences: false)
+        guard parts.count == 2, CampaignStore.isUUID(String(parts[1])), Self.isTimestamp(parts[0]) else { return nil }
+        createdAt = String(parts[0])
+        id = String(parts[1])
+    }
+
+    /// "2026-11-21T23:59:59.123456Z", the only shape the store writes.
+    static func isTimestamp(_ text: Substring) -> Bool {
+        let shape = Array("0000-00-00T00:00:00.000000Z".utf8)
+        let bytes = Array(text.utf8)
+        guard bytes.count == shape.count else { return false }
+        return zip(bytes, shape).allSatisfy { byte, expected in
+            expected == UInt8(ascii: "0") ? (byte >= 0x30 && byte <= 0x39) : byte == expected
+        }
+    }
+}
+
+/// Base64url without padding (RFC 4648 §5).
+enum Base64URL {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            var value = UInt32(0)
+            for (offset, byte) in chunk.enumerated() { value |= UInt32(byte) << (16 - 8 * offset) }
+            for offset in 0...chunk.count { output.append(alphabet[Int(value >> (18 - 6 * offset) & 0x3F)]) }
+            index += 3
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        var values: [UInt32] = []
+        for byte in text.utf8 {
+            guard let value = alphabet.firstIndex(of: byte) else { return nil }
+            values.append(UInt32(value))
+        }
+        guard values.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        var index = 0
+        while index < values.count {
+            let chunk = values[index..<min(index + 4, values.count)]
+            var value = UInt32(0)
+            for (offset, sextet) in chunk.enumerated() { value |= sextet << (18 - 6 * offset) }
+            for offset in 0..<(chunk.count - 1) { output.append(UInt8(value >> (16 - 8 * offset) & 0xFF)) }
+            index += 4
+        }
+        return output
+    }
+}

@@ -1,0 +1,131 @@
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+
+/// The SQL of the campaign aggregate. Values are always bind parameters.
+public struct CampaignStore: Sendable {
+    public enum UpdateOutcome: Sendable, Equatable {
+        case updated(CampaignRecord)
+        case notFound
+        case versionMismatch(current: CampaignRecord)
+        case notEditable(current: CampaignRecord)
+    }
+
+    public enum DeleteOutcome: Sendable, Equatable {
+        case deleted
+        case notFound
+        case versionMismatch(current: CampaignRecord)
+        case notADraft(current: CampaignRecord)
+    }
+
+    /// One page of a newest-first listing and the cursor of the next page, if any.
+    public struct Page: Sendable, Equatable {
+        public var campaigns: [CampaignRecord]
+        public var nextCursor: CampaignCursor?
+    }
+
+    static let columns = """
+        id::text, name, status, version, content::text, author,
+        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+        to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+        """
+
+    public init() {}
+
+    public func insert(_ spec: CampaignSpec, author: String?, on connection: PostgresConnection) throws -> CampaignRecord {
+        let content = spec.toJSON().serializedString()
+        let rows = try connection.query("""
+            INSERT INTO campaigns (name, content, author) VALUES (\(spec.name), \(content)::jsonb, \(author))
+            RETURNING \(unsafeSQL: Self.columns)
+            """)
+        return try Self.records(rows)[0]
+    }
+
+    public func find(id: String, on connection: PostgresConnection, forUpdate: Bool = false) throws -> CampaignRecord? {
+        guard Self.isUUID(id) else { return nil }
+        let lock = forUpdate ? " FOR UPDATE" : ""
+        let rows = try connection.query("SELECT \(unsafeSQL: Self.columns) FROM campaigns WHERE id = \(id)::uuid\(unsafeSQL: lock)")
+        return try Self.records(rows).first
+    }
+
+    /// Replaces the content if `expectedVersion` is still current and sending has not started.
+    /// The version check and the write are one statement, so of two racing writers exactly one wins.
+    public func update(id: String, expectedVersion: Int, spec: CampaignSpec, on connection: PostgresConnection) throws -> UpdateOutcome {
+        guard Self.isUUID(id) else { return .notFound }
+        let content = spec.toJSON().serializedString()
+        let rows = try connection.query("""
+            UPDATE campaigns SET name = \(spec.name), content = \(content)::jsonb, version = version + 1, updated_at = now()
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status IN ('draft', 'scheduled')
+            RETURNING \(unsafeSQL: Self.columns)
+            """)
+        if let updated = try Self.records(rows).first { return .updated(updated) }
+        guard let current = try find(id: id, on: connection) else { return .notFound }
+        if current.version != expectedVersion { return .versionMismatch(current: current) }
+        return .notEditable(current: current)
+    }
+
+    /// Deletes a draft at `expectedVersion`; anything else is explained, not deleted.
+    public func delete(id: String, expectedVersion: Int, on connection: PostgresConnection) throws -> DeleteOutcome {
+        guard Self.isUUID(id) else { return .notFound }
+        let deleted = try connection.execute("""
+            DELETE FROM campaigns WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = 'draft'
+            """)
+        if deleted == 1 { return .deleted }
+        guard let current = try find(id: id, on: connection) else { return .notFound }
+        if current.version != expectedVersion { return .versionMismatch(current: current) }
+        return .notADraft(current: current)
+    }
+
+    /// Newest first; `cursor` continues after the last campaign of the previous page.
+    public func list(status: String?, limit: Int, after cursor: CampaignCursor?, on connection: PostgresConnection) throws -> Page {
+        var query: PostgresQuery = "SELECT \(unsafeSQL: Self.columns) FROM campaigns WHERE true"
+        if let status { query.append(" AND status = \(status)") }
+        if let cursor { query.append(" AND (created_at, id) < (\(cursor.createdAt)::timestamptz, \(cursor.id)::uuid)") }
+        query.append(" ORDER BY created_at DESC, id DESC LIMIT \(limit + 1)")
+        var campaigns = try Self.records(try connection.query(query))
+        var next: CampaignCursor?
+        if campaigns.count > limit {
+            campaigns.removeLast()
+            next = campaigns.last.map { CampaignCursor(createdAt: $0.createdAt, id: $0.id) }
+        }
+        return Page(campaigns: campaigns, nextCursor: next)
+    }
+
+    static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {
+        try rows.map { row in
+            let contentText = try row.decode(String.self, column: 4)
+            let content = try JSON.parse(contentText)
+            guard case .success(let spec) = CampaignSpec.parse(content) else {
+                throw StoredContentError(campaignID: try row.decode(String.self, column: 0))
+            }
+            return CampaignRecord(
+                id: try row.decode(String.self, column: 0),
+                status: try row.decode(String.self, column: 2),
+                version: try row.decode(Int.self, column: 3),
+                spec: spec,
+                author: try row.decode(String?.self, column: 5),
+                createdAt: try row.decode(String.self, column: 6),
+                updatedAt: try row.decode(String.self, column: 7))
+        }
+    }
+
+    /// Ids are UUIDs; anything else cannot name a campaign, and must not reach a ::uuid cast.
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (offset, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(offset) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) else { return false }
+            }
+        }
+        return true
+    }
+}
+
+/// Stored content that no longer validates: a schema or rule change that forgot its data.
+struct StoredContentError: Error, CustomStringConvertible {
+    let campaignID: String
+    var description: String { "campaign \(campaignID) holds content that no longer validates" }
+}

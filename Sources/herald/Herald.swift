@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// `herald`: the campaign composer for Firebase Cloud Messaging.
+@main
+struct Herald: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "herald",
+        abstract: "Herald: compose, schedule and send Firebase Cloud Messaging campaigns.",
+        discussion: """
+            Configuration comes from environment variables (DATABASE_URL, HERALD_HOST, HERALD_PORT, …);
+            the README lists them all with their defaults.
+            """,
+        subcommands: [Serve.self, Migrate.self])
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import HeraldApp
+import HeraldPostgres
+
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply the missing database migrations from HERALD_MIGRATIONS_DIR (default: ./Migrations).")
+
+    func run() throws {
+        let configuration = try loadConfiguration()
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection(url: configuration.databaseURL)
+        } catch {
+            print("herald migrate: cannot connect to the database: \(error)")
+            throw ExitCode.failure
+        }
+        defer { connection.close() }
+        print("Migrations folder: \(configuration.migrationsDirectory)")
+        do {
+            let applied = try Migrator(directory: configuration.migrationsDirectory).migrate(connection)
+            if applied.isEmpty {
+                print("The database is up to date.")
+            } else {
+                for migration in applied { print("applied \(migration)") }
+            }
+        } catch {
+            print("herald migrate: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
