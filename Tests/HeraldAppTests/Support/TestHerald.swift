@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HeraldApp
+import HeraldJSON
+
+/// A running Herald on 127.0.0.1 with an ephemeral port and its own database, and a small client.
+final class TestHerald: Sendable {
+    let server: HeraldServer
+    let databaseURL: String
+    let baseURL: String
+
+    init(databaseURL: String? = nil, environment: [String: String] = [:]) throws {
+        let database = try databaseURL ?? TestDatabase.create()
+        var variables = [
+            "DATABASE_URL": database,
+            "HERALD_PORT": "0",
+            "HERALD_MIGRATIONS_DIR": TestDatabase.repositoryRoot + "/Migrations",
+            "HERALD_PUBLIC_DIR": TestDatabase.repositoryRoot + "/Public",
+            "HERALD_HANDLER_THREADS": "8",
+            "HERALD_EVENT_LOOPS": "1",
+        ]
+        variables.merge(environment) { _, new in new }
+        let configuration = try HeraldConfiguration(environment: variables)
+        server = HeraldServer(configuration: configuration, log: Log(minimum: .error))
+        try server.start()
+        self.databaseURL = database
+        baseURL = "http://127.0.0.1:\(server.port)"
+    }
+
+    deinit {
+        server.shutdown()
+        server.wait()
+    }
+
+    struct Response: Sendable {
+        let status: Int
+        let headers: [String: String]
+        let data: Data
+        var json: JSON? { try? JSON.parse(Array(data)) }
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    /// Sends one request; `json` sets the body and its content type unless `headers` names one.
+    func request(_ method: String, _ path: String, json: JSON? = nil, body: [UInt8]? = nil,
+                 headers: [String: String] = [:]) async throws -> Response {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        if let json {
+            request.httpBody = Data(json.serialized())
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let body { request.httpBody = Data(body) }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
+        return Response(status: http.statusCode, headers: fields, data: data)
+    }
+}
