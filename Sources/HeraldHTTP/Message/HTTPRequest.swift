@@ -20,6 +20,9 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String
     /// Whether the connection may carry another request after this one (RFC 9112 §9.3).
     public var keepAlive: Bool
+    /// An HTTP/1.0 request: a kept-alive connection must then be confirmed with
+    /// `Connection: keep-alive` (RFC 9112 §9.3, appendix C.2.2).
+    var isHTTP10 = false
 
     /// A request; `path` and `query` are derived from `target`.
     public init(
@@ -37,7 +40,7 @@ public struct HTTPRequest: Sendable {
     }
 
     /// The parser's initialiser: path and query were already split from the bytes.
-    init(method: HTTPMethod, target: String, path: String, query: String?, headers: HTTPHeaders, keepAlive: Bool) {
+    init(method: HTTPMethod, target: String, path: String, query: String?, headers: HTTPHeaders, keepAlive: Bool, isHTTP10: Bool) {
         self.method = method
         self.target = target
         self.path = path
@@ -47,6 +50,7 @@ public struct HTTPRequest: Sendable {
         self.parameters = [:]
         self.remoteAddress = ""
         self.keepAlive = keepAlive
+        self.isHTTP10 = isHTTP10
     }
 
     /// The query decoded as `application/x-www-form-urlencoded` pairs, in order.

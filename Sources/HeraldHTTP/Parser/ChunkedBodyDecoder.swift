@@ -16,6 +16,10 @@ struct ChunkedBodyDecoder {
     private(set) var position: Int
     private var phase = Phase.size
     private var trailerStart = 0
+    /// Bytes of size lines, extensions and CRLFs so far. They may not exceed the body plus
+    /// `maxHeaderBytes`: otherwise one-byte chunks with 4 KiB extensions would make the
+    /// connection buffer thousands of times the body limit.
+    private var framingBytes = 0
     private(set) var body: [UInt8] = []
 
     init(position: Int) { self.position = position }
@@ -31,6 +35,8 @@ struct ChunkedBodyDecoder {
                 }
                 let size = try Self.parseSizeLine(bytes, position, lineEnd)
                 if size > limits.maxBodyBytes - body.count { throw .bodyTooLarge }
+                framingBytes += lineEnd + 4 - position  // the line, its CRLF and the CRLF after the data
+                if framingBytes > limits.maxHeaderBytes + body.count + size { throw .bodyTooLarge }
                 position = lineEnd + 2
                 if size == 0 {
                     phase = .trailer

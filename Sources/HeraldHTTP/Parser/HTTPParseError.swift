@@ -37,7 +37,7 @@ public enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible 
     case invalidChunkSize
     /// Chunk data or a trailer line not ended by CRLF (RFC 9112 §7.1).
     case invalidChunkData
-    /// The body exceeds `maxBodyBytes` (RFC 9110 §15.5.14: 413).
+    /// The body exceeds `maxBodyBytes`, or its chunk framing outweighs it (RFC 9110 §15.5.14: 413).
     case bodyTooLarge
 
     /// The status code to answer with.

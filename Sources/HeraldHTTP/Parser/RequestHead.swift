@@ -96,7 +96,7 @@ struct RequestHead {
         let keepAlive = isHTTP10 ? (connectionKeepAlive && !connectionClose) : !connectionClose
         let (path, query) = splitTarget(bytes, targetStart, targetEnd)
         let request = HTTPRequest(method: method, target: string(bytes, targetStart, targetEnd), path: path, query: query,
-                                  headers: headers, keepAlive: keepAlive)
+                                  headers: headers, keepAlive: keepAlive, isHTTP10: isHTTP10)
         return RequestHead(request: request, framing: framing, expectsContinue: expectsContinue && !isHTTP10 && framing != .none)
     }
 

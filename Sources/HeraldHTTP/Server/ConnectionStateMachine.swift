@@ -9,8 +9,9 @@ struct ConnectionStateMachine {
         case wait
         /// Run the handler for this request; `consumed` bytes of the buffer belong to it.
         case dispatch(HTTPRequest, consumed: Int)
-        /// Send this response, then call `writeFinished` (or close, if `close`).
-        case send(HTTPResponse, headRequest: Bool, close: Bool)
+        /// Send this response, then call `writeFinished` (or close, if `close`). `confirmKeepAlive`:
+        /// an HTTP/1.0 client must be told `Connection: keep-alive`.
+        case send(HTTPResponse, headRequest: Bool, close: Bool, confirmKeepAlive: Bool)
         /// Send `100 Continue` and keep reading.
         case sendContinue
         /// Close the connection now, sending nothing.
@@ -21,7 +22,7 @@ struct ConnectionStateMachine {
         /// Reading a request (or idle between requests, when the buffer is empty).
         case reading
         /// A request is with the handler; no further bytes are parsed until its response is sent.
-        case awaitingResponse(headRequest: Bool, keepAlive: Bool)
+        case awaitingResponse(headRequest: Bool, keepAlive: Bool, http10: Bool)
         /// A response is being written.
         case writing(close: Bool)
         case closed
@@ -81,7 +82,7 @@ struct ConnectionStateMachine {
             }
             return .wait
         case .request(let request, let consumed):
-            phase = .awaitingResponse(headRequest: request.method == .head, keepAlive: request.keepAlive)
+            phase = .awaitingResponse(headRequest: request.method == .head, keepAlive: request.keepAlive, http10: request.isHTTP10)
             setDeadline(.none, .max)
             continueSent = false
             return .dispatch(request, consumed: consumed)
@@ -93,8 +94,9 @@ struct ConnectionStateMachine {
 
     /// The handler's response (or the server's own 503) for the request in flight.
     mutating func responseReady(_ response: HTTPResponse) -> Action {
-        guard case .awaitingResponse(let headRequest, let keepAlive) = phase else { return .wait }
-        return respond(response, headRequest: headRequest, close: !keepAlive || shuttingDown)
+        guard case .awaitingResponse(let headRequest, let keepAlive, let http10) = phase else { return .wait }
+        let close = !keepAlive || shuttingDown
+        return respond(response, headRequest: headRequest, close: close, confirmKeepAlive: http10 && !close)
     }
 
     /// A response could not be written at once; the client has `write` time to read it.
@@ -149,10 +151,10 @@ struct ConnectionStateMachine {
         return .wait
     }
 
-    private mutating func respond(_ response: HTTPResponse, headRequest: Bool, close: Bool) -> Action {
+    private mutating func respond(_ response: HTTPResponse, headRequest: Bool, close: Bool, confirmKeepAlive: Bool = false) -> Action {
         phase = .writing(close: close)
         setDeadline(.none, .max)
-        return .send(response, headRequest: headRequest, close: close)
+        return .send(response, headRequest: headRequest, close: close, confirmKeepAlive: confirmKeepAlive)
     }
 
     private mutating func setDeadline(_ kind: DeadlineKind, _ instant: UInt64) {

@@ -73,9 +73,9 @@ extension EventLoop {
                                         body: Array("server busy, retry shortly\n".utf8))
                 perform(connection.machine.responseReady(busy), on: connection)
             }
-        case .send(let response, let headRequest, let close):
-            ResponseSerializer.write(response, headRequest: headRequest, close: close, date: dateCache.current(),
-                                     into: &connection.writeBuffer)
+        case .send(let response, let headRequest, let close, let confirmKeepAlive):
+            ResponseSerializer.write(response, headRequest: headRequest, close: close, confirmKeepAlive: confirmKeepAlive,
+                                     date: dateCache.current(), into: &connection.writeBuffer)
             flush(connection)
         case .sendContinue:
             connection.writeBuffer.append(contentsOf: ResponseSerializer.continueResponse)

@@ -3,7 +3,8 @@ enum ResponseSerializer {
     /// Appends `response` to `out`. The server owns the framing: handler-set `Content-Length`,
     /// `Transfer-Encoding`, `Connection` and `Date` are replaced. For a HEAD request the body is
     /// dropped and a handler-given `Content-Length` (the GET's) is kept (RFC 9110 §9.3.2).
-    static func write(_ response: HTTPResponse, headRequest: Bool, close: Bool, date: [UInt8], into out: inout [UInt8]) {
+    static func write(_ response: HTTPResponse, headRequest: Bool, close: Bool, confirmKeepAlive: Bool = false, date: [UInt8],
+                      into out: inout [UInt8]) {
         let status = response.status
         // RFC 9110 §8.6: no Content-Length on 1xx or 204; 304 carries no body (§15.4.5).
         let noBody = status < 200 || status == 204 || status == 304
@@ -31,7 +32,13 @@ enum ResponseSerializer {
         }
         out.append(contentsOf: "Date: ".utf8)
         out.append(contentsOf: date)
-        out.append(contentsOf: close ? "\r\nConnection: close\r\n\r\n".utf8 : "\r\n\r\n".utf8)
+        if close {
+            out.append(contentsOf: "\r\nConnection: close\r\n\r\n".utf8)
+        } else if confirmKeepAlive {
+            out.append(contentsOf: "\r\nConnection: keep-alive\r\n\r\n".utf8)
+        } else {
+            out.append(contentsOf: "\r\n\r\n".utf8)
+        }
         if sendsBody { out.append(contentsOf: response.body) }
     }
 

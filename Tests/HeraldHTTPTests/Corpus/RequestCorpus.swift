@@ -78,6 +78,8 @@ enum RequestCorpus {
         Entry("endless-empty-lines", 431, String(repeating: "\r\n", count: 17000)),
         Entry("body-too-large", 413, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2000000\r\n\r\n"),
         Entry("body-length-overflow", 413, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999999999999999999\r\n\r\n"),
+        Entry("chunk-extension-flood", 413, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+              + String(repeating: "1;" + String(repeating: "e", count: 4000) + "\r\nX\r\n", count: 10)),
         Entry("chunked-too-large", 413, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n100001\r\n"),
     ]
 

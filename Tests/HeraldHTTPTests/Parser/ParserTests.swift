@@ -153,9 +153,16 @@ private func verify(_ input: String, _ requests: [ParsedRequest], error: HTTPPar
         ("GET /caf\u{e9} HTTP/1.1\r\nHost: h\r\n\r\n", .invalidRequestLine),
     ]
 
-    @Test(arguments: cases)
-    func refusedWithThePreciseError(input: String, error: HTTPParseError) {
-        verify(input, [], error: error)
+    /// A case shown with its escapes in the test log, one line each.
+    struct Case: CustomTestStringConvertible {
+        let input: String
+        let error: HTTPParseError
+        var testDescription: String { "\(input.debugDescription) → \(error)" }
+    }
+
+    @Test(arguments: cases.map { Case(input: $0.0, error: $0.1) })
+    func refusedWithThePreciseError(_ example: Case) {
+        verify(example.input, [], error: example.error)
     }
 
     @Test func statusesMatchTheRFC() {
@@ -199,6 +206,13 @@ private func verify(_ input: String, _ requests: [ParsedRequest], error: HTTPPar
     @Test func chunkedBodyOverTheLimitIs413() {
         verify("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\n", [],
                error: .bodyTooLarge, limits: limits)
+    }
+
+    @Test func chunkFramingMayNotOutweighTheBody() {
+        let flood = String(repeating: "1;" + String(repeating: "e", count: 40) + "\r\nX\r\n", count: 4)
+        verify("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" + flood, [], error: .bodyTooLarge, limits: limits)
+        verify("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1;e\r\nX\r\n0\r\n\r\n",
+               [ParsedRequest("POST", "/", headers: ["Host: h", "Transfer-Encoding: chunked"], body: "X")], limits: limits)
     }
 
     @Test func trailerSectionCountsAgainstTheHeaderLimit() {

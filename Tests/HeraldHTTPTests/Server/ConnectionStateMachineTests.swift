@@ -20,7 +20,7 @@ import Testing
         buffer.consume(consumed)
         #expect(!machine.wantsToRead, "no parsing while the handler runs")
         #expect(machine.deadline == .max, "a running handler is not timed out")
-        guard case .send(let response, false, false) = machine.responseReady(HTTPResponse(status: 200)) else {
+        guard case .send(let response, false, false, false) = machine.responseReady(HTTPResponse(status: 200)) else {
             Issue.record("expected send"); return
         }
         #expect(response.status == 200)
@@ -32,14 +32,14 @@ import Testing
         _ = deliver("GET / HTTP/1.1\r\n", at: 100)
         _ = deliver("Host: x\r\n", at: 900)
         guard case .wait = machine.timeoutCheck(now: 1_099) else { Issue.record("too early"); return }
-        guard case .send(let response, _, true) = machine.timeoutCheck(now: 1_100) else { Issue.record("expected 408"); return }
+        guard case .send(let response, _, true, _) = machine.timeoutCheck(now: 1_100) else { Issue.record("expected 408"); return }
         #expect(response.status == 408 && machine.lingerOnClose)
     }
 
     @Test mutating func bodyTimeoutReplacesTheHeaderTimeout() {
         _ = deliver("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nab", at: 100)
         guard case .wait = machine.timeoutCheck(now: 1_100) else { Issue.record("the header timeout no longer applies"); return }
-        guard case .send(let response, _, true) = machine.timeoutCheck(now: 5_100) else { Issue.record("expected 408"); return }
+        guard case .send(let response, _, true, _) = machine.timeoutCheck(now: 5_100) else { Issue.record("expected 408"); return }
         #expect(response.status == 408)
     }
 
@@ -62,13 +62,20 @@ import Testing
 
     @Test mutating func connectionCloseRequestClosesAfterTheResponse() {
         _ = deliver("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", at: 0)
-        guard case .send(_, _, true) = machine.responseReady(HTTPResponse(status: 200)) else { Issue.record("expected close"); return }
+        guard case .send(_, _, true, _) = machine.responseReady(HTTPResponse(status: 200)) else { Issue.record("expected close"); return }
         guard case .close = machine.writeFinished(now: 1) else { Issue.record("expected close"); return }
         #expect(!machine.lingerOnClose)
     }
 
+    @Test mutating func http10KeepAliveIsConfirmed() {
+        _ = deliver("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", at: 0)
+        guard case .send(_, _, false, true) = machine.responseReady(HTTPResponse(status: 200)) else {
+            Issue.record("expected a kept-alive HTTP/1.0 response"); return
+        }
+    }
+
     @Test mutating func malformedRequestIsAnsweredAndClosed() {
-        guard case .send(let response, _, true) = deliver("GET / HTTP/1.1\r\nHost : x\r\n\r\n", at: 0) else {
+        guard case .send(let response, _, true, _) = deliver("GET / HTTP/1.1\r\nHost : x\r\n\r\n", at: 0) else {
             Issue.record("expected 400"); return
         }
         #expect(response.status == 400 && machine.lingerOnClose)
@@ -80,7 +87,7 @@ import Testing
         guard case .close = idle.beginShutdown(bufferEmpty: true) else { Issue.record("idle closes"); return }
         _ = deliver("GET / HTTP/1.1\r\nHost: x\r\n\r\n", at: 0)
         guard case .wait = machine.beginShutdown(bufferEmpty: true) else { Issue.record("busy waits"); return }
-        guard case .send(_, _, true) = machine.responseReady(HTTPResponse(status: 200)) else { Issue.record("closes after"); return }
+        guard case .send(_, _, true, _) = machine.responseReady(HTTPResponse(status: 200)) else { Issue.record("closes after"); return }
     }
 
     @Test mutating func peerClosingDuringAHandlerStillGetsTheResponse() {
