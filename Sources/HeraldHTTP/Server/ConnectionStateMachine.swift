@@ -95,7 +95,8 @@ struct ConnectionStateMachine {
     /// The handler's response (or the server's own 503) for the request in flight.
     mutating func responseReady(_ response: HTTPResponse) -> Action {
         guard case .awaitingResponse(let headRequest, let keepAlive, let http10) = phase else { return .wait }
-        let close = !keepAlive || shuttingDown
+        // A handler may ask to close with `Connection: close` (the header itself is rewritten).
+        let close = !keepAlive || shuttingDown || Self.asksToClose(response)
         return respond(response, headRequest: headRequest, close: close, confirmKeepAlive: http10 && !close)
     }
 
@@ -155,6 +156,13 @@ struct ConnectionStateMachine {
         phase = .writing(close: close)
         setDeadline(.none, .max)
         return .send(response, headRequest: headRequest, close: close, confirmKeepAlive: confirmKeepAlive)
+    }
+
+    private static func asksToClose(_ response: HTTPResponse) -> Bool {
+        guard let value = response.headers["Connection"] else { return false }
+        return value.split(separator: ",").contains { option in
+            HTTPHeaders.sameName(String(option.filter { $0 != " " && $0 != "\t" }), "close")
+        }
     }
 
     private mutating func setDeadline(_ kind: DeadlineKind, _ instant: UInt64) {

@@ -216,6 +216,9 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Releases the descriptors of a loop whose thread could not be started.
+    func abandon() { finish() }
+
     private func finish() {
         if !shuttingDown { onListenerReleased() }
         for connection in Array(connections.values) { closeConnection(connection) }

@@ -41,7 +41,7 @@ public final class HTTPServer: Sendable {
 
     /// Binds, starts the handler threads and event loops, and returns.
     public func start() throws {
-        try state.withLock { state in
+        let loops: [EventLoop] = try state.withLock { state in
             guard state.phase == .idle else { throw SystemCallError(call: "HTTPServer.start (already started)", errno: EINVAL) }
             // Writes use MSG_NOSIGNAL; this also covers any other write to a closed socket.
             signal(SIGPIPE, SIG_IGN)
@@ -72,11 +72,22 @@ public final class HTTPServer: Sendable {
             state.listenersHeld = state.loops.count
             state.loopsRunning = state.loops.count
             state.phase = .running
-            for (index, loop) in state.loops.enumerated() {
+            return state.loops
+        }
+        for (index, loop) in loops.enumerated() {
+            do {
                 try startThread(name: "herald-loop-\(index)") { [self] in
                     loop.run()
                     loopFinished()
                 }
+            } catch {
+                // The loops that will never run give back what they hold; the others stop.
+                for unstarted in loops[index...] {
+                    unstarted.abandon()
+                    loopFinished()
+                }
+                shutdown()
+                throw error
             }
         }
     }
@@ -104,8 +115,9 @@ public final class HTTPServer: Sendable {
         for loop in loops { loop.requestShutdown() }
     }
 
-    /// Blocks until the server has stopped.
+    /// Blocks until the server has stopped; returns at once if it was never started.
     public func wait() {
+        if state.withLock({ $0.phase == .idle }) { return }
         stoppedLock.withLock {
             while !stopped { stoppedLock.wait() }
         }

@@ -16,8 +16,13 @@ final class HandlerPool: Sendable {
     /// Starts `threads` workers; at most `queueLimit` jobs wait for a free worker.
     init(threads: Int, queueLimit: Int) throws(SystemCallError) {
         self.queueLimit = queueLimit
-        for index in 0..<max(threads, 1) {
-            try startThread(name: "herald-handler-\(index)") { [self] in work() }
+        do {
+            for index in 0..<max(threads, 1) {
+                try startThread(name: "herald-handler-\(index)") { [self] in work() }
+            }
+        } catch {
+            stop()  // let the workers already started exit
+            throw error
         }
     }
 

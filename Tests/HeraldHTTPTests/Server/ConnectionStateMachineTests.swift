@@ -67,6 +67,13 @@ import Testing
         #expect(!machine.lingerOnClose)
     }
 
+    @Test mutating func handlerMayAskToClose() {
+        _ = deliver("GET / HTTP/1.1\r\nHost: x\r\n\r\n", at: 0)
+        guard case .send(_, _, true, _) = machine.responseReady(HTTPResponse(status: 200, headers: ["Connection": "Close"])) else {
+            Issue.record("expected close"); return
+        }
+    }
+
     @Test mutating func http10KeepAliveIsConfirmed() {
         _ = deliver("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", at: 0)
         guard case .send(_, _, false, true) = machine.responseReady(HTTPResponse(status: 200)) else {
