@@ -29,6 +29,11 @@ public final class HeraldServer: Sendable {
     /// Every route of the service; the access-control test walks this same table.
     static func router(pool: PostgresPool, log: Log, configuration: HeraldConfiguration) -> Router {
         var router = Router()
+        router.notFound = { request in Problem.notFound("Nothing at \(request.path)").httpResponse }
+        router.methodNotAllowed = { request, allowed in
+            Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
+                    detail: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).").httpResponse
+        }
         HealthAPI(pool: pool, log: log).register(on: &router)
         CampaignsAPI(pool: pool, log: log).register(on: &router)
         StaticFiles(directory: configuration.publicDirectory).register(on: &router)
