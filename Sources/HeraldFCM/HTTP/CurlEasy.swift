@@ -109,8 +109,10 @@ final class CurlEasy {
     fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) { received.body.append(contentsOf: bytes) }
 
     fileprivate func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        var line = Substring(decoding: bytes, as: UTF8.self)
-        while let last = line.last, last == "\r" || last == "\n" { line.removeLast() }
+        // Trim CR LF as bytes: as Characters, "\r\n" is one grapheme and matches neither.
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A { end -= 1 }
+        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             received.headers.removeAll(keepingCapacity: true)  // a new (possibly final) response starts
         } else if let colon = line.firstIndex(of: ":") {
