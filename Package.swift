@@ -20,10 +20,13 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
+        // Linux calls the Glibc module leaves out (epoll, eventfd, accept4), for HeraldHTTP's event loops.
+        .systemLibrary(name: "CLinux"),
+
         // Pure JSON values: a parser that says where input is malformed, and a fast byte-level writer.
         .target(name: "HeraldJSON"),
         // HTTP/1.1 on raw sockets and epoll; knows nothing of campaigns or databases.
-        .target(name: "HeraldHTTP"),
+        .target(name: "HeraldHTTP", dependencies: ["CLinux"]),
         // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
         .target(name: "HeraldPostgres", dependencies: ["CLibPQ"]),
         // The FCM HTTP v1 API: message model, service-account OAuth, the libcurl sender, retry policy.

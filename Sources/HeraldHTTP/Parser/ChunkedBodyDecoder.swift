@@ -1,0 +1,114 @@
+/// Decodes a chunked body (RFC 9112 §7.1) incrementally from a buffer that only grows between calls.
+/// Chunk extensions are tolerated and ignored; trailer fields are checked and dropped (§7.1.2).
+struct ChunkedBodyDecoder {
+    private enum Phase: Equatable {
+        case size
+        case data(remaining: Int)
+        case dataEnd
+        case trailer
+        case done
+    }
+
+    /// A chunk-size line longer than this (extensions included) is refused.
+    static let maxSizeLineBytes = 4096
+
+    /// Where decoding resumes, as an offset into the caller's buffer.
+    private(set) var position: Int
+    private var phase = Phase.size
+    private var trailerStart = 0
+    private(set) var body: [UInt8] = []
+
+    init(position: Int) { self.position = position }
+
+    /// Decodes what `bytes` holds from `position` on. Returns true once the last chunk and the
+    /// trailer section are read; `position` is then just past the request.
+    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, limits: HTTPParserLimits) throws(HTTPParseError) -> Bool {
+        while true {
+            switch phase {
+            case .size:
+                guard let lineEnd = try findCRLF(bytes, from: position, max: Self.maxSizeLineBytes, tooLong: .invalidChunkSize, bareLF: .invalidChunkSize) else {
+                    return false
+                }
+                let size = try Self.parseSizeLine(bytes, position, lineEnd)
+                if size > limits.maxBodyBytes - body.count { throw .bodyTooLarge }
+                position = lineEnd + 2
+                if size == 0 {
+                    phase = .trailer
+                    trailerStart = position
+                } else {
+                    body.reserveCapacity(body.count + size)
+                    phase = .data(remaining: size)
+                }
+            case .data(let remaining):
+                let available = min(remaining, bytes.count - position)
+                if available == 0 { return false }
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<(position + available)]))
+                position += available
+                phase = remaining == available ? .dataEnd : .data(remaining: remaining - available)
+            case .dataEnd:
+                guard bytes.count - position >= 2 else {
+                    if bytes.count > position && bytes[position] != ByteClass.cr { throw .invalidChunkData }
+                    return false
+                }
+                guard bytes[position] == ByteClass.cr, bytes[position + 1] == ByteClass.lf else { throw .invalidChunkData }
+                position += 2
+                phase = .size
+            case .trailer:
+                // trailer-section = *( field-line CRLF ) CRLF; its size counts against the header limit.
+                let budget = limits.maxHeaderBytes - (position - trailerStart)
+                guard let lineEnd = try findCRLF(bytes, from: position, max: budget, tooLong: .headersTooLarge, bareLF: .invalidChunkData) else { return false }
+                if lineEnd > position {
+                    _ = try FieldLine.parse(bytes, position, lineEnd)
+                    position = lineEnd + 2
+                } else {
+                    position = lineEnd + 2
+                    phase = .done
+                }
+            case .done:
+                return true
+            }
+        }
+    }
+
+    /// The index of the CR of the next CRLF at or after `from`, nil when more bytes are needed.
+    /// A CR followed by anything but LF is a bare CR; a line longer than `max` throws `tooLong`.
+    private func findCRLF(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, max: Int, tooLong: HTTPParseError,
+                          bareLF: HTTPParseError) throws(HTTPParseError) -> Int? {
+        var i = from
+        while i < bytes.count {
+            if i - from > max { throw tooLong }
+            let byte = bytes[i]
+            if byte == ByteClass.cr {
+                guard i + 1 < bytes.count else { return nil }
+                guard bytes[i + 1] == ByteClass.lf else { throw .bareCarriageReturn }
+                return i
+            }
+            // RFC 9112 §7.1: chunk lines end with CRLF; a bare LF here is refused.
+            if byte == ByteClass.lf { throw bareLF }
+            i += 1
+        }
+        if i - from > max { throw tooLong }
+        return nil
+    }
+
+    /// chunk-size [ chunk-ext ], where chunk-size = 1*HEXDIG and
+    /// chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ) (RFC 9112 §7.1.1).
+    static func parseSizeLine(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) throws(HTTPParseError) -> Int {
+        var i = start
+        var size = 0
+        while i < end, let digit = ByteClass.hexValue(bytes[i]) {
+            // 15 hex digits fit an Int; more is an attack or nonsense.
+            guard i - start < 15 else { throw .invalidChunkSize }
+            size = size << 4 | digit
+            i += 1
+        }
+        guard i > start else { throw .invalidChunkSize }
+        while i < end && ByteClass.isWhitespace(bytes[i]) { i += 1 }
+        guard i == end || bytes[i] == UInt8(ascii: ";") else { throw .invalidChunkSize }
+        while i < end {
+            guard ByteClass.isFieldValueChar(bytes[i]) else { throw .invalidChunkSize }
+            i += 1
+        }
+        return size
+    }
+}

@@ -1,0 +1,28 @@
+/// One accepted socket: its buffers and its state machine. Owned by one event loop thread.
+final class Connection {
+    let fd: Int32
+    /// Distinguishes this connection from a later one that reuses the descriptor number.
+    let id: UInt64
+    let remoteAddress: String
+    let readBuffer = ReadBuffer()
+    var machine: ConnectionStateMachine
+    /// The bytes of the response being sent, reused from response to response.
+    var writeBuffer: [UInt8] = []
+    var writeOffset = 0
+    /// Edge-triggered epoll reports new data once: true while the socket may still hold unread bytes.
+    var mayHaveInput = true
+    /// After a final response, input is read and discarded until the peer closes or this instant
+    /// passes, so that unread request bytes do not turn the close into a reset that destroys the
+    /// response before the client reads it (a "lingering close").
+    var drainingUntil: UInt64?
+
+    init(fd: Int32, id: UInt64, remoteAddress: String, machine: ConnectionStateMachine) {
+        self.fd = fd
+        self.id = id
+        self.remoteAddress = remoteAddress
+        self.machine = machine
+        writeBuffer.reserveCapacity(4096)
+    }
+
+    var hasPendingWrite: Bool { writeOffset < writeBuffer.count }
+}

@@ -1,0 +1,162 @@
+/// The life of one connection as a pure state machine: it is told what happened (bytes arrived,
+/// a response is ready, a write finished, time passed, shutdown began) and answers what to do.
+/// It does no I/O and reads no clock, so it is tested without sockets; `Connection` performs
+/// the actions.
+struct ConnectionStateMachine {
+    /// What the I/O layer must do next.
+    enum Action {
+        /// Nothing now; wait for more bytes or a response.
+        case wait
+        /// Run the handler for this request; `consumed` bytes of the buffer belong to it.
+        case dispatch(HTTPRequest, consumed: Int)
+        /// Send this response, then call `writeFinished` (or close, if `close`).
+        case send(HTTPResponse, headRequest: Bool, close: Bool)
+        /// Send `100 Continue` and keep reading.
+        case sendContinue
+        /// Close the connection now, sending nothing.
+        case close
+    }
+
+    enum Phase: Equatable {
+        /// Reading a request (or idle between requests, when the buffer is empty).
+        case reading
+        /// A request is with the handler; no further bytes are parsed until its response is sent.
+        case awaitingResponse(headRequest: Bool, keepAlive: Bool)
+        /// A response is being written.
+        case writing(close: Bool)
+        case closed
+    }
+
+    /// Timeouts in nanoseconds.
+    struct Timeouts {
+        var header: UInt64
+        var body: UInt64
+        var idle: UInt64
+        /// How long a client may take to read a response before it is dropped.
+        var write: UInt64
+    }
+
+    private enum DeadlineKind { case idle, header, body, write, none }
+
+    private(set) var phase = Phase.reading
+    private var parser: HTTPRequestParser
+    private let timeouts: Timeouts
+    private(set) var deadline: UInt64
+    private var deadlineKind = DeadlineKind.idle
+    private var continueSent = false
+    private(set) var shuttingDown = false
+    /// The connection closes with part of a request unread (an error or a timeout): the I/O layer
+    /// should read and discard input for a moment before closing, or the kernel would answer the
+    /// unread bytes with a reset that can destroy the response before the client reads it.
+    private(set) var lingerOnClose = false
+
+    init(limits: HTTPParserLimits, timeouts: Timeouts, now: UInt64) {
+        parser = HTTPRequestParser(limits: limits)
+        self.timeouts = timeouts
+        deadline = now + timeouts.idle
+    }
+
+    /// Whether the I/O layer should read from the socket now.
+    var wantsToRead: Bool { phase == .reading }
+
+    /// New bytes are in `buffer` (or a response was just sent and the buffer may hold the next
+    /// pipelined request). Parses when a request may be read.
+    mutating func bytesAvailable(_ buffer: UnsafeBufferPointer<UInt8>, now: UInt64) -> Action {
+        guard phase == .reading else { return .wait }
+        switch parser.parse(buffer) {
+        case .needMore:
+            if buffer.isEmpty {
+                if shuttingDown { phase = .closed; return .close }
+                return .wait
+            }
+            if parser.isReceivingBody {
+                if deadlineKind != .body { setDeadline(.body, now + timeouts.body) }
+                if parser.expectsContinue && !continueSent {
+                    continueSent = true
+                    return .sendContinue
+                }
+            } else if deadlineKind != .header {
+                // The header timeout runs from the first byte of a request.
+                setDeadline(.header, now + timeouts.header)
+            }
+            return .wait
+        case .request(let request, let consumed):
+            phase = .awaitingResponse(headRequest: request.method == .head, keepAlive: request.keepAlive)
+            setDeadline(.none, .max)
+            continueSent = false
+            return .dispatch(request, consumed: consumed)
+        case .error(let error):
+            lingerOnClose = true
+            return respond(HTTPResponse(status: error.status, text: error.description + "\n"), headRequest: false, close: true)
+        }
+    }
+
+    /// The handler's response (or the server's own 503) for the request in flight.
+    mutating func responseReady(_ response: HTTPResponse) -> Action {
+        guard case .awaitingResponse(let headRequest, let keepAlive) = phase else { return .wait }
+        return respond(response, headRequest: headRequest, close: !keepAlive || shuttingDown)
+    }
+
+    /// A response could not be written at once; the client has `write` time to read it.
+    mutating func writeBlocked(now: UInt64) {
+        if deadlineKind != .write { setDeadline(.write, now + timeouts.write) }
+    }
+
+    /// The response is fully written. Afterwards call `bytesAvailable` with the buffer: it may hold
+    /// the next pipelined request.
+    mutating func writeFinished(now: UInt64) -> Action {
+        guard case .writing(let close) = phase else { return .wait }
+        if close {
+            phase = .closed
+            return .close
+        }
+        phase = .reading
+        setDeadline(.idle, now + timeouts.idle)
+        return .wait
+    }
+
+    /// The peer closed its side (read returned 0). A request already in flight is still answered.
+    mutating func peerClosed() -> Action {
+        guard phase == .reading else { return .wait }
+        phase = .closed
+        return .close
+    }
+
+    /// Checks the deadline. A slow request gets 408 and a close; an idle connection or a client
+    /// not reading its response is closed silently.
+    mutating func timeoutCheck(now: UInt64) -> Action {
+        guard now >= deadline else { return .wait }
+        switch deadlineKind {
+        case .header, .body:
+            lingerOnClose = true
+            return respond(HTTPResponse(status: 408, text: "request timeout\n"), headRequest: false, close: true)
+        case .idle, .write:
+            phase = .closed
+            return .close
+        case .none:
+            return .wait
+        }
+    }
+
+    /// Graceful shutdown began: an idle connection closes now; a request being received or
+    /// handled is finished and answered with `Connection: close`.
+    mutating func beginShutdown(bufferEmpty: Bool) -> Action {
+        shuttingDown = true
+        if phase == .reading && bufferEmpty {
+            phase = .closed
+            return .close
+        }
+        return .wait
+    }
+
+    private mutating func respond(_ response: HTTPResponse, headRequest: Bool, close: Bool) -> Action {
+        phase = .writing(close: close)
+        setDeadline(.none, .max)
+        return .send(response, headRequest: headRequest, close: close)
+    }
+
+    private mutating func setDeadline(_ kind: DeadlineKind, _ instant: UInt64) {
+        deadlineKind = kind
+        deadline = instant
+    }
+}

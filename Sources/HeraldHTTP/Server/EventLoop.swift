@@ -1,0 +1,236 @@
+import CLinux
+import Glibc
+import Synchronization
+
+/// Settings shared by every loop of one server.
+struct LoopSettings: Sendable {
+    var limits: HTTPParserLimits
+    var timeouts: ConnectionStateMachine.Timeouts
+    var gracePeriod: UInt64
+    var handler: HTTPHandler
+    var pool: HandlerPool
+    var log: @Sendable (String) -> Void
+}
+
+/// One epoll event loop on its own thread. It accepts from the shared listening socket, reads,
+/// parses, hands requests to the handler pool and writes responses; it never blocks and never
+/// runs handlers. Other threads reach it only through `complete` and `requestShutdown`.
+final class EventLoop: @unchecked Sendable {
+    /// What other threads hand to the loop, guarded by a mutex; the eventfd write that wakes the
+    /// loop happens under the same lock, so it can never hit a closed (reused) descriptor.
+    private struct Inbox {
+        var completions: [(id: UInt64, fd: Int32, response: HTTPResponse)] = []
+        var shutdownRequested = false
+        var wakePending = false
+        var closed = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    let epollFD: Int32
+    let wakeFD: Int32
+    let listenFD: Int32
+    let settings: LoopSettings
+    private let onListenerReleased: @Sendable () -> Void
+
+    // Loop-thread state.
+    var connections: [Int32: Connection] = [:]
+    private var nextConnectionID: UInt64
+    var dateCache = DateCache()
+    private var shuttingDown = false
+    private var graceDeadline: UInt64 = .max
+    private var acceptPausedUntil: UInt64?
+    private let sweepInterval: UInt64
+    /// Connections accepted per wake-up, so one busy loop cannot starve its connections.
+    static let acceptBatch = 64
+    static let lingerNanoseconds: UInt64 = 2_000_000_000
+
+    init(index: Int, listenFD: Int32, settings: LoopSettings, onListenerReleased: @escaping @Sendable () -> Void) throws(SystemCallError) {
+        self.listenFD = listenFD
+        self.settings = settings
+        self.onListenerReleased = onListenerReleased
+        nextConnectionID = UInt64(index) << 48
+        let shortest = min(settings.timeouts.header, settings.timeouts.body, settings.timeouts.idle)
+        sweepInterval = max(5_000_000, min(shortest / 4, 250_000_000))
+        epollFD = try blockingSystemCall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        do {
+            wakeFD = try blockingSystemCall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            close(epollFD)
+            throw error
+        }
+        do {
+            try add(wakeFD, events: EPOLLIN.rawValue)
+            // One listening socket for all loops; EPOLLEXCLUSIVE wakes one loop per new connection
+            // instead of all of them.
+            try add(listenFD, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)
+        } catch {
+            close(wakeFD)
+            close(epollFD)
+            throw error
+        }
+    }
+
+    // MARK: Called from other threads
+
+    /// A handler finished: queue its response for the connection and wake the loop.
+    func complete(id: UInt64, fd: Int32, response: HTTPResponse) {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.completions.append((id, fd, response))
+            wakeLocked(&inbox)
+        }
+    }
+
+    /// Starts the graceful shutdown of this loop.
+    func requestShutdown() {
+        inbox.withLock { inbox in
+            guard !inbox.closed else { return }
+            inbox.shutdownRequested = true
+            wakeLocked(&inbox)
+        }
+    }
+
+    private func wakeLocked(_ inbox: inout Inbox) {
+        guard !inbox.wakePending else { return }
+        inbox.wakePending = true
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: The loop
+
+    /// Runs until shutdown completes (or its grace period ends), then releases every descriptor.
+    func run() {
+        let capacity = 512
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        var nextSweep = monotonicNanoseconds() + sweepInterval
+        while true {
+            let timeout = Int32(clamping: sweepInterval / 1_000_000)
+            let count: Int32
+            do {
+                count = try blockingSystemCall("epoll_wait") { epoll_wait(epollFD, events, Int32(capacity), timeout) }
+            } catch {
+                settings.log("herald-http: \(error); stopping this event loop")
+                break
+            }
+            for index in 0..<Int(count) {
+                let event = events[index]
+                let fd = Int32(truncatingIfNeeded: event.data.u64)
+                if fd == wakeFD {
+                    drainInbox()
+                } else if fd == listenFD {
+                    acceptConnections()
+                } else if let connection = connections[fd] {
+                    handle(event.events, on: connection)
+                }
+            }
+            let now = monotonicNanoseconds()
+            if now >= nextSweep {
+                sweep(now: now)
+                nextSweep = now + sweepInterval
+            }
+            if shuttingDown && (connections.isEmpty || now >= graceDeadline) { break }
+        }
+        finish()
+    }
+
+    private func drainInbox() {
+        var counter: UInt64 = 0
+        _ = read(wakeFD, &counter, 8)
+        let (completions, shutdown) = inbox.withLock { inbox in
+            inbox.wakePending = false
+            let taken = inbox.completions
+            inbox.completions.removeAll(keepingCapacity: true)
+            return (taken, inbox.shutdownRequested)
+        }
+        for (id, fd, response) in completions {
+            guard let connection = connections[fd], connection.id == id else { continue }
+            perform(connection.machine.responseReady(response), on: connection)
+        }
+        if shutdown && !shuttingDown { beginShutdown() }
+    }
+
+    private func acceptConnections() {
+        guard !shuttingDown, acceptPausedUntil == nil else { return }
+        for _ in 0..<Self.acceptBatch {
+            do {
+                guard let (fd, remote) = try Socket.accept(listenFD) else { return }
+                let now = monotonicNanoseconds()
+                nextConnectionID += 1
+                let machine = ConnectionStateMachine(limits: settings.limits, timeouts: settings.timeouts, now: now)
+                let connection = Connection(fd: fd, id: nextConnectionID, remoteAddress: remote, machine: machine)
+                do {
+                    try add(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
+                } catch {
+                    close(fd)
+                    settings.log("herald-http: \(error)")
+                    continue
+                }
+                connections[fd] = connection
+            } catch {
+                switch error.errno {
+                case ECONNABORTED, EPROTO, EPERM:
+                    continue  // that one connection is gone; others may be waiting
+                case EINVAL:
+                    return  // the listener was shut down: the server is stopping
+                default:
+                    // Out of descriptors or memory: the listening socket stays readable, so stop
+                    // watching it for a moment instead of spinning.
+                    settings.log("herald-http: \(error); pausing accept for 100 ms")
+                    _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
+                    acceptPausedUntil = monotonicNanoseconds() + 100_000_000
+                    return
+                }
+            }
+        }
+    }
+
+    private func sweep(now: UInt64) {
+        if let until = acceptPausedUntil, now >= until, !shuttingDown {
+            acceptPausedUntil = nil
+            try? add(listenFD, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)
+        }
+        for connection in Array(connections.values) {
+            if let until = connection.drainingUntil {
+                if now >= until { closeConnection(connection) }
+                continue
+            }
+            if now >= connection.machine.deadline {
+                perform(connection.machine.timeoutCheck(now: now), on: connection)
+            }
+        }
+    }
+
+    private func beginShutdown() {
+        shuttingDown = true
+        graceDeadline = monotonicNanoseconds() + settings.gracePeriod
+        if acceptPausedUntil == nil { _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil) }
+        onListenerReleased()
+        for connection in Array(connections.values) {
+            if connection.drainingUntil != nil {
+                closeConnection(connection)
+                continue
+            }
+            perform(connection.machine.beginShutdown(bufferEmpty: connection.readBuffer.isEmpty), on: connection)
+        }
+    }
+
+    private func finish() {
+        if !shuttingDown { onListenerReleased() }
+        for connection in Array(connections.values) { closeConnection(connection) }
+        inbox.withLock { inbox in
+            inbox.closed = true
+            inbox.completions.removeAll()
+            close(wakeFD)
+        }
+        close(epollFD)
+    }
+
+    private func add(_ fd: Int32, events: UInt32) throws(SystemCallError) {
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = UInt64(UInt32(bitPattern: fd))
+        _ = try blockingSystemCall("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+    }
+}

@@ -1,0 +1,144 @@
+import Glibc
+import Synchronization
+
+/// A request handler: synchronous, run on a handler thread, never on an event loop, so it may block.
+public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
+
+/// An HTTP/1.1 server on raw sockets and epoll.
+///
+/// All loops share one listening socket; each registers it with `EPOLLEXCLUSIVE`, so the kernel
+/// wakes one loop per incoming connection and that loop accepts a batch. This keeps a single
+/// socket (no silent port sharing between two processes as with `SO_REUSEPORT`, and port 0 just
+/// works) without an acceptor thread handing connections over.
+public final class HTTPServer: Sendable {
+    private enum Phase { case idle, running, stopping, stopped }
+
+    private struct State {
+        var phase = Phase.idle
+        var port = 0
+        var loops: [EventLoop] = []
+        var pool: HandlerPool?
+        var listenFD: Int32 = -1
+        var loopsRunning = 0
+        var listenersHeld = 0
+    }
+
+    /// The configuration the server was created with.
+    public let configuration: Configuration
+    private let handler: HTTPHandler
+    private let state = Mutex(State())
+    private let stoppedLock = ConditionLock()
+    nonisolated(unsafe) private var stopped = false  // guarded by stoppedLock
+
+    /// A server that answers every request with `handler` (typically `router.handle`).
+    public init(configuration: Configuration, handler: @escaping HTTPHandler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    /// The bound port (the real one when the configuration asked for port 0); 0 before `start`.
+    public var port: Int { state.withLock { $0.port } }
+
+    /// Binds, starts the handler threads and event loops, and returns.
+    public func start() throws {
+        try state.withLock { state in
+            guard state.phase == .idle else { throw SystemCallError(call: "HTTPServer.start (already started)", errno: EINVAL) }
+            // Writes use MSG_NOSIGNAL; this also covers any other write to a closed socket.
+            signal(SIGPIPE, SIG_IGN)
+            let listenFD = try Socket.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+            do {
+                state.port = try Socket.boundPort(listenFD)
+                let pool = try HandlerPool(threads: configuration.handlerThreads, queueLimit: configuration.handlerQueueLimit)
+                state.pool = pool
+                let settings = LoopSettings(limits: configuration.parserLimits, timeouts: configuration.timeouts,
+                                            gracePeriod: configuration.shutdownGracePeriod.nanoseconds,
+                                            handler: handler, pool: pool, log: configuration.log)
+                for index in 0..<max(1, configuration.eventLoops) {
+                    state.loops.append(try EventLoop(index: index, listenFD: listenFD, settings: settings) { [self] in
+                        listenerReleased()
+                    })
+                }
+            } catch {
+                state.pool?.stop()
+                for loop in state.loops {
+                    close(loop.wakeFD)
+                    close(loop.epollFD)
+                }
+                state.loops = []
+                close(listenFD)
+                throw error
+            }
+            state.listenFD = listenFD
+            state.listenersHeld = state.loops.count
+            state.loopsRunning = state.loops.count
+            state.phase = .running
+            for (index, loop) in state.loops.enumerated() {
+                try startThread(name: "herald-loop-\(index)") { [self] in
+                    loop.run()
+                    loopFinished()
+                }
+            }
+        }
+    }
+
+    /// Begins a graceful shutdown and returns at once: stop accepting, close idle connections,
+    /// finish requests in flight (answered with `Connection: close`), then stop — or stop anyway
+    /// when the grace period ends. `wait()` returns when it is done.
+    public func shutdown() {
+        let loops: [EventLoop] = state.withLock { state in
+            switch state.phase {
+            case .idle:
+                state.phase = .stopped
+                markStopped()
+                return []
+            case .running:
+                state.phase = .stopping
+                // Refuse new connections at once (Linux stops listening on shutdown of a listening
+                // socket); the descriptor itself is closed when the last loop has let go of it.
+                if state.listenFD >= 0 { Glibc.shutdown(state.listenFD, Int32(SHUT_RDWR)) }
+                return state.loops
+            case .stopping, .stopped:
+                return []
+            }
+        }
+        for loop in loops { loop.requestShutdown() }
+    }
+
+    /// Blocks until the server has stopped.
+    public func wait() {
+        stoppedLock.withLock {
+            while !stopped { stoppedLock.wait() }
+        }
+    }
+
+    /// Each loop lets go of the listening socket; the last one closes it, so no loop ever
+    /// calls accept on a descriptor number that was closed and reused.
+    private func listenerReleased() {
+        state.withLock { state in
+            state.listenersHeld -= 1
+            if state.listenersHeld == 0 && state.listenFD >= 0 {
+                close(state.listenFD)
+                state.listenFD = -1
+            }
+        }
+    }
+
+    private func loopFinished() {
+        let allDone = state.withLock { state in
+            state.loopsRunning -= 1
+            guard state.loopsRunning == 0 else { return false }
+            state.phase = .stopped
+            state.pool?.stop()
+            state.loops = []
+            return true
+        }
+        if allDone { markStopped() }
+    }
+
+    private func markStopped() {
+        stoppedLock.withLock {
+            stopped = true
+            stoppedLock.broadcast()
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// A bounded pool of threads that run handlers off the event loops. Handlers may block (libpq),
+/// so they never run on a loop; the queue is bounded so that overload is answered with 503
+/// instead of growing without limit.
+final class HandlerPool: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var stopping = false
+        var waiting: Int { jobs.count - head }
+    }
+
+    private let lock = ConditionLock()
+    nonisolated(unsafe) private var state = State()  // guarded by `lock`
+    private let queueLimit: Int
+
+    /// Starts `threads` workers; at most `queueLimit` jobs wait for a free worker.
+    init(threads: Int, queueLimit: Int) throws(SystemCallError) {
+        self.queueLimit = queueLimit
+        for index in 0..<max(threads, 1) {
+            try startThread(name: "herald-handler-\(index)") { [self] in work() }
+        }
+    }
+
+    /// Queues a job; false (and nothing queued) when the queue is full or the pool stopped.
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        lock.withLock {
+            guard !state.stopping, state.waiting < queueLimit else { return false }
+            state.jobs.append(job)
+            lock.signal()
+            return true
+        }
+    }
+
+    /// Lets the workers exit once the queue is empty; jobs still queued are dropped.
+    func stop() {
+        lock.withLock {
+            state.stopping = true
+            state.jobs.removeAll()
+            state.head = 0
+            lock.broadcast()
+        }
+    }
+
+    private func work() {
+        while let job = next() { job() }
+    }
+
+    private func next() -> (@Sendable () -> Void)? {
+        lock.withLock {
+            while state.waiting == 0 && !state.stopping { lock.wait() }
+            guard state.waiting > 0 else { return nil }
+            let job = state.jobs[state.head]
+            state.head += 1
+            if state.head == state.jobs.count {
+                state.jobs.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head >= 1024 && state.head * 2 >= state.jobs.count {
+                state.jobs.removeFirst(state.head)
+                state.head = 0
+            }
+            return job
+        }
+    }
+}

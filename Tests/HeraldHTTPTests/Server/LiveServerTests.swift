@@ -1,0 +1,185 @@
+import Glibc
+import Testing
+@testable import HeraldHTTP
+
+private let echo: HTTPHandler = { request in
+    HTTPResponse(status: 200, text: "\(request.method) \(request.path) \(String(decoding: request.body, as: UTF8.self))")
+}
+
+@Suite(.serialized) struct LiveServerTests {
+    @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
+        try withServer(handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            for index in 1...3 {
+                try client.send("GET /n/\(index) HTTP/1.1\r\nHost: t\r\n\r\n")
+                let response = try client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.text == "GET /n/\(index) ")
+                #expect(response.headers["Connection"] == nil)
+                #expect(response.headers["Date"]?.hasSuffix(" GMT") == true)
+            }
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let handler: HTTPHandler = { request in
+            if request.path == "/slow" { sleep(milliseconds: 100) }
+            return HTTPResponse(status: 200, text: request.path)
+        }
+        try withServer(handler: handler) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n"
+                            + "POST /last HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx")
+            #expect(try client.readResponse().text == "/slow")
+            #expect(try client.readResponse().text == "/fast")
+            let last = try client.readResponse()
+            #expect(last.text == "/last" && last.headers["Connection"] == "close")
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test func slowHeadersAreCutOffWith408() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.headerTimeout = .milliseconds(200)
+        try withServer(configuration, handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET / HTTP/1.1\r\nHost: t\r\n")
+            let started = monotonicNanoseconds()
+            let response = try client.readResponse()
+            #expect(response.status == 408 && response.headers["Connection"] == "close")
+            #expect(monotonicNanoseconds() - started >= 150_000_000)
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test func slowBodiesAreCutOffWith408() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.bodyTimeout = .milliseconds(200)
+        try withServer(configuration, handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc")
+            #expect(try client.readResponse().status == 408)
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test func idleKeepAliveConnectionsAreClosed() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.idleTimeout = .milliseconds(200)
+        try withServer(configuration, handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().status == 200)
+            let started = monotonicNanoseconds()
+            #expect(try client.isClosedByServer())
+            #expect(monotonicNanoseconds() - started >= 150_000_000)
+        }
+    }
+
+    @Test func fullHandlerQueueIsAnswered503WithRetryAfter() throws {
+        let started = TestSemaphore(), release = TestSemaphore()
+        let handler: HTTPHandler = { request in
+            if request.path == "/block" {
+                started.signal()
+                release.wait()
+            }
+            return HTTPResponse(status: 200, text: request.path)
+        }
+        var configuration = HTTPServer.Configuration()
+        configuration.handlerThreads = 1
+        configuration.handlerQueueLimit = 1
+        try withServer(configuration, handler: handler) { server in
+            let running = try TestClient(port: server.port)
+            try running.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(started.wait())
+            let queued = try TestClient(port: server.port)
+            try queued.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n")
+            sleep(milliseconds: 100)  // let the loop queue it
+            let refused = try TestClient(port: server.port)
+            try refused.send("GET /other HTTP/1.1\r\nHost: t\r\n\r\n")
+            let busy = try refused.readResponse()
+            #expect(busy.status == 503 && busy.headers["Retry-After"] == "1")
+            release.signal()
+            release.signal()
+            #expect(try running.readResponse().status == 200)
+            #expect(try queued.readResponse().status == 200)
+            // The refused connection stays usable once the queue has room.
+            try refused.send("GET /other HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try refused.readResponse().text == "/other")
+        }
+    }
+
+    @Test func gracefulShutdownFinishesTheRequestInFlight() throws {
+        let started = TestSemaphore(), release = TestSemaphore()
+        let handler: HTTPHandler = { _ in
+            started.signal()
+            release.wait()
+            return HTTPResponse(status: 200, text: "finished")
+        }
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, log: { _ in }), handler: handler)
+        try server.start()
+        let busy = try TestClient(port: server.port)
+        let idle = try TestClient(port: server.port)
+        try busy.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        #expect(started.wait())
+        server.shutdown()
+        let shutdownBegan = monotonicNanoseconds()
+        #expect(try idle.isClosedByServer())
+        #expect(throws: TestClientError.self) { try TestClient(port: server.port) }
+        release.signal()
+        let response = try busy.readResponse()
+        #expect(response.text == "finished" && response.headers["Connection"] == "close")
+        server.wait()
+        #expect(monotonicNanoseconds() - shutdownBegan < 1_000_000_000, "stops once the request is answered, not after the grace period")
+    }
+
+    @Test func bodyOverTheLimitIs413AndCloses() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.maxBodyBytes = 1000
+        try withServer(configuration, handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n" + String(repeating: "x", count: 5000))
+            let response = try client.readResponse()
+            #expect(response.status == 413 && response.headers["Connection"] == "close")
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test func chunkedUploadIsEchoed() throws {
+        try withServer(handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("PUT /up HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;x=y\r\npedia\r\n0\r\nT: 1\r\n\r\n")
+            #expect(try client.readResponse().text == "PUT /up Wikipedia")
+        }
+    }
+
+    @Test func expectContinueGetsAnInterimResponse() throws {
+        try withServer(handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("POST /c HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+            var interim = [UInt8](repeating: 0, count: 25)
+            #expect(recv(client.fd, &interim, 25, Int32(MSG_WAITALL)) == 25)
+            #expect(String(decoding: interim, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
+            try client.send("ok")
+            #expect(try client.readResponse().text == "POST /c ok")
+        }
+    }
+
+    @Test func malformedRequestGets400AndTheConnectionCloses() throws {
+        try withServer(handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab")
+            let response = try client.readResponse()
+            #expect(response.status == 400 && response.headers["Connection"] == "close")
+            #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test func remoteAddressIsTheClients() throws {
+        try withServer(handler: { HTTPResponse(status: 200, text: $0.remoteAddress) }) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try client.readResponse().text.hasPrefix("127.0.0.1:"))
+        }
+    }
+}
