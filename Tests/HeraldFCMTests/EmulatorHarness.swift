@@ -1,11 +1,12 @@
 import FCMEmulator
 import HeraldFCM
+import HeraldHTTP
 import HeraldJSON
 
-/// An emulator serving on 127.0.0.1 on an ephemeral port, and senders pointed at it.
+/// An emulator serving on HeraldHTTP on 127.0.0.1, on an ephemeral port, and senders pointed at it.
 final class EmulatorHarness: Sendable {
     let emulator: FCMEmulator
-    private let server: LoopbackServer
+    private let server: HTTPServer
 
     init(_ configure: (inout FCMEmulatorConfiguration) -> Void = { _ in }) throws {
         var configuration = FCMEmulatorConfiguration(
@@ -14,10 +15,13 @@ final class EmulatorHarness: Sendable {
         configure(&configuration)
         let emulator = try FCMEmulator(configuration: configuration)
         self.emulator = emulator
-        server = try LoopbackServer { emulator.handle($0) }
+        server = try emulator.start(configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0, eventLoops: 2, handlerThreads: 8))
     }
 
-    deinit { server.stop() }
+    deinit {
+        server.shutdown()
+        server.wait()
+    }
 
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 

@@ -106,7 +106,7 @@ private func failure(_ code: FCMErrorCode, _ status: Int?, retryAfter: Duration?
     }
 
     @Test func aResponseCarriesItsRetryAfterIntoTheError() {
-        let response = HTTPResponse(
+        let response = HTTPClientResponse(
             status: 503, headers: [("retry-after", "7")],
             body: Array(#"{"error":{"code":503,"message":"try later","status":"UNAVAILABLE"}}"#.utf8))
         let error = FCMResponseClassifier.outcome(for: response, now: now).error

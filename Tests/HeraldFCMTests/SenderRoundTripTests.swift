@@ -111,14 +111,20 @@ import Testing
         #expect(error.message.contains("did not answer"))
     }
 
-    @Test func aDroppedConnectionAndATimeoutAreTransportErrors() throws {
-        let dropping = try EmulatorHarness { $0.faults = FaultInjection(dropConnection: 1, seed: 1) }
-        let dropped = try #require(try dropping.sender().0.send(["topic": "news"]).error)
+    @Test func aDroppedConnectionIsARetryableTransportError() throws {
+        // HeraldHTTP always answers, so a raw stub drops the connection.
+        let stub = try StubServer { _ in .dropConnection }
+        defer { stub.stop() }
+        let sender = FCMSender(configuration: FCMConfiguration(projectID: "p", baseURL: "http://127.0.0.1:\(stub.port)"),
+                               credentials: StaticAccessToken("t"))
+        let dropped = try #require(sender.send(["topic": "news"]).error)
         #expect(dropped.code == .transport)
         #expect(dropped.httpStatus == nil)
         #expect(dropped.isRetryable)
         #expect(dropped.message.contains("curl error 52"))
+    }
 
+    @Test func aSlowAnswerTimesOut() throws {
         let slow = try EmulatorHarness { $0.faults = FaultInjection(slow: 1, slowDelay: .seconds(2), seed: 1) }
         let started = ContinuousClock.now
         let timedOut = try #require(try slow.sender(timeout: .milliseconds(300)).0.send(["topic": "news"]).error)

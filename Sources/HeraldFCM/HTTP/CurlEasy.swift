@@ -8,7 +8,7 @@ final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private(set) var received = HTTPResponse(status: 0)
+    private(set) var received = HTTPClientResponse(status: 0)
 
     init() throws(HTTPTransportError) {
         CurlGlobal.ensureInitialised()
@@ -41,8 +41,8 @@ final class CurlEasy {
     }
 
     /// Sets the handle up for `request` and clears what the previous transfer received.
-    func prepare(_ request: HTTPRequest) throws(HTTPTransportError) {
-        received = HTTPResponse(status: 0)
+    func prepare(_ request: HTTPClientRequest) throws(HTTPTransportError) {
+        received = HTTPClientResponse(status: 0)
         errorBuffer[0] = 0
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
@@ -72,7 +72,7 @@ final class CurlEasy {
     }
 
     /// The response after a transfer that libcurl reports as done with `code`.
-    func finish(_ code: CURLcode) -> Result<HTTPResponse, HTTPTransportError> {
+    func finish(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPTransportError> {
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             return .failure(HTTPTransportError(

@@ -16,13 +16,13 @@ public final class CurlHTTPClient: Sendable {
     }
 
     /// Performs one request and waits for its response.
-    public func perform(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPTransportError> {
+    public func perform(_ request: HTTPClientRequest) -> Result<HTTPClientResponse, HTTPTransportError> {
         perform([request], concurrency: 1)[0]
     }
 
     /// Performs `requests` with at most `concurrency` in flight on one thread, and returns their
     /// results in the order of `requests`.
-    public func perform(_ requests: [HTTPRequest], concurrency: Int) -> [Result<HTTPResponse, HTTPTransportError>] {
+    public func perform(_ requests: [HTTPClientRequest], concurrency: Int) -> [Result<HTTPClientResponse, HTTPTransportError>] {
         guard !requests.isEmpty else { return [] }
         let session: CurlSession
         if let pooled = pool.withLock({ $0.popLast() }) {

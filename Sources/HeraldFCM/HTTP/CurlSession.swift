@@ -26,11 +26,11 @@ final class CurlSession: @unchecked Sendable {
     }
 
     /// Performs `requests` with at most `concurrency` in flight; results are in request order.
-    func perform(_ requests: [HTTPRequest], concurrency: Int) -> [Result<HTTPResponse, HTTPTransportError>] {
+    func perform(_ requests: [HTTPClientRequest], concurrency: Int) -> [Result<HTTPClientResponse, HTTPTransportError>] {
         let limit = max(1, concurrency)
         // Keep enough connections cached for the widest batch seen.
         _ = herald_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(limit, 8))
-        var results = [Result<HTTPResponse, HTTPTransportError>?](repeating: nil, count: requests.count)
+        var results = [Result<HTTPClientResponse, HTTPTransportError>?](repeating: nil, count: requests.count)
         var inFlight: [UnsafeMutableRawPointer: (easy: CurlEasy, index: Int)] = [:]
         var next = 0
         var finished = 0
@@ -81,7 +81,7 @@ final class CurlSession: @unchecked Sendable {
 
     private func failAll(
         _ inFlight: inout [UnsafeMutableRawPointer: (easy: CurlEasy, index: Int)],
-        _ results: inout [Result<HTTPResponse, HTTPTransportError>?],
+        _ results: inout [Result<HTTPClientResponse, HTTPTransportError>?],
         _ finished: inout Int, _ code: CURLcode, _ message: String
     ) {
         for (handle, transfer) in inFlight {

@@ -75,12 +75,12 @@ public final class ServiceAccountTokenProvider: AccessTokenProvider {
         }
         let form = "grant_type=" + FormEncoding.escape("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + FormEncoding.escape(assertion)
-        let request = HTTPRequest(
+        let request = HTTPClientRequest(
             url: tokenURI,
             headers: [("Content-Type", "application/x-www-form-urlencoded")],
             body: Array(form.utf8), timeout: timeout)
 
-        let response: HTTPResponse
+        let response: HTTPClientResponse
         switch http.perform(request) {
         case .success(let answer): response = answer
         case .failure(let failure):

@@ -2,7 +2,7 @@ import HeraldJSON
 
 /// Turns an HTTP answer from the v1 send endpoint into a `SendOutcome`.
 enum FCMResponseClassifier {
-    static func outcome(for response: HTTPResponse, now: UnixTime) -> SendOutcome {
+    static func outcome(for response: HTTPClientResponse, now: UnixTime) -> SendOutcome {
         let body = try? JSON.parse(response.body)
         if (200..<300).contains(response.status) {
             if let name = body?["name"]?.stringValue { return .sent(name: name) }

@@ -77,7 +77,7 @@ public final class FCMSender: Sendable {
         ]
         let url = configuration.sendURL
         let requests = bodies.map {
-            HTTPRequest(url: url, headers: headers, body: $0, timeout: configuration.requestTimeout)
+            HTTPClientRequest(url: url, headers: headers, body: $0, timeout: configuration.requestTimeout)
         }
         let now = UnixTime.now()
         return http.perform(requests, concurrency: concurrency).map { result in

@@ -1,5 +1,5 @@
 /// An outgoing HTTP request, as the sender and the token provider make them.
-public struct HTTPRequest: Sendable {
+public struct HTTPClientRequest: Sendable {
     public var method: String
     public var url: String
     /// Header fields in order; libcurl writes them as given.
@@ -24,7 +24,7 @@ public struct HTTPRequest: Sendable {
 }
 
 /// A received HTTP response.
-public struct HTTPResponse: Sendable {
+public struct HTTPClientResponse: Sendable {
     public var status: Int
     /// Header fields of the final response (not of an interim 1xx), in order.
     public var headers: [(name: String, value: String)]

@@ -4,9 +4,10 @@ import Foundation
 import Glibc
 #endif
 
-/// A minimal blocking HTTP/1.1 server on 127.0.0.1 for the emulator in tests: a thread per
-/// connection, keep-alive, Content-Length bodies only. Test scaffolding, not a product server.
-final class LoopbackServer: @unchecked Sendable {
+/// A minimal blocking HTTP/1.1 server on 127.0.0.1 for the HTTP client tests: a thread per
+/// connection, keep-alive, Content-Length bodies only, and it can drop a connection unanswered,
+/// which HeraldHTTP cannot. Test scaffolding, not a product server.
+final class StubServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
     private let handler: @Sendable (EmulatorRequest) -> EmulatorAnswer
