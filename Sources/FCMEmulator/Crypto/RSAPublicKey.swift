@@ -8,12 +8,14 @@ public final class RSAPublicKey: @unchecked Sendable {
 
     /// Parses a "BEGIN PUBLIC KEY" PEM.
     public init(pem: String) throws(OpenSSLError) {
-        let bytes = Array(pem.utf8)
-        guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
-            throw .last("cannot allocate a memory BIO")
+        // BIO_new_mem_buf does not copy: the key is read while the bytes are pinned.
+        let parsed: OpaquePointer?? = Array(pem.utf8).withUnsafeBytes { bytes in
+            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return .none }
+            defer { BIO_free(bio) }
+            return .some(PEM_read_bio_PUBKEY(bio, nil, nil, nil))
         }
-        defer { BIO_free(bio) }
-        guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else { throw .last("not a PEM public key") }
+        guard let parsed else { throw .last("cannot allocate a memory BIO") }
+        guard let key = parsed else { throw .last("not a PEM public key") }
         guard EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else {
             EVP_PKEY_free(key)
             throw OpenSSLError(reason: "the public key is not an RSA key")

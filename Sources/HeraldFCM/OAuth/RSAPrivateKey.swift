@@ -10,14 +10,14 @@ public final class RSAPrivateKey: @unchecked Sendable {
     /// Parses a PEM private key (PKCS#8 "BEGIN PRIVATE KEY", as Google writes it, or PKCS#1
     /// "BEGIN RSA PRIVATE KEY"). Fails for text that is not a PEM key or a key that is not RSA.
     public init(pem: String) throws(OpenSSLError) {
-        let bytes = Array(pem.utf8)
-        guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
-            throw OpenSSLError.last("cannot allocate a memory BIO")
+        // BIO_new_mem_buf does not copy: the key is read while the bytes are pinned.
+        let parsed: OpaquePointer?? = Array(pem.utf8).withUnsafeBytes { bytes in
+            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return .none }
+            defer { BIO_free(bio) }
+            return .some(PEM_read_bio_PrivateKey(bio, nil, nil, nil))
         }
-        defer { BIO_free(bio) }
-        guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
-            throw OpenSSLError.last("not a PEM private key")
-        }
+        guard let parsed else { throw OpenSSLError.last("cannot allocate a memory BIO") }
+        guard let key = parsed else { throw OpenSSLError.last("not a PEM private key") }
         guard EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else {
             EVP_PKEY_free(key)
             throw OpenSSLError(reason: "the private key is not an RSA key")
