@@ -27,24 +27,46 @@ public struct SendAttemptRecord: Sendable {
     public let message: JSON?
 }
 
-/// The emulator's mutable state, kept behind one lock.
+/// The emulator's mutable state, kept behind one lock. Every section under the lock is O(1):
+/// handler threads contend for it on every request.
 struct EmulatorState {
     var accessTokens: [String: ContinuousClock.Instant] = [:]
     var tokensIssued = 0
-    var messages: [ReceivedMessage] = []
+    var messages: BoundedLog<ReceivedMessage>
     var nextSequence = 1
-    var attempts: [SendAttemptRecord] = []
+    var attempts: BoundedLog<SendAttemptRecord>
     var random: SplitMix64
 
-    mutating func record(_ message: ReceivedMessage, capacity: Int) {
-        messages.append(message)
-        if messages.count > capacity { messages.removeFirst(messages.count - capacity) }
+    init(capacity: Int, random: SplitMix64) {
+        messages = BoundedLog(capacity: capacity)
+        attempts = BoundedLog(capacity: capacity)
+        self.random = random
+    }
+}
+
+/// The last `capacity` elements appended, oldest first; appending is O(1) (a ring buffer).
+struct BoundedLog<Element> {
+    private var storage: [Element] = []
+    private var start = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    mutating func append(_ element: Element) {
+        if storage.count < capacity {
+            storage.append(element)
+        } else {
+            storage[start] = element
+            start = (start + 1) % capacity
+        }
     }
 
-    mutating func log(_ attempt: SendAttemptRecord, capacity: Int) {
-        attempts.append(attempt)
-        if attempts.count > capacity { attempts.removeFirst(attempts.count - capacity) }
+    mutating func removeAll() {
+        storage.removeAll()
+        start = 0
     }
+
+    var elements: [Element] { Array(storage[start...] + storage[..<start]) }
 }
 
 /// SplitMix64: small, fast, and seedable, for repeatable fault injection.

@@ -8,7 +8,7 @@ extension FCMEmulator {
         let answer = answerSend(request, project: project, parsed: parsed)
         let status = answer.response?.status ?? 0
         state.withLock {
-            $0.log(SendAttemptRecord(receivedAt: .now, status: status, message: parsed?["message"]), capacity: configuration.messageCapacity)
+            $0.attempts.append(SendAttemptRecord(receivedAt: .now, status: status, message: parsed?["message"]))
         }
         return answer
     }
@@ -66,8 +66,7 @@ extension FCMEmulator {
             let sequence = state.nextSequence
             state.nextSequence += 1
             let name = "projects/\(project)/messages/emu-\(sequence)"
-            state.record(ReceivedMessage(sequence: sequence, name: name, message: message, receivedAt: .now()),
-                         capacity: configuration.messageCapacity)
+            state.messages.append(ReceivedMessage(sequence: sequence, name: name, message: message, receivedAt: .now()))
             return name
         }
         return .json(200, ["name": .string(name)])

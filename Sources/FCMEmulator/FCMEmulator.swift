@@ -12,26 +12,26 @@ import Synchronization
 public final class FCMEmulator: Sendable {
     public let configuration: FCMEmulatorConfiguration
     let verifier: JWTVerifier
-    let state: Mutex<EmulatorState>
+    let state: PThreadLocked<EmulatorState>
 
     public init(configuration: FCMEmulatorConfiguration) throws(OpenSSLError) {
         self.configuration = configuration
         verifier = JWTVerifier(key: try RSAPublicKey(pem: configuration.trustedPublicKeyPEM), trustedIssuer: configuration.trustedClientEmail)
         var seed: UInt64 = 0
         if let configured = configuration.faults.seed { seed = configured } else { seed = UInt64.random(in: .min ... .max) }
-        state = Mutex(EmulatorState(random: SplitMix64(state: seed)))
+        state = PThreadLocked(EmulatorState(capacity: configuration.messageCapacity, random: SplitMix64(state: seed)))
     }
 
     // MARK: What tests and the developer UI read
 
     /// Accepted messages with a sequence above `since`, oldest first.
     public func messages(since: Int = 0) -> [ReceivedMessage] {
-        state.withLock { $0.messages.filter { $0.sequence > since } }
+        state.withLock { $0.messages.elements }.filter { $0.sequence > since }
     }
 
     /// Every request to `messages:send` so far (capped like the messages), in arrival order.
     public func sendAttempts() -> [SendAttemptRecord] {
-        state.withLock { $0.attempts }
+        state.withLock { $0.attempts.elements }
     }
 
     /// How many access tokens the token endpoint has issued.

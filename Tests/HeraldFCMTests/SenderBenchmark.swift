@@ -32,11 +32,12 @@ struct SenderBenchmark {
         let bodies = (0..<count).map(message)
         _ = sender.send(batch: Array(bodies.prefix(concurrency * 4)), concurrency: concurrency)  // warm up: token, connections
 
-        let cpuBefore = threadCPUTime()
+        let cpuBefore = threadCPUTime(), processBefore = processCPUTime()
         let started = ContinuousClock.now
         let outcomes = sender.send(batch: bodies, concurrency: concurrency)
         let elapsed = ContinuousClock.now - started
         let senderCPU = threadCPUTime() - cpuBefore
+        let restCPU = processCPUTime() - processBefore - senderCPU
 
         let failures = outcomes.filter { $0.name == nil }.count
         let seconds = elapsed.secondsDouble
@@ -44,6 +45,7 @@ struct SenderBenchmark {
             "messages": "\(count)", "failures": "\(failures)",
             "messages/s": String(format: "%.0f", Double(count) / seconds),
             "sender thread CPU": String(format: "%.2f s (%.0f µs/message)", senderCPU, senderCPU / Double(count) * 1e6),
+            "emulator + HTTP server CPU": String(format: "%.2f s (%.0f µs/message)", restCPU, restCPU / Double(count) * 1e6),
             "wall": String(format: "%.2f s", seconds),
         ])
         #expect(failures == 0)
@@ -101,6 +103,13 @@ final class LatencyLog: @unchecked Sendable {
     private(set) var failures = 0
     func add(_ latencies: [Duration]) { lock.withLock { all += latencies } }
     func fail() { lock.withLock { failures += 1 } }
+}
+
+/// CPU time used by the whole process (user and system), in seconds.
+func processCPUTime() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 /// CPU time used by the calling thread, in seconds.
