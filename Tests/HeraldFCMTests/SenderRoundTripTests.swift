@@ -1,4 +1,5 @@
 import FCMEmulator
+import Foundation
 import HeraldFCM
 import HeraldJSON
 import Testing
@@ -18,6 +19,24 @@ import Testing
 
         // The token is cached: a second send does not fetch another.
         #expect(sender.send(message).name != nil)
+        #expect(tokens.fetchCount == 1)
+        #expect(harness.emulator.accessTokensIssued == 1)
+    }
+
+    @Test func manyThreadsAskingAtOnceCauseOneTokenFetch() throws {
+        let harness = try EmulatorHarness()
+        let (_, tokens) = try harness.sender()
+        let group = DispatchGroup()
+        let seen = LatencyLog()
+        for _ in 0..<16 {
+            group.enter()
+            Thread {
+                if (try? tokens.accessToken()) == nil { seen.fail() }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        #expect(seen.failures == 0)
         #expect(tokens.fetchCount == 1)
         #expect(harness.emulator.accessTokensIssued == 1)
     }

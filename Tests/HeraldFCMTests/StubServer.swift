@@ -10,6 +10,11 @@ import Glibc
 final class StubServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
+    private let lock = NSLock()
+    private var accepted = 0  // guarded by `lock`
+
+    /// Connections accepted so far.
+    var acceptedConnections: Int { lock.withLock { accepted } }
     private let handler: @Sendable (EmulatorRequest) -> EmulatorAnswer
 
     init(handler: @escaping @Sendable (EmulatorRequest) -> EmulatorAnswer) throws {
@@ -45,6 +50,7 @@ final class StubServer: @unchecked Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 { if errno == EINTR { continue } else { return } }
+            lock.withLock { accepted += 1 }
             var yes: Int32 = 1
             setsockopt(connection, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             Thread { [self] in serve(connection) }.start()

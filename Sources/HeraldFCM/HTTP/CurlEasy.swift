@@ -8,6 +8,7 @@ final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var headerLines: [String] = []
     private(set) var received = HTTPClientResponse(status: 0)
 
     init() throws(HTTPTransportError) {
@@ -44,17 +45,25 @@ final class CurlEasy {
     func prepare(_ request: HTTPClientRequest) throws(HTTPTransportError) {
         received = HTTPClientResponse(status: 0)
         errorBuffer[0] = 0
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
-        // "Expect:" stops curl from waiting for 100-continue before bodies over 1 KiB.
-        for line in request.headers.map({ "\($0.name): \($0.value)" }) + ["Expect:"] {
-            guard let appended = curl_slist_append(headerList, line) else {
-                throw HTTPTransportError(curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_slist_append failed")
+        // A batch sends the same headers many times: rebuild the list only when they change.
+        let lines = request.headers.map { "\($0.name): \($0.value)" }
+        if lines != headerLines || headerList == nil {
+            if let headerList { curl_slist_free_all(headerList) }
+            headerList = nil
+            headerLines = lines
+            // "Expect:" stops curl from waiting for 100-continue before bodies over 1 KiB.
+            for line in lines + ["Expect:"] {
+                guard let appended = curl_slist_append(headerList, line) else {
+                    throw HTTPTransportError(curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_slist_append failed")
+                }
+                headerList = appended
             }
-            headerList = appended
+            try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         }
         try set(CURLOPT_URL, request.url)
-        try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        // Over TLS, wait to learn whether the connection multiplexes (HTTP/2) rather than open a
+        // connection per concurrent request; plain HTTP here is HTTP/1.1, one request per connection.
+        try set(CURLOPT_PIPEWAIT, request.url.hasPrefix("https://") ? 1 : 0)
         let milliseconds = Int(request.timeout.components.seconds) * 1000
             + Int(request.timeout.components.attoseconds / 1_000_000_000_000_000)
         try set(CURLOPT_TIMEOUT_MS, max(1, milliseconds))
