@@ -152,3 +152,23 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(2))
     }
 }
+
+@Suite struct DevelopmentSetupTests {
+    @Test func aGeneratedKeyFileWorksAgainstTheEmulatorThatTrustsIt() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-dev-\(UInt32.random(in: 0 ... .max)).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let configuration = try FCMEmulatorConfiguration.development(projectID: "herald-dev", tokenURI: "http://127.0.0.1:1/token", writingKeyFileTo: path)
+        let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+
+        let emulator = try FCMEmulator(configuration: configuration)
+        let server = try emulator.start()
+        defer { server.shutdown(); server.wait() }
+        let account = try ServiceAccount(contentsOfFile: path)
+        #expect(account.projectID == "herald-dev")
+        let sender = FCMSender(configuration: FCMConfiguration(projectID: account.projectID, baseURL: "http://127.0.0.1:\(server.port)"),
+                               serviceAccount: account, tokenURI: "http://127.0.0.1:\(server.port)/token")
+        #expect(sender.send(["topic": "news"]).name != nil)
+        #expect(emulator.messages().count == 1)
+    }
+}
