@@ -1,0 +1,92 @@
+import COpenSSL
+import HeraldFCM
+import HeraldJSON
+import Synchronization
+
+/// A stand-in for FCM's HTTP v1 API and Google's OAuth token endpoint, for development and tests.
+///
+/// Endpoints (see `handle(_:)`): `POST /token`, `POST /v1/projects/{project}/messages:send`,
+/// `GET /emulator/messages[?since=N]`, `DELETE /emulator/messages`. The request handling is a
+/// pure function of the request and the emulator's state; `start(host:port:)` serves it on
+/// HeraldHTTP.
+public final class FCMEmulator: Sendable {
+    public let configuration: FCMEmulatorConfiguration
+    let verifier: JWTVerifier
+    let state: PThreadLocked<EmulatorState>
+
+    public init(configuration: FCMEmulatorConfiguration) throws(OpenSSLError) {
+        self.configuration = configuration
+        verifier = JWTVerifier(key: try RSAPublicKey(pem: configuration.trustedPublicKeyPEM), trustedIssuer: configuration.trustedClientEmail)
+        var seed: UInt64 = 0
+        if let configured = configuration.faults.seed { seed = configured } else { seed = UInt64.random(in: .min ... .max) }
+        state = PThreadLocked(EmulatorState(capacity: configuration.messageCapacity, random: SplitMix64(state: seed)))
+    }
+
+    // MARK: What tests and the developer UI read
+
+    /// Accepted messages with a sequence above `since`, oldest first.
+    public func messages(since: Int = 0) -> [ReceivedMessage] {
+        state.withLock { $0.messages.elements }.filter { $0.sequence > since }
+    }
+
+    /// Every request to `messages:send` so far (capped like the messages), in arrival order.
+    public func sendAttempts() -> [SendAttemptRecord] {
+        state.withLock { $0.attempts.elements }
+    }
+
+    /// How many access tokens the token endpoint has issued.
+    public var accessTokensIssued: Int { state.withLock { $0.tokensIssued } }
+
+    /// Forgets every issued access token, as if they had all expired: the next send with one of
+    /// them gets 401 UNAUTHENTICATED.
+    public func revokeAccessTokens() {
+        state.withLock { $0.accessTokens.removeAll() }
+    }
+
+    /// Forgets the received messages and the attempt log.
+    public func reset() {
+        state.withLock {
+            $0.messages.removeAll()
+            $0.attempts.removeAll()
+        }
+    }
+
+    // MARK: Requests
+
+    /// Answers one request. Pure apart from the emulator's own state.
+    public func handle(_ request: EmulatorRequest) -> EmulatorAnswer {
+        let (path, query) = splitTarget(request.target)
+        switch (request.method, path) {
+        case ("POST", "/token"):
+            return .respond(issueToken(request), delay: nil)
+        case ("GET", "/emulator/messages"):
+            let since = query["since"].flatMap { Int($0) } ?? 0
+            let listed = messages(since: since)
+            return .respond(.json(200, ["messages": .array(listed.map(\.json)),
+                                        "last_sequence": .number(Double(listed.last?.sequence ?? since))]), delay: nil)
+        case ("DELETE", "/emulator/messages"):
+            reset()
+            return .respond(EmulatorResponse(status: 204), delay: nil)
+        default:
+            if let project = sendProject(path) {
+                guard request.method == "POST" else {
+                    return .respond(.fcmError(405, "METHOD_NOT_ALLOWED", "Use POST to send a message."), delay: nil)
+                }
+                return send(request, project: project)
+            }
+            return .respond(.fcmError(404, "NOT_FOUND", "The emulator has no \(request.method) \(path)."), delay: nil)
+        }
+    }
+
+    /// `{project}` of `/v1/projects/{project}/messages:send`.
+    private func sendProject(_ path: String) -> String? {
+        let prefix = "/v1/projects/", suffix = "/messages:send"
+        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
+        return String(path.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+
+    private func splitTarget(_ target: String) -> (String, [String: String]) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, [:]) }
+        return (String(target[..<mark]), FormDecoding.decode(String(target[target.index(after: mark)...])))
+    }
+}

@@ -1,0 +1,48 @@
+import HeraldHTTP
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension FCMEmulator {
+    /// The emulator as a HeraldHTTP handler.
+    ///
+    /// HeraldHTTP cannot yet close a connection without answering, so an injected dropped
+    /// connection is answered `502` with `Connection: close` — a retryable failure to the sender,
+    /// like a real drop, but not the same on the wire.
+    public var httpHandler: HTTPHandler {
+        { [self] request in
+            let answer = handle(EmulatorRequest(
+                method: request.method.rawValue, target: request.target,
+                headers: request.headers.map { (name: $0.name, value: $0.value) }, body: request.body))
+            switch answer {
+            case .dropConnection:
+                return HTTPResponse(status: 502, headers: ["Connection": "close"])
+            case .respond(let response, let delay):
+                if let delay { sleepBlocking(delay) }  // a handler thread, never an event loop
+                return HTTPResponse(status: response.status, headers: HTTPHeaders(response.headers.map { ($0.name, $0.value) }), body: response.body)
+            }
+        }
+    }
+
+    /// Starts serving on `host:port` (port 0 picks a free one; read it from the returned server's
+    /// `port`). Stop it with `shutdown()` and `wait()`.
+    public func start(host: String = "127.0.0.1", port: Int = 0) throws -> HTTPServer {
+        try start(configuration: HTTPServer.Configuration(host: host, port: port))
+    }
+
+    /// Starts serving with a full server configuration (threads, limits).
+    public func start(configuration: HTTPServer.Configuration) throws -> HTTPServer {
+        let server = HTTPServer(configuration: configuration, handler: httpHandler)
+        try server.start()
+        return server
+    }
+}
+
+/// Sleeps the calling thread for `duration`.
+func sleepBlocking(_ duration: Duration) {
+    guard duration > .zero else { return }
+    var request = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) == -1, errno == EINTR { request = remaining }
+}

@@ -1,0 +1,117 @@
+import HeraldJSON
+
+/// A reason FCM refuses a message: the field it is about and what is wrong, in FCM's words.
+public struct ValidationFailure: Error, Sendable, Equatable {
+    /// The path of the field, like `message.android.ttl`.
+    public let field: String
+    /// The message of FCM's error body.
+    public let message: String
+}
+
+/// Validates a v1 message as strictly as FCM does: known fields only at every level, the types
+/// and formats of values, exactly one target, and the payload size limit.
+public enum MessageValidator {
+    /// The payload limit of a message to a registration token.
+    public static let tokenPayloadLimit = 4096
+    /// The payload limit of a message to a topic or condition.
+    public static let topicPayloadLimit = 2048
+
+    /// Nil when FCM would accept `message`, else the first problem found.
+    public static func validate(_ message: JSON) -> ValidationFailure? {
+        guard let object = message.objectValue else {
+            return ValidationFailure(field: "message", message: "Invalid value at 'message' (\(V1Schema.message.typeName)), \(message.serializedString())")
+        }
+        if let failure = check(object, against: V1Schema.message, at: "message") { return failure }
+        return checkTarget(object) ?? checkSize(object)
+    }
+
+    private static func check(_ object: JSONObject, against schema: MessageSchema, at path: String) -> ValidationFailure? {
+        for (key, value) in object {
+            guard let rule = schema.rule(forKey: key) else {
+                return ValidationFailure(field: path, message: "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
+            }
+            if value.isNull { continue }  // proto3 JSON: null means the field is absent
+            if let failure = check(value, rule: rule, at: "\(path).\(schema.canonicalName(key))") { return failure }
+        }
+        return nil
+    }
+
+    private static func check(_ value: JSON, rule: FieldRule, at path: String) -> ValidationFailure? {
+        func invalid(_ reason: String? = nil) -> ValidationFailure {
+            let suffix = reason.map { ": \($0)" } ?? ""
+            return ValidationFailure(field: path, message: "Invalid value at '\(path)' (\(rule.typeName)), \(value.serializedString())\(suffix)")
+        }
+        switch rule {
+        case .string(let format):
+            guard let text = value.stringValue else { return invalid() }
+            return format?(text).map { invalid($0) }
+        case .bool:
+            return value.boolValue == nil ? invalid() : nil
+        case .number:
+            return value.doubleValue == nil ? invalid() : nil
+        case .integer(let range):
+            guard let number = value.intValue ?? value.stringValue.flatMap({ Int($0) }) else { return invalid() }
+            return range.contains(number) ? nil : invalid("out of range")
+        case .stringMap(let check):
+            guard let map = value.objectValue else { return invalid() }
+            for (key, entry) in map {
+                let entryPath = "\(path)[\"\(key)\"]"
+                guard let text = entry.stringValue else {
+                    return ValidationFailure(field: entryPath, message: "Invalid value at '\(entryPath)' (TYPE_STRING), \(entry.serializedString()): map values must be strings")
+                }
+                if let reason = check?(key, text) {
+                    return ValidationFailure(field: entryPath, message: "Invalid value at '\(entryPath)': \(reason)")
+                }
+            }
+            return nil
+        case .list(let element):
+            guard let elements = value.arrayValue else { return invalid() }
+            for (index, item) in elements.enumerated() {
+                if let failure = check(item, rule: element, at: "\(path)[\(index)]") { return failure }
+            }
+            return nil
+        case .message(let schema):
+            guard let object = value.objectValue else { return invalid() }
+            return check(object, against: schema, at: path)
+        case .anyObject(let check):
+            guard let object = value.objectValue else { return invalid() }
+            return check?(object).map { ValidationFailure(field: "\(path).\($0.field)", message: "Invalid value at '\(path).\($0.field)': \($0.reason)") }
+        }
+    }
+
+    private static func checkTarget(_ object: JSONObject) -> ValidationFailure? {
+        let targets = ["token", "topic", "condition"].filter { object[$0] != nil && object[$0] != .null }
+        guard targets.count == 1 else {
+            return targets.isEmpty
+                ? ValidationFailure(field: "message", message: "Recipient of the message is not set: exactly one of token, topic or condition is required.")
+                : ValidationFailure(field: "message.\(targets[1])",
+                                    message: "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot overwrite with '\(targets[1])'")
+        }
+        let value = object[targets[0]]?.stringValue ?? ""
+        switch targets[0] {
+        case "token":
+            return value.isEmpty ? ValidationFailure(field: "message.token", message: "The registration token is empty.") : nil
+        case "topic":
+            let name = value.hasPrefix("/topics/") ? value.dropFirst("/topics/".count) : Substring(value)
+            return FormatRules.isTopicName(name) ? nil
+                : ValidationFailure(field: "message.topic", message: "Invalid topic name \"\(value)\": it must match [a-zA-Z0-9-_.~%]+.")
+        default:
+            if case .failure(let error) = ConditionParser.topics(in: value) {
+                return ValidationFailure(field: "message.condition", message: "Invalid condition expression: \(error.description).")
+            }
+            return nil
+        }
+    }
+
+    /// Herald's reading of FCM's limit: the UTF-8 size of the serialized message without its target.
+    private static func checkSize(_ object: JSONObject) -> ValidationFailure? {
+        var payload = object
+        let toToken = object["token"] != nil
+        for target in ["token", "topic", "condition"] { payload[target] = nil }
+        let size = JSON.object(payload).serialized().count
+        let limit = toToken ? tokenPayloadLimit : topicPayloadLimit
+        guard size > limit else { return nil }
+        return ValidationFailure(field: "message",
+                                 message: "Message payload is \(size) bytes; the limit is \(limit) bytes for \(toToken ? "a token" : "topic and condition") messages.")
+    }
+}

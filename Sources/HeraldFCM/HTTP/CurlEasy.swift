@@ -1,0 +1,153 @@
+import CCurl
+
+/// One libcurl easy handle with what a transfer needs to outlive the call that configured it:
+/// the header list, the error buffer, and the response being received.
+///
+/// Not thread-safe: a handle belongs to one `CurlSession`, which one thread uses at a time.
+final class CurlEasy {
+    let handle: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var headerLines: [String] = []
+    private(set) var received = HTTPClientResponse(status: 0)
+
+    init() throws(HTTPTransportError) {
+        CurlGlobal.ensureInitialised()
+        guard let handle = curl_easy_init() else {
+            throw HTTPTransportError(curlCode: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed")
+        }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        // Options that never change: threads (no signals), HTTP and HTTPS only (also after a
+        // redirect, which we never follow), HTTP/2 when TLS offers it.
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_FOLLOWLOCATION, 0)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        try set(CURLOPT_TCP_KEEPALIVE, 1)
+        try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
+        try check(herald_curl_easy_setopt_write(handle, CURLOPT_WRITEFUNCTION, curlEasyWriteBody), "CURLOPT_WRITEFUNCTION")
+        try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
+        try check(herald_curl_easy_setopt_write(handle, CURLOPT_HEADERFUNCTION, curlEasyWriteHeader), "CURLOPT_HEADERFUNCTION")
+        try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    /// Sets the handle up for `request` and clears what the previous transfer received.
+    func prepare(_ request: HTTPClientRequest) throws(HTTPTransportError) {
+        received = HTTPClientResponse(status: 0)
+        errorBuffer[0] = 0
+        // A batch sends the same headers many times: rebuild the list only when they change.
+        let lines = request.headers.map { "\($0.name): \($0.value)" }
+        if lines != headerLines || headerList == nil {
+            if let headerList { curl_slist_free_all(headerList) }
+            headerList = nil
+            headerLines = lines
+            // "Expect:" stops curl from waiting for 100-continue before bodies over 1 KiB.
+            for line in lines + ["Expect:"] {
+                guard let appended = curl_slist_append(headerList, line) else {
+                    throw HTTPTransportError(curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_slist_append failed")
+                }
+                headerList = appended
+            }
+            try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        }
+        try set(CURLOPT_URL, request.url)
+        // Over TLS, wait to learn whether the connection multiplexes (HTTP/2) rather than open a
+        // connection per concurrent request; plain HTTP here is HTTP/1.1, one request per connection.
+        try set(CURLOPT_PIPEWAIT, request.url.hasPrefix("https://") ? 1 : 0)
+        let milliseconds = Int(request.timeout.components.seconds) * 1000
+            + Int(request.timeout.components.attoseconds / 1_000_000_000_000_000)
+        try set(CURLOPT_TIMEOUT_MS, max(1, milliseconds))
+        try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_CUSTOMREQUEST, nil), "CURLOPT_CUSTOMREQUEST")
+        switch request.method {
+        case "GET":
+            try set(CURLOPT_HTTPGET, 1)
+        case "POST":
+            try set(CURLOPT_POST, 1)
+            try setBody(request.body)
+        default:
+            if request.body.isEmpty { try set(CURLOPT_HTTPGET, 1) } else { try set(CURLOPT_POST, 1); try setBody(request.body) }
+            try set(CURLOPT_CUSTOMREQUEST, request.method)
+        }
+    }
+
+    /// The response after a transfer that libcurl reports as done with `code`.
+    func finish(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPTransportError> {
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            return .failure(HTTPTransportError(
+                curlCode: Int(code.rawValue),
+                message: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
+        }
+        var status = 0
+        _ = herald_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        received.status = status
+        return .success(received)
+    }
+
+    private func setBody(_ body: [UInt8]) throws(HTTPTransportError) {
+        try check(herald_curl_easy_setopt_off(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "CURLOPT_POSTFIELDSIZE_LARGE")
+        // COPYPOSTFIELDS copies, so the array need not outlive this call.
+        let code = body.withUnsafeBytes { herald_curl_easy_setopt_ptr(handle, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)) }
+        try check(code, "CURLOPT_COPYPOSTFIELDS")
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) throws(HTTPTransportError) {
+        try check(herald_curl_easy_setopt_long(handle, option, value), "option \(option.rawValue)")
+    }
+
+    private func set(_ option: CURLoption, _ value: String) throws(HTTPTransportError) {
+        try check(value.withCString { herald_curl_easy_setopt_ptr(handle, option, $0) }, "option \(option.rawValue)")
+    }
+
+    private func check(_ code: CURLcode, _ what: String) throws(HTTPTransportError) {
+        guard code == CURLE_OK else {
+            throw HTTPTransportError(curlCode: Int(code.rawValue), message: "setting \(what): \(String(cString: curl_easy_strerror(code)))")
+        }
+    }
+
+    fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) { received.body.append(contentsOf: bytes) }
+
+    fileprivate func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        // Trim CR LF as bytes: as Characters, "\r\n" is one grapheme and matches neither.
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A { end -= 1 }
+        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            received.headers.removeAll(keepingCapacity: true)  // a new (possibly final) response starts
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            received.headers.append((name, String(value)))
+        }
+    }
+}
+
+private func curlEasyWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let context else { return 0 }
+    let easy = Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue()
+    easy.appendBody(UnsafeRawBufferPointer(start: data, count: size * count))
+    return size * count
+}
+
+private func curlEasyWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let context else { return 0 }
+    let easy = Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue()
+    easy.appendHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+    return size * count
+}
+
+/// `curl_global_init` must run once before any other thread uses libcurl.
+enum CurlGlobal {
+    private static let initialised: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+    static func ensureInitialised() { _ = initialised }
+}

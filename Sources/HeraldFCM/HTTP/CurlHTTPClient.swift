@@ -1,0 +1,43 @@
+import Synchronization
+
+/// A blocking HTTP client on libcurl, safe to call from many threads.
+///
+/// Each call checks a `CurlSession` (a multi handle with its connection cache) out of a pool and
+/// returns it afterwards, so connections are reused across calls and across threads without ever
+/// sharing a libcurl handle between two threads at once.
+public final class CurlHTTPClient: Sendable {
+    private let pool = Mutex<[CurlSession]>([])
+    private let maxIdleSessions: Int
+
+    /// - Parameter maxIdleSessions: sessions (each with its open connections) kept between calls;
+    ///   about the number of threads that call at the same time.
+    public init(maxIdleSessions: Int = 16) {
+        self.maxIdleSessions = maxIdleSessions
+    }
+
+    /// Performs one request and waits for its response.
+    public func perform(_ request: HTTPClientRequest) -> Result<HTTPClientResponse, HTTPTransportError> {
+        perform([request], concurrency: 1)[0]
+    }
+
+    /// Performs `requests` with at most `concurrency` in flight on one thread, and returns their
+    /// results in the order of `requests`.
+    public func perform(_ requests: [HTTPClientRequest], concurrency: Int) -> [Result<HTTPClientResponse, HTTPTransportError>] {
+        guard !requests.isEmpty else { return [] }
+        let session: CurlSession
+        if let pooled = pool.withLock({ $0.popLast() }) {
+            session = pooled
+        } else {
+            do {
+                session = try CurlSession()
+            } catch {
+                return requests.map { _ in .failure(error) }
+            }
+        }
+        let results = session.perform(requests, concurrency: concurrency)
+        pool.withLock { sessions in
+            if sessions.count < maxIdleSessions { sessions.append(session) }
+        }
+        return results
+    }
+}

@@ -1,0 +1,56 @@
+/// When to try a failed send again, following FCM's guidance ("Best practices when sending FCM
+/// messages at scale"): exponential backoff with full jitter, at least a minute after
+/// QUOTA_EXCEEDED, never sooner than `Retry-After`, and never for a permanent error.
+///
+/// Pure: the scheduler stores `delay(forAttempt:outcome:)` as the next attempt time, and
+/// `FCMSender.sendWithRetries` sleeps it.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Attempts in all, the first included; after the last one nothing is retried.
+    public var maxAttempts: Int
+    /// The backoff ceiling after the first failure; it doubles after each further failure.
+    public var baseDelay: Duration
+    /// The backoff ceiling never grows beyond this (a server's `Retry-After` may still ask for more).
+    public var maxDelay: Duration
+    /// The least wait after QUOTA_EXCEEDED (FCM: "at least one minute").
+    public var quotaExceededMinimumDelay: Duration
+
+    public init(
+        maxAttempts: Int = 8,
+        baseDelay: Duration = .seconds(1),
+        maxDelay: Duration = .seconds(60),
+        quotaExceededMinimumDelay: Duration = .seconds(60)
+    ) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.quotaExceededMinimumDelay = quotaExceededMinimumDelay
+    }
+
+    /// The wait before the next attempt after attempt number `attempt` (1 for the first) ended
+    /// with `outcome`; nil when there is to be no next attempt: the send succeeded, the error is
+    /// permanent, or the attempts are used up.
+    public func delay(forAttempt attempt: Int, outcome: SendOutcome) -> Duration? {
+        var generator = SystemRandomNumberGenerator()
+        return delay(forAttempt: attempt, outcome: outcome, using: &generator)
+    }
+
+    /// As `delay(forAttempt:outcome:)`, drawing the jitter from `generator` (tests seed it).
+    public func delay(forAttempt attempt: Int, outcome: SendOutcome, using generator: inout some RandomNumberGenerator) -> Duration? {
+        guard case .failed(let error) = outcome, error.isRetryable, attempt < maxAttempts else { return nil }
+        // Full jitter: uniform between zero and the exponential ceiling.
+        let ceiling = backoffCeiling(afterAttempt: attempt)
+        let ceilingNanoseconds = max(0, Int64(ceiling.secondsValue * 1e9))
+        var wait = Duration.nanoseconds(Int64.random(in: 0...ceilingNanoseconds, using: &generator))
+        if error.code == .quotaExceeded { wait = max(wait, quotaExceededMinimumDelay) }
+        if let retryAfter = error.retryAfter { wait = max(wait, retryAfter) }
+        return wait
+    }
+
+    /// `min(maxDelay, baseDelay × 2^(attempt-1))`: the most the jittered backoff waits after
+    /// attempt number `attempt`.
+    public func backoffCeiling(afterAttempt attempt: Int) -> Duration {
+        let doublings = min(max(attempt - 1, 0), 62)
+        let seconds = baseDelay.secondsValue * Double(1 << Int64(doublings))
+        return seconds >= maxDelay.secondsValue ? maxDelay : .nanoseconds(Int64(seconds * 1e9))
+    }
+}
