@@ -144,36 +144,50 @@ struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         let start = index
         index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flushRun(_ parser: inout JSONParser, upTo end: Int, into view: inout String.UnicodeScalarView) throws(JSONParseError) {
-            guard end > runStart else { return }
-            let run = UnsafeBufferPointer(rebasing: parser.bytes[runStart..<end])
-            guard let text = String(validating: run, as: UTF8.self) else {
-                parser.index = runStart
-                throw parser.error("invalid UTF-8 in a string")
+        let contentStart = index
+        // Fast path: most strings have no escapes and decode straight from the input bytes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = try decodeUTF8(contentStart..<index)
+                index += 1
+                return text
             }
-            view.append(contentsOf: text.unicodeScalars)
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
         }
+        var utf8: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[contentStart..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                try flushRun(&self, upTo: index, into: &scalars)
                 index += 1
-                return String(scalars)
+                guard let text = String(validating: utf8, as: UTF8.self) else {
+                    index = contentStart
+                    throw error("invalid UTF-8 in a string")
+                }
+                return text
             case UInt8(ascii: "\\"):
-                try flushRun(&self, upTo: index, into: &scalars)
-                scalars.append(try parseEscape())
-                runStart = index
+                let scalar = try parseEscape()
+                utf8.append(contentsOf: UTF8.encode(scalar)!)
             case 0x00..<0x20:
                 throw error("control character U+\(hex4(UInt32(byte))) must be escaped in a string")
             default:
+                utf8.append(byte)
                 index += 1
             }
         }
         index = start
         throw error("unterminated string")
+    }
+
+    func decodeUTF8(_ range: Range<Int>) throws(JSONParseError) -> String {
+        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+            var parser = self
+            parser.index = range.lowerBound
+            throw parser.error("invalid UTF-8 in a string")
+        }
+        return text
     }
 
     mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
