@@ -117,6 +117,13 @@ public struct Variant: Sendable, Equatable {
     public var weight: Int
     public var notification: NotificationContent
     public var data: StringMap
+
+    public init(key: String, weight: Int, notification: NotificationContent, data: StringMap = [:]) {
+        self.key = key
+        self.weight = weight
+        self.notification = notification
+        self.data = data
+    }
 }
 
 /// The console's "additional options". Each becomes every platform's own field when rendered
