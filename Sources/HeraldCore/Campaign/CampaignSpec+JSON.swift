@@ -16,6 +16,7 @@ extension CampaignSpec {
         if optionsJSON != .object([:]) { object["options"] = optionsJSON }
         if !variants.isEmpty { object["variants"] = .array(variants.map { $0.toJSON() }) }
         if holdoutPercent != 0 { object["holdout_percent"] = .number(Double(holdoutPercent)) }
+        object["schedule"] = schedule?.toJSON()
         return .object(object)
     }
 }

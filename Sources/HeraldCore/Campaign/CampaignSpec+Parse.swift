@@ -17,6 +17,7 @@ extension CampaignSpec {
     /// | `options` | object | see below |
     /// | `variants` | [object] | 1…10 of `{key, weight, notification?, data?}`; key `^[A-Za-z0-9_-]{1,16}$`, unique; weight integer 1…1000 |
     /// | `holdout_percent` | integer | 0…99, share of the audience that gets nothing |
+    /// | `schedule` | object | optional; see `Schedule.toJSON()` (now, once, daily, weekly in an IANA zone) |
     ///
     /// Each variant's title + body (its own, completed from the campaign's `notification`) is at
     /// most 1000 characters; each variant needs a title, a body or data; and each rendered message
@@ -50,7 +51,7 @@ struct CampaignParser {
     var reader = JSONReader()
 
     static let topLevelFields: Set<String> = [
-        "name", "notification", "topics", "condition", "data", "options", "variants", "holdout_percent",
+        "name", "notification", "topics", "condition", "data", "options", "variants", "holdout_percent", "schedule",
     ]
 
     mutating func parse(_ json: JSON, ignoring: Set<String>) -> CampaignSpec? {
@@ -78,9 +79,10 @@ struct CampaignParser {
                 reader.report("holdout_percent", "out_of_range", "must be 0 to 99 percent, found \(value)", limit: 99)
             }
         }
+        let schedule = reader.member(object, "schedule").flatMap { Schedule.parse($0, at: "schedule", reader: &reader) }
         let spec = CampaignSpec(
             name: name, notification: notification, audience: audience ?? .topics([]), data: data,
-            options: options, variants: variants, holdoutPercent: holdout)
+            options: options, variants: variants, holdoutPercent: holdout, schedule: schedule)
         checkConditionRoom(spec)
         checkVariants(spec)
         if let audience, !audience.isEmptyTopics {

@@ -22,10 +22,13 @@ public struct CampaignSpec: Sendable, Equatable {
     public var variants: [VariantSpec]
     /// The share of the audience (0 ..< 100 percent) that gets nothing, as a control group.
     public var holdoutPercent: Int
+    /// When it is sent; nil leaves it unscheduled (a draft, or scheduled by a separate action).
+    public var schedule: Schedule?
 
     public init(
         name: String, notification: NotificationContent? = nil, audience: Audience, data: StringMap = [:],
-        options: CampaignOptions = CampaignOptions(), variants: [VariantSpec] = [], holdoutPercent: Int = 0
+        options: CampaignOptions = CampaignOptions(), variants: [VariantSpec] = [], holdoutPercent: Int = 0,
+        schedule: Schedule? = nil
     ) {
         self.name = name
         self.notification = notification
@@ -34,6 +37,7 @@ public struct CampaignSpec: Sendable, Equatable {
         self.options = options
         self.variants = variants
         self.holdoutPercent = holdoutPercent
+        self.schedule = schedule
     }
 
     /// The variants as sent: each variant's notification completed from the campaign's, and its
