@@ -1,0 +1,34 @@
+import HeraldFCM
+
+/// The composer's limits, in one place so the API document, the forms and the tests agree.
+public enum CampaignLimits {
+    /// Title + body of each variant, in characters as a person counts them (the console's limit).
+    public static let notificationCharacters = 1000
+    public static let nameCharacters = 200
+    /// Topics in one campaign (more than 5 are sent as several conditions).
+    public static let topics = 50
+    /// Characters in one topic name.
+    public static let topicCharacters = 256
+    /// Characters in a condition expression.
+    public static let conditionCharacters = 1000
+    /// Topic mentions in a condition (FCM's limit).
+    public static let conditionTopics = TopicCondition.maximumTopics
+    /// Topic mentions in a condition used with A/B variants or a holdout: one place is kept for
+    /// the audience-bucket part of each request's condition.
+    public static let conditionTopicsWithBuckets = TopicCondition.maximumTopics - 1
+    /// Characters of a URL (image, web link, web icon).
+    public static let urlCharacters = 1000
+    /// Characters of a short option (channel, sound, icon, category, click action).
+    public static let optionCharacters = 100
+    /// Characters of a data key.
+    public static let dataKeyCharacters = 100
+    public static let variants = 10
+    public static let variantKeyCharacters = 16
+    public static let maximumWeight = 1000
+    /// `holdout_percent` is below this.
+    public static let holdoutPercentBound = 100
+    public static let maximumBadge = 99_999
+    public static let maximumExpirySeconds = Message.maximumTTLSeconds
+    public static let analyticsLabelCharacters = 50
+    public static let collapseKeyCharacters = 32
+}

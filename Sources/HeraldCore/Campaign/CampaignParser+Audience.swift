@@ -1,0 +1,131 @@
+import HeraldFCM
+import HeraldJSON
+
+extension CampaignParser {
+    /// `topics` or `condition`, exactly one of them.
+    mutating func parseAudience(_ object: JSONObject) -> Audience? {
+        let hasTopics = reader.member(object, "topics") != nil
+        let hasCondition = reader.member(object, "condition") != nil
+        if hasTopics && hasCondition {
+            reader.report("condition", "conflict", "give either \"topics\" or \"condition\", not both")
+        }
+        if !hasTopics && !hasCondition {
+            reader.report("topics", "required", "a campaign needs \"topics\" (1 to \(CampaignLimits.topics) topic names) or a \"condition\"")
+            return nil
+        }
+        if hasTopics {
+            guard let names = reader.strings(object, "topics", at: "") else { return nil }
+            return .topics(checkTopics(names))
+        }
+        guard let condition = reader.string(object, "condition", at: "") else { return nil }
+        checkCondition(condition)
+        return .condition(condition)
+    }
+
+    mutating func checkTopics(_ names: [String]) -> [String] {
+        if names.isEmpty {
+            reader.report("topics", "required", "at least one topic is required", limit: 1)
+        } else if names.count > CampaignLimits.topics {
+            reader.report("topics", "too_many", "at most \(CampaignLimits.topics) topics, found \(names.count)",
+                limit: CampaignLimits.topics)
+        }
+        var seen: Set<String> = []
+        var result: [String] = []
+        for (index, raw) in names.enumerated() {
+            let path = JSONReader.path("topics", index: index)
+            let name = TopicName.stripPrefix(raw)
+            if !TopicName.isValid(name) {
+                reader.report(path, "invalid_topic",
+                    "topic names use only letters, digits and - _ . ~ % (^[a-zA-Z0-9-_.~%]+$), found \"\(raw)\"")
+            } else if name.count > CampaignLimits.topicCharacters {
+                reader.report(path, "too_long", "topic names have at most \(CampaignLimits.topicCharacters) characters",
+                    limit: CampaignLimits.topicCharacters)
+            } else if !seen.insert(name).inserted {
+                reader.report(path, "duplicate", "the topic \"\(name)\" is listed twice")
+            }
+            result.append(name)
+        }
+        return result
+    }
+
+    mutating func checkCondition(_ condition: String) {
+        if condition.count > CampaignLimits.conditionCharacters {
+            checkLength(condition, at: "condition", limit: CampaignLimits.conditionCharacters)
+            return
+        }
+        do {
+            let parsed = try TopicCondition.parse(condition)
+            if parsed.topicCount > CampaignLimits.conditionTopics {
+                reader.report("condition", "too_many_topics",
+                    "a condition names at most \(CampaignLimits.conditionTopics) topics, found \(parsed.topicCount)",
+                    limit: CampaignLimits.conditionTopics)
+            }
+        } catch {
+            reader.report("condition", "invalid_condition", error.description)
+        }
+    }
+
+    /// A condition combined with audience buckets needs one topic place for the bucket part.
+    mutating func checkConditionRoom(_ spec: CampaignSpec) {
+        guard spec.usesBuckets, case .condition(let condition) = spec.audience,
+            let parsed = try? TopicCondition.parse(condition),
+            parsed.topicCount == CampaignLimits.conditionTopics
+        else { return }
+        reader.report("condition", "too_many_topics",
+            "with A/B variants or a holdout, a condition names at most \(CampaignLimits.conditionTopicsWithBuckets) topics (one place is needed for the audience buckets), found \(parsed.topicCount)",
+            limit: CampaignLimits.conditionTopicsWithBuckets)
+    }
+
+    /// `variants`: keys, weights, their own notification and data.
+    mutating func parseVariants(_ object: JSONObject) -> [VariantSpec] {
+        guard let value = reader.member(object, "variants") else { return [] }
+        guard let elements = value.arrayValue else {
+            reader.wrongType("variants", expected: "an array of variants", found: value)
+            return []
+        }
+        if elements.isEmpty {
+            reader.report("variants", "required", "leave \"variants\" out, or give at least one", limit: 1)
+        } else if elements.count > CampaignLimits.variants {
+            reader.report("variants", "too_many", "at most \(CampaignLimits.variants) variants, found \(elements.count)",
+                limit: CampaignLimits.variants)
+        }
+        var keys: Set<String> = []
+        var result: [VariantSpec] = []
+        for (index, element) in elements.enumerated() {
+            let path = JSONReader.path("variants", index: index)
+            guard let variant = reader.object(element, at: path) else { continue }
+            reader.rejectUnknown(variant, known: ["key", "weight", "notification", "data"], at: path)
+            let key = reader.string(variant, "key", at: path, required: true) ?? ""
+            if reader.member(variant, "key")?.stringValue != nil {
+                if !Self.isVariantKey(key) {
+                    reader.report(JSONReader.path(path, "key"), "invalid_key",
+                        "variant keys match ^[A-Za-z0-9_-]{1,\(CampaignLimits.variantKeyCharacters)}$, found \"\(key)\"",
+                        limit: CampaignLimits.variantKeyCharacters)
+                } else if !keys.insert(key).inserted {
+                    reader.report(JSONReader.path(path, "key"), "duplicate", "the variant key \"\(key)\" is used twice")
+                }
+            }
+            let weight = reader.int(variant, "weight", at: path, required: true) ?? 1
+            if !(1...CampaignLimits.maximumWeight).contains(weight) {
+                reader.report(JSONReader.path(path, "weight"), "out_of_range",
+                    "weights are whole numbers from 1 to \(CampaignLimits.maximumWeight), found \(weight)",
+                    limit: CampaignLimits.maximumWeight)
+            }
+            let notification = reader.object(variant, "notification", at: path)
+                .map { parseNotification($0, at: JSONReader.path(path, "notification")) }
+            let data = parseData(variant, at: path)
+            result.append(VariantSpec(key: key, weight: weight, notification: notification, data: data))
+        }
+        return result
+    }
+
+    static func isVariantKey(_ key: String) -> Bool {
+        (1...CampaignLimits.variantKeyCharacters).contains(key.unicodeScalars.count)
+            && key.unicodeScalars.allSatisfy { scalar in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", "_", "-": true
+                default: false
+                }
+            }
+    }
+}

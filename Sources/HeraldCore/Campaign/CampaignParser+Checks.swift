@@ -1,0 +1,56 @@
+import Foundation
+import HeraldFCM
+import HeraldJSON
+
+/// The rules that look at a whole variant rather than one field.
+extension CampaignParser {
+    /// Per effective variant: some content, the 1000-character limit, and the analytics label.
+    mutating func checkVariants(_ spec: CampaignSpec) {
+        let explicit = !spec.variants.isEmpty
+        for (index, variant) in spec.effectiveVariants.enumerated() {
+            let prefix = explicit ? JSONReader.path("variants", index: index) : ""
+            let own = explicit ? spec.variants[index].notification : spec.notification
+            if !variant.notification.hasText && variant.data.isEmpty {
+                reader.report(JSONReader.path(prefix, "notification"), "required",
+                    "a notification needs a title or a body (or the message needs data)")
+            }
+            let count = variant.notification.characterCount
+            if count > CampaignLimits.notificationCharacters {
+                // Name the field the author can shorten: the variant's own body or title, else the campaign's.
+                let field = own?.body != nil ? "body" : own?.title != nil ? "title" : (spec.notification?.body != nil ? "body" : "title")
+                let path = own?.body != nil || own?.title != nil
+                    ? JSONReader.path(JSONReader.path(prefix, "notification"), field)
+                    : JSONReader.path("notification", field)
+                reader.report(path, "too_long",
+                    "the title and body together have at most \(CampaignLimits.notificationCharacters) characters, found \(count)",
+                    limit: CampaignLimits.notificationCharacters)
+            }
+            if explicit, spec.variants.count > 1, let label = spec.options.analyticsLabel,
+                !Message.isAnalyticsLabel("\(label)-\(variant.key)") {
+                reader.report("options.analytics_label", "too_long",
+                    "with variants the label becomes \"\(label)-\(variant.key)\", which must have at most 50 characters",
+                    limit: CampaignLimits.analyticsLabelCharacters)
+            }
+        }
+    }
+
+    /// Renders every variant as a topic message and checks FCM's 2048-byte topic payload limit
+    /// (UTF-8 bytes of the message without its target). A 10-digit `apns-expiration` stands in for
+    /// the value known only at send time; a derived analytics label is not counted, since the
+    /// renderer drops it rather than exceed the limit (an explicit label is counted).
+    mutating func checkRenderedPayloads(_ spec: CampaignSpec) {
+        let explicit = !spec.variants.isEmpty
+        let sendTime = Date(timeIntervalSince1970: 4_000_000_000)
+        for (index, variant) in spec.effectiveVariants.enumerated() {
+            let message = Renderer.render(
+                campaign: spec, variant: variant, target: .topic("t"), campaignID: nil, sendTime: sendTime)
+            let size = message.payloadSize
+            if size > Message.topicPayloadLimit {
+                let path = explicit ? JSONReader.path("variants", index: index) : "notification"
+                reader.report(path, "payload_too_large",
+                    "the rendered message is \(size) bytes; FCM accepts at most \(Message.topicPayloadLimit) bytes for topic and condition messages",
+                    limit: Message.topicPayloadLimit)
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import HeraldFCM
+import HeraldJSON
+
+extension CampaignSpec {
+    /// Reads and validates a campaign from its JSON form, reporting every failure at once.
+    ///
+    /// The contract (unknown members are `unknown_field` errors; `null` equals absent; strings are
+    /// counted in characters as a person counts them; "" in an optional text field means unset):
+    ///
+    /// | field | type | rule |
+    /// | --- | --- | --- |
+    /// | `name` | string | required, 1…200 characters |
+    /// | `notification` | object | `title`, `body` (strings), `image` (https URL, ≤ 1000); required unless every variant has its own text or data |
+    /// | `topics` | [string] | 1…50 topic names `^[a-zA-Z0-9-_.~%]+$` (≤ 256 each, `/topics/` prefix stripped, no duplicates) |
+    /// | `condition` | string | FCM condition: `'t' in topics`, `&&`, `||`, `!`, `( )`; ≤ 5 topic mentions (≤ 4 with variants or a holdout), ≤ 1000 characters. Exactly one of `topics`/`condition` |
+    /// | `data` | {string: string} | keys 1…100 characters, not `from`, `message_type`, `google.*`, `gcm.*` |
+    /// | `options` | object | see below |
+    /// | `variants` | [object] | 1…10 of `{key, weight, notification?, data?}`; key `^[A-Za-z0-9_-]{1,16}$`, unique; weight integer 1…1000 |
+    /// | `holdout_percent` | integer | 0…99, share of the audience that gets nothing |
+    /// | `schedule` | object | optional; see `Schedule.toJSON()` (now, once, daily, weekly in an IANA zone) |
+    ///
+    /// Each variant's title + body (its own, completed from the campaign's `notification`) is at
+    /// most 1000 characters; each variant needs a title, a body or data; and each rendered message
+    /// must fit FCM's 2048-byte topic payload limit (`payload_too_large` at `variants[i]`, or at
+    /// `notification` without variants).
+    ///
+    /// `options`: `android_channel_id`, `sound`, `icon` (Android drawable name), `click_action`,
+    /// `ios_sound`, `ios_category` (strings ≤ 100); `priority` "high" | "normal"; `color` "#rrggbb";
+    /// `ios_badge` integer 0…99999; `web_link`, `web_icon` https URLs ≤ 1000; `expiry_seconds`
+    /// integer 0…2419200; `analytics_label` `^[a-zA-Z0-9-_.~%]{1,50}$` (with several variants,
+    /// "<label>-<key>" must fit too); `collapse_key` `^[A-Za-z0-9_-]{1,32}$`; `overrides`
+    /// `{"android": {…}, "apns": {…}, "webpush": {…}}`, raw v1 blocks checked like FCM checks them.
+    ///
+    /// `ignoring` names top-level members to skip, such as the server's own `id`, `status`,
+    /// `version`, `created_at` and `updated_at` on a document that was read and sent back.
+    public static func parse(_ json: JSON, ignoring: Set<String> = []) -> Result<CampaignSpec, ValidationErrors> {
+        var parser = CampaignParser()
+        let spec = parser.parse(json, ignoring: ignoring)
+        if let spec, parser.reader.issues.isEmpty {
+            return .success(spec)
+        }
+        return .failure(ValidationErrors(errors: parser.reader.issues.map(FieldError.init)))
+    }
+
+    /// The members a server adds to a stored campaign, to pass as `ignoring`.
+    public static let serverFields: Set<String> = ["id", "status", "version", "created_at", "updated_at"]
+}
+
+/// One pass over a campaign document; `reader` collects the problems.
+struct CampaignParser {
+    var reader = JSONReader()
+
+    static let topLevelFields: Set<String> = [
+        "name", "notification", "topics", "condition", "data", "options", "variants", "holdout_percent", "schedule",
+    ]
+
+    mutating func parse(_ json: JSON, ignoring: Set<String>) -> CampaignSpec? {
+        guard let object = reader.object(json, at: "") else { return nil }
+        reader.rejectUnknown(object, known: Self.topLevelFields.union(ignoring), at: "")
+
+        let name = reader.string(object, "name", at: "", required: true) ?? ""
+        if reader.member(object, "name")?.stringValue != nil {
+            if name.allSatisfy(\.isWhitespace) {
+                reader.report("name", "required", "the name must not be empty")
+            } else {
+                checkLength(name, at: "name", limit: CampaignLimits.nameCharacters)
+            }
+        }
+        let notification = reader.object(object, "notification", at: "").map { parseNotification($0, at: "notification") }
+        let audience = parseAudience(object)
+        let data = parseData(object, at: "")
+        let options = reader.object(object, "options", at: "").map { parseOptions($0, at: "options") } ?? CampaignOptions()
+        let variants = parseVariants(object)
+        var holdout = 0
+        if let value = reader.int(object, "holdout_percent", at: "") {
+            if (0..<CampaignLimits.holdoutPercentBound).contains(value) {
+                holdout = value
+            } else {
+                reader.report("holdout_percent", "out_of_range", "must be 0 to 99 percent, found \(value)", limit: 99)
+            }
+        }
+        let schedule = reader.member(object, "schedule").flatMap { Schedule.parse($0, at: "schedule", reader: &reader) }
+        let spec = CampaignSpec(
+            name: name, notification: notification, audience: audience ?? .topics([]), data: data,
+            options: options, variants: variants, holdoutPercent: holdout, schedule: schedule)
+        checkConditionRoom(spec)
+        checkVariants(spec)
+        if let audience, !audience.isEmptyTopics {
+            checkRenderedPayloads(spec)
+        }
+        return spec
+    }
+
+    /// Reports `too_long` when `text` has more than `limit` characters.
+    mutating func checkLength(_ text: String, at path: String, limit: Int) {
+        let count = text.count
+        if count > limit {
+            reader.report(path, "too_long", "at most \(limit) characters, found \(count)", limit: limit)
+        }
+    }
+
+    /// A string option: "" is unset; longer than `limit` is `too_long`.
+    mutating func text(_ object: JSONObject, _ key: String, at parent: String, limit: Int) -> String? {
+        guard let value = reader.string(object, key, at: parent), !value.isEmpty else { return nil }
+        checkLength(value, at: JSONReader.path(parent, key), limit: limit)
+        return value
+    }
+
+    /// An https URL option.
+    mutating func url(_ object: JSONObject, _ key: String, at parent: String) -> String? {
+        guard let value = text(object, key, at: parent, limit: CampaignLimits.urlCharacters) else { return nil }
+        if !Message.isHTTPS(value) {
+            reader.report(JSONReader.path(parent, key), "not_https", "must be an https:// URL, found \"\(value)\"")
+        }
+        return value
+    }
+
+    mutating func parseNotification(_ object: JSONObject, at path: String) -> NotificationContent {
+        reader.rejectUnknown(object, known: ["title", "body", "image"], at: path)
+        // The 1000-character limit is checked per variant, on title and body together.
+        return NotificationContent(
+            title: reader.string(object, "title", at: path).flatMap { $0.isEmpty ? nil : $0 },
+            body: reader.string(object, "body", at: path).flatMap { $0.isEmpty ? nil : $0 },
+            image: url(object, "image", at: path))
+    }
+
+    mutating func parseData(_ object: JSONObject, at parent: String) -> StringMap {
+        let path = JSONReader.path(parent, "data")
+        guard let pairs = reader.stringMap(object, "data", at: parent) else { return [:] }
+        for (key, _) in pairs {
+            let keyPath = JSONReader.path(path, key)
+            if key.isEmpty {
+                reader.report(keyPath, "required", "data keys must not be empty")
+            } else if Message.isReservedDataKey(key) {
+                reader.report(keyPath, "reserved_key", "\"\(key)\" is reserved by FCM (from, message_type, google.*, gcm.*)")
+            } else if key.count > CampaignLimits.dataKeyCharacters {
+                reader.report(keyPath, "too_long", "data keys have at most \(CampaignLimits.dataKeyCharacters) characters",
+                    limit: CampaignLimits.dataKeyCharacters)
+            }
+        }
+        return StringMap(pairs)
+    }
+}
+
+extension Audience {
+    var isEmptyTopics: Bool { self == .topics([]) }
+}

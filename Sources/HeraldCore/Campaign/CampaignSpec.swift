@@ -1,0 +1,203 @@
+import HeraldFCM
+import HeraldJSON
+
+/// A campaign's validated content: what is stored, rendered into v1 messages and planned into
+/// requests. Its JSON form (`toJSON()`, `parse(_:)`) is the contract internal tools rely on; the
+/// field list and limits are documented on `CampaignSpec.parse(_:ignoring:)`.
+///
+/// Build one with `parse` (which checks every rule); the memberwise initialiser does not validate.
+public struct CampaignSpec: Sendable, Equatable {
+    /// A name for people (1…200 characters).
+    public var name: String
+    /// The notification of the single implicit variant, or the defaults that variants inherit
+    /// field by field.
+    public var notification: NotificationContent?
+    /// Who receives it: topics, or a condition over topics.
+    public var audience: Audience
+    /// Custom data sent with every variant (a variant's own data wins per key).
+    public var data: StringMap
+    /// The console's "additional options".
+    public var options: CampaignOptions
+    /// The A/B variants as written; empty means one implicit variant "A" of weight 100.
+    public var variants: [VariantSpec]
+    /// The share of the audience (0 ..< 100 percent) that gets nothing, as a control group.
+    public var holdoutPercent: Int
+    /// When it is sent; nil leaves it unscheduled (a draft, or scheduled by a separate action).
+    public var schedule: Schedule?
+
+    public init(
+        name: String, notification: NotificationContent? = nil, audience: Audience, data: StringMap = [:],
+        options: CampaignOptions = CampaignOptions(), variants: [VariantSpec] = [], holdoutPercent: Int = 0,
+        schedule: Schedule? = nil
+    ) {
+        self.name = name
+        self.notification = notification
+        self.audience = audience
+        self.data = data
+        self.options = options
+        self.variants = variants
+        self.holdoutPercent = holdoutPercent
+        self.schedule = schedule
+    }
+
+    /// The variants as sent: each variant's notification completed from the campaign's, and its
+    /// data merged over the campaign's. Without explicit variants, the single variant "A" (weight 100).
+    public var effectiveVariants: [Variant] {
+        if variants.isEmpty {
+            return [Variant(key: "A", weight: 100, notification: notification ?? NotificationContent(), data: data)]
+        }
+        return variants.map { spec in
+            Variant(
+                key: spec.key, weight: spec.weight,
+                notification: (notification ?? NotificationContent()).overlaid(by: spec.notification),
+                data: data.merging(spec.data))
+        }
+    }
+
+    /// The effective variant with this key.
+    public func variant(_ key: String) -> Variant? {
+        effectiveVariants.first { $0.key == key }
+    }
+
+    /// Whether sending needs audience buckets: several variants or a holdout group.
+    public var usesBuckets: Bool { variants.count > 1 || holdoutPercent > 0 }
+}
+
+/// The recipients of a campaign.
+public enum Audience: Sendable, Equatable {
+    /// Devices subscribed to any of these topics (names without the `/topics/` prefix).
+    case topics([String])
+    /// Devices matching an FCM condition such as `'news' in topics && !'muted' in topics`.
+    case condition(String)
+}
+
+/// Notification text and image. Every field is optional so that a variant can inherit the others.
+public struct NotificationContent: Sendable, Equatable {
+    public var title: String?
+    public var body: String?
+    /// An https image URL (Apple needs a file extension in it).
+    public var image: String?
+
+    public init(title: String? = nil, body: String? = nil, image: String? = nil) {
+        self.title = title
+        self.body = body
+        self.image = image
+    }
+
+    /// This content with `other`'s set fields in place of its own.
+    public func overlaid(by other: NotificationContent?) -> NotificationContent {
+        guard let other else { return self }
+        return NotificationContent(title: other.title ?? title, body: other.body ?? body, image: other.image ?? image)
+    }
+
+    /// Whether there is any text to show.
+    public var hasText: Bool { title != nil || body != nil }
+
+    /// Title and body, counted as a person counts characters (grapheme clusters).
+    public var characterCount: Int { (title?.count ?? 0) + (body?.count ?? 0) }
+}
+
+/// A variant as written in the campaign: its own notification fields and data, which complete the
+/// campaign's.
+public struct VariantSpec: Sendable, Equatable {
+    /// A short unique key ("A", "B", "control"): `^[A-Za-z0-9_-]{1,16}$`.
+    public var key: String
+    /// A positive integer; the variant's share of the non-holdout audience is weight / total weight.
+    public var weight: Int
+    public var notification: NotificationContent?
+    public var data: StringMap
+
+    public init(key: String, weight: Int, notification: NotificationContent? = nil, data: StringMap = [:]) {
+        self.key = key
+        self.weight = weight
+        self.notification = notification
+        self.data = data
+    }
+}
+
+/// A variant as sent: complete notification and merged data.
+public struct Variant: Sendable, Equatable {
+    public var key: String
+    public var weight: Int
+    public var notification: NotificationContent
+    public var data: StringMap
+
+    public init(key: String, weight: Int, notification: NotificationContent, data: StringMap = [:]) {
+        self.key = key
+        self.weight = weight
+        self.notification = notification
+        self.data = data
+    }
+}
+
+/// The console's "additional options". Each becomes every platform's own field when rendered
+/// (see `Renderer`).
+public struct CampaignOptions: Sendable, Equatable {
+    /// "high" or "normal".
+    public enum Priority: String, Sendable, CaseIterable {
+        case high, normal
+    }
+
+    public var androidChannelID: String?
+    public var priority: Priority?
+    public var sound: String?
+    /// An Android drawable resource name.
+    public var icon: String?
+    /// An https URL of the web notification's icon.
+    public var webIcon: String?
+    /// `#rrggbb`, Android's notification colour.
+    public var color: String?
+    public var clickAction: String?
+    public var iosBadge: Int?
+    public var iosSound: String?
+    public var iosCategory: String?
+    /// An https page opened when a web notification is clicked.
+    public var webLink: String?
+    /// How long an undelivered message is kept (0 … 2,419,200 seconds).
+    public var expirySeconds: Int?
+    /// The analytics label; nil derives "herald-<campaign id>-<variant key>" when rendering.
+    public var analyticsLabel: String?
+    /// Newer messages with the same key replace older undelivered ones on every platform.
+    public var collapseKey: String?
+    /// Raw per-platform blocks merged over the rendered ones.
+    public var overrides: PlatformOverrides
+
+    public init(
+        androidChannelID: String? = nil, priority: Priority? = nil, sound: String? = nil, icon: String? = nil,
+        webIcon: String? = nil, color: String? = nil, clickAction: String? = nil, iosBadge: Int? = nil,
+        iosSound: String? = nil, iosCategory: String? = nil, webLink: String? = nil, expirySeconds: Int? = nil,
+        analyticsLabel: String? = nil, collapseKey: String? = nil, overrides: PlatformOverrides = PlatformOverrides()
+    ) {
+        self.androidChannelID = androidChannelID
+        self.priority = priority
+        self.sound = sound
+        self.icon = icon
+        self.webIcon = webIcon
+        self.color = color
+        self.clickAction = clickAction
+        self.iosBadge = iosBadge
+        self.iosSound = iosSound
+        self.iosCategory = iosCategory
+        self.webLink = webLink
+        self.expirySeconds = expirySeconds
+        self.analyticsLabel = analyticsLabel
+        self.collapseKey = collapseKey
+        self.overrides = overrides
+    }
+}
+
+/// Raw v1 `android`, `apns` and `webpush` blocks, deep-merged over what Herald renders (objects
+/// merge member by member; any other value replaces). They are validated with the message.
+public struct PlatformOverrides: Sendable, Equatable {
+    public var android: JSONObject?
+    public var apns: JSONObject?
+    public var webpush: JSONObject?
+
+    public init(android: JSONObject? = nil, apns: JSONObject? = nil, webpush: JSONObject? = nil) {
+        self.android = android
+        self.apns = apns
+        self.webpush = webpush
+    }
+
+    public var isEmpty: Bool { android == nil && apns == nil && webpush == nil }
+}

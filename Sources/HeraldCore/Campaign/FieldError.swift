@@ -1,0 +1,46 @@
+import HeraldJSON
+
+/// One invalid field of a campaign: where (`variants[1].notification.body`), a machine code
+/// (`too_long`, `required`, `invalid_topic`, `reserved_key`, `not_https`, `out_of_range`,
+/// `unknown_field`, `wrong_type`, `payload_too_large`, …), a sentence for people that states the
+/// limit, and the limit as a number when there is one.
+public struct FieldError: Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var code: String
+    public var message: String
+    public var limit: Int?
+
+    public init(path: String, code: String, message: String, limit: Int? = nil) {
+        self.path = path
+        self.code = code
+        self.message = message
+        self.limit = limit
+    }
+
+    init(_ issue: JSONIssue) {
+        self.init(path: issue.path, code: issue.code, message: issue.message, limit: issue.limit)
+    }
+
+    public var description: String { "\(path): \(message)" }
+
+    /// `{"path", "code", "message", "limit"?}`, for problem+json bodies.
+    public func toJSON() -> JSON {
+        var object: JSONObject = ["path": .string(path), "code": .string(code), "message": .string(message)]
+        if let limit { object["limit"] = .number(Double(limit)) }
+        return .object(object)
+    }
+}
+
+/// Every invalid field of a campaign, in document order, never just the first.
+public struct ValidationErrors: Error, Sendable, Equatable, CustomStringConvertible {
+    public var errors: [FieldError]
+
+    public init(errors: [FieldError]) {
+        self.errors = errors
+    }
+
+    public var description: String { errors.map(\.description).joined(separator: "; ") }
+
+    /// The errors at exactly `path`.
+    public func at(_ path: String) -> [FieldError] { errors.filter { $0.path == path } }
+}

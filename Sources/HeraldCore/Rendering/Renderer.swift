@@ -1,0 +1,171 @@
+import Foundation
+import HeraldFCM
+import HeraldJSON
+
+/// Who one v1 request goes to: a topic, a condition over topics, or one registration token.
+public typealias Target = Message.Target
+
+/// Renders one variant of a campaign into one v1 message for one target. Pure: the send time is
+/// a parameter, not read from a clock.
+///
+/// A campaign says each idea once; the renderer writes every platform's own field for it
+/// (reference/fcm.md, "One idea, each platform's field"):
+///
+/// | option | android | apns | webpush |
+/// | --- | --- | --- | --- |
+/// | `expiry_seconds` N | `ttl` "Ns" | header `apns-expiration` = send time + N (epoch s; "0" when N = 0: deliver now or never) | header `TTL` "N" |
+/// | `priority` | `priority` HIGH/NORMAL | header `apns-priority` "10"/"5" | header `Urgency` high/normal |
+/// | `notification.image` | `notification.image` | `fcm_options.image` + `aps.mutable-content` 1 | `notification.image` |
+/// | `click_action` | `notification.click_action` | `aps.category` (unless `ios_category`) | — |
+/// | `web_link` | — | — | `fcm_options.link` |
+/// | `sound` | `notification.sound` | `aps.sound` (unless `ios_sound`) | — |
+/// | `ios_badge` | `notification.notification_count` | `aps.badge` | — |
+/// | `icon` / `web_icon` | `notification.icon` (drawable name) | — | `notification.icon` (`web_icon`, a URL) |
+/// | `color` | `notification.color` | — | — |
+/// | `android_channel_id` | `notification.channel_id` | — | — |
+/// | `collapse_key` | `collapse_key` | header `apns-collapse-id` | header `Topic` |
+/// | analytics label | top-level `fcm_options.analytics_label`, which FCM applies to every platform |
+///
+/// Title and body go in the common `notification`; the data in the common `data`. The image is
+/// written to each platform's own field, as the seeds do, rather than also to the common
+/// `notification.image`: that would repeat the URL inside the 2048-byte topic budget.
+/// Nothing unset is written (no empty objects). `options.overrides` are deep-merged last.
+public enum Renderer {
+    /// The message for `variant` of `campaign` sent to `target` at `sendTime`. `campaignID`
+    /// names the default analytics label ("herald-<id>-<key>"); without it and without an
+    /// explicit `analytics_label`, no label is written. A derived label is left out when it alone
+    /// would push the message over FCM's payload limit (so 1000 characters of Persian text still
+    /// go to a topic); an explicit label is always written and counted when the campaign is checked.
+    public static func render(
+        campaign: CampaignSpec, variant: Variant, target: Target, campaignID: String?, sendTime: Date
+    ) -> Message {
+        let options = campaign.options
+        let content = variant.notification
+        var message = Message(target: target)
+        if content.hasText {
+            message.notification = Message.Notification(title: content.title, body: content.body)
+        }
+        message.data = variant.data.isEmpty ? nil : variant.data
+        message.android = android(options, content)
+        message.apns = apns(options, content, sendTime: sendTime)
+        message.webpush = webpush(options, content)
+        if let label = analyticsLabel(campaign: campaign, variantKey: variant.key, campaignID: campaignID) {
+            message.fcmOptions = Message.FCMOptions(analyticsLabel: label)
+        }
+        message = applying(options.overrides, to: message)
+        // A derived label is only analytics: it gives way rather than push the message over FCM's limit.
+        if options.analyticsLabel == nil, message.fcmOptions != nil, message.payloadSize > message.payloadLimit {
+            message.fcmOptions = nil
+        }
+        return message
+    }
+
+    /// The analytics label of one variant: the campaign's explicit label (with "-<key>" added when
+    /// there are several variants), else "herald-<campaign id>-<key>" shortened to 50 characters
+    /// (the id is cut, the key kept), else nil.
+    public static func analyticsLabel(campaign: CampaignSpec, variantKey: String, campaignID: String?) -> String? {
+        if let label = campaign.options.analyticsLabel {
+            return campaign.variants.count > 1 ? "\(label)-\(variantKey)" : label
+        }
+        guard let campaignID else { return nil }
+        let id = String(String.UnicodeScalarView(campaignID.unicodeScalars.filter(TopicName.isAllowedInLabel)))
+        let room = 50 - "herald-".count - 1 - variantKey.count
+        return "herald-\(id.prefix(max(0, room)))-\(variantKey)"
+    }
+
+    static func android(_ options: CampaignOptions, _ content: NotificationContent) -> AndroidConfig? {
+        var config = AndroidConfig()
+        config.collapseKey = options.collapseKey
+        config.priority = options.priority.map { $0 == .high ? .high : .normal }
+        config.ttl = options.expirySeconds.map { ProtoDuration(seconds: Int64($0)) }
+        var notification = AndroidNotification()
+        notification.icon = options.icon
+        notification.color = options.color
+        notification.sound = options.sound
+        notification.clickAction = options.clickAction
+        notification.channelID = options.androidChannelID
+        notification.image = content.image
+        notification.notificationCount = options.iosBadge
+        if notification != AndroidNotification() { config.notification = notification }
+        return config == AndroidConfig() ? nil : config
+    }
+
+    static func apns(_ options: CampaignOptions, _ content: NotificationContent, sendTime: Date) -> APNSConfig? {
+        var headers = StringMap()
+        if let priority = options.priority { headers["apns-priority"] = priority == .high ? "10" : "5" }
+        if let expiry = options.expirySeconds {
+            let epoch = Int64(sendTime.timeIntervalSince1970.rounded(.down)) + Int64(expiry)
+            headers["apns-expiration"] = expiry == 0 ? "0" : String(epoch)
+        }
+        if let key = options.collapseKey { headers["apns-collapse-id"] = key }
+        var config = APNSConfig()
+        config.headers = headers.isEmpty ? nil : headers
+        var aps = JSONObject()
+        if let badge = options.iosBadge { aps["badge"] = .number(Double(badge)) }
+        if let sound = options.iosSound ?? options.sound { aps["sound"] = .string(sound) }
+        if let category = options.iosCategory ?? options.clickAction { aps["category"] = .string(category) }
+        if let image = content.image {
+            aps["mutable-content"] = 1
+            config.image = image
+        }
+        config.aps = aps
+        return config == APNSConfig() ? nil : config
+    }
+
+    static func webpush(_ options: CampaignOptions, _ content: NotificationContent) -> WebpushConfig? {
+        var headers = StringMap()
+        if let expiry = options.expirySeconds { headers["TTL"] = String(expiry) }
+        if let priority = options.priority { headers["Urgency"] = priority.rawValue }
+        if let key = options.collapseKey { headers["Topic"] = key }
+        var notification = JSONObject()
+        if let image = content.image { notification["image"] = .string(image) }
+        if let icon = options.webIcon { notification["icon"] = .string(icon) }
+        var config = WebpushConfig()
+        config.headers = headers.isEmpty ? nil : headers
+        config.notification = notification.isEmpty ? nil : .object(notification)
+        config.link = options.webLink
+        return config == WebpushConfig() ? nil : config
+    }
+
+    /// Deep-merges the overrides over the rendered blocks. Overrides were validated when the
+    /// campaign was parsed; should a merge still not decode, the rendered message is kept as is.
+    static func applying(_ overrides: PlatformOverrides, to message: Message) -> Message {
+        guard !overrides.isEmpty, var object = message.json().objectValue else { return message }
+        let blocks: [(String, JSONObject?)] = [("android", overrides.android), ("apns", overrides.apns), ("webpush", overrides.webpush)]
+        for (key, override) in blocks {
+            guard let override else { continue }
+            object[key] = JSON.deepMerge(object[key] ?? .object([:]), .object(override))
+        }
+        return (try? Message.fromJSON(.object(object))) ?? message
+    }
+}
+
+/// Renders `variant` of `campaign` for `target`; see `Renderer`.
+public func render(campaign: CampaignSpec, variant: Variant, target: Target, campaignID: String?, sendTime: Date) -> Message {
+    Renderer.render(campaign: campaign, variant: variant, target: target, campaignID: campaignID, sendTime: sendTime)
+}
+
+/// Renders the variant with key `variantKey`, or nil when the campaign has no such variant.
+public func render(campaign: CampaignSpec, variantKey: String, target: Target, campaignID: String?, sendTime: Date) -> Message? {
+    campaign.variant(variantKey).map {
+        Renderer.render(campaign: campaign, variant: $0, target: target, campaignID: campaignID, sendTime: sendTime)
+    }
+}
+
+extension TopicName {
+    /// The characters analytics labels allow (the same as topic names).
+    static func isAllowedInLabel(_ scalar: Unicode.Scalar) -> Bool {
+        TopicName.isValid(String(scalar))
+    }
+}
+
+extension JSON {
+    /// `overlay` merged into `base`: objects member by member (recursively), anything else replaced.
+    static func deepMerge(_ base: JSON, _ overlay: JSON) -> JSON {
+        guard var merged = base.objectValue, let top = overlay.objectValue else { return overlay }
+        for (key, value) in top {
+            merged[key] = merged[key].map { deepMerge($0, value) } ?? value
+        }
+        return .object(merged)
+    }
+}

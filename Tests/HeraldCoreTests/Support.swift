@@ -1,0 +1,31 @@
+import HeraldCore
+import HeraldJSON
+import Testing
+
+/// Parses `text` as JSON (a test's fixed input must be valid JSON) and then as a campaign.
+func parseCampaign(_ text: String) throws -> Result<CampaignSpec, ValidationErrors> {
+    CampaignSpec.parse(try JSON.parse(text))
+}
+
+/// The validation errors of `text`, or a recorded failure when it unexpectedly parses.
+func errors(of text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [FieldError] {
+    switch try parseCampaign(text) {
+    case .success: Issue.record("expected validation errors", sourceLocation: sourceLocation); return []
+    case .failure(let failure): return failure.errors
+    }
+}
+
+/// The campaign in `text`, or a recorded failure listing its errors.
+func campaign(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> CampaignSpec {
+    switch try parseCampaign(text) {
+    case .success(let spec): return spec
+    case .failure(let failure):
+        Issue.record("unexpected errors: \(failure)", sourceLocation: sourceLocation)
+        throw failure
+    }
+}
+
+/// A JSON string literal of `text`, for building documents in tests.
+func quoted(_ text: String) -> String {
+    JSON.string(text).serializedString()
+}
