@@ -86,10 +86,19 @@ public final class PostgresConnection {
         guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
         let socket = PQsocket(handle)
         guard socket >= 0 else { return false }
-        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, 0) > 0 else { return true }
-        // Readable while idle: a notification, or the server's goodbye and EOF.
-        guard PQconsumeInput(handle) == 1 else { return false }
+        // Readable while idle: notifications, or the server's goodbye message and then EOF,
+        // which libpq notices only on the read after the message.
+        for _ in 0..<8 {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { return true }
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return false }
+        }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// True when open and libpq has not seen it break (no round trip, no socket check).
+    var isUsable: Bool {
+        guard let handle else { return false }
         return PQstatus(handle) == CONNECTION_OK
     }
 
