@@ -1,0 +1,186 @@
+import CLibPQ
+import Glibc
+
+/// One libpq connection. Blocking; used by one thread at a time (it is deliberately not
+/// `Sendable`); a `PostgresPool` hands connections to threads.
+///
+/// Every statement goes through `PQexecParams`: values travel as bind parameters, never as SQL text.
+public final class PostgresConnection {
+    private var handle: OpaquePointer?
+
+    /// Connects with a `postgresql://` URL or a libpq conninfo string (`host=… dbname=…`).
+    /// Without a `connect_timeout` in the URL, connecting gives up after 10 seconds.
+    public init(url: String) throws {
+        // connect_timeout first: a value in the URL (expanded from dbname) overrides it.
+        let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
+        let values = ["10", "herald", url]
+        let connection = withCStrings(keywords) { keywordPointers in
+            withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let connection else {
+            throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let text = String(cString: PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError(kind: .connection, message: text, libpqMessage: text)
+        }
+        handle = connection
+        // Notices (e.g. "drop cascades to …") would go to stderr by default; they are not errors.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        // Results are parsed in the ISO date style and in UTF-8, whatever the server's defaults.
+        try executeScript("SET DateStyle TO 'ISO, MDY'; SET client_encoding TO 'UTF8'")
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Closes the connection; later calls throw. Closing twice is harmless.
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Runs a statement and returns its rows.
+    public func query(_ query: PostgresQuery) throws -> PostgresRows {
+        PostgresRows(result: try execute(query: query))
+    }
+
+    /// Runs a statement and returns the number of rows it affected (`PQcmdTuples`; 0 when the
+    /// statement does not report a count).
+    @discardableResult
+    public func execute(_ query: PostgresQuery) throws -> Int {
+        let result = try execute(query: query)
+        return Int(String(cString: PQcmdTuples(result.pointer))) ?? 0
+    }
+
+    /// Runs `body` in a transaction: COMMIT when it returns, ROLLBACK when it throws (the
+    /// error is rethrown). Transactions do not nest.
+    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try execute("BEGIN")
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            if isOpen { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+        try execute("COMMIT")
+        return value
+    }
+
+    /// Runs several statements separated by semicolons, with no parameters, through the simple
+    /// query protocol (for migration files and session settings). Never build `sql` from values.
+    public func executeScript(_ sql: String) throws {
+        let connection = try openHandle()
+        let result = PostgresResult(PQexec(connection, sql))
+        try check(result, connection: connection)
+    }
+
+    /// True when the connection is open and the server has not closed it. Cheap: looks at the
+    /// socket without a round trip (an idle connection the server ended is readable).
+    public var isHealthy: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return false }
+        // Readable while idle: notifications, or the server's goodbye message and then EOF,
+        // which libpq notices only on the read after the message.
+        for _ in 0..<8 {
+            var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0 else { return true }
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return false }
+        }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// True when open and libpq has not seen it break (no round trip, no socket check).
+    var isUsable: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// True unless the connection has been closed.
+    public var isOpen: Bool { handle != nil }
+
+    /// True while a transaction is open (or failed and awaiting ROLLBACK).
+    public var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// The server process serving this connection (`pg_backend_pid()`).
+    public var backendPID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    /// The libpq handle, for this module's listener.
+    func openHandle() throws -> OpaquePointer {
+        guard let handle else {
+            throw PostgresError(kind: .misuse, message: "the PostgreSQL connection is closed")
+        }
+        return handle
+    }
+
+    private func execute(query: PostgresQuery) throws -> PostgresResult {
+        let connection = try openHandle()
+        let parameters = try BoundParameters(query.binds)
+        let result = parameters.withPointers { types, values, lengths, formats in
+            PostgresResult(PQexecParams(
+                connection, query.sql, Int32(query.binds.count), types, values, lengths, formats, 0))
+        }
+        try check(result, connection: connection)
+        return result
+    }
+
+    /// Turns a failed result into a `PostgresError`.
+    private func check(_ result: PostgresResult, connection: OpaquePointer) throws {
+        guard let pointer = result.optionalPointer else {
+            throw connectionError(connection)
+        }
+        switch PQresultStatus(pointer) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            throw PostgresError(kind: .misuse, message: "COPY is not supported by PostgresConnection")
+        default:
+            var error = PostgresError(result: pointer)
+            if PQstatus(connection) != CONNECTION_OK { error.kind = .connection }
+            throw error
+        }
+    }
+
+    private func connectionError(_ connection: OpaquePointer) -> PostgresError {
+        let text = String(cString: PQerrorMessage(connection))
+        let kind: PostgresError.Kind = PQstatus(connection) == CONNECTION_OK ? .misuse : .connection
+        return PostgresError(kind: kind, message: text.isEmpty ? "libpq returned no result" : text, libpqMessage: text)
+    }
+}
+
+extension PostgresError {
+    /// The fields of a failed result.
+    init(result: OpaquePointer) {
+        func field(_ code: Character) -> String? {
+            guard let value = PQresultErrorField(result, Int32(code.asciiValue!)) else { return nil }
+            return String(cString: value)
+        }
+        let full = String(cString: PQresultErrorMessage(result))
+        self.init(kind: .server, message: field("M") ?? full, sqlState: field("C"), libpqMessage: full)
+        detail = field("D")
+        hint = field("H")
+        constraintName = field("n")
+        tableName = field("t")
+        columnName = field("c")
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings that live for the call.
+func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let duplicates = strings.map { strdup($0) }
+    defer { duplicates.forEach { free($0) } }
+    return body(duplicates.map { UnsafePointer($0) } + [nil])
+}

@@ -1,2 +1,0 @@
-// Placeholder until the module lands; replaced by its real files.
-enum HeraldPostgresPlaceholder {}

@@ -1,0 +1,74 @@
+import Glibc
+
+/// State guarded by a pthread mutex, with a condition variable for waits that end at a
+/// deadline. (`Synchronization.Mutex` has no condition variable.)
+final class ConditionLock<State>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var state: State
+
+    init(_ state: State) {
+        self.state = state
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        // Deadlines on the monotonic clock, so a wall-clock jump does not shorten or stretch waits.
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the state, holding the lock.
+    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
+    }
+
+    /// Calls `attempt` under the lock until it returns a value, waiting for a signal between
+    /// attempts; nil once `deadline` has passed. `onWait(state, true/false)` brackets each wait.
+    func wait<R>(
+        until deadline: timespec,
+        onWait: (inout State, Bool) -> Void = { _, _ in },
+        _ attempt: (inout State) throws -> R?
+    ) rethrows -> R? {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        var deadline = deadline
+        while true {
+            if let value = try attempt(&state) { return value }
+            onWait(&state, true)
+            let result = pthread_cond_timedwait(condition, mutex, &deadline)
+            onWait(&state, false)
+            if result == ETIMEDOUT { return try attempt(&state) }
+        }
+    }
+
+    /// Wakes one waiter.
+    func signal() { pthread_cond_signal(condition) }
+
+    /// Wakes every waiter.
+    func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// The monotonic clock now plus `duration`, as a pthread deadline.
+func monotonicDeadline(after duration: Duration) -> timespec {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    let (seconds, attoseconds) = duration.components
+    var nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+    var wholeSeconds = Int(now.tv_sec) + Int(max(seconds, 0))
+    if nanoseconds >= 1_000_000_000 {
+        nanoseconds -= 1_000_000_000
+        wholeSeconds += 1
+    }
+    if seconds < 0 { return now }
+    return timespec(tv_sec: wholeSeconds, tv_nsec: nanoseconds)
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// Dates to and from PostgreSQL's timestamp text, by hand: Foundation's formatters are slow,
+/// locale-dependent, and stop at milliseconds, while PostgreSQL keeps microseconds.
+enum PostgresTimestamp {
+    private static let microsPerDay: Int64 = 86_400_000_000
+
+    /// `2026-11-21T23:47:43.123456Z`: ISO 8601, UTC, microseconds (years ≤ 0 as ` BC`).
+    static func format(_ date: Date) -> String {
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        let (days, microOfDay) = floorDivide(micros, microsPerDay)
+        let (year, month, day) = civil(fromDays: days)
+        let seconds = microOfDay / 1_000_000
+        let fraction = microOfDay % 1_000_000
+        var text = year > 0 ? pad(year, 4) : pad(1 - year, 4)
+        text += "-" + pad(month, 2) + "-" + pad(day, 2)
+        text += "T" + pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
+        text += "." + pad(fraction, 6) + "Z"
+        if year <= 0 { text += " BC" }
+        return text
+    }
+
+    /// Reads what PostgreSQL writes for timestamptz, timestamp and date in the ISO DateStyle:
+    /// `2026-11-21 23:47:43.12+05:30`, any offset (`+HH`, `+HH:MM`, `+HH:MM:SS`, `Z`), no offset
+    /// (read as UTC), an optional ` BC`, and `infinity`/`-infinity` as the distant future/past.
+    static func parse(_ text: String) -> Date? {
+        if text == "infinity" { return .distantFuture }
+        if text == "-infinity" { return .distantPast }
+        var bytes = Array(text.utf8)
+        var bc = false
+        if bytes.count > 3, bytes.suffix(3) == Array(" BC".utf8) { bc = true; bytes.removeLast(3) }
+        var reader = DigitReader(bytes: bytes)
+        guard var year = reader.number(minDigits: 4, maxDigits: 6), reader.expect(UInt8(ascii: "-")),
+              let month = reader.number(minDigits: 2, maxDigits: 2), reader.expect(UInt8(ascii: "-")),
+              let day = reader.number(minDigits: 2, maxDigits: 2),
+              (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
+        if bc { year = 1 - year }
+        var micros: Int64 = 0
+        if reader.expect(UInt8(ascii: " ")) || reader.expect(UInt8(ascii: "T")) {
+            guard let hour = reader.number(minDigits: 2, maxDigits: 2), reader.expect(UInt8(ascii: ":")),
+                  let minute = reader.number(minDigits: 2, maxDigits: 2), reader.expect(UInt8(ascii: ":")),
+                  let second = reader.number(minDigits: 2, maxDigits: 2),
+                  hour <= 24, minute < 60, second < 61
+            else { return nil }
+            micros = (hour * 3600 + minute * 60 + second) * 1_000_000
+            if reader.expect(UInt8(ascii: ".")) {
+                guard let (fraction, digits) = reader.fraction() else { return nil }
+                micros += fraction * pow10(6 - digits)
+            }
+            if reader.expect(UInt8(ascii: "Z")) {
+            } else if let sign = reader.sign() {
+                guard let offsetHours = reader.number(minDigits: 2, maxDigits: 2) else { return nil }
+                var offset = offsetHours * 3600
+                if reader.expect(UInt8(ascii: ":")) {
+                    guard let offsetMinutes = reader.number(minDigits: 2, maxDigits: 2) else { return nil }
+                    offset += offsetMinutes * 60
+                    if reader.expect(UInt8(ascii: ":")) {
+                        guard let offsetSeconds = reader.number(minDigits: 2, maxDigits: 2) else { return nil }
+                        offset += offsetSeconds
+                    }
+                }
+                micros -= sign * offset * 1_000_000
+            }
+        }
+        guard reader.atEnd else { return nil }
+        let total = days(fromCivil: year, month, day) * microsPerDay + micros
+        return Date(timeIntervalSince1970: Double(total) / 1_000_000)
+    }
+
+    // Howard Hinnant's civil-calendar algorithms (proleptic Gregorian, day 0 = 1970-01-01).
+    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let q = a / b, r = a % b
+        return r < 0 ? (q - 1, r + b) : (q, r)
+    }
+
+    private static func pow10(_ n: Int) -> Int64 {
+        var value: Int64 = 1
+        for _ in 0..<max(n, 0) { value *= 10 }
+        return value
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
+
+/// A cursor over ASCII digits and punctuation.
+private struct DigitReader {
+    let bytes: [UInt8]
+    var index = 0
+
+    var atEnd: Bool { index == bytes.count }
+
+    mutating func expect(_ byte: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    mutating func sign() -> Int64? {
+        if expect(UInt8(ascii: "+")) { return 1 }
+        if expect(UInt8(ascii: "-")) { return -1 }
+        return nil
+    }
+
+    mutating func number(minDigits: Int, maxDigits: Int) -> Int64? {
+        var value: Int64 = 0
+        var count = 0
+        while index < bytes.count, count < maxDigits, (48...57).contains(bytes[index]) {
+            value = value * 10 + Int64(bytes[index] - 48)
+            index += 1
+            count += 1
+        }
+        return count >= minDigits ? value : nil
+    }
+
+    /// Up to six digits count; further digits (beyond microseconds) are read and dropped.
+    mutating func fraction() -> (Int64, Int)? {
+        let start = index
+        guard let value = number(minDigits: 1, maxDigits: 6) else { return nil }
+        let digits = index - start
+        while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
+        return (value, digits)
+    }
+}
