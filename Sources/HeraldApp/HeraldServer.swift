@@ -1,3 +1,5 @@
+import HeraldCore
+import HeraldFCM
 import HeraldHTTP
 import HeraldJSON
 import HeraldPostgres
@@ -9,8 +11,8 @@ public final class HeraldServer: Sendable {
     let log: Log
     let http: HTTPServer
 
-    /// Builds the service; nothing listens until `start()`.
-    public init(configuration: HeraldConfiguration, log: Log) {
+    /// Builds the service; nothing listens until `start()`. Fails on an unreadable service-account key.
+    public init(configuration: HeraldConfiguration, log: Log) throws {
         self.configuration = configuration
         self.log = log
         pool = PostgresPool(url: configuration.databaseURL, maxConnections: configuration.databasePoolSize,
@@ -22,12 +24,13 @@ public final class HeraldServer: Sendable {
         server.handlerQueueLimit = configuration.handlerQueueLimit
         server.maxBodyBytes = configuration.maxBodyBytes
         if let loops = configuration.eventLoops { server.eventLoops = loops }
-        let router = Self.router(pool: pool, log: log, configuration: configuration)
+        let sender = try SenderSetup.make(configuration, log: log)
+        let router = Self.router(pool: pool, log: log, configuration: configuration, sender: sender)
         http = HTTPServer(configuration: server) { request in router.handle(request) }
     }
 
     /// Every route of the service; the access-control test walks this same table.
-    static func router(pool: PostgresPool, log: Log, configuration: HeraldConfiguration) -> Router {
+    static func router(pool: PostgresPool, log: Log, configuration: HeraldConfiguration, sender: FCMSender?) -> Router {
         var router = Router()
         router.notFound = { request in Problem.notFound("Nothing at \(request.path)").httpResponse }
         router.methodNotAllowed = { request, allowed in
@@ -36,6 +39,8 @@ public final class HeraldServer: Sendable {
         }
         HealthAPI(pool: pool, log: log).register(on: &router)
         CampaignsAPI(pool: pool, log: log).register(on: &router)
+        SendingAPI(pool: pool, log: log, sender: sender, buckets: AudienceBuckets(count: configuration.audienceBuckets))
+            .register(on: &router)
         StaticFiles(directory: configuration.publicDirectory).register(on: &router)
         return router
     }

@@ -9,14 +9,15 @@ struct Serve: ParsableCommand {
     func run() throws {
         let configuration = try loadConfiguration()
         let log = Log()
-        let server = HeraldServer(configuration: configuration, log: log)
+        let server: HeraldServer
         do {
+            server = try HeraldServer(configuration: configuration, log: log)
             try server.start()
         } catch {
             log.error("could not start: \(error)")
             throw ExitCode.failure
         }
-        HTTPServer.shutdownOnSignals([server.httpServer])
+        try HTTPServer.shutdownOnSignals([server.httpServer])
         server.wait()
         log.info("stopped")
     }

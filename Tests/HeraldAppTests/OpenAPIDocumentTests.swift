@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func everyAPIRouteIsDocumentedAndEveryDocumentedOperationIsRouted() throws {
-        let router = HeraldServer.router(pool: herald.server.pool, log: Log(minimum: .error), configuration: herald.server.configuration)
+        let router = HeraldServer.router(pool: herald.server.pool, log: Log(minimum: .error), configuration: herald.server.configuration, sender: nil)
         let routed = Set(router.routes.filter { $0.pattern.hasPrefix("/api/") || $0.pattern.hasSuffix("z") }
             .filter { $0.pattern != "/api/v1/openapi.json" }
             .map { "\($0.method.rawValue.lowercased()) \($0.pattern)" })

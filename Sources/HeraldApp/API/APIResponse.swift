@@ -43,11 +43,8 @@ func apiHandler(_ log: Log, _ handler: @escaping @Sendable (HTTPRequest) throws 
             return try handler(request).httpResponse
         } catch let problem as Problem {
             return problem.httpResponse
-        } catch let error as PostgresError where error.isConnectionFailure {
+        } catch let error as PostgresError where error.isConnectionFailure || error.kind == .poolExhausted {
             log.warning("database unavailable: \(error)", request: request)
-            return Problem.databaseUnavailable().httpResponse
-        } catch let error as PostgresPoolError {
-            log.warning("database pool: \(error)", request: request)
             return Problem.databaseUnavailable().httpResponse
         } catch {
             log.error("unhandled error: \(error)", request: request)

@@ -48,7 +48,7 @@ struct CampaignsAPI: Sendable {
                                              response: record.json, on: connection)
                     return created(record)
                 }
-            } catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation {
+            } catch let error as PostgresError where error.code == .uniqueViolation {
                 // A concurrent request with the same key committed first: answer what it answered.
                 guard let remembered = try idempotency.find(scope: scope, key: key, on: connection) else { throw error }
                 return try replay(remembered, hash: hash)
@@ -224,14 +224,14 @@ struct CampaignsAPI: Sendable {
 
 extension Problem {
     /// 422 with every failing field, its machine code, message and limit.
-    static func validation(_ failure: ValidationErrors) -> Problem {
+    static func validation(_ failure: ValidationErrors, title: String = "The campaign is not valid") -> Problem {
         let errors: [JSON] = failure.errors.map { error in
             var object: JSONObject = ["path": .string(error.path), "code": .string(error.code), "message": .string(error.message)]
             if let limit = error.limit { object["limit"] = .number(Double(limit)) }
             return .object(object)
         }
         let count = failure.errors.count
-        return Problem(status: 422, code: "validation_failed", title: "The campaign is not valid",
+        return Problem(status: 422, code: "validation_failed", title: title,
                        detail: count == 1 ? failure.errors[0].message : "\(count) fields are invalid.",
                        extensions: ["errors": .array(errors)])
     }

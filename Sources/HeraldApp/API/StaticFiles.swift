@@ -50,7 +50,7 @@ struct StaticFiles: Sendable {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return nil }
             offset += count

@@ -23,6 +23,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var fcmBaseURL: String
     /// Overrides the key's token_uri (the emulator's in development).
     public var oauthTokenURL: String?
+    /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
+    public var audienceBuckets: Int
 
     public static let defaultDatabaseURL = "postgresql://herald@127.0.0.1:55433/herald"
 
@@ -66,6 +68,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
         serviceAccountKeyPath = optional("HERALD_SERVICE_ACCOUNT_KEY") ?? optional("GOOGLE_APPLICATION_CREDENTIALS")
         fcmBaseURL = string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com")
         oauthTokenURL = optional("HERALD_OAUTH_TOKEN_URL")
+        audienceBuckets = try integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100)
     }
 }
 

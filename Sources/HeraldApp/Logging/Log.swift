@@ -40,9 +40,17 @@ public final class Log: Sendable {
         for (key, value) in fields { line[key] = value }
         var bytes = JSON.object(line).serialized()
         bytes.append(0x0A)
+        // One write(2) per line under the lock, so lines from several threads never interleave.
         lock.withLock { _ in
-            _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, stderr) }
-            fflush(stderr)
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 && errno == EINTR { continue }
+                    guard written > 0 else { return }
+                    offset += written
+                }
+            }
         }
     }
 

@@ -24,7 +24,7 @@ public struct CampaignStore: Sendable {
         public var nextCursor: CampaignCursor?
     }
 
-    static let columns = """
+    static let columns: StaticString = """
         id::text, name, status, version, content::text, author,
         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
         to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
@@ -36,15 +36,16 @@ public struct CampaignStore: Sendable {
         let content = spec.toJSON().serializedString()
         let rows = try connection.query("""
             INSERT INTO campaigns (name, content, author) VALUES (\(spec.name), \(content)::jsonb, \(author))
-            RETURNING \(unsafeSQL: Self.columns)
+            RETURNING \(literal: Self.columns)
             """)
         return try Self.records(rows)[0]
     }
 
     public func find(id: String, on connection: PostgresConnection, forUpdate: Bool = false) throws -> CampaignRecord? {
         guard Self.isUUID(id) else { return nil }
-        let lock = forUpdate ? " FOR UPDATE" : ""
-        let rows = try connection.query("SELECT \(unsafeSQL: Self.columns) FROM campaigns WHERE id = \(id)::uuid\(unsafeSQL: lock)")
+        let rows = try connection.query(forUpdate
+            ? "SELECT \(literal: Self.columns) FROM campaigns WHERE id = \(id)::uuid FOR UPDATE"
+            : "SELECT \(literal: Self.columns) FROM campaigns WHERE id = \(id)::uuid")
         return try Self.records(rows).first
     }
 
@@ -56,7 +57,7 @@ public struct CampaignStore: Sendable {
         let rows = try connection.query("""
             UPDATE campaigns SET name = \(spec.name), content = \(content)::jsonb, version = version + 1, updated_at = now()
             WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status IN ('draft', 'scheduled')
-            RETURNING \(unsafeSQL: Self.columns)
+            RETURNING \(literal: Self.columns)
             """)
         if let updated = try Self.records(rows).first { return .updated(updated) }
         guard let current = try find(id: id, on: connection) else { return .notFound }
@@ -78,11 +79,13 @@ public struct CampaignStore: Sendable {
 
     /// Newest first; `cursor` continues after the last campaign of the previous page.
     public func list(status: String?, limit: Int, after cursor: CampaignCursor?, on connection: PostgresConnection) throws -> Page {
-        var query: PostgresQuery = "SELECT \(unsafeSQL: Self.columns) FROM campaigns WHERE true"
-        if let status { query.append(" AND status = \(status)") }
-        if let cursor { query.append(" AND (created_at, id) < (\(cursor.createdAt)::timestamptz, \(cursor.id)::uuid)") }
-        query.append(" ORDER BY created_at DESC, id DESC LIMIT \(limit + 1)")
-        var campaigns = try Self.records(try connection.query(query))
+        var campaigns = try Self.records(try connection.query("""
+            SELECT \(literal: Self.columns) FROM campaigns
+            WHERE (\(status)::text IS NULL OR status = \(status))
+              AND (\(cursor?.createdAt)::timestamptz IS NULL
+                   OR (created_at, id) < (\(cursor?.createdAt)::timestamptz, \(cursor?.id)::uuid))
+            ORDER BY created_at DESC, id DESC LIMIT \(limit + 1)
+            """))
         var next: CampaignCursor?
         if campaigns.count > limit {
             campaigns.removeLast()
@@ -93,19 +96,19 @@ public struct CampaignStore: Sendable {
 
     static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {
         try rows.map { row in
-            let contentText = try row.decode(String.self, column: 4)
+            let contentText = try row.decode(String.self, at: 4)
             let content = try JSON.parse(contentText)
             guard case .success(let spec) = CampaignSpec.parse(content) else {
-                throw StoredContentError(campaignID: try row.decode(String.self, column: 0))
+                throw StoredContentError(campaignID: try row.decode(String.self, at: 0))
             }
             return CampaignRecord(
-                id: try row.decode(String.self, column: 0),
-                status: try row.decode(String.self, column: 2),
-                version: try row.decode(Int.self, column: 3),
+                id: try row.decode(String.self, at: 0),
+                status: try row.decode(String.self, at: 2),
+                version: try row.decode(Int.self, at: 3),
                 spec: spec,
-                author: try row.decode(String?.self, column: 5),
-                createdAt: try row.decode(String.self, column: 6),
-                updatedAt: try row.decode(String.self, column: 7))
+                author: try row.decode(String?.self, at: 5),
+                createdAt: try row.decode(String.self, at: 6),
+                updatedAt: try row.decode(String.self, at: 7))
         }
     }
 

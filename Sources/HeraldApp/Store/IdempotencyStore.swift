@@ -17,16 +17,16 @@ public struct IdempotencyStore: Sendable {
             SELECT request_sha256, status, response::text FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)
             """)
         return try rows.map { row in
-            Remembered(requestSHA256: try row.decode(String.self, column: 0),
-                       status: try row.decode(Int.self, column: 1),
-                       response: try JSON.parse(try row.decode(String.self, column: 2)))
+            Remembered(requestSHA256: try row.decode(String.self, at: 0),
+                       status: try row.decode(Int.self, at: 1),
+                       response: try JSON.parse(try row.decode(String.self, at: 2)))
         }.first
     }
 
     /// Records the answer; throws the unique violation when another request recorded the key first.
     public func remember(scope: String, key: String, requestSHA256: String, status: Int, response: JSON,
                          on connection: PostgresConnection) throws {
-        try connection.execute("""
+        _ = try connection.execute("""
             INSERT INTO idempotency_keys (scope, key, request_sha256, status, response)
             VALUES (\(scope), \(key), \(requestSHA256), \(status), \(response.serializedString())::jsonb)
             """)
@@ -35,6 +35,6 @@ public struct IdempotencyStore: Sendable {
     /// The hex SHA-256 of a request body, computed by PostgreSQL (one hash implementation fewer).
     public func sha256(_ body: [UInt8], on connection: PostgresConnection) throws -> String {
         let rows = try connection.query("SELECT encode(sha256(\(body)), 'hex')")
-        return try rows.map { try $0.decode(String.self, column: 0) }[0]
+        return try rows.map { try $0.decode(String.self, at: 0) }[0]
     }
 }

@@ -50,6 +50,12 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += literal
         }
 
+        /// SQL text fixed at compile time (a column list, a lock clause), spliced as is. Only a
+        /// `StaticString` is accepted, so text that arrives at run time can never get here.
+        public mutating func appendInterpolation(literal: StaticString) {
+            sql += literal.description
+        }
+
         /// A bind parameter: appends `$n`.
         public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value) {
             binds.append(value.postgresValue)

@@ -23,7 +23,7 @@ final class TestHerald: Sendable {
         ]
         variables.merge(environment) { _, new in new }
         let configuration = try HeraldConfiguration(environment: variables)
-        server = HeraldServer(configuration: configuration, log: Log(minimum: .error))
+        server = try HeraldServer(configuration: configuration, log: Log(minimum: .error))
         try server.start()
         self.databaseURL = database
         baseURL = "http://127.0.0.1:\(server.port)"
