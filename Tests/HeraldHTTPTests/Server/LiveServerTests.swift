@@ -94,7 +94,7 @@ private let echo: HTTPHandler = { request in
             #expect(started.wait())
             let queued = try TestClient(port: server.port)
             try queued.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n")
-            sleep(milliseconds: 100)  // let the loop queue it
+            sleep(milliseconds: 300)  // let the loop queue it
             let refused = try TestClient(port: server.port)
             try refused.send("GET /other HTTP/1.1\r\nHost: t\r\n\r\n")
             let busy = try refused.readResponse()
