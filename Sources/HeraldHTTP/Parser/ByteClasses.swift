@@ -38,13 +38,11 @@ enum ByteClass {
         }
     }
 
-    /// ASCII case-insensitive comparison of bytes with a lowercase literal.
+    /// ASCII case-insensitive comparison of `bytes[from..<to]` with a lowercase literal.
     @inline(__always) static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ lower: StaticString) -> Bool {
         guard to - from == lower.utf8CodeUnitCount else { return false }
         let literal = lower.utf8Start
-        for i in 0..<(to - from) where bytes[from + i] | (bytes[from + i] >= 0x41 && bytes[from + i] <= 0x5A ? 0x20 : 0) != literal[i] {
-            return false
-        }
+        for i in 0..<(to - from) where HTTPHeaders.asciiLower(bytes[from + i]) != literal[i] { return false }
         return true
     }
 }

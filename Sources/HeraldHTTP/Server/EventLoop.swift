@@ -146,7 +146,8 @@ final class EventLoop: @unchecked Sendable {
         }
         for (id, fd, response) in completions {
             guard let connection = connections[fd], connection.id == id else { continue }
-            perform(connection.machine.responseReady(response), on: connection)
+            apply(connection.machine.responseReady(response), to: connection)
+            drive(connection)
         }
         if shutdown && !shuttingDown { beginShutdown() }
     }
@@ -197,7 +198,8 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             if now >= connection.machine.deadline {
-                perform(connection.machine.timeoutCheck(now: now), on: connection)
+                apply(connection.machine.timeoutCheck(now: now), to: connection)
+                drive(connection)
             }
         }
     }
@@ -212,7 +214,7 @@ final class EventLoop: @unchecked Sendable {
                 closeConnection(connection)
                 continue
             }
-            perform(connection.machine.beginShutdown(bufferEmpty: connection.readBuffer.isEmpty), on: connection)
+            apply(connection.machine.beginShutdown(bufferEmpty: connection.readBuffer.isEmpty), to: connection)
         }
     }
 

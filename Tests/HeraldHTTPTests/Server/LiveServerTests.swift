@@ -109,6 +109,22 @@ private let echo: HTTPHandler = { request in
         }
     }
 
+    @Test func longPipelinedBurstIsAnsweredEvenWhenRefused() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.handlerQueueLimit = 0  // every request is refused at once, straight from the loop
+        try withServer(configuration, handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            let count = 1000
+            try client.send((0..<count).map { "GET /\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+            for _ in 0..<count {
+                let response = try client.readResponse()
+                guard response.status == 503 && response.headers["Retry-After"] == "1" else {
+                    Issue.record("unexpected \(response.status)"); return
+                }
+            }
+        }
+    }
+
     @Test func gracefulShutdownFinishesTheRequestInFlight() throws {
         let started = TestSemaphore(), release = TestSemaphore()
         let handler: HTTPHandler = { _ in
