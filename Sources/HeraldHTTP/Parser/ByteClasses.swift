@@ -27,6 +27,20 @@ enum ByteClass {
     /// Visible ASCII, what a request-target may contain (RFC 3986 characters, RFC 9112 §3.2).
     @inline(__always) static func isTargetChar(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
+    /// uri-host and port characters: unreserved, pct-encoded, sub-delims, ":" and the IP-literal brackets (RFC 3986 §3.2.2).
+    @inline(__always) static func isHostChar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "%"), UInt8(ascii: "!"),
+             UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+             UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "["),
+             UInt8(ascii: "]"):
+            true
+        default:
+            false
+        }
+    }
+
     @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 
     @inline(__always) static func hexValue(_ byte: UInt8) -> Int? {
