@@ -191,6 +191,14 @@ private let echo: HTTPHandler = { request in
         }
     }
 
+    @Test func bindingABusyPortFailsWithTheCallAndErrno() throws {
+        try withServer(handler: echo) { server in
+            let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port, log: { _ in }), handler: echo)
+            #expect(throws: SystemCallError(call: "bind", errno: EADDRINUSE)) { try second.start() }
+            second.wait()  // never started: returns at once
+        }
+    }
+
     @Test func remoteAddressIsTheClients() throws {
         try withServer(handler: { HTTPResponse(status: 200, text: $0.remoteAddress) }) { server in
             let client = try TestClient(port: server.port)
