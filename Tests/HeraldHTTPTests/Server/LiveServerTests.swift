@@ -191,6 +191,20 @@ private let echo: HTTPHandler = { request in
         }
     }
 
+    @Test func headThroughTheRouterSendsLengthButNoBody() throws {
+        var router = Router()
+        router.add(.get, "/doc", { _ in HTTPResponse(status: 200, text: "0123456789") })
+        let routes = router
+        try withServer(handler: { routes.handle($0) }) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("HEAD /doc HTTP/1.1\r\nHost: t\r\n\r\nGET /doc HTTP/1.1\r\nHost: t\r\n\r\n")
+            let head = try client.readResponse(headRequest: true)
+            #expect(head.status == 200 && head.headers["Content-Length"] == "10")
+            // Had the HEAD response carried a body, this would read it as the next status line.
+            #expect(try client.readResponse().text == "0123456789")
+        }
+    }
+
     @Test func bindingABusyPortFailsWithTheCallAndErrno() throws {
         try withServer(handler: echo) { server in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port, log: { _ in }), handler: echo)
