@@ -31,7 +31,9 @@ public struct HTTPRequest: Sendable {
     ) {
         self.method = method
         self.target = target
-        (self.path, self.query) = Self.splitTarget(target)
+        var utf8 = Array(target.utf8)
+        if utf8.isEmpty { utf8 = [UInt8(ascii: "/")] }
+        (self.path, self.query) = utf8.withUnsafeBufferPointer { RequestHead.splitTarget($0, 0, $0.count) }
         self.headers = headers
         self.body = body
         self.parameters = [:]
@@ -57,21 +59,5 @@ public struct HTTPRequest: Sendable {
     public var queryItems: [(name: String, value: String)] {
         guard let query else { return [] }
         return Self.decodeForm(Array(query.utf8))
-    }
-
-    /// Splits an origin-form or absolute-form target into path and query (RFC 9112 §3.2).
-    static func splitTarget(_ target: String) -> (path: String, query: String?) {
-        let bytes = Array(target.utf8)
-        var pathStart = 0
-        // absolute-form: skip "scheme://authority" so routing sees the path (RFC 9112 §3.2.2).
-        if let first = bytes.first, first != UInt8(ascii: "/"), let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-           colon + 2 < bytes.count, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/") {
-            pathStart = bytes[(colon + 3)...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
-        }
-        let queryMark = bytes[pathStart...].firstIndex(of: UInt8(ascii: "?"))
-        var path = String(decoding: bytes[pathStart..<(queryMark ?? bytes.count)], as: UTF8.self)
-        if path.isEmpty && pathStart != 0 { path = "/" }
-        let query = queryMark.map { String(decoding: bytes[($0 + 1)...], as: UTF8.self) }
-        return (path, query)
     }
 }

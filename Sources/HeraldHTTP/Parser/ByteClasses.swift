@@ -27,6 +27,20 @@ enum ByteClass {
     /// Visible ASCII, what a request-target may contain (RFC 3986 characters, RFC 9112 §3.2).
     @inline(__always) static func isTargetChar(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
+    /// uri-host and port characters: unreserved, pct-encoded, sub-delims, ":" and the IP-literal brackets (RFC 3986 §3.2.2).
+    @inline(__always) static func isHostChar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "%"), UInt8(ascii: "!"),
+             UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
+             UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "["),
+             UInt8(ascii: "]"):
+            true
+        default:
+            false
+        }
+    }
+
     @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 
     @inline(__always) static func hexValue(_ byte: UInt8) -> Int? {
@@ -38,13 +52,11 @@ enum ByteClass {
         }
     }
 
-    /// ASCII case-insensitive comparison of bytes with a lowercase literal.
+    /// ASCII case-insensitive comparison of `bytes[from..<to]` with a lowercase literal.
     @inline(__always) static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ lower: StaticString) -> Bool {
         guard to - from == lower.utf8CodeUnitCount else { return false }
         let literal = lower.utf8Start
-        for i in 0..<(to - from) where bytes[from + i] | (bytes[from + i] >= 0x41 && bytes[from + i] <= 0x5A ? 0x20 : 0) != literal[i] {
-            return false
-        }
+        for i in 0..<(to - from) where HTTPHeaders.asciiLower(bytes[from + i]) != literal[i] { return false }
         return true
     }
 }

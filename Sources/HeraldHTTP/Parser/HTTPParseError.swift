@@ -21,7 +21,7 @@ public enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible 
     case headersTooLarge
     /// More field lines than `maxHeaderCount` (431).
     case tooManyHeaders
-    /// An HTTP/1.1 request without Host, or with more than one (RFC 9112 §3.2).
+    /// An HTTP/1.1 request without Host, with more than one, or with an invalid one (RFC 9112 §3.2).
     case invalidHost
     /// Both Content-Length and Transfer-Encoding (RFC 9112 §6.1, §6.3 item 3).
     case contentLengthWithTransferEncoding
@@ -64,7 +64,7 @@ public enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .invalidHeaderValue: "invalid character in a header field value"
         case .headersTooLarge: "header section too large"
         case .tooManyHeaders: "too many header fields"
-        case .invalidHost: "missing or repeated Host header field"
+        case .invalidHost: "missing, repeated or invalid Host header field"
         case .contentLengthWithTransferEncoding: "both Content-Length and Transfer-Encoding"
         case .invalidContentLength: "invalid Content-Length"
         case .conflictingContentLength: "differing Content-Length values"

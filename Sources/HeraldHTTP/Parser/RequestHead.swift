@@ -55,6 +55,8 @@ struct RequestHead {
                 transferCodings += listElements(bytes, field.valueStart, field.valueEnd)
             } else if ByteClass.equalsLowercase(bytes, n0, n1, "host") {
                 hostCount += 1
+                // Host = uri-host [ ":" port ] (RFC 9110 §7.2); an invalid value is a 400 (RFC 9112 §3.2).
+                for j in field.valueStart..<field.valueEnd where !ByteClass.isHostChar(bytes[j]) { throw .invalidHost }
             } else if ByteClass.equalsLowercase(bytes, n0, n1, "connection") {
                 for option in listElements(bytes, field.valueStart, field.valueEnd) {
                     option.withUnsafeBufferPointer { o in

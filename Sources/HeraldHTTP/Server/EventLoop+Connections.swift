@@ -1,60 +1,47 @@
 import CLinux
 import Glibc
 
-/// The I/O side of a connection: performs what its state machine decides.
+/// The I/O side of a connection: performs what its state machine decides, iteratively, so a
+/// buffer full of pipelined requests never deepens the stack.
 extension EventLoop {
     func handle(_ events: UInt32, on connection: Connection) {
         if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
             closeConnection(connection)
             return
         }
-        if events & EPOLLOUT.rawValue != 0 && connection.hasPendingWrite {
-            flush(connection)
-            if connections[connection.fd] !== connection { return }
+        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 { connection.mayHaveInput = true }
+        if connection.drainingUntil != nil {
+            drain(connection)
+        } else {
+            drive(connection)
         }
-        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 {
-            connection.mayHaveInput = true
-            if connection.drainingUntil != nil {
-                drain(connection)
+    }
+
+    /// Moves a connection forward — write what is pending, parse what is buffered, read what
+    /// the socket holds — until it must wait for the socket, a handler or the clock.
+    func drive(_ connection: Connection) {
+        while connections[connection.fd] === connection {
+            if connection.hasPendingWrite {
+                guard writePending(connection) else { return }
+                if case .close = connection.machine.writeFinished(now: monotonicNanoseconds()) {
+                    closeAfterFinalResponse(connection)
+                    return
+                }
+                connection.readBuffer.shrinkIfEmpty()
+                continue
+            }
+            guard connection.machine.wantsToRead else { return }
+            let action = connection.machine.bytesAvailable(connection.readBuffer.bytes, now: monotonicNanoseconds())
+            if case .wait = action {
+                guard connection.mayHaveInput, receive(connection) else { return }
             } else {
-                readAndParse(connection)
+                apply(action, to: connection)
             }
         }
     }
 
-    /// Reads while the state machine wants input and the socket may have some.
-    func readAndParse(_ connection: Connection) {
-        while connection.machine.wantsToRead && connection.mayHaveInput && connections[connection.fd] === connection {
-            let space = connection.readBuffer.freeSpace(minimum: 4096)
-            let received: Int?
-            do {
-                received = try systemCall("read") { read(connection.fd, space.baseAddress, space.count) }
-            } catch {
-                closeConnection(connection)  // ECONNRESET and the like: nothing to answer
-                return
-            }
-            guard let received else {
-                connection.mayHaveInput = false
-                return
-            }
-            if received == 0 {
-                perform(connection.machine.peerClosed(), on: connection)
-                return
-            }
-            connection.readBuffer.didAppend(received)
-            // A short read emptied the socket; the next edge will say when more arrives.
-            if received < space.count { connection.mayHaveInput = false }
-            parseBuffered(connection)
-        }
-    }
-
-    /// Parses what the buffer holds and performs the outcome.
-    func parseBuffered(_ connection: Connection) {
-        let action = connection.machine.bytesAvailable(connection.readBuffer.bytes, now: monotonicNanoseconds())
-        perform(action, on: connection)
-    }
-
-    func perform(_ action: ConnectionStateMachine.Action, on connection: Connection) {
+    /// Carries out one decision of the state machine; sends are only queued (`drive` writes them).
+    func apply(_ action: ConnectionStateMachine.Action, to connection: Connection) {
         switch action {
         case .wait:
             return
@@ -63,30 +50,53 @@ extension EventLoop {
             request.remoteAddress = connection.remoteAddress
             let handler = settings.handler
             let (id, fd) = (connection.id, connection.fd)
-            let request = request
+            let job = request
             let accepted = settings.pool.submit { [self] in
-                complete(id: id, fd: fd, response: handler(request))
+                complete(id: id, fd: fd, response: handler(job))
             }
             if !accepted {
                 // The handler queue is full: refuse now rather than queue without bound.
                 let busy = HTTPResponse(status: 503, headers: ["Retry-After": "1", "Content-Type": "text/plain; charset=utf-8"],
                                         body: Array("server busy, retry shortly\n".utf8))
-                perform(connection.machine.responseReady(busy), on: connection)
+                apply(connection.machine.responseReady(busy), to: connection)
             }
         case .send(let response, let headRequest, let close, let confirmKeepAlive):
             ResponseSerializer.write(response, headRequest: headRequest, close: close, confirmKeepAlive: confirmKeepAlive,
                                      date: dateCache.current(), into: &connection.writeBuffer)
-            flush(connection)
         case .sendContinue:
             connection.writeBuffer.append(contentsOf: ResponseSerializer.continueResponse)
-            flush(connection)
         case .close:
             closeConnection(connection)
         }
     }
 
-    /// Writes pending bytes; when a response is fully written, moves the connection on.
-    func flush(_ connection: Connection) {
+    /// Reads once into the buffer. False when nothing was read (the socket is empty, closed or failed).
+    private func receive(_ connection: Connection) -> Bool {
+        let space = connection.readBuffer.freeSpace(minimum: 4096)
+        let received: Int?
+        do {
+            received = try systemCall("read") { read(connection.fd, space.baseAddress, space.count) }
+        } catch {
+            closeConnection(connection)  // ECONNRESET and the like: nothing to answer
+            return false
+        }
+        guard let received else {
+            connection.mayHaveInput = false
+            return false
+        }
+        if received == 0 {
+            apply(connection.machine.peerClosed(), to: connection)
+            return false
+        }
+        connection.readBuffer.didAppend(received)
+        // A short read emptied the socket; edge-triggered epoll will report the next arrival.
+        if received < space.count { connection.mayHaveInput = false }
+        return true
+    }
+
+    /// Writes pending bytes. True when all are written; false when the socket is full (EPOLLOUT
+    /// will resume) or the connection was closed.
+    private func writePending(_ connection: Connection) -> Bool {
         while connection.hasPendingWrite {
             let sent: Int?
             do {
@@ -98,39 +108,34 @@ extension EventLoop {
                 }
             } catch {
                 closeConnection(connection)  // EPIPE, ECONNRESET: the client is gone
-                return
+                return false
             }
             guard let sent else {
                 connection.machine.writeBlocked(now: monotonicNanoseconds())
-                return  // EPOLLOUT resumes
+                return false
             }
             connection.writeOffset += sent
         }
         connection.writeBuffer.removeAll(keepingCapacity: true)
         connection.writeOffset = 0
-        switch connection.machine.writeFinished(now: monotonicNanoseconds()) {
-        case .close:
-            if connection.machine.lingerOnClose || !connection.readBuffer.isEmpty {
-                lingerAndClose(connection)
-            } else {
-                closeConnection(connection)
-            }
-        default:
-            guard connection.machine.wantsToRead else { return }
-            connection.readBuffer.shrinkIfEmpty()
-            parseBuffered(connection)
-            if connections[connection.fd] === connection { readAndParse(connection) }
-        }
+        return true
     }
 
-    /// Half-closes and discards input until the peer closes or a short linger passes.
-    func lingerAndClose(_ connection: Connection) {
+    /// Closes after the last response. When part of a request may be unread, half-closes and
+    /// discards input for a moment first: closing with unread bytes makes the kernel send a reset,
+    /// which can destroy the response before the client reads it.
+    private func closeAfterFinalResponse(_ connection: Connection) {
+        guard connection.machine.lingerOnClose || !connection.readBuffer.isEmpty else {
+            closeConnection(connection)
+            return
+        }
         shutdown(connection.fd, Int32(SHUT_WR))
         connection.drainingUntil = monotonicNanoseconds() + Self.lingerNanoseconds
         connection.mayHaveInput = true
         drain(connection)
     }
 
+    /// Reads and discards until the socket is empty; closes at end of stream or on error.
     func drain(_ connection: Connection) {
         while connections[connection.fd] === connection {
             let space = connection.readBuffer.freeSpace(minimum: 4096)
@@ -143,7 +148,7 @@ extension EventLoop {
             }
             guard let received else { return }  // nothing more for now; the buffer is never advanced
             if received == 0 {
-                closeConnection(connection)  // the peer read our response and closed
+                closeConnection(connection)  // the peer read the response and closed
                 return
             }
         }

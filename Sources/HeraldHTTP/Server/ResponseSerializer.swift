@@ -9,7 +9,11 @@ enum ResponseSerializer {
         // RFC 9110 §8.6: no Content-Length on 1xx or 204; 304 carries no body (§15.4.5).
         let noBody = status < 200 || status == 204 || status == 304
         let sendsBody = !noBody && !headRequest
-        out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
+        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendSafely(String(status), into: &out)
+        out.append(0x20)
+        out.append(contentsOf: HTTPResponse.reasonPhrase(status).utf8)
+        out.append(contentsOf: "\r\n".utf8)
         var contentLength: String? = noBody ? nil : String(response.body.count)
         for (name, value) in response.headers {
             if HTTPHeaders.sameName(name, "content-length") {

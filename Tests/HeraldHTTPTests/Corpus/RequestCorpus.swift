@@ -59,6 +59,9 @@ enum RequestCorpus {
         Entry("no-colon", 400, "GET / HTTP/1.1\r\nHost: a\r\nJustAName\r\n\r\n"),
         Entry("empty-name", 400, "GET / HTTP/1.1\r\nHost: a\r\n: v\r\n\r\n"),
         Entry("missing-host", 400, "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n"),
+        Entry("host-with-space", 400, "GET / HTTP/1.1\r\nHost: a b\r\n\r\n"),
+        Entry("host-with-path", 400, "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n"),
+        Entry("host-with-userinfo", 400, "GET / HTTP/1.1\r\nHost: user@a\r\n\r\n"),
         Entry("two-hosts", 400, "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n"),
         // Request-line (RFC 9112 §3).
         Entry("tabs-as-separators", 400, "GET\t/\tHTTP/1.1\r\nHost: a\r\n\r\n"),

@@ -62,6 +62,11 @@ private func verify(_ input: String, _ requests: [ParsedRequest], error: HTTPPar
                [ParsedRequest("GET", "/", headers: ["Host: h", "Connection: foo, close"], keepAlive: false)])
     }
 
+    @Test func hostMayBeAnIPLiteralWithPortOrEmpty() {
+        verify("GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", [ParsedRequest("GET", "/", headers: ["Host: [::1]:8080"])])
+        verify("GET / HTTP/1.1\r\nHost:\r\n\r\n", [ParsedRequest("GET", "/", headers: ["Host: "])])
+    }
+
     @Test func higherMinorVersionIsServedAsHTTP11() {
         verify("GET / HTTP/1.2\r\nHost: h\r\n\r\n", [ParsedRequest("GET", "/", headers: ["Host: h"])])
     }
@@ -127,6 +132,7 @@ private func verify(_ input: String, _ requests: [ParsedRequest], error: HTTPPar
         ("GET / HTTP/1.1\r\nHost: h\r\nX\u{0}: y\r\n\r\n", .invalidHeaderName),
         ("GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", .invalidHost),
         ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", .invalidHost),
+        ("GET / HTTP/1.1\r\nHost: a\"b\r\n\r\n", .invalidHost),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", .unsupportedTransferEncoding),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", .unsupportedTransferEncoding),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", .invalidTransferEncoding),

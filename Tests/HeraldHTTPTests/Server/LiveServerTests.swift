@@ -94,7 +94,7 @@ private let echo: HTTPHandler = { request in
             #expect(started.wait())
             let queued = try TestClient(port: server.port)
             try queued.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n")
-            sleep(milliseconds: 100)  // let the loop queue it
+            sleep(milliseconds: 300)  // let the loop queue it
             let refused = try TestClient(port: server.port)
             try refused.send("GET /other HTTP/1.1\r\nHost: t\r\n\r\n")
             let busy = try refused.readResponse()
@@ -106,6 +106,22 @@ private let echo: HTTPHandler = { request in
             // The refused connection stays usable once the queue has room.
             try refused.send("GET /other HTTP/1.1\r\nHost: t\r\n\r\n")
             #expect(try refused.readResponse().text == "/other")
+        }
+    }
+
+    @Test func longPipelinedBurstIsAnsweredEvenWhenRefused() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.handlerQueueLimit = 0  // every request is refused at once, straight from the loop
+        try withServer(configuration, handler: echo) { server in
+            let client = try TestClient(port: server.port)
+            let count = 1000
+            try client.send((0..<count).map { "GET /\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+            for _ in 0..<count {
+                let response = try client.readResponse()
+                guard response.status == 503 && response.headers["Retry-After"] == "1" else {
+                    Issue.record("unexpected \(response.status)"); return
+                }
+            }
         }
     }
 
@@ -172,6 +188,28 @@ private let echo: HTTPHandler = { request in
             let response = try client.readResponse()
             #expect(response.status == 400 && response.headers["Connection"] == "close")
             #expect(try client.isClosedByServer())
+        }
+    }
+
+    @Test func headThroughTheRouterSendsLengthButNoBody() throws {
+        var router = Router()
+        router.add(.get, "/doc", { _ in HTTPResponse(status: 200, text: "0123456789") })
+        let routes = router
+        try withServer(handler: { routes.handle($0) }) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("HEAD /doc HTTP/1.1\r\nHost: t\r\n\r\nGET /doc HTTP/1.1\r\nHost: t\r\n\r\n")
+            let head = try client.readResponse(headRequest: true)
+            #expect(head.status == 200 && head.headers["Content-Length"] == "10")
+            // Had the HEAD response carried a body, this would read it as the next status line.
+            #expect(try client.readResponse().text == "0123456789")
+        }
+    }
+
+    @Test func bindingABusyPortFailsWithTheCallAndErrno() throws {
+        try withServer(handler: echo) { server in
+            let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port, log: { _ in }), handler: echo)
+            #expect(throws: SystemCallError(call: "bind", errno: EADDRINUSE)) { try second.start() }
+            second.wait()  // never started: returns at once
         }
     }
 
