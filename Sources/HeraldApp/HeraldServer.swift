@@ -1,15 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
 import HeraldCore
 import HeraldFCM
 import HeraldHTTP
 import HeraldJSON
 import HeraldPostgres
 
-/// Herald's web service: the routes of every part, over one database pool, on the raw-socket server.
+/// Herald's web service: the routes of every part, over one database pool, on the raw-socket
+/// server, with the scheduler and delivery workers beside it.
 public final class HeraldServer: Sendable {
     public let configuration: HeraldConfiguration
     public let pool: PostgresPool
+    public let metrics = Metrics()
     let log: Log
     let http: HTTPServer
+    let engine: DeliveryEngine?
 
     /// Builds the service; nothing listens until `start()`. Fails on an unreadable service-account key.
     public init(configuration: HeraldConfiguration, log: Log) throws {
@@ -17,6 +24,17 @@ public final class HeraldServer: Sendable {
         self.log = log
         pool = PostgresPool(url: configuration.databaseURL, maxConnections: configuration.databasePoolSize,
                             acquireTimeout: .seconds(5))
+        let sender = try SenderSetup.make(configuration, log: log)
+        if let sender, configuration.schedulerEnabled {
+            var settings = DeliveryEngine.Configuration()
+            settings.workers = configuration.deliveryWorkers
+            settings.pollInterval = .seconds(configuration.schedulerPollSeconds)
+            settings.buckets = AudienceBuckets(count: configuration.audienceBuckets)
+            engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.databaseURL,
+                                    sender: sender, log: log, metrics: metrics)
+        } else {
+            engine = nil
+        }
         var server = HTTPServer.Configuration()
         server.host = configuration.host
         server.port = configuration.port
@@ -24,13 +42,16 @@ public final class HeraldServer: Sendable {
         server.handlerQueueLimit = configuration.handlerQueueLimit
         server.maxBodyBytes = configuration.maxBodyBytes
         if let loops = configuration.eventLoops { server.eventLoops = loops }
-        let sender = try SenderSetup.make(configuration, log: log)
-        let router = Self.router(pool: pool, log: log, configuration: configuration, sender: sender)
-        http = HTTPServer(configuration: server) { request in router.handle(request) }
+        let router = Self.router(pool: pool, log: log, configuration: configuration, sender: sender, metrics: metrics)
+        let metrics = metrics
+        http = HTTPServer(configuration: server) { request in
+            Self.observed(request, log: log, metrics: metrics) { router.handle($0) }
+        }
     }
 
     /// Every route of the service; the access-control test walks this same table.
-    static func router(pool: PostgresPool, log: Log, configuration: HeraldConfiguration, sender: FCMSender?) -> Router {
+    static func router(pool: PostgresPool, log: Log, configuration: HeraldConfiguration, sender: FCMSender?,
+                       metrics: Metrics = Metrics()) -> Router {
         var router = Router()
         router.notFound = { request in Problem.notFound("Nothing at \(request.path)").httpResponse }
         router.methodNotAllowed = { request, allowed in
@@ -39,13 +60,41 @@ public final class HeraldServer: Sendable {
         }
         HealthAPI(pool: pool, log: log).register(on: &router)
         CampaignsAPI(pool: pool, log: log).register(on: &router)
+        LifecycleAPI(pool: pool, log: log).register(on: &router)
         SendingAPI(pool: pool, log: log, sender: sender, buckets: AudienceBuckets(count: configuration.audienceBuckets))
             .register(on: &router)
+        MetricsAPI(pool: pool, metrics: metrics).register(on: &router)
         StaticFiles(directory: configuration.publicDirectory).register(on: &router)
         return router
     }
 
-    /// Applies missing migrations (when configured) and starts listening.
+    /// Runs a request with a request id (the client's `X-Request-Id` when sane, else a new one),
+    /// answers it in `X-Request-Id`, logs one line and counts it.
+    static func observed(_ request: HTTPRequest, log: Log, metrics: Metrics, _ handle: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let incoming = request.headers["X-Request-Id"] ?? ""
+        let requestID = !incoming.isEmpty && incoming.utf8.count <= 128 && incoming.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) })
+            ? incoming : UUID().uuidString.lowercased()
+        var response = handle(request)
+        response.headers.set("X-Request-Id", requestID)
+        let elapsed = start.duration(to: clock.now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let status = String(response.status)
+        metrics.increment("herald_http_requests_total", [("method", request.method.rawValue), ("status", status)],
+                          help: "HTTP requests answered, by method and status.")
+        metrics.observe("herald_http_request_duration_seconds", seconds, [("method", request.method.rawValue)],
+                        bounds: Metrics.durationBounds, help: "Seconds to answer an HTTP request.")
+        if request.path != "/healthz" && request.path != "/metrics" {
+            log.info("request", ["request_id": .string(requestID), "method": .string(request.method.rawValue),
+                                 "path": .string(request.path), "status": .number(Double(response.status)),
+                                 "duration_ms": .number((seconds * 1_000_000).rounded() / 1000),
+                                 "remote": .string(request.remoteAddress)])
+        }
+        return response
+    }
+
+    /// Applies missing migrations (when configured), starts listening, then the delivery engine.
     public func start() throws {
         if configuration.migrateOnStart {
             let applied = try pool.withConnection { try Migrator(directory: configuration.migrationsDirectory).migrate($0) }
@@ -54,13 +103,17 @@ public final class HeraldServer: Sendable {
         }
         try http.start()
         log.info("listening", ["address": .string("http://\(configuration.host):\(http.port)")])
+        engine?.start()
     }
 
     /// The port actually bound (useful with port 0).
     public var port: Int { http.port }
 
-    /// Stops accepting, finishes what is in flight, then returns from `wait()`.
-    public func shutdown() { http.shutdown() }
+    /// Stops the engine and the server: no new work, what is in flight finishes, then `wait()` returns.
+    public func shutdown() {
+        engine?.stop()
+        http.shutdown()
+    }
 
     /// Blocks until the server has stopped.
     public func wait() { http.wait() }

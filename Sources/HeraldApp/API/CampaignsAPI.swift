@@ -108,21 +108,21 @@ struct CampaignsAPI: Sendable {
     }
 
     func replace(_ request: HTTPRequest) throws -> APIResponse {
-        let version = try expectedVersion(request)
+        let version = try Self.expectedVersion(request)
         let spec = try validated(try request.jsonBody())
-        return try answer(try pool.withConnection {
+        return try Self.answer(try pool.withConnection {
             try campaigns.update(id: request.parameters["id"] ?? "", expectedVersion: version, spec: spec, on: $0)
         })
     }
 
     /// JSON Merge Patch (RFC 7396) over the campaign's content; the result is validated whole.
     func patch(_ request: HTTPRequest) throws -> APIResponse {
-        let version = try expectedVersion(request)
+        let version = try Self.expectedVersion(request)
         let patch = try request.jsonBody(accepting: ["application/merge-patch+json", "application/json"])
         guard case .object = patch else {
             throw Problem.badRequest(code: "invalid_patch", "A merge patch must be a JSON object.")
         }
-        return try answer(try pool.withConnection { connection in
+        return try Self.answer(try pool.withConnection { connection in
             guard let current = try campaigns.find(id: request.parameters["id"] ?? "", on: connection) else {
                 throw Problem.notFound("Campaign \(request.parameters["id"] ?? "")")
             }
@@ -132,7 +132,7 @@ struct CampaignsAPI: Sendable {
     }
 
     func delete(_ request: HTTPRequest) throws -> APIResponse {
-        let version = try expectedVersion(request)
+        let version = try Self.expectedVersion(request)
         let id = request.parameters["id"] ?? ""
         switch try pool.withConnection({ try campaigns.delete(id: id, expectedVersion: version, on: $0) }) {
         case .deleted:
@@ -181,7 +181,7 @@ struct CampaignsAPI: Sendable {
         return APIResponse(status: remembered.status, body: remembered.response, headers: headers)
     }
 
-    func answer(_ outcome: CampaignStore.UpdateOutcome) throws -> APIResponse {
+    static func answer(_ outcome: CampaignStore.UpdateOutcome) throws -> APIResponse {
         switch outcome {
         case .updated(let record):
             return APIResponse(status: 200, body: record.json, headers: [("ETag", record.etag)])
@@ -197,7 +197,7 @@ struct CampaignsAPI: Sendable {
     }
 
     /// The version named by `If-Match`: required (428) and a single strong tag of ours (400).
-    func expectedVersion(_ request: HTTPRequest) throws(Problem) -> Int {
+    static func expectedVersion(_ request: HTTPRequest) throws(Problem) -> Int {
         guard let header = request.headers["If-Match"] else {
             throw Problem(status: 428, code: "precondition_required", title: "If-Match is required",
                           detail: "Send the campaign's ETag in If-Match so that concurrent edits cannot overwrite each other.")

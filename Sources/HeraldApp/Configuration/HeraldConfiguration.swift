@@ -23,6 +23,12 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var fcmBaseURL: String
     /// Overrides the key's token_uri (the emulator's in development).
     public var oauthTokenURL: String?
+    /// Whether this process runs the scheduler and delivery workers (they also need a sender).
+    public var schedulerEnabled: Bool
+    /// Delivery worker threads in this process.
+    public var deliveryWorkers: Int
+    /// Seconds between the scheduler's fallback polls (LISTEN/NOTIFY wakes it at once otherwise).
+    public var schedulerPollSeconds: Int
     /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
     public var audienceBuckets: Int
 
@@ -68,6 +74,9 @@ public struct HeraldConfiguration: Sendable, Equatable {
         serviceAccountKeyPath = optional("HERALD_SERVICE_ACCOUNT_KEY") ?? optional("GOOGLE_APPLICATION_CREDENTIALS")
         fcmBaseURL = string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com")
         oauthTokenURL = optional("HERALD_OAUTH_TOKEN_URL")
+        schedulerEnabled = try boolean("HERALD_SCHEDULER", true)
+        deliveryWorkers = try integer("HERALD_DELIVERY_WORKERS", 2, 1...64)
+        schedulerPollSeconds = try integer("HERALD_SCHEDULER_POLL_SECONDS", 10, 1...3600)
         audienceBuckets = try integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100)
     }
 }

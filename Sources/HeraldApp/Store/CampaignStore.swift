@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import HeraldJSON
 import HeraldPostgres
@@ -51,14 +52,23 @@ public struct CampaignStore: Sendable {
 
     /// Replaces the content if `expectedVersion` is still current and sending has not started.
     /// The version check and the write are one statement, so of two racing writers exactly one wins.
+    /// A scheduled campaign whose schedule changed is re-armed at its new next occurrence.
     public func update(id: String, expectedVersion: Int, spec: CampaignSpec, on connection: PostgresConnection) throws -> UpdateOutcome {
         guard Self.isUUID(id) else { return .notFound }
         let content = spec.toJSON().serializedString()
+        let nextRun = try? Arming.firstRun(of: spec, now: Date()).get()
         let rows = try connection.query("""
-            UPDATE campaigns SET name = \(spec.name), content = \(content)::jsonb, version = version + 1, updated_at = now()
+            UPDATE campaigns SET name = \(spec.name), content = \(content)::jsonb, version = version + 1, updated_at = now(),
+                next_run_at = CASE WHEN status = 'scheduled' AND \(spec.schedule != nil)
+                                   THEN coalesce(\(nextRun)::timestamptz, next_run_at) ELSE next_run_at END
             WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status IN ('draft', 'scheduled')
             RETURNING \(literal: Self.columns)
             """)
+        return try outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
+    }
+
+    /// Explains a guarded write: the updated campaign, or why the guard held.
+    func outcome(of rows: PostgresRows, id: String, expectedVersion: Int, on connection: PostgresConnection) throws -> UpdateOutcome {
         if let updated = try Self.records(rows).first { return .updated(updated) }
         guard let current = try find(id: id, on: connection) else { return .notFound }
         if current.version != expectedVersion { return .versionMismatch(current: current) }

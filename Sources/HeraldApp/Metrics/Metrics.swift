@@ -1,0 +1,101 @@
+import Synchronization
+
+/// Process-wide counters and histograms, rendered in Prometheus' text format at /metrics.
+public final class Metrics: Sendable {
+    struct Histogram: Sendable {
+        let bounds: [Double]
+        var counts: [Int]
+        var sum = 0.0
+        var count = 0
+
+        init(bounds: [Double]) {
+            self.bounds = bounds
+            counts = Array(repeating: 0, count: bounds.count)
+        }
+
+        mutating func observe(_ value: Double) {
+            for (index, bound) in bounds.enumerated() where value <= bound { counts[index] += 1 }
+            sum += value
+            count += 1
+        }
+    }
+
+    struct State: Sendable {
+        var counters: [String: [String: Double]] = [:]  // name → rendered labels → value
+        var histograms: [String: [String: Histogram]] = [:]
+        var help: [String: (type: String, text: String)] = [:]
+    }
+
+    let state = Mutex(State())
+
+    /// Seconds from a run's due time to a delivery's first attempt.
+    static let latenessBounds = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+    /// Seconds to answer an HTTP request.
+    static let durationBounds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+    public init() {}
+
+    /// Adds `amount` to a counter.
+    public func increment(_ name: String, _ labels: [(String, String)] = [], by amount: Double = 1, help: String) {
+        let key = Self.render(labels)
+        state.withLock { state in
+            state.help[name] = state.help[name] ?? ("counter", help)
+            state.counters[name, default: [:]][key, default: 0] += amount
+        }
+    }
+
+    /// Records one observation in a histogram.
+    public func observe(_ name: String, _ value: Double, _ labels: [(String, String)] = [], bounds: [Double], help: String) {
+        let key = Self.render(labels)
+        state.withLock { state in
+            state.help[name] = state.help[name] ?? ("histogram", help)
+            state.histograms[name, default: [:]][key, default: Histogram(bounds: bounds)].observe(value)
+        }
+    }
+
+    /// A counter's current value (tests and reports).
+    public func value(_ name: String, _ labels: [(String, String)] = []) -> Double {
+        state.withLock { $0.counters[name]?[Self.render(labels)] ?? 0 }
+    }
+
+    /// The text exposition format (version 0.0.4); `extra` adds gauges computed at scrape time.
+    public func exposition(gauges extra: [(name: String, help: String, value: Double)] = []) -> String {
+        var lines: [String] = []
+        state.withLock { state in
+            for name in state.help.keys.sorted() {
+                guard let (type, text) = state.help[name] else { continue }
+                lines.append("# HELP \(name) \(text)")
+                lines.append("# TYPE \(name) \(type)")
+                for (labels, value) in (state.counters[name] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    lines.append("\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(Self.format(value))")
+                }
+                for (labels, histogram) in (state.histograms[name] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    let prefix = labels.isEmpty ? "" : "\(labels),"
+                    for (bound, count) in zip(histogram.bounds, histogram.counts) {
+                        lines.append("\(name)_bucket{\(prefix)le=\"\(Self.format(bound))\"} \(count)")
+                    }
+                    lines.append("\(name)_bucket{\(prefix)le=\"+Inf\"} \(histogram.count)")
+                    lines.append("\(name)_sum\(labels.isEmpty ? "" : "{\(labels)}") \(Self.format(histogram.sum))")
+                    lines.append("\(name)_count\(labels.isEmpty ? "" : "{\(labels)}") \(histogram.count)")
+                }
+            }
+        }
+        for gauge in extra {
+            lines.append("# HELP \(gauge.name) \(gauge.help)")
+            lines.append("# TYPE \(gauge.name) gauge")
+            lines.append("\(gauge.name) \(Self.format(gauge.value))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func render(_ labels: [(String, String)]) -> String {
+        labels.map { name, value in
+            let escaped = value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+            return "\(name)=\"\(escaped)\""
+        }.joined(separator: ",")
+    }
+
+    static func format(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HeraldCore
+import HeraldFCM
+import HeraldPostgres
+import Synchronization
+
+/// The scheduler and the delivery workers of one process. Every process runs its own; they share
+/// the work through the database alone (SKIP LOCKED claims, leases), so any number may run.
+///
+/// - A listener thread LISTENs for `herald_schedule` and `herald_deliveries` and rings the bell.
+/// - The scheduler thread starts due runs, then sleeps until the next due time, the bell, or the
+///   poll interval (the fallback when a notification is missed).
+/// - Worker threads claim ready deliveries in batches, send them, and record each outcome.
+public final class DeliveryEngine: Sendable {
+    public struct Configuration: Sendable {
+        public var workers = 2
+        public var batchSize = 100
+        public var sendConcurrency = 32
+        public var lease: Duration = .seconds(60)
+        public var pollInterval: Duration = .seconds(10)
+        public var buckets = AudienceBuckets()
+        public var retryPolicy = RetryPolicy()
+        public init() {}
+    }
+
+    let configuration: Configuration
+    let pool: PostgresPool
+    let databaseURL: String
+    let sender: FCMSender
+    let log: Log
+    let metrics: Metrics
+    let owner: String
+    let scheduleBell = Wakeup()
+    let deliveryBell = Wakeup()
+    let threads = Mutex<[Thread]>([])
+    let store = DeliveryStore()
+
+    public init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: FCMSender, log: Log, metrics: Metrics) {
+        self.configuration = configuration
+        self.pool = pool
+        self.databaseURL = databaseURL
+        self.sender = sender
+        self.log = log
+        self.metrics = metrics
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count)
+        owner = "\(String(cString: host)):\(getpid()):\(UUID().uuidString.prefix(8))"
+    }
+
+    /// Starts the threads; they run until `stop()`.
+    public func start() {
+        var started: [Thread] = [Thread { [self] in listen() }, Thread { [self] in schedule() }]
+        for index in 0..<configuration.workers {
+            started.append(Thread { [self] in work(index) })
+        }
+        for (index, thread) in started.enumerated() {
+            thread.name = index == 0 ? "herald-listener" : index == 1 ? "herald-scheduler" : "herald-worker-\(index - 2)"
+            thread.start()
+        }
+        threads.withLock { $0 = started }
+        log.info("delivery engine started", ["owner": .string(owner), "workers": .number(Double(configuration.workers))])
+    }
+
+    /// Asks the threads to stop after their current step; sends in flight complete and are recorded.
+    public func stop() {
+        scheduleBell.stop()
+        deliveryBell.stop()
+    }
+
+    var stopped: Bool { scheduleBell.isStopped }
+
+    // MARK: - Threads
+
+    func listen() {
+        var listener: PostgresListener?
+        while !stopped {
+            do {
+                if listener == nil {
+                    let fresh = try PostgresListener(url: databaseURL)
+                    try fresh.listen(DeliveryStore.scheduleChannel)
+                    try fresh.listen(DeliveryStore.deliveryChannel)
+                    listener = fresh
+                    // Whatever happened while we were not listening is looked at now.
+                    scheduleBell.ring()
+                    deliveryBell.ring()
+                }
+                if let notification = try listener?.waitForNotification(timeout: .milliseconds(500)) {
+                    (notification.channel == DeliveryStore.scheduleChannel ? scheduleBell : deliveryBell).ring()
+                }
+            } catch {
+                log.warning("listener: \(error)")
+                listener?.close()
+                listener = nil
+                scheduleBell.wait(after: scheduleBell.generation, timeout: .seconds(1))
+            }
+        }
+        listener?.close()
+    }
+
+    func schedule() {
+        while !stopped {
+            let seen = scheduleBell.generation
+            var wait = configuration.pollInterval
+            do {
+                let started = try pool.withConnection { connection in
+                    try store.startDueRuns(limit: 50, buckets: configuration.buckets, now: Date(), on: connection)
+                }
+                for run in started {
+                    metrics.increment("herald_runs_started_total", help: "Campaign runs started by this process's scheduler.")
+                    log.info("run started", ["campaign": .string(run.campaignID), "run": .string(run.runID),
+                                             "deliveries": .number(Double(run.deliveries))])
+                }
+                if started.count == 50 { continue }  // more may be due right now
+                if let seconds = try pool.withConnection({ try store.secondsUntilNextDue(on: $0) }) {
+                    wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
+                }
+            } catch {
+                log.warning("scheduler: \(error)")
+                wait = .seconds(1)
+            }
+            scheduleBell.wait(after: seen, timeout: wait)
+        }
+    }
+
+    func work(_ index: Int) {
+        while !stopped {
+            let seen = deliveryBell.generation
+            var wait = configuration.pollInterval
+            do {
+                let claimed = try pool.withConnection { connection in
+                    try store.claim(owner: owner, limit: configuration.batchSize, lease: configuration.lease, on: connection)
+                }
+                if !claimed.isEmpty {
+                    try send(claimed)
+                    continue
+                }
+                if let seconds = try pool.withConnection({ try store.secondsUntilNextDelivery(on: $0) }) {
+                    wait = min(wait, .milliseconds(max(1, Int(seconds * 1000))))
+                }
+            } catch {
+                log.warning("delivery worker \(index): \(error)")
+                wait = .seconds(1)
+            }
+            deliveryBell.wait(after: seen, timeout: wait)
+        }
+    }
+
+    /// Sends one claimed batch and records each answer.
+    func send(_ claimed: [DeliveryStore.Claimed]) throws {
+        for delivery in claimed where delivery.attempts == 1 {
+            metrics.observe("herald_scheduler_lateness_seconds", max(0, delivery.lateness), bounds: Metrics.latenessBounds,
+                            help: "Seconds from a run's due time to each delivery's first attempt.")
+        }
+        let answers = sender.send(batch: claimed.map(\.body), concurrency: configuration.sendConcurrency)
+        var outcomes: [DeliveryStore.Outcome] = []
+        for (delivery, answer) in zip(claimed, answers) {
+            switch answer {
+            case .sent(let name):
+                outcomes.append(.init(id: delivery.id, status: .sent, messageName: name))
+                metrics.increment("herald_deliveries_total", [("outcome", "sent")], help: "Delivery attempts by outcome.")
+            case .failed(let error):
+                let delay = configuration.retryPolicy.delay(forAttempt: delivery.attempts, outcome: answer)
+                outcomes.append(.init(id: delivery.id, status: delay == nil ? .failed : .retrying,
+                                      errorCode: error.code.rawValue, errorMessage: error.message, retryDelay: delay))
+                metrics.increment("herald_deliveries_total", [("outcome", delay == nil ? "failed" : "retrying")],
+                                  help: "Delivery attempts by outcome.")
+            }
+        }
+        try pool.withConnection { connection in
+            try store.record(outcomes, owner: owner, runIDs: Set(claimed.map(\.runID)), on: connection)
+        }
+    }
+}
