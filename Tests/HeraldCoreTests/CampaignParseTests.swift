@@ -118,6 +118,8 @@ import Testing
             .map(\.code) == ["too_many_topics"])
         #expect(try errors(of: #"{"name": "n", "notification": {"body": "b"}, "condition": "'a' in topics &&"}"#)
             .map(\.code) == ["invalid_condition"])
+        #expect(try errors(of: #"{"name": "n", "notification": {"body": "b"}, "condition": "'a' in topics || 'b' in topics && 'c' in topics"}"#)
+            .map(\.code) == ["invalid_condition"])
         let five = "('a' in topics || 'b' in topics) && !('c' in topics || 'd' in topics || 'e' in topics)"
         _ = try campaign(#"{"name": "n", "notification": {"body": "b"}, "condition": \#(quoted(five))}"#)
         // With A/B, one place of the five is needed for the bucket topics.

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldFCM
+import HeraldJSON
 import Testing
 
 @Suite struct FanOutPlannerTests {
@@ -84,5 +85,26 @@ import Testing
         #expect(result.variants.map(\.count) == counts)
         #expect(result.holdout.count == holdoutCount)
         #expect(result.holdout.upperBound == buckets)
+    }
+}
+
+@Suite struct FanOutPlanJSONTests {
+    @Test func previewShowsExactBodiesAndTheBucketSplit() throws {
+        let spec = try campaign("""
+            {"name": "n", "topics": ["news"], "notification": {"body": "b"},
+             "variants": [{"key": "A", "weight": 1}, {"key": "B", "weight": 1}], "holdout_percent": 50}
+            """)
+        let plan = FanOutPlanner.plan(campaign: spec, buckets: AudienceBuckets(count: 4), campaignID: nil, sendTime: Date(timeIntervalSince1970: 0))
+        let json = plan.toJSON()
+        #expect(json["buckets"] == [
+            "count": 4, "prefix": "herald-bucket-",
+            "variants": [["key": "A", "topics": ["herald-bucket-00"]], ["key": "B", "topics": ["herald-bucket-01"]]],
+            "holdout_topics": ["herald-bucket-02", "herald-bucket-03"],
+        ])
+        let first = try #require(json["requests"]?.arrayValue?.first)
+        #expect(first["target"] == ["condition": "'news' in topics && 'herald-bucket-00' in topics"])
+        #expect(first["body"] == (try JSON.parse(plan.requests[0].message.sendBody(validateOnly: false))))
+        #expect(first["payload_bytes"] == .number(Double(#"{"notification":{"body":"b"}}"#.utf8.count)))
+        #expect(first["payload_limit"] == 2048)
     }
 }

@@ -10,7 +10,8 @@ import Testing
         #expect(!condition.evaluate(subscriptions: ["b", "c"]))
         #expect(!condition.evaluate(subscriptions: []))
         #expect(condition.topicCount == 3)
-        #expect(condition.description == "'a' in topics || 'b' in topics && !'c' in topics")
+        // Printed grouped, so FCM's left-to-right reading and the usual precedence agree.
+        #expect(condition.description == "'a' in topics || ('b' in topics && !'c' in topics)")
         #expect(try TopicCondition.parse(condition.description) == condition)
     }
 
@@ -20,7 +21,18 @@ import Testing
         #expect(try TopicCondition.parse(condition.description) == condition)
     }
 
+    @Test func groupingCanBeRequired() throws {
+        let text = "'a' in topics || 'b' in topics && 'c' in topics"
+        #expect(throws: TopicCondition.ParseError(offset: 0,
+            reason: "&& and || mixed without parentheses: FCM evaluates left to right, so group them with ( )")) {
+            try TopicCondition.parse(text, requireGrouping: true)
+        }
+        _ = try TopicCondition.parse("'a' in topics || ('b' in topics && 'c' in topics)", requireGrouping: true)
+        _ = try TopicCondition.parse("'a' in topics && 'b' in topics && !('c' in topics || 'd' in topics)", requireGrouping: true)
+    }
+
     @Test(arguments: [
+        ("\"a\" in topics", "unexpected \"\"\", expected 'topic' in topics at character 1"),
         ("", "unexpected end, expected a topic or \"(\" at character 1"),
         ("'a' in topics &&", "unexpected end, expected a topic or \"(\" at character 17"),
         ("'a b' in topics", "invalid topic name \"a b\" (allowed: letters, digits and - _ . ~ %) at character 1"),

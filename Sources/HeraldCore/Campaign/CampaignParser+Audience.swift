@@ -54,7 +54,7 @@ extension CampaignParser {
             return
         }
         do {
-            let parsed = try TopicCondition.parse(condition)
+            let parsed = try TopicCondition.parse(condition, requireGrouping: true)
             if parsed.topicCount > CampaignLimits.conditionTopics {
                 reader.report("condition", "too_many_topics",
                     "a condition names at most \(CampaignLimits.conditionTopics) topics, found \(parsed.topicCount)",

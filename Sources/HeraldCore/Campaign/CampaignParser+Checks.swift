@@ -46,7 +46,7 @@ extension CampaignParser {
                 campaign: spec, variant: variant, target: .topic("t"), campaignID: nil, sendTime: sendTime)
             let size = message.payloadSize
             if size > Message.topicPayloadLimit {
-                let path = explicit ? JSONReader.path("variants", index: index) : "notification"
+                let path = explicit ? JSONReader.path("variants", index: index) : spec.notification == nil ? "data" : "notification"
                 reader.report(path, "payload_too_large",
                     "the rendered message is \(size) bytes; FCM accepts at most \(Message.topicPayloadLimit) bytes for topic and condition messages",
                     limit: Message.topicPayloadLimit)

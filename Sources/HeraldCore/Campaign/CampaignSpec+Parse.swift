@@ -22,7 +22,7 @@ extension CampaignSpec {
     /// Each variant's title + body (its own, completed from the campaign's `notification`) is at
     /// most 1000 characters; each variant needs a title, a body or data; and each rendered message
     /// must fit FCM's 2048-byte topic payload limit (`payload_too_large` at `variants[i]`, or at
-    /// `notification` without variants).
+    /// `notification` — `data` for a data-only campaign — without variants).
     ///
     /// `options`: `android_channel_id`, `sound`, `icon` (Android drawable name), `click_action`,
     /// `ios_sound`, `ios_category` (strings ≤ 100); `priority` "high" | "normal"; `color` "#rrggbb";

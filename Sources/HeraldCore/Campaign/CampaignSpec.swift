@@ -187,7 +187,8 @@ public struct CampaignOptions: Sendable, Equatable {
 }
 
 /// Raw v1 `android`, `apns` and `webpush` blocks, deep-merged over what Herald renders (objects
-/// merge member by member; any other value replaces). They are validated with the message.
+/// merge member by member; any other value replaces; `null` removes a rendered member). Each block
+/// must be one FCM accepts (REST field names, types, formats), checked when the campaign is parsed.
 public struct PlatformOverrides: Sendable, Equatable {
     public var android: JSONObject?
     public var apns: JSONObject?

@@ -1,9 +1,14 @@
 import HeraldJSON
 
-/// One invalid field of a campaign: where (`variants[1].notification.body`), a machine code
-/// (`too_long`, `required`, `invalid_topic`, `reserved_key`, `not_https`, `out_of_range`,
-/// `unknown_field`, `wrong_type`, `payload_too_large`, …), a sentence for people that states the
-/// limit, and the limit as a number when there is one.
+/// One invalid field of a campaign: where (`variants[1].notification.body`; "" is the whole
+/// document), a machine code, a sentence for people that states the limit, and the limit as a
+/// number when there is one.
+///
+/// Codes: `required`, `wrong_type`, `unknown_field`, `too_long`, `too_many`, `out_of_range`,
+/// `duplicate`, `conflict` (topics and condition both given), `invalid_topic`,
+/// `invalid_condition`, `too_many_topics`, `reserved_key`, `not_https`, `invalid_color`,
+/// `invalid_label`, `invalid_key` (variant key), `invalid_value` (an enumeration or format),
+/// `invalid_duration` (in overrides), `invalid_time_zone`, `payload_too_large`.
 public struct FieldError: Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var code: String

@@ -2,8 +2,14 @@
 /// `'stock-GOOG' in topics || ('industry-tech' in topics && !'news' in topics)`.
 ///
 /// Grammar: `||` binds looser than `&&`, which binds looser than `!`; parentheses group. A topic
-/// is quoted with single quotes (double quotes are accepted too) and followed by `in topics`.
-/// FCM allows at most five topics in one condition; `topicCount` counts every mention.
+/// is quoted with single quotes and followed by `in topics`. FCM allows at most five topics in one
+/// condition; `topicCount` counts every mention.
+///
+/// FCM's guide says it "evaluates any conditions in parentheses, and then evaluates the expression
+/// from left to right", which disagrees with the usual precedence when `&&` and `||` are mixed
+/// without parentheses (`'a' in topics || 'b' in topics && 'c' in topics`). `description` therefore
+/// always parenthesises an operand whose operator differs from its parent's, so both readings
+/// agree, and `parse(_:requireGrouping: true)` refuses such ungrouped mixtures.
 public indirect enum TopicCondition: Sendable, Hashable, CustomStringConvertible {
     case subscribed(String)
     case not(TopicCondition)
@@ -48,7 +54,7 @@ public indirect enum TopicCondition: Sendable, Hashable, CustomStringConvertible
 
     private static func operand(_ operand: TopicCondition, in parent: TopicCondition) -> String {
         switch (parent, operand) {
-        case (.and, .or): "(\(operand))"
+        case (.and, .or), (.or, .and): "(\(operand))"
         default: operand.description
         }
     }
@@ -57,12 +63,20 @@ public indirect enum TopicCondition: Sendable, Hashable, CustomStringConvertible
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public var offset: Int
         public var reason: String
+
+        public init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
+
         public var description: String { "\(reason) at character \(offset + 1)" }
     }
 
-    /// Parses an FCM condition expression. Topic names must match FCM's topic pattern.
-    public static func parse(_ text: String) throws(ParseError) -> TopicCondition {
+    /// Parses an FCM condition expression. Topic names must match FCM's topic pattern. With
+    /// `requireGrouping`, `&&` and `||` mixed without parentheses are an error (see above).
+    public static func parse(_ text: String, requireGrouping: Bool = false) throws(ParseError) -> TopicCondition {
         var parser = ConditionParser(Array(text))
+        parser.requireGrouping = requireGrouping
         let condition = try parser.parseOr()
         parser.skipSpaces()
         guard parser.index == parser.characters.count else {
@@ -77,6 +91,7 @@ struct ConditionParser {
     let characters: [Character]
     var index = 0
     var depth = 0
+    var requireGrouping = false
 
     init(_ characters: [Character]) {
         self.characters = characters
@@ -101,15 +116,31 @@ struct ConditionParser {
     }
 
     mutating func parseOr() throws(TopicCondition.ParseError) -> TopicCondition {
-        var result = try parseAnd()
-        while consume("||") { result = .or(result, try parseAnd()) }
+        let start = index
+        var (result, chained) = try parseAnd()
+        var operands = 1
+        while consume("||") {
+            let (next, nextChained) = try parseAnd()
+            result = .or(result, next)
+            chained = chained || nextChained
+            operands += 1
+        }
+        if requireGrouping, chained, operands > 1 {
+            index = start
+            throw error("&& and || mixed without parentheses: FCM evaluates left to right, so group them with ( )")
+        }
         return result
     }
 
-    mutating func parseAnd() throws(TopicCondition.ParseError) -> TopicCondition {
+    /// An `&&` chain, and whether it had more than one operand.
+    mutating func parseAnd() throws(TopicCondition.ParseError) -> (TopicCondition, Bool) {
         var result = try parseUnary()
-        while consume("&&") { result = .and(result, try parseUnary()) }
-        return result
+        var chained = false
+        while consume("&&") {
+            result = .and(result, try parseUnary())
+            chained = true
+        }
+        return (result, chained)
     }
 
     mutating func parseUnary() throws(TopicCondition.ParseError) -> TopicCondition {
@@ -129,7 +160,7 @@ struct ConditionParser {
             return inner
         }
         let quote = characters[index]
-        guard quote == "'" || quote == "\"" else {
+        guard quote == "'" else {
             throw error("unexpected \"\(quote)\", expected 'topic' in topics")
         }
         let start = index

@@ -1,0 +1,99 @@
+import HeraldFCM
+import HeraldJSON
+
+/// The campaign contract as a JSON Schema (2020-12, the dialect of OpenAPI 3.1), built from the
+/// same limits the parser enforces, for the API document. Rules a schema cannot say (characters
+/// counted as grapheme clusters, title + body together, condition syntax, reserved data keys,
+/// the rendered payload size) are stated in `description`s; `parse` remains the authority.
+extension CampaignSpec {
+    public static var jsonSchema: JSON {
+        let label = "^[a-zA-Z0-9-_.~%]{1,50}$"
+        let notification: JSON = [
+            "type": "object", "additionalProperties": false,
+            "description": .string("Title and body together: at most \(CampaignLimits.notificationCharacters) characters as a person counts them (grapheme clusters)."),
+            "properties": [
+                "title": ["type": "string"],
+                "body": ["type": "string"],
+                "image": url("An https image URL; Apple needs a file extension in it."),
+            ],
+        ]
+        let data: JSON = [
+            "type": "object", "additionalProperties": ["type": "string"],
+            "propertyNames": ["minLength": 1, "maxLength": .number(Double(CampaignLimits.dataKeyCharacters)),
+                              "not": ["pattern": "^(from|message_type)$|^(google|gcm)\\."]],
+            "description": "Custom string values; keys from, message_type, google.* and gcm.* are reserved by FCM.",
+        ]
+        let short: JSON = ["type": "string", "maxLength": .number(Double(CampaignLimits.optionCharacters))]
+        let platformBlock: JSON = ["type": "object", "description": "A raw v1 block, deep-merged over the rendered one and checked as FCM checks it."]
+        let options: JSON = [
+            "type": "object", "additionalProperties": false,
+            "properties": [
+                "android_channel_id": short, "sound": short, "click_action": short, "ios_sound": short, "ios_category": short,
+                "icon": ["type": "string", "maxLength": .number(Double(CampaignLimits.optionCharacters)), "description": "An Android drawable resource name."],
+                "priority": ["enum": ["high", "normal"]],
+                "color": ["type": "string", "pattern": "^#[0-9a-fA-F]{6}$"],
+                "ios_badge": ["type": "integer", "minimum": 0, "maximum": .number(Double(CampaignLimits.maximumBadge))],
+                "web_link": url("The https page opened when a web notification is clicked."),
+                "web_icon": url("The https URL of the web notification's icon."),
+                "expiry_seconds": ["type": "integer", "minimum": 0, "maximum": .number(Double(CampaignLimits.maximumExpirySeconds))],
+                "analytics_label": ["type": "string", "pattern": .string(label),
+                                    "description": "With several variants, \"<label>-<key>\" must match too. Derived from the campaign id when absent."],
+                "collapse_key": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"],
+                "overrides": [
+                    "type": "object", "additionalProperties": false,
+                    "properties": ["android": platformBlock, "apns": platformBlock, "webpush": platformBlock],
+                ],
+            ],
+        ]
+        let variant: JSON = [
+            "type": "object", "additionalProperties": false, "required": ["key", "weight"],
+            "properties": [
+                "key": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,16}$", "description": "Unique within the campaign."],
+                "weight": ["type": "integer", "minimum": 1, "maximum": .number(Double(CampaignLimits.maximumWeight))],
+                "notification": notification, "data": data,
+            ],
+        ]
+        let schedule: JSON = [
+            "type": "object", "required": ["kind"],
+            "description": "now | once {at: local date-time, time_zone} | daily {time, time_zone, until?} | weekly {days, time, time_zone, until?}; time zones are IANA names.",
+            "properties": [
+                "kind": ["enum": ["now", "once", "daily", "weekly"]],
+                "at": ["type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?$"],
+                "time": ["type": "string", "pattern": "^\\d{2}:\\d{2}(:\\d{2})?$"],
+                "time_zone": ["type": "string"],
+                "until": ["type": "string", "format": "date"],
+                "days": ["type": "array", "minItems": 1, "maxItems": 7, "uniqueItems": true,
+                         "items": ["enum": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]]],
+            ],
+        ]
+        return [
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Campaign",
+            "type": "object", "additionalProperties": false, "required": ["name"],
+            "oneOf": [["required": ["topics"]], ["required": ["condition"]]],
+            "properties": [
+                "name": ["type": "string", "minLength": 1, "maxLength": .number(Double(CampaignLimits.nameCharacters))],
+                "notification": notification,
+                "topics": [
+                    "type": "array", "minItems": 1, "maxItems": .number(Double(CampaignLimits.topics)), "uniqueItems": true,
+                    "items": ["type": "string", "pattern": "^(/topics/)?[a-zA-Z0-9-_.~%]+$",
+                              "maxLength": .number(Double(CampaignLimits.topicCharacters + "/topics/".count))],
+                ],
+                "condition": [
+                    "type": "string", "maxLength": .number(Double(CampaignLimits.conditionCharacters)),
+                    "description": "'topic' in topics with &&, ||, ! and parentheses (mixed && and || must be grouped); at most 5 topic mentions, 4 with variants or a holdout.",
+                ],
+                "data": data,
+                "options": options,
+                "variants": ["type": "array", "minItems": 1, "maxItems": .number(Double(CampaignLimits.variants)), "items": variant],
+                "holdout_percent": ["type": "integer", "minimum": 0, "maximum": .number(Double(CampaignLimits.holdoutPercentBound - 1))],
+                "schedule": schedule,
+            ],
+        ]
+    }
+
+    private static func url(_ description: String) -> JSON {
+        ["type": "string", "format": "uri", "pattern": "^https://", "maxLength": .number(Double(CampaignLimits.urlCharacters)),
+         "description": .string(description)]
+    }
+}

@@ -1,0 +1,37 @@
+@testable import HeraldCore
+import HeraldJSON
+import Testing
+
+/// The schema the API document embeds must name exactly the members the parser accepts.
+@Suite struct CampaignSchemaTests {
+    func keys(_ schema: JSON?, _ path: [String]) -> Set<String> {
+        var node = schema
+        for key in path { node = node?[key] }
+        return Set(node?["properties"]?.objectValue?.keys ?? [])
+    }
+
+    /// A document that sets every member the schema lists (at each level) must parse; a member the
+    /// parser does not know would fail as `unknown_field`.
+    @Test func everyMemberTheSchemaListsIsAccepted() throws {
+        let schema = CampaignSpec.jsonSchema
+        let document = """
+            {"name": "n", "notification": {"title": "t", "body": "b", "image": "https://x.example/a.png"},
+             "topics": ["t"], "data": {"k": "v"},
+             "options": {"android_channel_id": "c", "sound": "s", "click_action": "a", "ios_sound": "s", "ios_category": "c",
+                         "icon": "i", "priority": "high", "color": "#000000", "ios_badge": 1, "web_link": "https://x.example",
+                         "web_icon": "https://x.example/i.png", "expiry_seconds": 1, "analytics_label": "l", "collapse_key": "k",
+                         "overrides": {"android": {}, "apns": {}, "webpush": {}}},
+             "variants": [{"key": "A", "weight": 1, "notification": {"body": "x"}, "data": {"a": "b"}}],
+             "holdout_percent": 1, "schedule": {"kind": "now"}}
+            """
+        let parsed = try JSON.parse(document)
+        #expect(Set(parsed.objectValue?.keys ?? []).union(["condition"]) == keys(schema, []))
+        #expect(Set(parsed["options"]?.objectValue?.keys ?? []) == keys(schema, ["properties", "options"]))
+        #expect(Set(parsed["notification"]?.objectValue?.keys ?? []) == keys(schema, ["properties", "notification"]))
+        #expect(Set(parsed["variants"]?.arrayValue?.first?.objectValue?.keys ?? []) == keys(schema, ["properties", "variants", "items"]))
+        _ = try campaign(document)
+        // And the parser knows no member the schema leaves out.
+        #expect(CampaignParser.topLevelFields == keys(schema, []))
+        #expect(CampaignParser.optionFields == keys(schema, ["properties", "options"]))
+    }
+}
