@@ -124,6 +124,10 @@ public final class PostgresListener {
     }
 }
 
+/// A listener belongs to the one thread that waits on it.
+@available(*, unavailable)
+extension PostgresListener: Sendable {}
+
 extension PostgresConnection {
     /// Sends a notification (`SELECT pg_notify($1, $2)`); inside a transaction it is delivered
     /// at COMMIT.
