@@ -28,7 +28,8 @@ let package = Package(
         // HTTP/1.1 on raw sockets and epoll; knows nothing of campaigns or databases.
         .target(name: "HeraldHTTP", dependencies: ["CLinux"]),
         // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
-        .target(name: "HeraldPostgres", dependencies: ["CLibPQ"]),
+        // COpenSSL: SHA-256 checksums of migration files.
+        .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "COpenSSL"]),
         // The FCM HTTP v1 API: message model, service-account OAuth, the libcurl sender, retry policy.
         .target(name: "HeraldFCM", dependencies: ["HeraldJSON", "CCurl", "COpenSSL"]),
         // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.

@@ -142,6 +142,27 @@ import Testing
         #expect(values == [2, 3])
     }
 
+    @Test func aCaughtFailureInsideATransactionDoesNotPassForACommit() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let connection = try schema.connect()
+        try connection.executeScript("CREATE TABLE items (n int8 PRIMARY KEY)")
+        let error = try #require(throws: PostgresError.self) {
+            try connection.transaction { connection in
+                try connection.execute("INSERT INTO items VALUES (\(1))")
+                _ = try? connection.execute("INSERT INTO items VALUES (\(1))")
+            }
+        }
+        #expect(error.description.contains("rolled back"))
+        #expect(try connection.query("SELECT count(*) FROM items")[0].decode(Int.self, at: 0) == 0)
+        // Transactions do not nest: the inner call is refused, the outer one still commits.
+        try connection.transaction { connection in
+            try connection.execute("INSERT INTO items VALUES (\(2))")
+            #expect(throws: PostgresError.self) { try connection.transaction { _ in } }
+        }
+        #expect(try connection.query("SELECT n FROM items")[0].decode(Int.self, at: 0) == 2)
+    }
+
     @Test func decodeErrorsNameTheColumnAndTheType() throws {
         let connection = try PostgresConnection(url: TestDatabase.url())
         let row = try #require(try connection.query("SELECT 'abc'::text AS label, NULL::int8 AS missing").first)

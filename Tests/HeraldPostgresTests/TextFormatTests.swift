@@ -49,3 +49,25 @@ import Testing
         #expect(PostgresArrayLiteral.parse(#"{"open}"#) == nil)
     }
 }
+
+/// Interpolation builds placeholders and binds, without a database.
+@Suite struct QueryBuildingTests {
+    @Test func interpolatedValuesBecomeNumberedBinds() {
+        let name = "x'; DROP TABLE users; --"
+        let limit: Int? = nil
+        let query: PostgresQuery = "SELECT * FROM users WHERE name = \(name) AND age > \(Int32(18)) LIMIT \(limit)"
+        #expect(query.sql == "SELECT * FROM users WHERE name = $1 AND age > $2 LIMIT $3")
+        #expect(query.binds == [
+            PostgresValue(type: .text, text: name),
+            PostgresValue(type: .int4, text: "18"),
+            .null(.int8),
+        ])
+        #expect(!query.description.contains("DROP"))
+    }
+
+    @Test func bytesGoInBinaryAndArraysAsQuotedLiterals() {
+        let query: PostgresQuery = "SELECT \([UInt8]([0, 1])), \(["a\"b", "c"])"
+        #expect(query.binds[0] == PostgresValue(type: .bytea, format: .binary, bytes: [0, 1]))
+        #expect(query.binds[1] == PostgresValue(type: .textArray, text: #"{"a\"b","c"}"#))
+    }
+}

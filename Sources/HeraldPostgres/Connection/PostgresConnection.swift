@@ -60,6 +60,10 @@ public final class PostgresConnection {
     /// Runs `body` in a transaction: COMMIT when it returns, ROLLBACK when it throws (the
     /// error is rethrown). Transactions do not nest.
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        // A nested BEGIN is only a warning, and the inner COMMIT would commit the outer work.
+        guard !isInTransaction else {
+            throw PostgresError(kind: .misuse, message: "a transaction is already open on this connection; transactions do not nest")
+        }
         try execute("BEGIN")
         let value: T
         do {
@@ -68,7 +72,14 @@ public final class PostgresConnection {
             if isOpen { _ = try? execute("ROLLBACK") }
             throw error
         }
-        try execute("COMMIT")
+        // COMMIT of a transaction in which a statement failed (and `body` caught the error)
+        // succeeds with the tag ROLLBACK: that must not pass for a commit.
+        let commit = try execute(query: "COMMIT")
+        guard String(cString: PQcmdStatus(commit.pointer)) == "COMMIT" else {
+            throw PostgresError(
+                kind: .misuse,
+                message: "the transaction was rolled back at COMMIT because a statement in it had failed")
+        }
         return value
     }
 
@@ -177,6 +188,10 @@ extension PostgresError {
         columnName = field("c")
     }
 }
+
+/// A connection belongs to one thread at a time; hand it over through a `PostgresPool`.
+@available(*, unavailable)
+extension PostgresConnection: Sendable {}
 
 /// Calls `body` with a NULL-terminated array of C strings that live for the call.
 func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
