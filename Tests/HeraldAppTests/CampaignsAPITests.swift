@@ -114,10 +114,11 @@ import Testing
         for round in 0..<5 {
             let created = try await herald.request("POST", "/api/v1/campaigns", json: Self.campaign())
             let id = try #require(created.json?["id"]?.stringValue)
+            let herald = self.herald
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for writer in 0..<2 {
                     group.addTask {
-                        try await self.herald.request("PUT", "/api/v1/campaigns/\(id)",
+                        try await herald.request("PUT", "/api/v1/campaigns/\(id)",
                                                       json: Self.campaign(name: "Writer \(writer) round \(round)"),
                                                       headers: ["If-Match": "\"1\""]).status
                     }

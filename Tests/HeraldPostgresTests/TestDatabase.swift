@@ -1,37 +1,7 @@
 import Foundation
 import HeraldPostgres
+import HeraldTestSupport
 import Testing
-
-/// The database the integration tests run against, from `HERALD_TEST_DATABASE_URL`.
-enum TestDatabase {
-    struct NotConfigured: Error, CustomStringConvertible {
-        var description: String {
-            """
-            HERALD_TEST_DATABASE_URL is not set: these tests need a real PostgreSQL. Start one with
-                deploy/dev/postgres start .test-data/pg 55432
-            and run the tests with
-                HERALD_TEST_DATABASE_URL=postgresql://herald@127.0.0.1:55432/herald swift test --filter HeraldPostgresTests
-            """
-        }
-    }
-
-    /// The configured URL; throws (failing the test loudly) when it is not set.
-    static func url() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["HERALD_TEST_DATABASE_URL"], !url.isEmpty else {
-            throw NotConfigured()
-        }
-        return url
-    }
-
-    /// `url` with a session setting added, for URLs and conninfo strings alike.
-    static func url(_ url: String, settingSearchPath schema: String) -> String {
-        if url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") {
-            let options = "options=-c%20search_path%3D\(schema)"
-            return url + (url.contains("?") ? "&" : "?") + options
-        }
-        return url + " options='-c search_path=\(schema)'"
-    }
-}
 
 /// A schema of its own for one test, so tests run in parallel without seeing each other's
 /// tables. Connections made through `url` or `connect()` use it as their search_path.

@@ -5,7 +5,6 @@ import Foundation
 import HeraldCore
 import HeraldFCM
 import HeraldPostgres
-import Synchronization
 
 /// The scheduler and the delivery workers of one process. Every process runs its own; they share
 /// the work through the database alone (SKIP LOCKED claims, leases), so any number may run.
@@ -35,7 +34,6 @@ public final class DeliveryEngine: Sendable {
     let owner: String
     let scheduleBell = Wakeup()
     let deliveryBell = Wakeup()
-    let threads = Mutex<[Thread]>([])
     let store = DeliveryStore()
 
     public init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: FCMSender, log: Log, metrics: Metrics) {
@@ -47,7 +45,7 @@ public final class DeliveryEngine: Sendable {
         self.metrics = metrics
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, host.count)
-        owner = "\(String(cString: host)):\(getpid()):\(UUID().uuidString.prefix(8))"
+        owner = "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 
     /// Starts the threads; they run until `stop()`.
@@ -60,7 +58,6 @@ public final class DeliveryEngine: Sendable {
             thread.name = index == 0 ? "herald-listener" : index == 1 ? "herald-scheduler" : "herald-worker-\(index - 2)"
             thread.start()
         }
-        threads.withLock { $0 = started }
         log.info("delivery engine started", ["owner": .string(owner), "workers": .number(Double(configuration.workers))])
     }
 

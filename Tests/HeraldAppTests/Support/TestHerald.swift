@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

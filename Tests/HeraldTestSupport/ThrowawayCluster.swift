@@ -3,35 +3,33 @@ import Glibc
 
 /// A PostgreSQL cluster of one test's own, in a temporary folder on a free port, driven by
 /// `deploy/dev/postgres` so that the test can stop and start the server.
-final class ThrowawayCluster {
-    struct ScriptFailed: Error, CustomStringConvertible {
-        var description: String
+public final class ThrowawayCluster {
+    public struct ScriptFailed: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    let directory: String
-    let port: Int
-    private(set) var url = ""
+    public let directory: String
+    public let port: Int
+    public private(set) var url = ""
 
-    private static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("deploy/dev/postgres").path
+    private static let script = TestDatabase.repositoryRoot + "/deploy/dev/postgres"
 
-    init() throws {
+    public init() throws {
         directory = "/tmp/herald-pg-test-" + UUID().uuidString.prefix(8).lowercased()
         port = try Self.freePort()
         try start()
     }
 
-    func start() throws {
+    public func start() throws {
         url = try run("start", directory, String(port)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func stop() throws {
+    public func stop() throws {
         _ = try run("stop", directory)
     }
 
     /// Stops the server and deletes its folder.
-    func destroy() {
+    public func destroy() {
         _ = try? stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
