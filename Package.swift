@@ -13,6 +13,9 @@ let package = Package(
         // The command line (`herald serve`, `herald migrate`, …): the standard parser, with help and
         // errors a user expects; writing that by hand buys nothing.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Page templates that escape by default ({{ }}), with partials and inheritance for one
+        // layout: the templating issue asked for exactly this, and it has no dependencies of its own.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // C libraries the user fixed: libpq, libcurl, libssl/libcrypto (Debian's -dev packages).
@@ -37,7 +40,11 @@ let package = Package(
         // The domain, pure: campaigns, validation and composer limits, rendering, the fan-out planner.
         .target(name: "HeraldCore", dependencies: ["HeraldJSON", "HeraldFCM"]),
         // The application: REST handlers, pages, the stores' SQL, the scheduler and workers.
-        .target(name: "HeraldApp", dependencies: ["HeraldCore", "HeraldHTTP", "HeraldPostgres", "HeraldFCM", "HeraldJSON", "COpenSSL"]),
+        .target(name: "HeraldApp",
+                dependencies: ["HeraldCore", "HeraldHTTP", "HeraldPostgres", "HeraldFCM", "HeraldJSON", "COpenSSL",
+                               .product(name: "Mustache", package: "swift-mustache")],
+                // Templates are compiled into the binary, so a release folder has nothing extra to ship.
+                resources: [.embedInCode("Pages/Templates")]),
         // The command line and the wiring.
         .executableTarget(name: "herald", dependencies: [
             "HeraldApp", "FCMEmulator", "HeraldPostgres", "HeraldHTTP",

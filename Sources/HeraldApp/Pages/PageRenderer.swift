@@ -1,0 +1,62 @@
+import HeraldHTTP
+import Mustache
+
+/// Renders server-side pages from the Mustache templates in `Pages/Templates`, which are compiled
+/// into the binary. `{{name}}` escapes HTML; raw HTML needs `{{{name}}}` and is used only for
+/// markup Herald builds itself (for example an SVG chart), never for user input.
+public struct PageRenderer: Sendable {
+    let library: MustacheLibrary
+
+    /// Every template, by the name pages use. Add a template here when you add a file.
+    static let templates: [(name: String, bytes: [UInt8])] = [
+        ("layout", PackageResources.layout_mustache),
+    ]
+
+    public init() {
+        var library = MustacheLibrary()
+        for template in Self.templates {
+            do {
+                try library.register(String(decoding: template.bytes, as: UTF8.self), named: template.name)
+            } catch {
+                // A broken template is a programming error caught by the page tests, not a runtime condition.
+                preconditionFailure("template \(template.name) does not parse: \(error)")
+            }
+        }
+        self.library = library
+    }
+
+    /// The page as HTML with Herald's security headers; `status` 200 unless said otherwise.
+    public func page(_ template: String, _ context: [String: Any], status: Int = 200) -> HTTPResponse {
+        guard let html = library.render(context, withTemplate: template) else {
+            preconditionFailure("no template named \(template)")
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/html; charset=utf-8")
+        headers.add("Cache-Control", "no-store")
+        Self.addSecurityHeaders(to: &headers)
+        return HTTPResponse(status: status, headers: headers, body: Array(html.utf8))
+    }
+
+    /// A 303 to `location` (after a form post, so reloading does not post again).
+    public static func redirect(to location: String, headers extra: [(String, String)] = []) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Location", location)
+        for (name, value) in extra { headers.add(name, value) }
+        addSecurityHeaders(to: &headers)
+        return HTTPResponse(status: 303, headers: headers)
+    }
+
+    /// A strict policy: scripts and styles from Herald only (no inline script), images from Herald
+    /// or https, no framing, forms post back to Herald only.
+    static let contentSecurityPolicy = [
+        "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' https: data:",
+        "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+    ].joined(separator: "; ")
+
+    static func addSecurityHeaders(to headers: inout HTTPHeaders) {
+        headers.set("Content-Security-Policy", contentSecurityPolicy)
+        headers.set("X-Content-Type-Options", "nosniff")
+        headers.set("Referrer-Policy", "same-origin")
+        headers.set("X-Frame-Options", "DENY")
+    }
+}
