@@ -84,7 +84,7 @@ struct SendingAPI: Sendable {
         let messages = tokens.compactMap(\.stringValue).map { token in
             Renderer.render(campaign: record.spec, variant: variant, target: .token(token), campaignID: record.id, sendTime: Date())
         }
-        let sent = sender.sendWithRetries(batch: messages.map { $0.sendBody(validateOnly: false) }, concurrency: 8, policy: quick)
+        let sent = sender.sendWithRetries(batch: messages.map { $0.json().serialized() }, concurrency: 8, policy: quick)
         let results: [JSON] = zip(tokens, sent).map { token, retried in
             var result = Self.json(retried.outcome)
             result["token"] = token
