@@ -46,6 +46,9 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var signInMaxFailures: Int
     /// The sign-in rate-limit window, in seconds.
     public var signInWindowSeconds: Int
+    /// Whether the client's address is the last `X-Forwarded-For` entry (behind a proxy that sets
+    /// it, like deploy/nginx) rather than the peer's. Only turn on when no one can reach Herald directly.
+    public var trustForwardedFor: Bool
 
     public static let defaultDatabaseURL = "postgresql://herald@127.0.0.1:55433/herald"
 
@@ -100,6 +103,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
         sessionLifetimeSeconds = try integer("HERALD_SESSION_LIFETIME_SECONDS", 7 * 86400, 60...(365 * 86400))
         signInMaxFailures = try integer("HERALD_SIGNIN_MAX_FAILURES", 10, 1...1000)
         signInWindowSeconds = try integer("HERALD_SIGNIN_WINDOW_SECONDS", 15 * 60, 1...86400)
+        trustForwardedFor = try boolean("HERALD_TRUST_FORWARDED_FOR", false)
     }
 }
 
