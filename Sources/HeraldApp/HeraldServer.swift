@@ -65,6 +65,7 @@ public final class HeraldServer: Sendable {
             .register(on: &router)
         MetricsAPI(pool: pool, metrics: metrics).register(on: &router)
         StaticFiles(directory: configuration.publicDirectory).register(on: &router)
+        ComposerRoutes.register(on: &router, pool: pool, log: log, configuration: configuration, sender: sender)
         return router
     }
 

@@ -10,6 +10,9 @@ public struct PageRenderer: Sendable {
     /// Every template, by the name pages use. Add a template here when you add a file.
     static let templates: [(name: String, bytes: [UInt8])] = [
         ("layout", PackageResources.layout_mustache),
+        ("message", PackageResources.message_mustache), ("campaigns", PackageResources.campaigns_mustache),
+        ("preview", PackageResources.preview_mustache), ("composer", PackageResources.composer_mustache),
+        ("review", PackageResources.review_mustache), ("report", PackageResources.report_mustache),
     ]
 
     public init() {
