@@ -58,14 +58,18 @@ public final class HeraldServer: Sendable {
             Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
                     detail: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).").httpResponse
         }
-        HealthAPI(pool: pool, log: log).register(on: &router)
-        CampaignsAPI(pool: pool, log: log).register(on: &router)
-        LifecycleAPI(pool: pool, log: log).register(on: &router)
+        let access = AccessControl(pool: pool, log: log, configuration: configuration)
+        HealthAPI(pool: pool, log: log).register(on: &router, access: access)
+        CampaignsAPI(pool: pool, log: log).register(on: &router, access: access)
+        LifecycleAPI(pool: pool, log: log).register(on: &router, access: access)
         SendingAPI(pool: pool, log: log, sender: sender, buckets: AudienceBuckets(count: configuration.audienceBuckets))
-            .register(on: &router)
-        MetricsAPI(pool: pool, metrics: metrics).register(on: &router)
-        StaticFiles(directory: configuration.publicDirectory).register(on: &router)
-        ComposerRoutes.register(on: &router, pool: pool, log: log, configuration: configuration, sender: sender)
+            .register(on: &router, access: access)
+        MetricsAPI(pool: pool, metrics: metrics).register(on: &router, access: access)
+        StaticFiles(directory: configuration.publicDirectory).register(on: &router, access: access)
+        SignInPages(access: access, configuration: configuration).register(on: &router)
+        AccountsAPI(access: access).register(on: &router)
+        AccountsPages(access: access).register(on: &router)
+        ComposerRoutes.register(on: &router, access: access, pool: pool, log: log, configuration: configuration, sender: sender)
         return router
     }
 

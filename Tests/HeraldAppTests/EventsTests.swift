@@ -1,13 +1,15 @@
 import Foundation
 import HeraldJSON
+import HeraldHTTP
 import Testing
 @testable import HeraldApp
 
 /// `POST /api/v1/events` and the report it feeds.
 @Suite(.serialized) final class EventsTests {
-    let herald: TestHerald
+    let browser: PagesBrowser
+    var herald: TestHerald { browser.harness.herald }
 
-    init() throws { herald = try TestHerald() }
+    init() throws { browser = try PagesBrowser(role: .viewer) }
 
     func campaign() async throws -> String {
         let created = try await herald.request("POST", "/api/v1/campaigns", json: [
@@ -30,7 +32,7 @@ import Testing
                                  "occurred_at": "2026-11-22T09:30:00Z"] }
         let many = try await herald.request("POST", "/api/v1/events", json: ["events": .array(batch)])
         #expect(many.json?["recorded"] == 180)
-        let report = String(decoding: try await herald.request("GET", "/campaigns/\(id)/report").data, as: UTF8.self)
+        let report = browser.get("/campaigns/\(id)/report").text
         #expect(report.contains("<td>120</td><td>60</td><td>50.0%</td>"))
         #expect(report.contains("Not enough data yet"))
         #expect(report.contains("<svg class=\"chart\""))

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldJSON
+import HeraldHTTP
 import Testing
 @testable import HeraldApp
 
@@ -50,57 +51,48 @@ import Testing
     }
 }
 
-/// Uploads through the composer over real sockets and a real database.
+/// Uploads through the composer (signed in) and images served over real sockets.
 @Suite(.serialized) final class ImageUploadTests {
-    let herald: TestHerald
+    let browser: PagesBrowser
+    var herald: TestHerald { browser.harness.herald }
 
-    init() throws { herald = try TestHerald() }
-
-    static func multipart(_ fields: [(String, String)], file: (name: String, filename: String, bytes: [UInt8])?) -> (body: [UInt8], contentType: String) {
-        let boundary = "----HeraldTest\(UInt32.random(in: 0...UInt32.max))"
-        var body: [UInt8] = []
-        for (name, value) in fields {
-            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
-        }
-        if let file {
-            body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.name)\"; filename=\"\(file.filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
-            body += file.bytes + Array("\r\n".utf8)
-        }
-        body += Array("--\(boundary)--\r\n".utf8)
-        return (body, "multipart/form-data; boundary=\(boundary)")
-    }
+    init() throws { browser = try PagesBrowser(role: .editor) }
 
     static let fields = [("name", "Upload test"), ("title", "Bild"), ("body", "Hallo"), ("target_kind", "topics"), ("topics", "news"), ("action", "save")]
 
     @Test func aPNGUnderTheLimitIsStoredAndServedByteForByte() async throws {
         let png = ImageInspectorTests.png(width: 800, height: 400, total: 299 * 1024)
-        let form = Self.multipart(Self.fields, file: ("image_file", "photo.bin", png))
-        let saved = try await herald.request("POST", "/campaigns", body: form.body, headers: ["Content-Type": form.contentType])
+        let saved = browser.postMultipart("/campaigns", Self.fields, file: ("image_file", "photo.bin", png))
         #expect(saved.status == 200)
         let list = try await herald.request("GET", "/api/v1/campaigns")
         let image = try #require(list.json?["items"]?.arrayValue?.first?["notification"]?["image"]?.stringValue)
         #expect(image.hasPrefix("https://") && image.hasSuffix(".png"))
         let path = String(image[try #require(image.range(of: "/images/")).lowerBound...])
-        let served = try await herald.request("GET", path)
+        let served = try await herald.request("GET", path, authenticated: false)
         #expect(served.status == 200)
         #expect(Array(served.data) == png)
         #expect(served.header("Content-Type") == "image/png")
         #expect(served.header("X-Content-Type-Options") == "nosniff")
         #expect(served.header("Cache-Control") == "public, max-age=31536000, immutable")
         // The same bytes under another extension are not served.
-        let wrong = try await herald.request("GET", path.replacingOccurrences(of: ".png", with: ".gif"))
+        let wrong = try await herald.request("GET", path.replacingOccurrences(of: ".png", with: ".gif"), authenticated: false)
         #expect(wrong.status == 404)
     }
 
     @Test func anImageOverTheLimitIsRefusedOnTheFormWithEverythingKept() async throws {
         let png = ImageInspectorTests.png(total: 301 * 1024)
-        let form = Self.multipart(Self.fields, file: ("image_file", "big.png", png))
-        let refused = try await herald.request("POST", "/campaigns", body: form.body, headers: ["Content-Type": form.contentType])
+        let refused = browser.postMultipart("/campaigns", Self.fields, file: ("image_file", "big.png", png))
         #expect(refused.status == 422)
-        let html = String(decoding: refused.data, as: UTF8.self)
+        let html = refused.text
         #expect(html.contains("The image is 301 KB; the limit is 300 KB"))
         #expect(html.contains("value=\"Upload test\"") && html.contains("value=\"Bild\"") && html.contains(">Hallo</textarea>"))
         let list = try await herald.request("GET", "/api/v1/campaigns")
         #expect(list.json?["items"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test func aFileThatIsNotAnImageIsRefusedWhateverItsName() {
+        let refused = browser.postMultipart("/campaigns", Self.fields, file: ("image_file", "cat.png", Array("<html>not an image</html>".utf8)))
+        #expect(refused.status == 422)
+        #expect(refused.text.contains("not a PNG, JPEG or GIF image"))
     }
 }

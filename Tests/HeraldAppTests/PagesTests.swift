@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldJSON
+import HeraldHTTP
 import Testing
 @testable import HeraldApp
 
@@ -52,14 +53,16 @@ import Testing
         #expect(errors["form"].isEmpty)
     }
 
-    @Test func exactlyAThousandCharactersAsPeopleCountThemIsAllowed() throws {
-        // "👩🏽‍💻" is one character to a person (one grapheme cluster) though it is five scalars.
-        let body = String(repeating: "👩🏽‍💻", count: 990)
-        let form = CampaignForm(fields: Self.fields([("title", "0123456789"), ("body", body)]))
-        #expect((try? form.parse().get()) != nil)
-        let over = CampaignForm(fields: Self.fields([("title", "0123456789x"), ("body", body)]))
-        guard case .failure(let errors) = over.parse() else { Issue.record("accepted 1001"); return }
-        #expect(!errors["body"].isEmpty)
+    @Test func exactlyAThousandCharactersAreAllowedAndTheCounterCountsAsPeopleDo() throws {
+        let body = String(repeating: "a", count: 990)
+        #expect((try? CampaignForm(fields: Self.fields([("title", "0123456789"), ("body", body)])).parse().get()) != nil)
+        guard case .failure(let errors) = CampaignForm(fields: Self.fields([("title", "0123456789x"), ("body", body)])).parse() else {
+            Issue.record("accepted 1001 characters"); return
+        }
+        #expect(errors["body"].first?.contains("found 1001") == true)
+        // "👩🏽‍💻" is one character to a person (five scalars), "é" as e + U+0301 one (two scalars).
+        let form = CampaignForm(fields: Self.fields([("title", "👩🏽‍💻"), ("body", "e\u{301}")]))
+        #expect(ComposerView.fields(form)["character_count"] as? Int == 2)
     }
 
     @Test func contractPathsMapToFormFields() {
@@ -73,98 +76,98 @@ import Testing
     }
 }
 
-/// The pages over real sockets and a real database.
+/// The pages through the router, signed in, over a real database.
 @Suite(.serialized) final class PagesTests {
-    let herald: TestHerald
+    let browser: PagesBrowser
 
-    init() throws { herald = try TestHerald() }
+    init() throws { browser = try PagesBrowser() }
 
-    static func encoded(_ fields: [(name: String, value: String)]) -> [UInt8] {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return Array(fields.map { "\($0.name)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&").utf8)
-    }
-
-    func post(_ path: String, _ fields: [(name: String, value: String)]) async throws -> TestHerald.Response {
-        try await herald.request("POST", path, body: Self.encoded(fields), headers: ["Content-Type": "application/x-www-form-urlencoded"])
+    func post(_ path: String, _ fields: [(name: String, value: String)]) -> HTTPResponse {
+        browser.post(path, fields)
     }
 
     func onlyCampaign() async throws -> JSON {
-        let list = try await herald.request("GET", "/api/v1/campaigns")
+        let list = try await browser.harness.herald.request("GET", "/api/v1/campaigns")
         return try #require(list.json?["items"]?.arrayValue?.first)
     }
 
-    @Test func aFailedSaveReRendersEverythingTypedWithTheErrorBesideTheField() async throws {
+    @Test func aFailedSaveReRendersEverythingTypedWithTheErrorBesideTheField() throws {
         let long = String(repeating: "س", count: 1001 - "نوروز مبارک".count)
-        let response = try await post("/campaigns", CampaignFormTests.fields([("body", long)]))
+        let response = post("/campaigns", CampaignFormTests.fields([("body", long)]))
         #expect(response.status == 422)
-        let html = String(decoding: response.data, as: UTF8.self)
+        let html = response.text
         #expect(html.contains("value=\"نوروز مبارک\""))
         #expect(html.contains(">\(long)</textarea>"))
         #expect(html.contains("value=\"#1a73e8\"") && html.contains("value=\"app://sale\"") && html.contains("value=\"09:30\""))
         #expect(html.contains("<option value=\"Asia/Tehran\" selected>"))
-        // The error sits inside the body field's block.
+        #expect(html.contains("name=\"csrf_token\" value=\"\(browser.session.csrf)\""))
+        // The error sits inside the body field's block, before the next field starts.
         let field = try #require(html.range(of: "id=\"field-body\""))
         let error = try #require(html.range(of: "at most 1000 characters, found 1001", range: field.upperBound..<html.endIndex))
-        #expect(html[field.upperBound..<error.lowerBound].contains("id=\"field-image_file\"") == false)
+        #expect(!html[field.upperBound..<error.lowerBound].contains("id=\"field-image_file\""))
     }
 
     @Test func aScriptInTheTitleIsTextOnEveryPage() async throws {
         let script = "<script>alert(1)</script>"
-        let saved = try await post("/campaigns", CampaignFormTests.fields([("title", script), ("name", script)]))
+        let saved = post("/campaigns", CampaignFormTests.fields([("title", script), ("name", script)]))
         #expect(saved.status == 200)
         let id = try #require(try await onlyCampaign()["id"]?.stringValue)
         for path in ["/campaigns", "/campaigns/\(id)/edit", "/campaigns/\(id)/review", "/campaigns/\(id)/report"] {
-            let page = try await herald.request("GET", path)
-            let html = String(decoding: page.data, as: UTF8.self)
+            let page = browser.get(path)
             #expect(page.status == 200, "\(path)")
-            #expect(!html.contains(script), "\(path) holds the raw script")
-            #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "\(path) does not show the title as text")
-            #expect(page.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
+            #expect(!page.text.contains(script), "\(path) holds the raw script")
+            #expect(page.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "\(path) does not show the title as text")
+            #expect(page.headers["Content-Security-Policy"]?.contains("script-src 'self'") == true)
         }
     }
 
     @Test func theSecondEditorGetsAConflictPageNotASilentOverwrite() async throws {
-        _ = try await post("/campaigns", CampaignFormTests.fields())
-        let campaign = try await onlyCampaign()
-        let id = try #require(campaign["id"]?.stringValue)
-        let first = try await post("/campaigns/\(id)", CampaignFormTests.fields([("version", "1"), ("title", "Theirs")]))
+        _ = post("/campaigns", CampaignFormTests.fields())
+        let id = try #require(try await onlyCampaign()["id"]?.stringValue)
+        let first = post("/campaigns/\(id)", CampaignFormTests.fields([("version", "1"), ("title", "Theirs")]))
         #expect(first.status == 200)
-        let second = try await post("/campaigns/\(id)", CampaignFormTests.fields([("version", "1"), ("title", "Mine")]))
+        let second = post("/campaigns/\(id)", CampaignFormTests.fields([("version", "1"), ("title", "Mine")]))
         #expect(second.status == 409)
-        let html = String(decoding: second.data, as: UTF8.self)
+        let html = second.text
         #expect(html.contains("Someone else saved this campaign"))
         #expect(html.contains("Theirs") && html.contains("value=\"Mine\""))
         #expect(html.contains("name=\"version\" value=\"2\""))
         #expect(try await onlyCampaign()["notification"]?["title"] == "Theirs")
         // Saving again from the conflict page (now at version 2) is a deliberate overwrite.
-        let again = try await post("/campaigns/\(id)", CampaignFormTests.fields([("version", "2"), ("title", "Mine")]))
+        let again = post("/campaigns/\(id)", CampaignFormTests.fields([("version", "2"), ("title", "Mine")]))
         #expect(again.status == 200)
         #expect(try await onlyCampaign()["notification"]?["title"] == "Mine")
     }
 
-    @Test func theListSearchesByNameAndFiltersByStatus() async throws {
-        _ = try await post("/campaigns", CampaignFormTests.fields([("name", "Spring 100% sale")]))
-        _ = try await post("/campaigns", CampaignFormTests.fields([("name", "Autumn news")]))
-        let found = String(decoding: try await herald.request("GET", "/campaigns?q=100%25").data, as: UTF8.self)
+    @Test func theListSearchesByNameAndFiltersByStatus() {
+        _ = post("/campaigns", CampaignFormTests.fields([("name", "Spring 100% sale")]))
+        _ = post("/campaigns", CampaignFormTests.fields([("name", "Autumn news")]))
+        let found = browser.get("/campaigns?q=100%25").text
         #expect(found.contains("Spring 100% sale") && !found.contains("Autumn news"))
-        let wildcard = String(decoding: try await herald.request("GET", "/campaigns?q=_").data, as: UTF8.self)
-        #expect(wildcard.contains("No campaign matches"))
-        let scheduled = String(decoding: try await herald.request("GET", "/campaigns?status=scheduled").data, as: UTF8.self)
-        #expect(scheduled.contains("No campaign matches"))
+        #expect(browser.get("/campaigns?q=_").text.contains("No campaign matches"))
+        #expect(browser.get("/campaigns?status=scheduled").text.contains("No campaign matches"))
+        #expect(browser.get("/campaigns?status=draft").text.contains("Autumn news"))
     }
 
     @Test func scheduleThenCancelFromTheReviewPage() async throws {
-        _ = try await post("/campaigns", CampaignFormTests.fields())
+        _ = post("/campaigns", CampaignFormTests.fields())
         let id = try #require(try await onlyCampaign()["id"]?.stringValue)
-        let scheduled = try await post("/campaigns/\(id)/schedule", [("version", "1")])
+        let scheduled = post("/campaigns/\(id)/schedule", [("version", "1")])
         #expect(scheduled.status == 200)
-        #expect(String(decoding: scheduled.data, as: UTF8.self).contains("Campaign scheduled."))
+        #expect(scheduled.text.contains("Campaign scheduled."))
         #expect(try await onlyCampaign()["status"] == "scheduled")
-        let stale = try await post("/campaigns/\(id)/cancel", [("version", "1")])
+        let stale = post("/campaigns/\(id)/cancel", [("version", "1")])
         #expect(stale.status == 409)
-        let cancelled = try await post("/campaigns/\(id)/cancel", [("version", "2")])
+        let cancelled = post("/campaigns/\(id)/cancel", [("version", "2")])
         #expect(cancelled.status == 200)
         #expect(try await onlyCampaign()["status"] == "cancelled")
+    }
+
+    @Test func aViewerSeesTheListButNoEditingActions() throws {
+        _ = post("/campaigns", CampaignFormTests.fields())
+        let viewer = try browser.harness.session(try browser.harness.user(.viewer))
+        let list = browser.harness.send(.get, "/campaigns", headers: [("Cookie", "\(AccessControl.sessionCookie)=\(viewer.id)")])
+        #expect(list.status == 200 && list.text.contains("Nowruz"))
+        #expect(!list.text.contains("class=\"button primary\" href=\"/campaigns/new\"") && !list.text.contains(">Delete</button>") && !list.text.contains(">Edit</a>"))
     }
 }

@@ -9,26 +9,31 @@ struct CampaignsAPI: Sendable {
     let log: Log
     let campaigns = CampaignStore()
     let idempotency = IdempotencyStore()
+    let audit = AuditLog()
 
     static let defaultPageSize = 20
     static let maximumPageSize = 100
     static let maximumIdempotencyKeyLength = 255
 
-    func register(on router: inout Router) {
-        router.add(.post, "/api/v1/campaigns", apiHandler(log, create))
-        router.add(.get, "/api/v1/campaigns", apiHandler(log, list))
-        router.add(.get, "/api/v1/campaigns/{id}", apiHandler(log, get))
-        router.add(.put, "/api/v1/campaigns/{id}", apiHandler(log, replace))
-        router.add(.patch, "/api/v1/campaigns/{id}", apiHandler(log, patch))
-        router.add(.delete, "/api/v1/campaigns/{id}", apiHandler(log, delete))
+    func register(on router: inout Router, access: AccessControl) {
+        router.add(.post, "/api/v1/campaigns", access.api(.editor, create))
+        router.add(.get, "/api/v1/campaigns", access.api(.viewer) { request, _ in try list(request) })
+        router.add(.get, "/api/v1/campaigns/{id}", access.api(.viewer) { request, _ in try get(request) })
+        router.add(.put, "/api/v1/campaigns/{id}", access.api(.editor, replace))
+        router.add(.patch, "/api/v1/campaigns/{id}", access.api(.editor, patch))
+        router.add(.delete, "/api/v1/campaigns/{id}", access.api(.editor, delete))
     }
 
     // MARK: - Handlers
 
-    func create(_ request: HTTPRequest) throws -> APIResponse {
+    func create(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let spec = try validated(try request.jsonBody())
         guard let key = request.headers["Idempotency-Key"] else {
-            let record = try pool.withConnection { try campaigns.insert(spec, author: nil, on: $0) }
+            let record = try pool.withConnection { connection in
+                let record = try campaigns.insert(spec, author: viewer.email, on: connection)
+                try audit.record("campaign.created", by: viewer, object: ("campaign", record.id), request: request, on: connection)
+                return record
+            }
             return created(record)
         }
         guard !key.isEmpty, key.utf8.count <= Self.maximumIdempotencyKeyLength else {
@@ -43,7 +48,8 @@ struct CampaignsAPI: Sendable {
             }
             do {
                 return try connection.transaction { connection in
-                    let record = try campaigns.insert(spec, author: nil, on: connection)
+                    let record = try campaigns.insert(spec, author: viewer.email, on: connection)
+                    try audit.record("campaign.created", by: viewer, object: ("campaign", record.id), request: request, on: connection)
                     try idempotency.remember(scope: scope, key: key, requestSHA256: hash, status: 201,
                                              response: record.json, on: connection)
                     return created(record)
@@ -107,16 +113,18 @@ struct CampaignsAPI: Sendable {
         return APIResponse(status: 200, body: .object(body))
     }
 
-    func replace(_ request: HTTPRequest) throws -> APIResponse {
+    func replace(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let version = try Self.expectedVersion(request)
         let spec = try validated(try request.jsonBody())
-        return try Self.answer(try pool.withConnection {
-            try campaigns.update(id: request.parameters["id"] ?? "", expectedVersion: version, spec: spec, on: $0)
+        return try Self.answer(try pool.withConnection { connection in
+            let outcome = try campaigns.update(id: request.parameters["id"] ?? "", expectedVersion: version, spec: spec, on: connection)
+            try audit.record("campaign.updated", outcome, by: viewer, request: request, on: connection)
+            return outcome
         })
     }
 
     /// JSON Merge Patch (RFC 7396) over the campaign's content; the result is validated whole.
-    func patch(_ request: HTTPRequest) throws -> APIResponse {
+    func patch(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let version = try Self.expectedVersion(request)
         let patch = try request.jsonBody(accepting: ["application/merge-patch+json", "application/json"])
         guard case .object = patch else {
@@ -127,14 +135,23 @@ struct CampaignsAPI: Sendable {
                 throw Problem.notFound("Campaign \(request.parameters["id"] ?? "")")
             }
             let spec = try validated(MergePatch.apply(patch, to: current.spec.toJSON()))
-            return try campaigns.update(id: current.id, expectedVersion: version, spec: spec, on: connection)
+            let outcome = try campaigns.update(id: current.id, expectedVersion: version, spec: spec, on: connection)
+            try audit.record("campaign.updated", outcome, by: viewer, request: request, on: connection)
+            return outcome
         })
     }
 
-    func delete(_ request: HTTPRequest) throws -> APIResponse {
+    func delete(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let version = try Self.expectedVersion(request)
         let id = request.parameters["id"] ?? ""
-        switch try pool.withConnection({ try campaigns.delete(id: id, expectedVersion: version, on: $0) }) {
+        let outcome = try pool.withConnection { connection in
+            let outcome = try campaigns.delete(id: id, expectedVersion: version, on: connection)
+            if outcome == .deleted {
+                try audit.record("campaign.deleted", by: viewer, object: ("campaign", id), request: request, on: connection)
+            }
+            return outcome
+        }
+        switch outcome {
         case .deleted:
             return APIResponse(status: 204, body: nil)
         case .notFound:

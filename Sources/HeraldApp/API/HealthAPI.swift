@@ -8,11 +8,11 @@ struct HealthAPI: Sendable {
     let pool: PostgresPool
     let log: Log
 
-    func register(on router: inout Router) {
-        router.add(.get, "/healthz") { _ in
+    func register(on router: inout Router, access: AccessControl) {
+        router.add(.get, "/healthz", access.open { _ in
             APIResponse(status: 200, body: ["status": "ok"]).httpResponse
-        }
-        router.add(.get, "/readyz") { _ in
+        })
+        router.add(.get, "/readyz", access.open { _ in
             do {
                 _ = try pool.withConnection { try $0.query("SELECT 1") }
                 return APIResponse(status: 200, body: ["status": "ready", "database": "ok"]).httpResponse
@@ -21,6 +21,6 @@ struct HealthAPI: Sendable {
                 return APIResponse(status: 503, body: ["status": "unavailable", "database": "unreachable"],
                                    headers: [("Retry-After", "2")]).httpResponse
             }
-        }
+        })
     }
 }

@@ -11,33 +11,41 @@ struct LifecycleAPI: Sendable {
     let campaigns = CampaignStore()
     let lifecycle = LifecycleStore()
     let progress = ProgressStore()
+    let audit = AuditLog()
 
     static let deliveryStatuses = ["pending", "retrying", "sent", "failed", "cancelled"]
 
-    func register(on router: inout Router) {
-        router.add(.post, "/api/v1/campaigns/{id}/schedule", apiHandler(log, schedule))
-        router.add(.post, "/api/v1/campaigns/{id}/cancel", apiHandler(log, cancel))
-        router.add(.get, "/api/v1/campaigns/{id}/runs", apiHandler(log, runs))
-        router.add(.get, "/api/v1/campaigns/{id}/deliveries", apiHandler(log, deliveries))
+    func register(on router: inout Router, access: AccessControl) {
+        router.add(.post, "/api/v1/campaigns/{id}/schedule", access.api(.publisher, schedule))
+        router.add(.post, "/api/v1/campaigns/{id}/cancel", access.api(.publisher, cancel))
+        router.add(.get, "/api/v1/campaigns/{id}/runs", access.api(.viewer) { request, _ in try runs(request) })
+        router.add(.get, "/api/v1/campaigns/{id}/deliveries", access.api(.viewer) { request, _ in try deliveries(request) })
     }
 
     /// Arms the campaign: its first run is due at once, or at its schedule's next occurrence.
-    func schedule(_ request: HTTPRequest) throws -> APIResponse {
+    func schedule(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let version = try CampaignsAPI.expectedVersion(request)
         let id = request.parameters["id"] ?? ""
         return try CampaignsAPI.answer(try pool.withConnection { connection in
             guard let current = try campaigns.find(id: id, on: connection) else { throw Problem.notFound("Campaign \(id)") }
             switch Arming.firstRun(of: current.spec, now: Date()) {
             case .failure(let errors): throw Problem.validation(errors, title: "The campaign cannot be scheduled")
-            case .success(let due): return try lifecycle.schedule(id: id, expectedVersion: version, nextRunAt: due, on: connection)
+            case .success(let due):
+                let outcome = try lifecycle.schedule(id: id, expectedVersion: version, nextRunAt: due, on: connection)
+                try audit.record("campaign.scheduled", outcome, by: viewer, request: request, on: connection)
+                return outcome
             }
         })
     }
 
-    func cancel(_ request: HTTPRequest) throws -> APIResponse {
+    func cancel(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let version = try CampaignsAPI.expectedVersion(request)
         let id = request.parameters["id"] ?? ""
-        let outcome = try pool.withConnection { try lifecycle.cancel(id: id, expectedVersion: version, on: $0) }
+        let outcome = try pool.withConnection { connection in
+            let outcome = try lifecycle.cancel(id: id, expectedVersion: version, on: connection)
+            try audit.record("campaign.cancelled", outcome, by: viewer, request: request, on: connection)
+            return outcome
+        }
         if case .notEditable(let current) = outcome {
             throw Problem(status: 409, code: "not_cancellable", title: "The campaign can no longer be cancelled",
                           detail: "Campaign \(current.id) is \(current.status); only draft, scheduled and sending campaigns can be cancelled.",

@@ -6,8 +6,11 @@ struct MetricsAPI: Sendable {
     let pool: PostgresPool
     let metrics: Metrics
 
-    func register(on router: inout Router) {
-        router.add(.get, "/metrics") { _ in
+    /// Open on purpose: Prometheus scrapes without credentials, and the text holds only counts
+    /// (requests by method and status, durations, pool gauges), no campaign, user or key data.
+    /// Keep it off the public internet at the proxy (deploy/nginx) if that matters to you.
+    func register(on router: inout Router, access: AccessControl) {
+        router.add(.get, "/metrics", access.open { _ in
             let pool = pool.statistics
             let text = metrics.exposition(gauges: [
                 ("herald_db_pool_open_connections", "Database connections open in this process's pool.", Double(pool.open)),
@@ -17,6 +20,6 @@ struct MetricsAPI: Sendable {
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return HTTPResponse(status: 200, headers: headers, body: Array(text.utf8))
-        }
+        })
     }
 }

@@ -16,10 +16,10 @@ struct SendingAPI: Sendable {
 
     static let maximumTestTokens = TestSend.maximumTokens
 
-    func register(on router: inout Router) {
-        router.add(.get, "/api/v1/campaigns/{id}/preview", apiHandler(log, preview))
-        router.add(.post, "/api/v1/campaigns/{id}/validate", apiHandler(log, validate))
-        router.add(.post, "/api/v1/campaigns/{id}/test", apiHandler(log, test))
+    func register(on router: inout Router, access: AccessControl) {
+        router.add(.get, "/api/v1/campaigns/{id}/preview", access.api(.viewer) { request, _ in try preview(request) })
+        router.add(.post, "/api/v1/campaigns/{id}/validate", access.api(.editor) { request, _ in try validate(request) })
+        router.add(.post, "/api/v1/campaigns/{id}/test", access.api(.editor) { request, _ in try test(request) })
     }
 
     func preview(_ request: HTTPRequest) throws -> APIResponse {

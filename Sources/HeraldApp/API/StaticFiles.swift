@@ -15,13 +15,13 @@ struct StaticFiles: Sendable {
         "woff2": "font/woff2", "yaml": "application/yaml",
     ]
 
-    func register(on router: inout Router) {
-        router.add(.get, "/static/{path...}") { request in
+    func register(on router: inout Router, access: AccessControl) {
+        router.add(.get, "/static/{path...}", access.open { request in
             serve(relativePath: request.parameters["path"] ?? "", cacheSeconds: 3600)
-        }
-        router.add(.get, "/api/v1/openapi.json") { _ in
+        })
+        router.add(.get, "/api/v1/openapi.json", access.open { _ in
             serve(relativePath: "openapi.json", cacheSeconds: 60)
-        }
+        })
     }
 
     func serve(relativePath: String, cacheSeconds: Int) -> HTTPResponse {

@@ -31,6 +31,17 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var schedulerPollSeconds: Int
     /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
     public var audienceBuckets: Int
+    /// Whether the session cookie is marked `Secure` (turn on when served over TLS, e.g. behind a TLS proxy).
+    public var cookieSecure: Bool
+    /// A browser session ends after this many seconds without a request (sliding).
+    public var sessionIdleSeconds: Int
+    /// A browser session ends this many seconds after sign-in, however active.
+    public var sessionLifetimeSeconds: Int
+    /// Failed sign-ins for one account within the window that lock it until the window passes
+    /// (one address gets five times as many, across accounts).
+    public var signInMaxFailures: Int
+    /// The sign-in rate-limit window, in seconds.
+    public var signInWindowSeconds: Int
 
     public static let defaultDatabaseURL = "postgresql://herald@127.0.0.1:55433/herald"
 
@@ -78,6 +89,11 @@ public struct HeraldConfiguration: Sendable, Equatable {
         deliveryWorkers = try integer("HERALD_DELIVERY_WORKERS", 2, 1...64)
         schedulerPollSeconds = try integer("HERALD_SCHEDULER_POLL_SECONDS", 10, 1...3600)
         audienceBuckets = try integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100)
+        cookieSecure = try boolean("HERALD_COOKIE_SECURE", false)
+        sessionIdleSeconds = try integer("HERALD_SESSION_IDLE_SECONDS", 8 * 3600, 60...(30 * 86400))
+        sessionLifetimeSeconds = try integer("HERALD_SESSION_LIFETIME_SECONDS", 7 * 86400, 60...(365 * 86400))
+        signInMaxFailures = try integer("HERALD_SIGNIN_MAX_FAILURES", 10, 1...1000)
+        signInWindowSeconds = try integer("HERALD_SIGNIN_WINDOW_SECONDS", 15 * 60, 1...86400)
     }
 }
 

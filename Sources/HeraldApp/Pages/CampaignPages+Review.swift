@@ -34,7 +34,7 @@ extension CampaignPages {
             "warnings": plan.warnings,
             "holdout": record.spec.holdoutPercent, "has_holdout": record.spec.holdoutPercent > 0,
             "can_schedule": record.isEditable && user.canPublish,
-            "can_cancel": ["draft", "scheduled", "sending"].contains(record.status) && user.canEdit,
+            "can_cancel": ["draft", "scheduled", "sending"].contains(record.status) && user.canPublish,
             "can_test": user.canEdit && sender != nil,
             "sending_configured": sender != nil,
             "tokens": tokens,

@@ -34,7 +34,7 @@ struct CampaignPages: Sendable {
         router.add(.get, "/campaigns/{id}/review", page("viewer", review))
         router.add(.post, "/campaigns/{id}/schedule", page("publisher", schedule))
         router.add(.post, "/campaigns/{id}/publish", page("publisher", publish))
-        router.add(.post, "/campaigns/{id}/cancel", page("editor", cancel))
+        router.add(.post, "/campaigns/{id}/cancel", page("publisher", cancel))
         router.add(.post, "/campaigns/{id}/delete", page("editor", delete))
         router.add(.post, "/campaigns/{id}/duplicate", page("editor", duplicate))
         router.add(.post, "/campaigns/{id}/test", page("editor", test))
@@ -84,7 +84,7 @@ struct CampaignPages: Sendable {
             "schedule": scheduleText(record.spec.schedule), "targets": targetText(record.spec.audience),
             "updated": shortTime(record.updatedAt), "updated_iso": record.updatedAt, "author": record.author ?? "API",
             "version": record.version, "csrf_token": user.csrfToken,
-            "editable": record.isEditable && user.canEdit, "cancellable": ["draft", "scheduled", "sending"].contains(record.status) && user.canEdit,
+            "editable": record.isEditable && user.canEdit, "cancellable": ["draft", "scheduled", "sending"].contains(record.status) && user.canPublish,
             "deletable": record.status == "draft" && user.canEdit, "can_duplicate": user.canEdit,
         ]
     }

@@ -5,14 +5,17 @@ import HeraldPostgres
 
 /// The composer's routes (pages, uploaded images, the events API) and the access rule of each.
 enum ComposerRoutes {
-    static func register(on router: inout Router, pool: PostgresPool, log: Log, configuration: HeraldConfiguration, sender: FCMSender?) {
-        // Until sign-in lands, pages run as a local administrator with no CSRF token.
-        let page: PageGuard = { _, handler in
-            { request in handler(request, PageUser(email: "local@herald", role: "admin", csrfToken: "")) }
+    static func register(on router: inout Router, access: AccessControl, pool: PostgresPool, log: Log,
+                         configuration: HeraldConfiguration, sender: FCMSender?) {
+        let page: PageGuard = { minimum, handler in
+            access.page(Role(rawValue: minimum) ?? .admin) { request, viewer in
+                handler(request, PageUser(email: viewer.email, role: viewer.role.rawValue, csrfToken: viewer.csrfToken ?? ""))
+            }
         }
         let buckets = AudienceBuckets(count: configuration.audienceBuckets)
         CampaignPages(pool: pool, log: log, renderer: PageRenderer(), sender: sender, buckets: buckets).register(on: &router, page: page)
-        ImageRoutes(pool: pool, log: log).register(on: &router, open: { $0 })
-        EventsAPI(pool: pool, log: log).register(on: &router, guarded: { apiHandler(log, $0) })
+        // Devices fetch notification images without credentials.
+        ImageRoutes(pool: pool, log: log).register(on: &router, open: access.open)
+        EventsAPI(pool: pool, log: log).register(on: &router, guarded: { handler in access.events { request, _ in try handler(request) } })
     }
 }

@@ -10,6 +10,11 @@ public struct PageRenderer: Sendable {
     /// Every template, by the name pages use. Add a template here when you add a file.
     static let templates: [(name: String, bytes: [UInt8])] = [
         ("layout", PackageResources.layout_mustache),
+        ("sign-in", PackageResources.sign_in_mustache),
+        ("access-denied", PackageResources.access_denied_mustache),
+        ("accounts-users", PackageResources.accounts_users_mustache),
+        ("accounts-api-keys", PackageResources.accounts_api_keys_mustache),
+        ("accounts-audit", PackageResources.accounts_audit_mustache),
         ("message", PackageResources.message_mustache), ("campaigns", PackageResources.campaigns_mustache),
         ("preview", PackageResources.preview_mustache), ("composer", PackageResources.composer_mustache),
         ("review", PackageResources.review_mustache), ("report", PackageResources.report_mustache),

@@ -5,12 +5,15 @@ import FoundationNetworking
 #endif
 import HeraldApp
 import HeraldJSON
+import HeraldPostgres
 
 /// A running Herald on 127.0.0.1 with an ephemeral port and its own database, and a small client.
 final class TestHerald: Sendable {
     let server: HeraldServer
     let databaseURL: String
     let baseURL: String
+    /// An admin API key created at start, sent with every request that names no Authorization of its own.
+    let apiKey: String
 
     init(databaseURL: String? = nil, environment: [String: String] = [:]) throws {
         let database = try databaseURL ?? TestDatabase.create()
@@ -28,6 +31,9 @@ final class TestHerald: Sendable {
         try server.start()
         self.databaseURL = database
         baseURL = "http://127.0.0.1:\(server.port)"
+        apiKey = try server.pool.withConnection { connection in
+            try APIKeyStore().create(name: "tests", role: .admin, scope: .full, createdBy: "TestHerald", on: connection).key
+        }
     }
 
     deinit {
@@ -46,8 +52,9 @@ final class TestHerald: Sendable {
     }
 
     /// Sends one request; `json` sets the body and its content type unless `headers` names one.
+    /// The admin `apiKey` goes along unless `authenticated` is false or `headers` has an Authorization.
     func request(_ method: String, _ path: String, json: JSON? = nil, body: [UInt8]? = nil,
-                 headers: [String: String] = [:]) async throws -> Response {
+                 headers: [String: String] = [:], authenticated: Bool = true) async throws -> Response {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
         if let json {
@@ -55,6 +62,9 @@ final class TestHerald: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         if let body { request.httpBody = Data(body) }
+        if authenticated && !headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
+            request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as! HTTPURLResponse

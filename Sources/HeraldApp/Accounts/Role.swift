@@ -1,0 +1,54 @@
+/// What a user or API key may do. Each role may do everything the roles below it may.
+///
+/// | role | may |
+/// | --- | --- |
+/// | viewer | read everything (campaigns, previews, runs, deliveries, reports) |
+/// | editor | create, edit and delete drafts; validate; send test messages |
+/// | publisher | schedule, publish and cancel campaigns |
+/// | admin | manage users and API keys; read the audit log |
+public enum Role: String, Sendable, CaseIterable, Comparable {
+    case viewer, editor, publisher, admin
+
+    var rank: Int { Self.allCases.firstIndex(of: self)! }
+
+    public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// Who is asking: a signed-in user (browser session) or an API key.
+public struct Viewer: Sendable {
+    /// The signed-in user's id, for a browser session.
+    public var userID: String?
+    /// The key's id, for a request with an API key.
+    public var apiKeyID: String?
+    /// The user's e-mail, or `api-key:<name>` for a key: what the audit log and campaign authors show.
+    public var email: String
+    public var role: Role
+    /// The session's CSRF token (nil for API keys, which are not sent by browsers on their own).
+    public var csrfToken: String?
+    /// The key's scope (`full` or `events`); nil for sessions.
+    public var scope: APIKeyScope?
+
+    public init(userID: String? = nil, apiKeyID: String? = nil, email: String, role: Role,
+                csrfToken: String? = nil, scope: APIKeyScope? = nil) {
+        self.userID = userID
+        self.apiKeyID = apiKeyID
+        self.email = email
+        self.role = role
+        self.csrfToken = csrfToken
+        self.scope = scope
+    }
+
+    /// What `layout.mustache` reads: `user`, `email`, `role`, `csrf_token`. Merge it into a page's context.
+    public var layoutContext: [String: Any] {
+        ["user": true, "email": email, "role": role.rawValue, "csrf_token": csrfToken ?? "",
+         "is_admin": role >= .admin, "is_publisher": role >= .publisher, "is_editor": role >= .editor]
+    }
+}
+
+/// What an API key may be used for.
+public enum APIKeyScope: String, Sendable, CaseIterable {
+    /// Everything its role allows.
+    case full
+    /// Only `POST /api/v1/events` (for apps reporting opens and conversions).
+    case events
+}

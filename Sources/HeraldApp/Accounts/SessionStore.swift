@@ -1,0 +1,48 @@
+import HeraldPostgres
+
+/// Browser sessions in PostgreSQL. The cookie carries a random 256-bit id; the table holds only
+/// its SHA-256, so a copy of the database cannot be replayed as a cookie.
+struct SessionStore: Sendable {
+    /// Idle expiry (sliding) and absolute expiry, in seconds.
+    let idleSeconds: Int
+    let lifetimeSeconds: Int
+
+    /// A new session for `userID`: the id for the cookie and the CSRF token for forms.
+    func create(userID: String, on connection: PostgresConnection) throws -> (id: String, csrfToken: String) {
+        let id = Secrets.token()
+        let csrf = Secrets.token()
+        _ = try connection.execute("""
+            INSERT INTO sessions (id_sha256, user_id, csrf_token, expires_at)
+            VALUES (\(Secrets.sha256Hex(id)), \(userID)::uuid, \(csrf), now() + make_interval(secs => \(lifetimeSeconds)))
+            """)
+        // Expired rows of anyone are swept now and then, here rather than on a timer.
+        _ = try connection.execute("""
+            DELETE FROM sessions WHERE expires_at < now()
+               OR last_seen_at < now() - make_interval(secs => \(idleSeconds))
+            """)
+        return (id, csrf)
+    }
+
+    /// The signed-in user of a live session, sliding its idle expiry (at most one write a minute).
+    func viewer(sessionID: String, on connection: PostgresConnection) throws -> Viewer? {
+        let hash = Secrets.sha256Hex(sessionID)
+        let rows = try connection.query("""
+            SELECT u.id::text, u.email, u.role, s.csrf_token, s.last_seen_at < now() - interval '1 minute'
+            FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.id_sha256 = \(hash) AND s.expires_at > now() AND NOT u.disabled
+              AND s.last_seen_at > now() - make_interval(secs => \(idleSeconds))
+            """)
+        guard let row = rows.first else { return nil }
+        if try row.decode(Bool.self, at: 4) {
+            _ = try connection.execute("UPDATE sessions SET last_seen_at = now() WHERE id_sha256 = \(hash)")
+        }
+        return Viewer(userID: try row.decode(String.self, at: 0), email: try row.decode(String.self, at: 1),
+                      role: Role(rawValue: try row.decode(String.self, at: 2)) ?? .viewer,
+                      csrfToken: try row.decode(String.self, at: 3))
+    }
+
+    /// Ends a session for good.
+    func delete(sessionID: String, on connection: PostgresConnection) throws {
+        _ = try connection.execute("DELETE FROM sessions WHERE id_sha256 = \(Secrets.sha256Hex(sessionID))")
+    }
+}

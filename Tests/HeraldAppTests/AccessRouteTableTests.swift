@@ -1,0 +1,195 @@
+import Foundation
+import HeraldHTTP
+import Testing
+@testable import HeraldApp
+
+/// Every route of `HeraldServer.router` has a decision in this table, and every route answers
+/// each kind of caller as the table says. A route added without a line here fails the first test.
+@Suite(.serialized) final class AccessRouteTableTests {
+    /// Who may use a route.
+    enum Decision {
+        /// Public on purpose: same answer for everyone, never 401 or a sign-in redirect.
+        case open
+        /// REST for this role and above (keys or a session with its CSRF header).
+        case api(Role)
+        /// `POST /api/v1/events`: an events-scope key or editor and above.
+        case events
+        /// A browser page for this role and above (session cookie only).
+        case page(Role)
+    }
+
+    static let table: [String: Decision] = [
+        "GET /healthz": .open,
+        "GET /readyz": .open,
+        "GET /metrics": .open,  // counts only; see MetricsAPI and the README
+        "GET /static/{path...}": .open,
+        "GET /api/v1/openapi.json": .open,
+        "GET /sign-in": .open,
+        "POST /sign-in": .open,
+        "POST /sign-out": .page(.viewer),
+
+        "GET /api/v1/campaigns": .api(.viewer),
+        "GET /api/v1/campaigns/{id}": .api(.viewer),
+        "GET /api/v1/campaigns/{id}/preview": .api(.viewer),
+        "GET /api/v1/campaigns/{id}/runs": .api(.viewer),
+        "GET /api/v1/campaigns/{id}/deliveries": .api(.viewer),
+        "POST /api/v1/campaigns": .api(.editor),
+        "PUT /api/v1/campaigns/{id}": .api(.editor),
+        "PATCH /api/v1/campaigns/{id}": .api(.editor),
+        "DELETE /api/v1/campaigns/{id}": .api(.editor),
+        "POST /api/v1/campaigns/{id}/validate": .api(.editor),
+        "POST /api/v1/campaigns/{id}/test": .api(.editor),
+        "POST /api/v1/campaigns/{id}/schedule": .api(.publisher),
+        "POST /api/v1/campaigns/{id}/cancel": .api(.publisher),
+
+        "GET /api/v1/me": .api(.viewer),
+        "GET /api/v1/users": .api(.admin),
+        "POST /api/v1/users": .api(.admin),
+        "PATCH /api/v1/users/{id}": .api(.admin),
+        "GET /api/v1/api-keys": .api(.admin),
+        "POST /api/v1/api-keys": .api(.admin),
+        "DELETE /api/v1/api-keys/{id}": .api(.admin),
+        "GET /api/v1/audit": .api(.admin),
+
+        "GET /users": .page(.admin),
+        "POST /users": .page(.admin),
+        "POST /users/{id}": .page(.admin),
+        "GET /api-keys": .page(.admin),
+        "POST /api-keys": .page(.admin),
+        "POST /api-keys/{id}/revoke": .page(.admin),
+        "GET /audit": .page(.admin),
+
+        "GET /": .page(.viewer),
+        "GET /campaigns": .page(.viewer),
+        "GET /campaigns/new": .page(.editor),
+        "POST /campaigns": .page(.editor),
+        "GET /campaigns/{id}/edit": .page(.editor),
+        "POST /campaigns/{id}": .page(.editor),
+        "GET /campaigns/{id}/review": .page(.viewer),
+        "POST /campaigns/{id}/schedule": .page(.publisher),
+        "POST /campaigns/{id}/publish": .page(.publisher),
+        "POST /campaigns/{id}/cancel": .page(.publisher),
+        "POST /campaigns/{id}/delete": .page(.editor),
+        "POST /campaigns/{id}/duplicate": .page(.editor),
+        "POST /campaigns/{id}/test": .page(.editor),
+        "GET /campaigns/{id}/report": .page(.viewer),
+        "GET /images/{file}": .open,
+        "POST /api/v1/events": .events,
+    ]
+
+    let harness: AccessHarness
+
+    init() throws {
+        harness = try AccessHarness()
+    }
+
+    static func name(_ route: (method: HTTPMethod, pattern: String)) -> String { "\(route.method.rawValue) \(route.pattern)" }
+
+    /// A concrete target for a pattern: parameters become an id that names nothing, or a real static file.
+    static func target(_ pattern: String) -> String {
+        pattern.replacingOccurrences(of: "{path...}", with: "herald.css")
+            .replacingOccurrences(of: "{id}", with: "00000000-0000-4000-8000-000000000000")
+    }
+
+    @Test func everyRouteHasADecisionAndEveryDecisionARoute() {
+        let routed = Set(harness.router.routes.map(Self.name))
+        let undecided = routed.subtracting(Self.table.keys).sorted()
+        let stale = Set(Self.table.keys).subtracting(routed).sorted()
+        #expect(undecided.isEmpty, "routes without an access decision in AccessRouteTableTests.table: \(undecided)")
+        #expect(stale.isEmpty, "decisions for routes that no longer exist: \(stale)")
+    }
+
+    @Test func everyRouteAnswersEachCallerAsTheTableSays() throws {
+        var users: [Role: UserRecord] = [:]
+        var keys: [Role: String] = [:]
+        for role in Role.allCases {
+            users[role] = try harness.user(role)
+            keys[role] = try harness.key(role)
+        }
+        let eventsKey = try harness.key(.editor, scope: .events)
+
+        for route in harness.router.routes {
+            let name = Self.name(route)
+            guard let decision = Self.table[name] else { continue }  // the test above reports it
+            let target = Self.target(route.pattern)
+            let unsafe = !["GET", "HEAD"].contains(route.method.rawValue)
+            let jsonBody: [UInt8] = unsafe ? Array("{}".utf8) : []
+            func api(_ extra: [(String, String)]) -> HTTPResponse {
+                harness.send(route.method, target, headers: (unsafe ? [("Content-Type", "application/json")] : []) + extra, body: jsonBody)
+            }
+            func page(session: (id: String, csrf: String)?, csrf: Bool = true) -> HTTPResponse {
+                var form: [(String, String)] = []
+                if let session, csrf { form.append(("csrf_token", session.csrf)) }
+                var headers: [(String, String)] = [("Content-Type", "application/x-www-form-urlencoded")]
+                if let session { headers.append(("Cookie", "\(AccessControl.sessionCookie)=\(session.id)")) }
+                return harness.send(route.method, target, headers: headers, body: unsafe ? Array(AccessHarness.encode(form).utf8) : [])
+            }
+
+            switch decision {
+            case .open:
+                let anonymous = api([])
+                #expect(anonymous.status != 401 && !anonymous.sendsToSignIn, "\(name) anonymously: \(anonymous.status)")
+                let asAdmin = api([("Authorization", "Bearer \(keys[.admin]!)")])
+                #expect(asAdmin.status == anonymous.status, "\(name) answers an admin \(asAdmin.status), anonymous \(anonymous.status)")
+                let asEvents = api([("Authorization", "Bearer \(eventsKey)")])
+                #expect(asEvents.status == anonymous.status, "\(name) answers an events key \(asEvents.status)")
+
+            case .api, .events:
+                let minimum: Role = if case .api(let role) = decision { role } else { .editor }
+                let anonymous = api([])
+                #expect(anonymous.status == 401, "\(name) without credentials: \(anonymous.status)")
+                #expect(anonymous.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true, "\(name): no WWW-Authenticate")
+                #expect(anonymous.headers["Content-Type"] == "application/problem+json", "\(name): 401 is not problem+json")
+                let forged = api([("Authorization", "Bearer hk_not-a-real-key")])
+                #expect(forged.status == 401, "\(name) with a made-up key: \(forged.status)")
+                for role in Role.allCases {
+                    let response = api([("Authorization", "Bearer \(keys[role]!)")])
+                    if role >= minimum {
+                        #expect(![401, 403].contains(response.status), "\(name) as a \(role) key: \(response.status) \(response.text)")
+                    } else {
+                        #expect(response.status == 403, "\(name) as a \(role) key: \(response.status)")
+                        #expect(response.headers["Content-Type"] == "application/problem+json")
+                    }
+                }
+                let events = api([("Authorization", "Bearer \(eventsKey)")])
+                if case .events = decision {
+                    #expect(![401, 403].contains(events.status), "\(name) with an events key: \(events.status)")
+                } else {
+                    #expect(events.status == 403, "\(name) with an events-scope key: \(events.status)")
+                }
+                // A browser session works for the API too, but unsafe methods need the CSRF header.
+                let session = try harness.session(users[.admin]!)
+                let cookie = ("Cookie", "\(AccessControl.sessionCookie)=\(session.id)")
+                let withoutHeader = api([cookie])
+                if unsafe {
+                    #expect(withoutHeader.status == 403, "\(name) with a session but no X-CSRF-Token: \(withoutHeader.status)")
+                    let withHeader = api([cookie, (AccessControl.csrfHeader, session.csrf)])
+                    #expect(![401, 403].contains(withHeader.status), "\(name) with a session and its CSRF token: \(withHeader.status)")
+                } else {
+                    #expect(![401, 403].contains(withoutHeader.status), "\(name) with an admin session: \(withoutHeader.status)")
+                }
+
+            case .page(let minimum):
+                let anonymous = page(session: nil)
+                #expect(anonymous.sendsToSignIn, "\(name) without a session: \(anonymous.status) \(anonymous.headers["Location"] ?? "")")
+                let withKey = api([("Authorization", "Bearer \(keys[.admin]!)")])
+                #expect(withKey.sendsToSignIn, "\(name) with an API key (pages need a session): \(withKey.status)")
+                for role in Role.allCases {
+                    // A fresh session each time: sign-out ends the one it is given.
+                    let response = page(session: try harness.session(users[role]!))
+                    if role >= minimum {
+                        #expect(![401, 403].contains(response.status) && !response.sendsToSignIn,
+                                "\(name) as \(role): \(response.status)")
+                    } else {
+                        #expect(response.status == 403, "\(name) as \(role): \(response.status)")
+                        #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true)
+                    }
+                }
+                if unsafe {
+                    let noToken = page(session: try harness.session(users[.admin]!), csrf: false)
+                    #expect(noToken.status == 403, "\(name) without its CSRF token: \(noToken.status)")
+                }
+            }
+        }
+    }
+}
