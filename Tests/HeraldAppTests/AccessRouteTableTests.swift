@@ -1,4 +1,6 @@
 import Foundation
+import HeraldJSON
+import HeraldTestSupport
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
@@ -189,6 +191,26 @@ import Testing
                     let noToken = page(session: try harness.session(users[.admin]!), csrf: false)
                     #expect(noToken.status == 403, "\(name) without its CSRF token: \(noToken.status)")
                 }
+            }
+        }
+    }
+
+    /// The OpenAPI document says the same: closed operations list 401 and 403, open ones need no security.
+    @Test func theOpenAPIDocumentStatesTheSameDecisions() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: TestDatabase.repositoryRoot + "/Public/openapi.json"))
+        let document = try JSON.parse(Array(bytes))
+        #expect(document["components"]?["securitySchemes"]?["apiKey"]?["scheme"] == "bearer")
+        for (name, decision) in Self.table {
+            let parts = name.split(separator: " ", maxSplits: 1).map(String.init)
+            guard let operation = document["paths"]?[parts[1]]?[parts[0].lowercased()] else { continue }  // pages and /metrics
+            switch decision {
+            case .open:
+                #expect(operation["security"] == .array([]), "\(name) is open but the document asks for credentials")
+            case .api, .events:
+                #expect(operation["responses"]?["401"] != nil, "\(name): 401 undocumented")
+                #expect(operation["responses"]?["403"] != nil, "\(name): 403 undocumented")
+            case .page:
+                Issue.record("\(name) is a page but documented as an API operation")
             }
         }
     }

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import HeraldApp
+
+/// `herald api-keys …`: keys for internal tools and apps.
+struct APIKeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "api-keys", abstract: "Create, list and revoke API keys.",
+        subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a key and print it once; only its hash is kept.")
+        @Option(help: "Who or what uses the key.") var name: String
+        @Option(help: "viewer, editor, publisher or admin.") var role: Role
+        @Option(help: "full (everything the role allows) or events (may only post events).") var scope: APIKeyScope = .full
+
+        func run() throws {
+            let (service, pool) = try accountService()
+            defer { pool.close() }
+            let created = try reportingFailures {
+                try service.createKey(name: name, role: role, scope: scope, by: nil, actor: commandLineActor())
+            }
+            print(created.key)
+            printError("Key \(created.record.name) (\(created.record.role.rawValue), \(created.record.scope.rawValue)) id \(created.record.id). "
+                       + "Copy it now: it cannot be shown again.")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List keys (prefixes only).")
+        func run() throws {
+            let (service, pool) = try accountService()
+            defer { pool.close() }
+            for key in try reportingFailures({ try service.listKeys() }) {
+                let state = key.revokedAt.map { "revoked \($0)" } ?? "last used \(key.lastUsedAt ?? "never")"
+                print("\(key.id)  \(key.prefix)…  \(key.role.rawValue.padding(9))  \(key.scope.rawValue.padding(6))  \(key.name)  (\(state))")
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key; it stops working at once.")
+        @Option(help: "The key's id (see `herald api-keys list`).") var id: String
+        func run() throws {
+            let (service, pool) = try accountService()
+            defer { pool.close() }
+            let key = try reportingFailures { try service.revokeKey(id: id, by: nil, actor: commandLineActor()) }
+            print("Revoked \(key.name) (\(key.prefix)…).")
+        }
+    }
+}
+
+/// A line on standard error, so that standard output holds only the key.
+func printError(_ text: String) {
+    let bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import HeraldApp
+import HeraldPostgres
+
+extension Role: ExpressibleByArgument {}
+extension APIKeyScope: ExpressibleByArgument {}
+
+/// The account service over a one-connection pool, after applying missing migrations (unless
+/// HERALD_MIGRATE_ON_START=false), so the first admin can be made before the first `serve`.
+func accountService() throws -> (AccountService, PostgresPool) {
+    let configuration = try loadConfiguration()
+    let pool = PostgresPool(url: configuration.databaseURL, maxConnections: 1, acquireTimeout: .seconds(10))
+    do {
+        if configuration.migrateOnStart {
+            _ = try pool.withConnection { try Migrator(directory: configuration.migrationsDirectory).migrate($0) }
+        }
+    } catch {
+        print("herald: cannot prepare the database: \(error)")
+        throw ExitCode.failure
+    }
+    return (AccountService(pool: pool), pool)
+}
+
+/// Who runs the command, for the audit log: `cli:<login name>`.
+func commandLineActor() -> String {
+    let name = getlogin().map { String(cString: $0) } ?? processEnvironment()["USER"] ?? "unknown"
+    return "cli:\(name)"
+}
+
+/// Runs an account action and turns its failures into a plain message and exit code 1.
+func reportingFailures<T>(_ action: () throws -> T) throws -> T {
+    do {
+        return try action()
+    } catch let problem as Problem {
+        print("herald: \(problem.detail ?? problem.title)")
+        throw ExitCode.failure
+    } catch {
+        print("herald: \(error)")
+        throw ExitCode.failure
+    }
+}
+
+/// Reads a password: from the terminal without echo (asked twice), or the first line of stdin
+/// when stdin is not a terminal (for scripts: `printf '%s\n' "$PW" | herald users create …`).
+func readPassword(prompt: String) throws -> String {
+    guard isatty(STDIN_FILENO) == 1 else {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw ValidationError("no password on standard input")
+        }
+        return line
+    }
+    let first = try readHidden(prompt)
+    let second = try readHidden("Again: ")
+    guard first == second else { throw ValidationError("the two passwords differ") }
+    return first
+}
+
+private func readHidden(_ prompt: String) throws -> String {
+    print(prompt, terminator: "")
+    fflush(nil)  // all output streams: the prompt must show before echo is turned off
+    var saved = termios()
+    guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw ValidationError("cannot read the terminal's settings") }
+    var silent = saved
+    silent.c_lflag &= ~tcflag_t(ECHO)
+    guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else { throw ValidationError("cannot turn off echo") }
+    defer {
+        _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        print("")
+    }
+    return readLine(strippingNewline: true) ?? ""
+}
