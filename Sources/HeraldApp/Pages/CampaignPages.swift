@@ -66,15 +66,17 @@ struct CampaignPages: Sendable {
                 if !query.isEmpty { items.append(("q", query)) }
                 next = "/campaigns?" + items.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&")
             }
-            return renderer.page("campaigns", [
+            var context: [String: Any] = [
                 "title": "Campaigns", "user": user.context, "csrf_token": user.csrfToken, "can_edit": user.canEdit,
                 "flash": Self.notice(request).map { [$0] } ?? [],
                 "q": query, "filtered": status != nil || !query.isEmpty, "paged": cursor != nil,
                 "statuses": [["value": "", "text": "All statuses", "selected": status == nil]]
                     + CampaignStatus.allCases.map { ["value": $0.rawValue, "text": Self.statusText($0.rawValue), "selected": $0.rawValue == status] },
                 "campaigns": page.campaigns.map { Self.row($0, user: user) },
-                "empty": page.campaigns.isEmpty, "next": next as Any,
-            ])
+                "empty": page.campaigns.isEmpty,
+            ]
+            if let next { context["next"] = next }
+            return renderer.page("campaigns", context)
         }
     }
 

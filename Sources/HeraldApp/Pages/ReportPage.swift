@@ -71,6 +71,8 @@ extension CampaignPages {
                                                        values: keys.map { [delivery[$0]?.sent ?? 0, delivery[$0]?.failed ?? 0] }),
             ]
             if sending { context["refresh"] = true }
+            context["has_delivery_data"] = done > 0
+            context["has_event_data"] = counts.values.contains { $0.opens + $0.conversions > 0 }
             return page("report", context, title: "Report: \(record.spec.name)", user: user, request: request)
         }
     }

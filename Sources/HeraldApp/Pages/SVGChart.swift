@@ -11,19 +11,21 @@ enum SVGChart {
     static func groupedBars(title: String, categories: [String], series: [Series], values: [[Int]]) -> String {
         let width = 560, height = 220, left = 48, bottom = 32, top = 28
         let plotHeight = height - bottom - top
-        let maximum = max(1, values.flatMap { $0 }.max() ?? 1)
+        // Four grid steps of whole numbers: the top is the largest value rounded up to a multiple of 4.
+        let largest = values.flatMap { $0 }.max() ?? 0
+        let maximum = max(4, (largest + 3) / 4 * 4)
         let groupWidth = (width - left - 8) / max(1, categories.count)
-        let barWidth = max(6, (groupWidth - 16) / max(1, series.count))
+        let barWidth = min(56, max(6, (groupWidth - 16) / max(1, series.count)))
         var svg = "<svg class=\"chart\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escape(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
         svg += "<title>\(escape(title))</title>"
         for step in 0...4 {
             let y = top + plotHeight - plotHeight * step / 4
-            let value = (maximum * step + 2) / 4
+            let value = maximum * step / 4
             svg += "<line class=\"grid\" x1=\"\(left)\" y1=\"\(y)\" x2=\"\(width - 4)\" y2=\"\(y)\"/>"
             svg += "<text class=\"axis\" x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(value)</text>"
         }
         for (group, category) in categories.enumerated() {
-            let x0 = left + group * groupWidth + 8
+            let x0 = left + group * groupWidth + (groupWidth - barWidth * series.count) / 2
             for (index, serie) in series.enumerated() {
                 let value = group < values.count && index < values[group].count ? values[group][index] : 0
                 let barHeight = plotHeight * value / maximum
