@@ -161,6 +161,10 @@ import Testing
         let cancelled = post("/campaigns/\(id)/cancel", [("version", "2")])
         #expect(cancelled.status == 200)
         #expect(try await onlyCampaign()["status"] == "cancelled")
+        // Each page action is in the audit log under the signed-in user.
+        let audit = try await browser.harness.herald.request("GET", "/api/v1/audit")
+        let actions = (audit.json?["items"]?.arrayValue ?? []).filter { $0["object_id"]?.stringValue == id }.compactMap { $0["action"]?.stringValue }
+        #expect(Set(actions) == ["campaign.created", "campaign.scheduled", "campaign.cancelled"])
     }
 
     @Test func aViewerSeesTheListButNoEditingActions() throws {

@@ -74,7 +74,13 @@ extension CampaignPages {
                                           actionError: "It cannot be scheduled: " + errors.errors.map(\.message).joined(separator: "; ") + ".", status: 422)
                 }
             }
-            let outcome = try pool.withConnection { try lifecycle.schedule(id: record.id, expectedVersion: version, nextRunAt: due, on: $0) }
+            let outcome = try pool.withConnection { connection in
+                try connection.transaction { connection in
+                    let outcome = try lifecycle.schedule(id: record.id, expectedVersion: version, nextRunAt: due, on: connection)
+                    try audit.record(now ? "campaign.published" : "campaign.scheduled", outcome, by: user.viewer, request: request, on: connection)
+                    return outcome
+                }
+            }
             return try actionOutcome(outcome, request: request, user: user, notice: now ? "published" : "scheduled", then: now ? "report" : "review")
         }
     }
@@ -83,7 +89,11 @@ extension CampaignPages {
         guarded(request, user) {
             let posted = try PostedForm(request)
             let version = Int(posted.value("version") ?? "") ?? 0
-            let outcome = try pool.withConnection { try lifecycle.cancel(id: request.parameters["id"] ?? "", expectedVersion: version, on: $0) }
+            let outcome = try pool.withConnection { connection in
+                let outcome = try lifecycle.cancel(id: request.parameters["id"] ?? "", expectedVersion: version, on: connection)
+                try audit.record("campaign.cancelled", outcome, by: user.viewer, request: request, on: connection)
+                return outcome
+            }
             return try actionOutcome(outcome, request: request, user: user, notice: "cancelled", then: posted.value("back") == "list" ? "list" : "review")
         }
     }
@@ -108,7 +118,17 @@ extension CampaignPages {
         guarded(request, user) {
             let posted = try PostedForm(request)
             let version = Int(posted.value("version") ?? "") ?? 0
-            switch try pool.withConnection({ try campaigns.delete(id: request.parameters["id"] ?? "", expectedVersion: version, on: $0) }) {
+            let id = request.parameters["id"] ?? ""
+            let outcome = try pool.withConnection { connection in
+                try connection.transaction { connection in
+                    let outcome = try campaigns.delete(id: id, expectedVersion: version, on: connection)
+                    if outcome == .deleted {
+                        try audit.record("campaign.deleted", by: user.viewer, object: ("campaign", id), request: request, on: connection)
+                    }
+                    return outcome
+                }
+            }
+            switch outcome {
             case .deleted: return PageRenderer.redirect(to: "/campaigns?notice=deleted")
             case .notFound: throw MissingCampaign(id: request.parameters["id"] ?? "")
             case .versionMismatch(let current), .notADraft(let current):
@@ -124,7 +144,14 @@ extension CampaignPages {
             var spec = record.spec
             let copyName = "Copy of \(spec.name)"
             spec.name = copyName.count <= CampaignLimits.nameCharacters ? copyName : String(copyName.prefix(CampaignLimits.nameCharacters))
-            let copy = try pool.withConnection { try campaigns.insert(spec, author: user.email, on: $0) }
+            let copy = try pool.withConnection { connection in
+                try connection.transaction { connection in
+                    let copy = try campaigns.insert(spec, author: user.email, on: connection)
+                    try audit.record("campaign.created", by: user.viewer, object: ("campaign", copy.id), request: request,
+                                     details: ["duplicate_of": .string(record.id)], on: connection)
+                    return copy
+                }
+            }
             return PageRenderer.redirect(to: "/campaigns/\(copy.id)/edit?notice=duplicated")
         }
     }

@@ -21,6 +21,7 @@ struct CampaignPages: Sendable {
     let lifecycle = LifecycleStore()
     let progress = ProgressStore()
     let events = EventStore()
+    let audit = AuditLog()
 
     static let pageSize = 20
 
@@ -135,10 +136,23 @@ struct CampaignPages: Sendable {
             }
             let action = posted.value("action") ?? "save"
             guard let id else {
-                let record = try pool.withConnection { try campaigns.insert(spec, author: user.email, on: $0) }
+                let record = try pool.withConnection { connection in
+                    try connection.transaction { connection in
+                        let record = try campaigns.insert(spec, author: user.email, on: connection)
+                        try audit.record("campaign.created", by: user.viewer, object: ("campaign", record.id), request: request, on: connection)
+                        return record
+                    }
+                }
                 return PageRenderer.redirect(to: Self.next(action, record.id))
             }
-            switch try pool.withConnection({ try campaigns.update(id: id, expectedVersion: form.version, spec: spec, on: $0) }) {
+            let outcome = try pool.withConnection { connection in
+                try connection.transaction { connection in
+                    let outcome = try campaigns.update(id: id, expectedVersion: form.version, spec: spec, on: connection)
+                    try audit.record("campaign.updated", outcome, by: user.viewer, request: request, on: connection)
+                    return outcome
+                }
+            }
+            switch outcome {
             case .updated(let record):
                 return PageRenderer.redirect(to: Self.next(action, record.id))
             case .notFound:

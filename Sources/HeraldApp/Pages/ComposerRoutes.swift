@@ -9,7 +9,7 @@ enum ComposerRoutes {
                          configuration: HeraldConfiguration, sender: FCMSender?) {
         let page: PageGuard = { minimum, handler in
             access.page(Role(rawValue: minimum) ?? .admin) { request, viewer in
-                handler(request, PageUser(email: viewer.email, role: viewer.role.rawValue, csrfToken: viewer.csrfToken ?? ""))
+                handler(request, PageUser(viewer: viewer, email: viewer.email, role: viewer.role.rawValue, csrfToken: viewer.csrfToken ?? ""))
             }
         }
         let buckets = AudienceBuckets(count: configuration.audienceBuckets)

@@ -1,5 +1,7 @@
 /// Who is looking at a page, as the templates need it: taken from the access-control `Viewer`.
 struct PageUser: Sendable {
+    /// Who it is, for the audit log.
+    var viewer: Viewer
     var email: String
     /// viewer, editor, publisher or admin.
     var role: String
