@@ -49,11 +49,18 @@ def sign_in(driver) -> None:
     assert driver.current_url.startswith(BASE + "/campaigns"), driver.current_url
 
 
-def screenshot(driver, name: str, full_page: bool = True) -> None:
+def wait_for_text(driver, text: str, seconds: float = 10) -> None:
+    """Waits until the page (after a form post and its redirect) shows `text`."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(driver, seconds).until(lambda d: text in d.page_source, f"the page never showed {text!r}")
+
+
+def screenshot(driver, name: str, full_page: bool = True, width: int = 1280) -> None:
     os.makedirs(SCREENSHOTS, exist_ok=True)
+    driver.set_window_size(width, 1800)
     if full_page:
         height = driver.execute_script("return document.documentElement.scrollHeight") or 1800
-        driver.set_window_size(1280, min(max(int(height), 900), 6000))
+        driver.set_window_size(width, min(max(int(height), 900), 6000))
     driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
     driver.set_window_size(1280, 1800)
 

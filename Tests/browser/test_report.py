@@ -60,3 +60,9 @@ def test_report_of_a_sent_ab_campaign(browser):
     assert verdict.startswith("Variant B leads"), verdict
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart")) == 2
     screenshot(browser, "report")
+
+    browser.get(BASE + "/campaigns")
+    assert "Winter offer A/B" in browser.page_source
+    screenshot(browser, "list")
+    browser.get(BASE + f"/campaigns/{campaign}/edit")
+    screenshot(browser, "composer-phone", width=390)

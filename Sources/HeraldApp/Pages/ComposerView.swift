@@ -14,7 +14,7 @@ enum ComposerView {
             "errors": errors.byField,
             "has_errors": !errors.isEmpty,
             "several_errors": errors.order.count > 1,
-            "error_summary": errors.order.map { field in ["field": field, "label": label(field), "message": errors[field].joined(separator: " ")] },
+            "error_summary": errors.order.flatMap { field in errors[field].map { ["field": field, "label": label(field), "message": $0] } },
             "action": campaignID.map { "/campaigns/\($0)" } ?? "/campaigns",
             "is_new": campaignID == nil,
             "character_limit": CampaignLimits.notificationCharacters,
