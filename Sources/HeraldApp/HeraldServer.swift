@@ -71,6 +71,7 @@ public final class HeraldServer: Sendable {
         SignInPages(access: access, configuration: configuration).register(on: &router)
         AccountsAPI(access: access).register(on: &router)
         AccountsPages(access: access).register(on: &router)
+        ComposerRoutes.register(on: &router, access: access, pool: pool, log: log, configuration: configuration, sender: sender)
         return router
     }
 

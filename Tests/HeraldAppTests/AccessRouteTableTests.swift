@@ -60,6 +60,23 @@ import Testing
         "POST /api-keys": .page(.admin),
         "POST /api-keys/{id}/revoke": .page(.admin),
         "GET /audit": .page(.admin),
+
+        "GET /": .page(.viewer),
+        "GET /campaigns": .page(.viewer),
+        "GET /campaigns/new": .page(.editor),
+        "POST /campaigns": .page(.editor),
+        "GET /campaigns/{id}/edit": .page(.editor),
+        "POST /campaigns/{id}": .page(.editor),
+        "GET /campaigns/{id}/review": .page(.viewer),
+        "POST /campaigns/{id}/schedule": .page(.publisher),
+        "POST /campaigns/{id}/publish": .page(.publisher),
+        "POST /campaigns/{id}/cancel": .page(.publisher),
+        "POST /campaigns/{id}/delete": .page(.editor),
+        "POST /campaigns/{id}/duplicate": .page(.editor),
+        "POST /campaigns/{id}/test": .page(.editor),
+        "GET /campaigns/{id}/report": .page(.viewer),
+        "GET /images/{file}": .open,
+        "POST /api/v1/events": .events,
     ]
 
     let harness: AccessHarness

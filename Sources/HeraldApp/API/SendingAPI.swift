@@ -14,7 +14,7 @@ struct SendingAPI: Sendable {
     let buckets: AudienceBuckets
     let campaigns = CampaignStore()
 
-    static let maximumTestTokens = 20
+    static let maximumTestTokens = TestSend.maximumTokens
 
     func register(on router: inout Router, access: AccessControl) {
         router.add(.get, "/api/v1/campaigns/{id}/preview", access.api(.viewer) { request, _ in try preview(request) })
@@ -80,15 +80,11 @@ struct SendingAPI: Sendable {
                 message: "campaign has no variant \"\(key)\"; it has \(record.spec.effectiveVariants.map(\.key).joined(separator: ", "))")]),
                 title: "The test message request is not valid")
         }
-        let quick = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), quotaExceededMinimumDelay: .seconds(2))
-        let messages = tokens.compactMap(\.stringValue).map { token in
-            Renderer.render(campaign: record.spec, variant: variant, target: .token(token), campaignID: record.id, sendTime: Date())
-        }
-        let sent = sender.sendWithRetries(batch: messages.map { $0.json().serialized() }, concurrency: 8, policy: quick)
-        let results: [JSON] = zip(tokens, sent).map { token, retried in
-            var result = Self.json(retried.outcome)
-            result["token"] = token
-            result["attempts"] = .number(Double(retried.attempts.count))
+        let sent = TestSend.send(record, variant: variant, tokens: tokens.compactMap(\.stringValue), sender: sender)
+        let results: [JSON] = sent.map { sent in
+            var result = Self.json(sent.outcome)
+            result["token"] = .string(sent.token)
+            result["attempts"] = .number(Double(sent.attempts))
             return .object(result)
         }
         return APIResponse(status: 200, body: ["campaign_id": .string(record.id), "variant": .string(key), "results": .array(results)])

@@ -15,6 +15,9 @@ public struct PageRenderer: Sendable {
         ("accounts-users", PackageResources.accounts_users_mustache),
         ("accounts-api-keys", PackageResources.accounts_api_keys_mustache),
         ("accounts-audit", PackageResources.accounts_audit_mustache),
+        ("message", PackageResources.message_mustache), ("campaigns", PackageResources.campaigns_mustache),
+        ("preview", PackageResources.preview_mustache), ("composer", PackageResources.composer_mustache),
+        ("review", PackageResources.review_mustache), ("report", PackageResources.report_mustache),
     ]
 
     public init() {

@@ -87,11 +87,15 @@ public struct CampaignStore: Sendable {
         return .notADraft(current: current)
     }
 
-    /// Newest first; `cursor` continues after the last campaign of the previous page.
-    public func list(status: String?, limit: Int, after cursor: CampaignCursor?, on connection: PostgresConnection) throws -> Page {
+    /// Newest first; `cursor` continues after the last campaign of the previous page. `nameContains`
+    /// keeps campaigns whose name contains it, ignoring case (`%` and `_` match themselves).
+    public func list(status: String?, nameContains: String? = nil, limit: Int, after cursor: CampaignCursor?,
+                     on connection: PostgresConnection) throws -> Page {
+        let pattern = nameContains.flatMap { $0.isEmpty ? nil : "%" + Self.likeEscaped($0) + "%" }
         var campaigns = try Self.records(try connection.query("""
             SELECT \(literal: Self.columns) FROM campaigns
             WHERE (\(status)::text IS NULL OR status = \(status))
+              AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
               AND (\(cursor?.createdAt)::timestamptz IS NULL
                    OR (created_at, id) < (\(cursor?.createdAt)::timestamptz, \(cursor?.id)::uuid))
             ORDER BY created_at DESC, id DESC LIMIT \(limit + 1)
@@ -102,6 +106,16 @@ public struct CampaignStore: Sendable {
             next = campaigns.last.map { CampaignCursor(createdAt: $0.createdAt, id: $0.id) }
         }
         return Page(campaigns: campaigns, nextCursor: next)
+    }
+
+    /// `text` with LIKE's wildcards and escape character taken literally.
+    static func likeEscaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { result.append("\\") }
+            result.append(character)
+        }
+        return result
     }
 
     static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {

@@ -1,0 +1,58 @@
+import HeraldPostgres
+
+/// The SQL of A/B events (opens and conversions). Recording is idempotent by the client's event id.
+public struct EventStore: Sendable {
+    /// One reported event, already checked.
+    public struct Event: Sendable, Equatable {
+        public var id: String
+        public var campaignID: String
+        public var variant: String
+        public var type: String
+        /// RFC 3339; nil means "now".
+        public var occurredAt: String?
+    }
+
+    /// Opens and conversions of one variant.
+    public struct Counts: Sendable, Equatable {
+        public var opens = 0
+        public var conversions = 0
+    }
+
+    public init() {}
+
+    /// Records the events; an id already recorded is skipped. Answers how many were new.
+    public func record(_ events: [Event], on connection: PostgresConnection) throws -> Int {
+        try connection.transaction { connection in
+            var inserted = 0
+            for event in events {
+                inserted += try connection.execute("""
+                    INSERT INTO events (id, campaign_id, variant, type, occurred_at)
+                    VALUES (\(event.id), \(event.campaignID)::uuid, \(event.variant), \(event.type),
+                            coalesce(\(event.occurredAt)::timestamptz, now()))
+                    ON CONFLICT (id) DO NOTHING
+                    """)
+            }
+            return inserted
+        }
+    }
+
+    /// Which of these campaign ids exist.
+    public func existingCampaigns(_ ids: Set<String>, on connection: PostgresConnection) throws -> Set<String> {
+        let rows = try connection.query("SELECT id::text FROM campaigns WHERE id = ANY(\(Array(ids))::uuid[])")
+        return Set(try rows.map { try $0.decode(String.self, at: 0) })
+    }
+
+    /// Opens and conversions per variant key.
+    public func counts(campaignID: String, on connection: PostgresConnection) throws -> [String: Counts] {
+        let rows = try connection.query("""
+            SELECT variant, count(*) FILTER (WHERE type = 'open'), count(*) FILTER (WHERE type = 'conversion')
+            FROM events WHERE campaign_id = \(campaignID)::uuid GROUP BY variant
+            """)
+        var result: [String: Counts] = [:]
+        for row in rows {
+            result[try row.decode(String.self, at: 0)] = Counts(opens: try row.decode(Int.self, at: 1),
+                                                                 conversions: try row.decode(Int.self, at: 2))
+        }
+        return result
+    }
+}

@@ -1,0 +1,39 @@
+import HeraldPostgres
+
+/// The SQL of uploaded images. An image is named by the SHA-256 of its bytes, so uploading the
+/// same file twice stores it once and its URL never changes.
+public struct ImageStore: Sendable {
+    public struct Stored: Sendable, Equatable {
+        public var sha256: String
+        public var kind: ImageInspector.Kind
+        public var width: Int
+        public var height: Int
+
+        /// The stable public path, ending in the real extension.
+        public var path: String { "/images/\(sha256).\(kind.fileExtension)" }
+    }
+
+    public init() {}
+
+    /// Stores checked bytes (see `ImageInspector`) and answers their public path.
+    public func save(_ bytes: [UInt8], _ inspected: ImageInspector.Inspected, uploadedBy: String?,
+                     on connection: PostgresConnection) throws -> Stored {
+        let rows = try connection.query("""
+            INSERT INTO images (sha256, content_type, bytes, width, height, uploaded_by)
+            VALUES (encode(sha256(\(bytes)), 'hex'), \(inspected.kind.contentType), \(bytes), \(inspected.width), \(inspected.height), \(uploadedBy))
+            ON CONFLICT (sha256) DO UPDATE SET sha256 = EXCLUDED.sha256
+            RETURNING sha256
+            """)
+        let sha = try rows.map { try $0.decode(String.self, at: 0) }[0]
+        return Stored(sha256: sha, kind: inspected.kind, width: inspected.width, height: inspected.height)
+    }
+
+    /// The bytes and content type of an image, if stored under this name and kind.
+    public func load(sha256: String, kind: ImageInspector.Kind, on connection: PostgresConnection) throws -> [UInt8]? {
+        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+        let rows = try connection.query("""
+            SELECT bytes FROM images WHERE sha256 = \(sha256) AND content_type = \(kind.contentType)
+            """)
+        return try rows.map { try $0.decode([UInt8].self, at: 0) }.first
+    }
+}

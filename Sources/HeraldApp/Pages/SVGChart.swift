@@ -1,0 +1,59 @@
+/// Small bar charts as inline SVG, built on the server (the CSP allows no external or inline
+/// scripts, and a chart needs none). Text is escaped; colours come from the stylesheet's classes.
+enum SVGChart {
+    struct Series: Sendable {
+        var label: String
+        /// `chart-a`, `chart-b`: a CSS class giving the bar's fill.
+        var cssClass: String
+    }
+
+    /// Grouped bars: one group per category (variant), one bar per series (opens, conversions).
+    static func groupedBars(title: String, categories: [String], series: [Series], values: [[Int]]) -> String {
+        let width = 560, height = 220, left = 48, bottom = 32, top = 28
+        let plotHeight = height - bottom - top
+        // Four grid steps of whole numbers: the top is the largest value rounded up to a multiple of 4.
+        let largest = values.flatMap { $0 }.max() ?? 0
+        let maximum = max(4, (largest + 3) / 4 * 4)
+        let groupWidth = (width - left - 8) / max(1, categories.count)
+        let barWidth = min(56, max(6, (groupWidth - 16) / max(1, series.count)))
+        var svg = "<svg class=\"chart\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escape(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        svg += "<title>\(escape(title))</title>"
+        for step in 0...4 {
+            let y = top + plotHeight - plotHeight * step / 4
+            let value = maximum * step / 4
+            svg += "<line class=\"grid\" x1=\"\(left)\" y1=\"\(y)\" x2=\"\(width - 4)\" y2=\"\(y)\"/>"
+            svg += "<text class=\"axis\" x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(value)</text>"
+        }
+        for (group, category) in categories.enumerated() {
+            let x0 = left + group * groupWidth + (groupWidth - barWidth * series.count) / 2
+            for (index, serie) in series.enumerated() {
+                let value = group < values.count && index < values[group].count ? values[group][index] : 0
+                let barHeight = plotHeight * value / maximum
+                let x = x0 + index * barWidth
+                svg += "<rect class=\"\(serie.cssClass)\" x=\"\(x)\" y=\"\(top + plotHeight - barHeight)\" width=\"\(barWidth - 2)\" height=\"\(barHeight)\"><title>\(escape(category)) · \(escape(serie.label)): \(value)</title></rect>"
+            }
+            svg += "<text class=\"axis\" x=\"\(x0 + barWidth * series.count / 2)\" y=\"\(height - 10)\" text-anchor=\"middle\">\(escape(category))</text>"
+        }
+        for (index, serie) in series.enumerated() {
+            let x = left + index * 130
+            svg += "<rect class=\"\(serie.cssClass)\" x=\"\(x)\" y=\"6\" width=\"12\" height=\"12\"/><text class=\"legend\" x=\"\(x + 18)\" y=\"16\">\(escape(serie.label))</text>"
+        }
+        return svg + "</svg>"
+    }
+
+    /// Text safe inside SVG/HTML text and attribute values.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

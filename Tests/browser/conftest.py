@@ -1,0 +1,82 @@
+"""Fixtures for Herald's browser tests: a headless Chromium with and without JavaScript, signed in."""
+import os
+import struct
+import zlib
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+BASE = os.environ.get("HERALD_URL", "http://127.0.0.1:8080")
+EMAIL = os.environ.get("HERALD_EMAIL", "admin@example.com")
+PASSWORD = os.environ.get("HERALD_PASSWORD", "")
+SCREENSHOTS = os.environ.get("HERALD_SCREENSHOTS", ".screenshots")
+
+
+def make_driver(javascript: bool) -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1800", "--lang=en-US"):
+        options.add_argument(argument)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.implicitly_wait(0)
+    return driver
+
+
+@pytest.fixture
+def browser():
+    driver = make_driver(javascript=True)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def browser_without_js():
+    driver = make_driver(javascript=False)
+    yield driver
+    driver.quit()
+
+
+def sign_in(driver) -> None:
+    driver.get(BASE + "/campaigns")
+    assert "/sign-in" in driver.current_url, "an anonymous visit must be sent to sign in"
+    driver.find_element(By.ID, "email").send_keys(EMAIL)
+    driver.find_element(By.ID, "password").send_keys(PASSWORD)
+    driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    assert driver.current_url.startswith(BASE + "/campaigns"), driver.current_url
+
+
+def wait_for_text(driver, text: str, seconds: float = 10) -> None:
+    """Waits until the page (after a form post and its redirect) shows `text`."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(driver, seconds).until(lambda d: text in d.page_source, f"the page never showed {text!r}")
+
+
+def screenshot(driver, name: str, full_page: bool = True, width: int = 1280) -> None:
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    driver.set_window_size(width, 1800)
+    if full_page:
+        height = driver.execute_script("return document.documentElement.scrollHeight") or 1800
+        driver.set_window_size(width, min(max(int(height), 900), 6000))
+    driver.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
+    driver.set_window_size(1280, 1800)
+
+
+def png_file(path: str, total_bytes: int, width: int = 600, height: int = 300) -> str:
+    """A real, decodable PNG (a gradient) padded with a private chunk to exactly total_bytes."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    rows = b"".join(b"\x00" + b"".join(bytes((x * 255 // width, y * 255 // height, 200)) for x in range(width)) for y in range(height))
+    head = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    body = chunk(b"IDAT", zlib.compress(rows, 9))
+    end = chunk(b"IEND", b"")
+    padding = total_bytes - len(head) - len(body) - len(end) - 12
+    assert padding >= 0, "the image is already larger than asked"
+    data = head + body + chunk(b"prVt", bytes(i * 7 % 256 for i in range(padding))) + end
+    assert len(data) == total_bytes
+    with open(path, "wb") as file:
+        file.write(data)
+    return path
