@@ -129,10 +129,18 @@ public final class DeliveryEngine: Sendable {
     }
 
     func schedule() {
+        let clock = ContinuousClock()
+        var lastSweep = clock.now
         while !stopped {
             let seen = scheduleBell.generation
             var wait = configuration.pollInterval
             do {
+                // A worker that died between recording a run's last outcomes and closing the run
+                // leaves it open with nothing left to send; closing is looked at again each poll.
+                if lastSweep.duration(to: clock.now) >= configuration.pollInterval {
+                    lastSweep = clock.now
+                    try pool.withConnection { try store.closeFinishedRuns(on: $0) }
+                }
                 let started = try pool.withConnection { connection in
                     try store.startDueRuns(limit: 50, buckets: configuration.buckets, now: Date(), on: connection)
                 }

@@ -155,6 +155,12 @@ struct DeliveryStore: Sendable {
         try connection.transaction { connection in try closeRuns(Array(runIDs), on: connection) }
     }
 
+    /// Closes every open run whose deliveries are all final, whoever recorded them.
+    func closeFinishedRuns(on connection: PostgresConnection) throws {
+        let open = try connection.query("SELECT id::text FROM runs WHERE status = 'sending'").map { try $0.decode(String.self, at: 0) }
+        try connection.transaction { connection in try closeRuns(open, on: connection) }
+    }
+
     /// Closes each of these runs whose deliveries are all final, and then its campaign when no run
     /// of a campaign that is `sending` remains open. The status guards make racing closers harmless.
     func closeRuns(_ runIDs: [String], on connection: PostgresConnection) throws {
