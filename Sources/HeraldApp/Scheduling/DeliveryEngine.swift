@@ -33,6 +33,9 @@ public final class DeliveryEngine: Sendable {
         public init() {}
     }
 
+    /// Due campaigns one scheduler transaction starts at most.
+    static let runsPerPass = 100
+
     let configuration: Configuration
     let pool: PostgresPool
     let databaseURL: String
@@ -142,7 +145,7 @@ public final class DeliveryEngine: Sendable {
                     try pool.withConnection { try store.closeFinishedRuns(on: $0) }
                 }
                 let started = try pool.withConnection { connection in
-                    try store.startDueRuns(limit: 50, buckets: configuration.buckets, now: Date(), on: connection)
+                    try store.startDueRuns(limit: Self.runsPerPass, buckets: configuration.buckets, now: Date(), on: connection)
                 }
                 // This process's workers need not wait for the notification to come round.
                 if !started.isEmpty { deliveryBell.ring() }
@@ -151,7 +154,7 @@ public final class DeliveryEngine: Sendable {
                     log.info("run started", ["campaign": .string(run.campaignID), "run": .string(run.runID),
                                              "deliveries": .number(Double(run.deliveries))])
                 }
-                if started.count == 50 { continue }  // more may be due right now
+                if started.count == Self.runsPerPass { continue }  // more may be due right now
                 if let seconds = try pool.withConnection({ try store.secondsUntilNextDue(on: $0) }) {
                     wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
                 }
