@@ -201,14 +201,13 @@ struct DeliveryStore: Sendable {
             WHERE r.id = c.id AND c.open = 0 AND r.status = 'sending'
             RETURNING r.campaign_id::text, r.status
             """)
-        for row in closed {
-            let campaignID = try row.decode(String.self, at: 0)
-            let status = try row.decode(String.self, at: 1)
-            _ = try connection.execute("""
-                UPDATE campaigns c SET status = \(status), version = version + 1, updated_at = now()
-                WHERE c.id = \(campaignID)::uuid AND c.status = 'sending'
-                  AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = 'sending')
-                """)
-        }
+        let campaigns = try closed.map { (id: try $0.decode(String.self, at: 0), status: try $0.decode(String.self, at: 1)) }
+        guard !campaigns.isEmpty else { return }
+        _ = try connection.execute("""
+            UPDATE campaigns c SET status = x.status, version = version + 1, updated_at = now()
+            FROM unnest(\(campaigns.map(\.id)), \(campaigns.map(\.status))) AS x(id, status)
+            WHERE c.id = x.id::uuid AND c.status = 'sending'
+              AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = 'sending')
+            """)
     }
 }
