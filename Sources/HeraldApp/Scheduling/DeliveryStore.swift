@@ -178,8 +178,12 @@ struct DeliveryStore: Sendable {
 
     /// Closes every open run whose deliveries are all final, whoever recorded them.
     func closeFinishedRuns(on connection: PostgresConnection) throws {
-        let open = try connection.query("SELECT id::text FROM runs WHERE status = 'sending'").map { try $0.decode(String.self, at: 0) }
-        try connection.transaction { connection in try closeRuns(open, on: connection) }
+        // An index probe per open run (deliveries_run), not a count of a large run's deliveries.
+        let finished = try connection.query("""
+            SELECT r.id::text FROM runs r WHERE r.status = 'sending' AND NOT EXISTS (
+                SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN ('pending', 'retrying'))
+            """).map { try $0.decode(String.self, at: 0) }
+        try connection.transaction { connection in try closeRuns(finished, on: connection) }
     }
 
     /// Closes each of these runs whose deliveries are all final, and then its campaign when no run
