@@ -122,8 +122,13 @@ public final class HeraldServer: Sendable {
         http.shutdown()
     }
 
-    /// Blocks until the server has stopped.
-    public func wait() { http.wait() }
+    /// Blocks until the server has stopped, then stops the delivery engine and waits for its
+    /// current round (bounded by the FCM request timeout), so a restart repeats no request.
+    public func wait() {
+        http.wait()
+        engine?.stop()
+        engine?.waitUntilStopped(timeout: .seconds(40))
+    }
 
     /// The HTTP server, for wiring signal handling.
     public var httpServer: HTTPServer { http }

@@ -56,6 +56,36 @@ import Glibc
     }
 
     @Test(.timeLimit(.minutes(3)))
+    func aProcessStoppedWithSIGTERMMidRunFinishesItsRoundAndNothingIsSentTwice() async throws {
+        let url = try DeliveryOutboxTests.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(100)), handlerThreads: 64)
+        let stopping = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 30))
+        let staying = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 30))
+        try stopping.waitUntilSending()
+        try staying.waitUntilSending()
+
+        try probe.insertScheduledCampaigns(100, topics: 50, dueAt: Date(), label: "Deploy day")  // 1,000 requests
+        #expect(try await eventually(timeout: .seconds(60)) {
+            try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 200
+        })
+        #expect(stopping.stop(SIGTERM))
+        let leftLeased = try probe.connection.query("""
+            SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(stopping.pid):%")
+            """).first?.decode(Int.self, at: 0) ?? -1
+        #expect(leftLeased == 0)  // its last round was recorded before it exited
+        // Far sooner than the 30-second lease: nothing waits for a dead worker's claim.
+        #expect(try await eventually(timeout: .seconds(20)) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 100
+        })
+        let received = sink.receivedCounts()
+        #expect(received.count == 1000)
+        #expect(received.values.allSatisfy { $0 == 1 })
+        #expect(stopping.log.contains("stopped"))
+    }
+
+    @Test(.timeLimit(.minutes(3)))
     func aProcessKilledMidRunLosesNothingAndRepeatsAtMostWhatWasInFlight() async throws {
         let url = try DeliveryOutboxTests.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -101,5 +131,34 @@ import Glibc
             survivor finished \(finishedAfter) later; received \(received.values.reduce(0, +)) requests, \
             \(duplicates) duplicated (≤ \(inFlight) in flight); recorded by process \(shares)
             """)
+    }
+}
+
+extension DeliveryInstancesTests {
+    @Test(.timeLimit(.minutes(3)))
+    func theOnlyProcessKilledMidRunIsFinishedByItsRestart() async throws {
+        let url = try DeliveryOutboxTests.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(100)), handlerThreads: 64)
+        let first = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
+        try first.waitUntilSending()
+        try probe.insertScheduledCampaigns(100, topics: 50, dueAt: Date(), label: "Restarted")  // 1,000 requests
+        #expect(try await eventually(timeout: .seconds(60)) {
+            try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 200
+        })
+        first.stop(SIGKILL)
+        let inFlight = try probe.count("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner IS NOT NULL")
+
+        let restarted = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
+        try restarted.waitUntilSending()
+        #expect(try await eventually(timeout: .seconds(60)) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 100
+        })
+        let received = sink.receivedCounts()
+        let duplicates = received.values.reduce(0) { $0 + $1 - 1 }
+        #expect(received.count == 1000)
+        #expect(duplicates <= inFlight)
+        print("restart: 1000 deliveries, killed with \(inFlight) in flight, \(duplicates) duplicated after the restart finished the run")
     }
 }

@@ -119,6 +119,27 @@ import Testing
         #expect(attempts.count == 2)
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aRunWhoseLastOutcomesWereRecordedByAWorkerThatThenDiedIsStillClosed() async throws {
+        let url = try Self.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let sink = try EmulatorSink()
+        try probe.insertScheduledCampaigns(1, topics: 3, dueAt: Date().addingTimeInterval(-1), label: "Orphaned")
+        _ = try DeliveryStore().startDueRuns(limit: 10, buckets: AudienceBuckets(), now: Date(), on: probe.connection)
+        // Recorded as sent, but the process died before closing the run: nobody will record anything more.
+        _ = try probe.connection.execute("UPDATE deliveries SET status = 'sent', attempts = 1, sent_at = now(), message_name = 'm'")
+        #expect(try probe.count("SELECT count(*) FROM runs WHERE status = 'sending'") == 1)
+
+        let engine = try Self.startEngine(url: url, sink: sink)
+        defer { engine.stop() }
+        #expect(try await eventually(timeout: .seconds(10)) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 1
+        })
+        #expect(try probe.count("SELECT count(*) FROM runs WHERE status = 'sent' AND finished_at IS NOT NULL") == 1)
+        #expect(sink.emulator.sendAttempts().isEmpty)
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func underUnavailableAndQuotaFaultsEveryDeliveryEndsSentOnceAndRetriesWaitAsAsked() async throws {
         let url = try Self.migratedDatabase()

@@ -45,8 +45,20 @@ final class HeraldProcess {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // The child would inherit this thread's blocked signals (SIGTERM among them under the
+        // test runner) and never see a SIGTERM: start it with none blocked and default handlers.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), defaults = sigset_t()
+        sigemptyset(&none)
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, binary, &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw SpawnFailed(description: "cannot run \(binary): errno \(spawned)") }
         self.pid = pid
     }
@@ -74,12 +86,25 @@ final class HeraldProcess {
         throw SpawnFailed(description: "herald serve did not start its engine in time:\n\(log)")
     }
 
-    /// Sends `signal` and reaps the process.
-    func stop(_ signal: Int32) {
-        guard !reaped else { return }
+    /// Sends `signal` and reaps the process; one that is still there after `timeout` is killed.
+    /// Returns whether it exited by itself.
+    @discardableResult
+    func stop(_ signal: Int32, timeout: Duration = .seconds(45)) -> Bool {
+        guard !reaped else { return true }
         kill(pid, signal)
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            guard clock.now < deadline else {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+                reaped = true
+                return false
+            }
+            usleep(10_000)
+        }
         reaped = true
+        return true
     }
 }

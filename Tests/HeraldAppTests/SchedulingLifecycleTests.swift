@@ -78,6 +78,34 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func cancellingWhileSendingStopsTheRestAndStillRecordsWhatWasInFlight() async throws {
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(300)))
+        let herald = try TestHerald(environment: sink.environment.merging(["HERALD_DELIVERY_BATCH_SIZE": "2"]) { _, new in new })
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(
+            name: "Stop the presses", topics: (1...50).map { "topic-\($0)" }))  // ten requests
+        let id = try #require(created.json?["id"]?.stringValue)
+        #expect(try await post(herald, "/api/v1/campaigns/\(id)/schedule", version: 1).status == 200)
+        #expect(try await eventually(timeout: .seconds(10)) {
+            !sink.emulator.messages().isEmpty
+        })
+        let current = try #require(try await herald.request("GET", "/api/v1/campaigns/\(id)").json)
+        #expect(current["status"] == "sending")
+        let version = try #require(current["version"]?.intValue)
+        let cancelled = try await post(herald, "/api/v1/campaigns/\(id)/cancel", version: version)
+        #expect(cancelled.status == 200)
+        try await Task.sleep(for: .seconds(1.5))  // rounds in flight finish and are recorded
+
+        let deliveries = try #require(try await herald.request("GET", "/api/v1/campaigns/\(id)/deliveries").json?["items"]?.arrayValue)
+        let sent = deliveries.filter { $0["status"] == "sent" }.count
+        let stopped = deliveries.filter { $0["status"] == "cancelled" }.count
+        #expect(sent + stopped == 10)
+        #expect(stopped > 0)
+        #expect(sent == sink.emulator.messages().count)  // what reached FCM shows as sent, not cancelled
+        #expect(try await status(herald, id) == "cancelled")
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)/runs").json?["items"]?.arrayValue?.first?["status"] == "cancelled")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func aRefusedSendEndsFailedWithFCMsErrorAndIsNotRetried() async throws {
         // The key names a project the emulator does not serve: FCM answers 403 PERMISSION_DENIED.
         let sink = try EmulatorSink(keyProject: "someone-elses-project")

@@ -5,6 +5,7 @@ import Foundation
 import HeraldCore
 import HeraldFCM
 import HeraldPostgres
+import Synchronization
 
 /// The scheduler and the delivery workers of one process. Every process runs its own; they share
 /// the work through the database alone (SKIP LOCKED claims, leases), so any number may run.
@@ -32,6 +33,9 @@ public final class DeliveryEngine: Sendable {
         public init() {}
     }
 
+    /// Due campaigns one scheduler transaction starts at most.
+    static let runsPerPass = 100
+
     let configuration: Configuration
     let pool: PostgresPool
     let databaseURL: String
@@ -42,6 +46,8 @@ public final class DeliveryEngine: Sendable {
     let scheduleBell = Wakeup()
     let deliveryBell = Wakeup()
     let store = DeliveryStore()
+    /// Threads still running; `waitUntilStopped` waits for none.
+    let running = Mutex(0)
 
     public init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: FCMSender, log: Log, metrics: Metrics) {
         self.configuration = configuration
@@ -57,9 +63,16 @@ public final class DeliveryEngine: Sendable {
 
     /// Starts the threads; they run until `stop()`.
     public func start() {
-        var started: [Thread] = [Thread { [self] in listen() }, Thread { [self] in schedule() }]
+        var bodies: [@Sendable () -> Void] = [{ [self] in listen() }, { [self] in schedule() }]
         for index in 0..<configuration.workers {
-            started.append(Thread { [self] in work(index) })
+            bodies.append { [self] in work(index) }
+        }
+        running.withLock { $0 = bodies.count }
+        let started = bodies.map { body in
+            Thread { [self] in
+                body()
+                running.withLock { $0 -= 1 }
+            }
         }
         for (index, thread) in started.enumerated() {
             thread.name = index == 0 ? "herald-listener" : index == 1 ? "herald-scheduler" : "herald-worker-\(index - 2)"
@@ -72,6 +85,20 @@ public final class DeliveryEngine: Sendable {
     public func stop() {
         scheduleBell.stop()
         deliveryBell.stop()
+    }
+
+    /// Waits (up to `timeout`) until every thread has finished its last step, so that a process
+    /// that stops leaves no delivery leased: what it sent is recorded, what it claimed is released.
+    /// Returns whether they all finished.
+    @discardableResult
+    public func waitUntilStopped(timeout: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while running.withLock({ $0 }) > 0 {
+            guard clock.now < deadline else { return false }
+            usleep(10_000)
+        }
+        return true
     }
 
     var stopped: Bool { scheduleBell.isStopped }
@@ -105,12 +132,20 @@ public final class DeliveryEngine: Sendable {
     }
 
     func schedule() {
+        let clock = ContinuousClock()
+        var lastSweep = clock.now
         while !stopped {
             let seen = scheduleBell.generation
             var wait = configuration.pollInterval
             do {
+                // A worker that died between recording a run's last outcomes and closing the run
+                // leaves it open with nothing left to send; closing is looked at again each poll.
+                if lastSweep.duration(to: clock.now) >= configuration.pollInterval {
+                    lastSweep = clock.now
+                    try pool.withConnection { try store.closeFinishedRuns(on: $0) }
+                }
                 let started = try pool.withConnection { connection in
-                    try store.startDueRuns(limit: 50, buckets: configuration.buckets, now: Date(), on: connection)
+                    try store.startDueRuns(limit: Self.runsPerPass, buckets: configuration.buckets, now: Date(), on: connection)
                 }
                 // This process's workers need not wait for the notification to come round.
                 if !started.isEmpty { deliveryBell.ring() }
@@ -119,7 +154,7 @@ public final class DeliveryEngine: Sendable {
                     log.info("run started", ["campaign": .string(run.campaignID), "run": .string(run.runID),
                                              "deliveries": .number(Double(run.deliveries))])
                 }
-                if started.count == 50 { continue }  // more may be due right now
+                if started.count == Self.runsPerPass { continue }  // more may be due right now
                 if let seconds = try pool.withConnection({ try store.secondsUntilNextDue(on: $0) }) {
                     wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
                 }
@@ -160,7 +195,13 @@ public final class DeliveryEngine: Sendable {
             metrics.observe("herald_scheduler_lateness_seconds", max(0, delivery.lateness), bounds: Metrics.latenessBounds,
                             help: "Seconds from a run's due time to each delivery's first attempt.")
         }
+        let clock = ContinuousClock()
+        let claimedAt = clock.now
         let answers = sender.send(batch: claimed.map(\.body), concurrency: configuration.sendConcurrency)
+        if claimedAt.duration(to: clock.now) > configuration.lease {
+            log.warning("a delivery round outlasted its lease: other workers may have sent these requests again",
+                        ["deliveries": .number(Double(claimed.count)), "lease_seconds": .number(Double(configuration.lease.components.seconds))])
+        }
         var outcomes: [DeliveryStore.Outcome] = []
         for (delivery, answer) in zip(claimed, answers) {
             switch answer {
@@ -175,8 +216,19 @@ public final class DeliveryEngine: Sendable {
                                   help: "Delivery attempts by outcome.")
             }
         }
-        try pool.withConnection { connection in
-            try store.record(outcomes, owner: owner, runIDs: Set(claimed.map(\.runID)), on: connection)
+        // FCM has answered: losing that answer would send the requests again once the lease
+        // expires, so a failing database is retried for as long as the lease holds.
+        while true {
+            do {
+                try pool.withConnection { connection in
+                    try store.record(outcomes, owner: owner, runIDs: Set(claimed.map(\.runID)), on: connection)
+                }
+                return
+            } catch {
+                guard claimedAt.duration(to: clock.now) < configuration.lease - .seconds(1) else { throw error }
+                log.warning("recording \(outcomes.count) delivery outcomes failed, retrying: \(error)")
+                usleep(500_000)
+            }
         }
     }
 }

@@ -39,52 +39,73 @@ struct DeliveryStore: Sendable {
 
     /// Starts the runs of campaigns that are due, in one transaction each batch: plans every
     /// request, writes them as deliveries, and moves each campaign on (to its next occurrence, or
-    /// to `sending`). Locked rows are skipped, so several schedulers never start the same run.
+    /// to `sending`). Locked rows are skipped, so several schedulers never start the same run, and
+    /// an occurrence that already has a run gets no second one. The writes are one statement each
+    /// for the whole batch (round trips, not planning, were what limited the scheduler).
     func startDueRuns(limit: Int, buckets: AudienceBuckets, now: Date, on connection: PostgresConnection) throws -> [StartedRun] {
         try connection.transaction { connection in
             let due = try connection.query("""
-                SELECT id::text, content::text, next_run_at FROM campaigns
+                SELECT id::text, content::text, next_run_at, next_run_at::text AS occurrence FROM campaigns
                 WHERE status = 'scheduled' AND next_run_at <= now()
-                ORDER BY next_run_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+                ORDER BY campaigns.next_run_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
                 """)
-            var started: [StartedRun] = []
+            var ids: [String] = [], occurrences: [String] = [], nexts: [String] = [], broken: [String] = []
+            var plans: [String: FanOutPlan] = [:]
             for row in due {
                 let id = try row.decode(String.self, at: 0)
                 let occurrence = try row.decode(Date.self, at: 2)
+                // Content the parser no longer accepts would fail this whole batch on every pass
+                // and hold up every other due campaign; that campaign fails alone instead.
                 guard let json = try? JSON.parse(try row.decode(String.self, at: 1)), case .success(let spec) = CampaignSpec.parse(json) else {
-                    // Content the parser no longer accepts would fail this whole batch on every pass
-                    // and hold up every other due campaign; that campaign fails alone instead.
-                    _ = try connection.execute("""
-                        UPDATE campaigns SET status = 'failed', next_run_at = NULL, version = version + 1, updated_at = now()
-                        WHERE id = \(id)::uuid
-                        """)
+                    broken.append(id)
                     continue
                 }
-                let plan = FanOutPlanner.plan(campaign: spec, buckets: buckets, campaignID: id, sendTime: occurrence)
-                let warnings = JSON.array(plan.warnings.map { .string($0) }).serializedString()
-                let run = try connection.query("""
-                    INSERT INTO runs (campaign_id, occurrence, planned, warnings)
-                    VALUES (\(id)::uuid, \(occurrence), \(plan.requests.count), \(warnings)::jsonb)
-                    ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING id::text
-                    """)
-                if let runID = try run.map({ try $0.decode(String.self, at: 0) }).first {
-                    _ = try connection.execute("""
-                        INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body)
-                        SELECT \(runID)::uuid, \(id)::uuid, variant, target::jsonb, body
-                        FROM unnest(\(plan.requests.map(\.variantKey)), \(plan.requests.map { SendingAPI.json($0.target).serializedString() }),
-                                    \(plan.requests.map { $0.message.json().serializedString() })) AS planned(variant, target, body)
-                        """)
-                    started.append(StartedRun(campaignID: id, runID: runID, deliveries: plan.requests.count))
-                }
-                if let next = Arming.nextRun(of: spec, after: occurrence, now: now) {
-                    _ = try connection.execute("UPDATE campaigns SET next_run_at = \(next), updated_at = now() WHERE id = \(id)::uuid")
-                } else {
-                    _ = try connection.execute("""
-                        UPDATE campaigns SET status = 'sending', next_run_at = NULL, version = version + 1, updated_at = now()
-                        WHERE id = \(id)::uuid
-                        """)
-                }
+                plans[id] = FanOutPlanner.plan(campaign: spec, buckets: buckets, campaignID: id, sendTime: occurrence)
+                ids.append(id)
+                occurrences.append(try row.decode(String.self, at: 3))  // exact, for the uniqueness of (campaign, occurrence)
+                nexts.append(Arming.nextRun(of: spec, after: occurrence, now: now).map { String(format: "%.6f", $0.timeIntervalSince1970) } ?? "")
             }
+            if !broken.isEmpty {
+                _ = try connection.execute("""
+                    UPDATE campaigns SET status = 'failed', next_run_at = NULL, version = version + 1, updated_at = now()
+                    WHERE id = ANY(\(broken)::uuid[])
+                    """)
+            }
+            guard !ids.isEmpty else { return [] }
+
+            let created = try connection.query("""
+                INSERT INTO runs (campaign_id, occurrence, planned, warnings)
+                SELECT c::uuid, o::timestamptz, p::integer, w::jsonb
+                FROM unnest(\(ids), \(occurrences), \(ids.map { String(plans[$0]!.requests.count) }),
+                            \(ids.map { JSON.array(plans[$0]!.warnings.map { .string($0) }).serializedString() })) AS x(c, o, p, w)
+                ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
+                """).map { (campaign: try $0.decode(String.self, at: 0), run: try $0.decode(String.self, at: 1)) }
+            var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
+            var started: [StartedRun] = []
+            for (campaign, run) in created {
+                let requests = plans[campaign]!.requests
+                for request in requests {
+                    runIDs.append(run)
+                    campaignIDs.append(campaign)
+                    variants.append(request.variantKey)
+                    targets.append(SendingAPI.json(request.target).serializedString())
+                    bodies.append(request.message.json().serializedString())
+                }
+                started.append(StartedRun(campaignID: campaign, runID: run, deliveries: requests.count))
+            }
+            if !runIDs.isEmpty {
+                _ = try connection.execute("""
+                    INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body)
+                    SELECT r::uuid, c::uuid, v, t::jsonb, b FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies)) AS x(r, c, v, t, b)
+                    """)
+            }
+            // On to the next occurrence, or (no more) to sending; an occurrence already run moves on too.
+            _ = try connection.execute("""
+                UPDATE campaigns c SET next_run_at = to_timestamp(nullif(x.n, '')::float8), updated_at = now(),
+                    status = CASE WHEN x.n = '' THEN 'sending' ELSE c.status END,
+                    version = CASE WHEN x.n = '' THEN c.version + 1 ELSE c.version END
+                FROM unnest(\(ids), \(nexts)) AS x(id, n) WHERE c.id = x.id::uuid
+                """)
             if !started.isEmpty {
                 _ = try connection.query("SELECT pg_notify(\(Self.deliveryChannel), '')")
                 // A plan with no request is finished as soon as it starts.
@@ -155,6 +176,16 @@ struct DeliveryStore: Sendable {
         try connection.transaction { connection in try closeRuns(Array(runIDs), on: connection) }
     }
 
+    /// Closes every open run whose deliveries are all final, whoever recorded them.
+    func closeFinishedRuns(on connection: PostgresConnection) throws {
+        // An index probe per open run (deliveries_run), not a count of a large run's deliveries.
+        let finished = try connection.query("""
+            SELECT r.id::text FROM runs r WHERE r.status = 'sending' AND NOT EXISTS (
+                SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN ('pending', 'retrying'))
+            """).map { try $0.decode(String.self, at: 0) }
+        try connection.transaction { connection in try closeRuns(finished, on: connection) }
+    }
+
     /// Closes each of these runs whose deliveries are all final, and then its campaign when no run
     /// of a campaign that is `sending` remains open. The status guards make racing closers harmless.
     func closeRuns(_ runIDs: [String], on connection: PostgresConnection) throws {
@@ -174,14 +205,13 @@ struct DeliveryStore: Sendable {
             WHERE r.id = c.id AND c.open = 0 AND r.status = 'sending'
             RETURNING r.campaign_id::text, r.status
             """)
-        for row in closed {
-            let campaignID = try row.decode(String.self, at: 0)
-            let status = try row.decode(String.self, at: 1)
-            _ = try connection.execute("""
-                UPDATE campaigns c SET status = \(status), version = version + 1, updated_at = now()
-                WHERE c.id = \(campaignID)::uuid AND c.status = 'sending'
-                  AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = 'sending')
-                """)
-        }
+        let campaigns = try closed.map { (id: try $0.decode(String.self, at: 0), status: try $0.decode(String.self, at: 1)) }
+        guard !campaigns.isEmpty else { return }
+        _ = try connection.execute("""
+            UPDATE campaigns c SET status = x.status, version = version + 1, updated_at = now()
+            FROM unnest(\(campaigns.map(\.id)), \(campaigns.map(\.status))) AS x(id, status)
+            WHERE c.id = x.id::uuid AND c.status = 'sending'
+              AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = 'sending')
+            """)
     }
 }
