@@ -41,6 +41,8 @@ CREATE TABLE deliveries (
     error_code        text,
     error_message     text,
     sent_at           timestamptz,
+    -- The engine (host:pid:tag) that recorded the final outcome: shows how instances shared the work.
+    sent_by           text,
     updated_at        timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX deliveries_ready ON deliveries (next_attempt_at, id) WHERE status IN ('pending', 'retrying');

@@ -29,6 +29,8 @@ public final class HeraldServer: Sendable {
             var settings = DeliveryEngine.Configuration()
             settings.workers = configuration.deliveryWorkers
             settings.pollInterval = .seconds(configuration.schedulerPollSeconds)
+            settings.lease = .seconds(configuration.deliveryLeaseSeconds)
+            settings.batchSize = configuration.deliveryBatchSize
             settings.buckets = AudienceBuckets(count: configuration.audienceBuckets)
             engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.databaseURL,
                                     sender: sender, log: log, metrics: metrics)

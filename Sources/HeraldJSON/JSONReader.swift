@@ -15,6 +15,13 @@ public struct JSONIssue: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { path.isEmpty ? "\(code): \(message)" : "\(path): \(code): \(message)" }
+
+    /// `{"path", "code", "message", "limit"?}`, for problem+json bodies.
+    public func toJSON() -> JSON {
+        var object: JSONObject = ["path": .string(path), "code": .string(code), "message": .string(message)]
+        if let limit { object["limit"] = .number(Double(limit)) }
+        return .object(object)
+    }
 }
 
 /// Reads typed members out of JSON objects and keeps going after a problem, so that one pass over

@@ -26,7 +26,8 @@ func accountService() throws -> (AccountService, PostgresPool) {
 
 /// Who runs the command, for the audit log: `cli:<login name>`.
 func commandLineActor() -> String {
-    let name = getlogin().map { String(cString: $0) } ?? processEnvironment()["USER"] ?? "unknown"
+    let name = getpwuid(getuid()).flatMap { $0.pointee.pw_name }.map { String(cString: $0) }
+        ?? processEnvironment()["USER"] ?? "unknown"
     return "cli:\(name)"
 }
 

@@ -1,5 +1,6 @@
 import HeraldTestSupport
 import Foundation
+import HeraldCore
 import HeraldHTTP
 import HeraldJSON
 import Testing
@@ -49,6 +50,25 @@ import Testing
             for (method, _) in item.objectValue ?? [:] where method != "parameters" { documented.insert("\(method) \(path)") }
         }
         #expect(routed == documented)
+    }
+
+    /// The campaign schemas are the domain's own (`CampaignSpec.jsonSchema`), so the document cannot
+    /// drift from the validation. On a mismatch the expected schema is written to
+    /// .test-data/CampaignInput.schema.json to copy into Public/openapi.json.
+    @Test func campaignSchemasAreTheDomainsOwn() throws {
+        let schemas = try #require(document["components"]?["schemas"])
+        let expected = CampaignSpec.jsonSchema
+        if schemas["CampaignInput"] != expected {
+            let path = TestDatabase.repositoryRoot + "/.test-data/CampaignInput.schema.json"
+            try? FileManager.default.createDirectory(atPath: TestDatabase.repositoryRoot + "/.test-data", withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: path, contents: Data(expected.prettyString().utf8))
+            Issue.record("components.schemas.CampaignInput differs from CampaignSpec.jsonSchema; the expected one is in \(path)")
+        }
+        let input = try #require(expected["properties"]?.objectValue)
+        let output = try #require(schemas["Campaign"]?["properties"]?.objectValue)
+        for (name, schema) in input {
+            #expect(output[name] == schema, "Campaign.\(name) is not documented as CampaignInput.\(name)")
+        }
     }
 
     @Test func realResponsesMatchTheDocument() async throws {

@@ -3,17 +3,6 @@ import HeraldCore
 import HeraldFCM
 import Testing
 
-/// A small seeded generator (SplitMix64), so that a failing case reproduces from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Simulated devices against random campaigns: each device subscribes to random audience topics
 /// and to exactly one bucket topic; a request reaches it when its target matches its topics.
@@ -25,7 +14,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     static let pool = ["news", "sport", "deals", "weather", "music", "film", "tech", "travel"]
 
-    func randomCondition(mentions: Int, using rng: inout SeededGenerator) -> TopicCondition {
+    func randomCondition(mentions: Int, using rng: inout SplitMix64) -> TopicCondition {
         if mentions == 1 {
             let leaf = TopicCondition.subscribed(Self.pool.randomElement(using: &rng)!)
             return Bool.random(using: &rng) && Int.random(in: 0..<4, using: &rng) == 0 ? .not(leaf) : leaf
@@ -35,7 +24,7 @@ struct SeededGenerator: RandomNumberGenerator {
         return Bool.random(using: &rng) ? .and(lhs, rhs) : .or(lhs, rhs)
     }
 
-    func randomCampaign(using rng: inout SeededGenerator) -> CampaignSpec {
+    func randomCampaign(using rng: inout SplitMix64) -> CampaignSpec {
         let variantCount = Int.random(in: 1...4, using: &rng)
         let variants = (0..<variantCount).map { index in
             VariantSpec(key: "V\(index)", weight: Int.random(in: 1...10, using: &rng), notification: NotificationContent(body: "v\(index)"))
@@ -62,7 +51,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6, 7, 8])
     func devicesGetAtMostOneVariantAndExactlyOneMessageWhenTargetsFit(seed: UInt64) throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SplitMix64(state: seed)
         for round in 0..<40 {
             let campaign = randomCampaign(using: &rng)
             let buckets = AudienceBuckets(count: Int.random(in: 2...30, using: &rng))

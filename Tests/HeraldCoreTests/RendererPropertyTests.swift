@@ -9,7 +9,7 @@ import Testing
 @Suite struct RendererPropertyTests {
     @Test(arguments: [UInt64(11), 12, 13])
     func everyRenderedMessageIsValidV1(seed: UInt64) throws {
-        var rng = SeededGenerator(state: seed)
+        var rng = SplitMix64(state: seed)
         func maybe(_ value: String) -> String? { Bool.random(using: &rng) ? value : nil }
         for _ in 0..<300 {
             var options: [String] = []

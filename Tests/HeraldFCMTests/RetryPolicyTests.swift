@@ -1,17 +1,6 @@
 @testable import HeraldFCM
 import Testing
 
-/// A deterministic generator (SplitMix64) so jitter bounds are checked over many fixed draws.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 private func failure(_ code: FCMErrorCode, _ status: Int?, retryAfter: Duration? = nil) -> SendOutcome {
     .failed(FCMError(code: code, httpStatus: status, message: "test", retryAfter: retryAfter))
@@ -21,7 +10,7 @@ private func failure(_ code: FCMErrorCode, _ status: Int?, retryAfter: Duration?
     let policy = RetryPolicy(maxAttempts: 10, baseDelay: .seconds(1), maxDelay: .seconds(60))
 
     @Test func jitterStaysBetweenZeroAndTheDoublingCeiling() {
-        var generator = SeededGenerator(state: 7)
+        var generator = SplitMix64(state: 7)
         for attempt in 1...9 {
             let ceiling = min(Double(1 << (attempt - 1)), 60)
             var largest = Duration.zero
@@ -44,7 +33,7 @@ private func failure(_ code: FCMErrorCode, _ status: Int?, retryAfter: Duration?
     }
 
     @Test func quotaExceededWaitsAtLeastAMinute() {
-        var generator = SeededGenerator(state: 1)
+        var generator = SplitMix64(state: 1)
         for attempt in 1...5 {
             let delay = policy.delay(forAttempt: attempt, outcome: failure(.quotaExceeded, 429), using: &generator)!
             #expect(delay >= .seconds(60))
@@ -52,7 +41,7 @@ private func failure(_ code: FCMErrorCode, _ status: Int?, retryAfter: Duration?
     }
 
     @Test func retryAfterIsNeverUndercut() {
-        var generator = SeededGenerator(state: 3)
+        var generator = SplitMix64(state: 3)
         for _ in 0..<200 {
             let delay = policy.delay(forAttempt: 1, outcome: failure(.unavailable, 503, retryAfter: .seconds(30)), using: &generator)!
             #expect(delay >= .seconds(30))

@@ -29,7 +29,8 @@ struct CampaignsAPI: Sendable {
     func create(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let spec = try validated(try request.jsonBody())
         guard let key = request.headers["Idempotency-Key"] else {
-            let record = try pool.withConnection { connection in
+            // The write and its audit entry commit together.
+            let record = try pool.transaction { connection in
                 let record = try campaigns.insert(spec, author: viewer.email, on: connection)
                 try audit.record("campaign.created", by: viewer, object: ("campaign", record.id), request: request, on: connection)
                 return record
@@ -116,7 +117,7 @@ struct CampaignsAPI: Sendable {
     func replace(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let version = try Self.expectedVersion(request)
         let spec = try validated(try request.jsonBody())
-        return try Self.answer(try pool.withConnection { connection in
+        return try Self.answer(try pool.transaction { connection in
             let outcome = try campaigns.update(id: request.parameters["id"] ?? "", expectedVersion: version, spec: spec, on: connection)
             try audit.record("campaign.updated", outcome, by: viewer, request: request, on: connection)
             return outcome
@@ -130,7 +131,7 @@ struct CampaignsAPI: Sendable {
         guard case .object = patch else {
             throw Problem.badRequest(code: "invalid_patch", "A merge patch must be a JSON object.")
         }
-        return try Self.answer(try pool.withConnection { connection in
+        return try Self.answer(try pool.transaction { connection in
             guard let current = try campaigns.find(id: request.parameters["id"] ?? "", on: connection) else {
                 throw Problem.notFound("Campaign \(request.parameters["id"] ?? "")")
             }
@@ -144,7 +145,7 @@ struct CampaignsAPI: Sendable {
     func delete(_ request: HTTPRequest, _ viewer: Viewer) throws -> APIResponse {
         let version = try Self.expectedVersion(request)
         let id = request.parameters["id"] ?? ""
-        let outcome = try pool.withConnection { connection in
+        let outcome = try pool.transaction { connection in
             let outcome = try campaigns.delete(id: id, expectedVersion: version, on: connection)
             if outcome == .deleted {
                 try audit.record("campaign.deleted", by: viewer, object: ("campaign", id), request: request, on: connection)

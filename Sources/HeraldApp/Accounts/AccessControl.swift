@@ -15,6 +15,7 @@ struct AccessControl: Sendable {
     let sessions: SessionStore
     let keys = APIKeyStore()
     let cookieSecure: Bool
+    let trustForwardedFor: Bool
     let pages = PageRenderer()
 
     static let sessionCookie = "herald_session"
@@ -27,11 +28,13 @@ struct AccessControl: Sendable {
         sessions = SessionStore(idleSeconds: configuration.sessionIdleSeconds,
                                 lifetimeSeconds: configuration.sessionLifetimeSeconds)
         cookieSecure = configuration.cookieSecure
+        trustForwardedFor = configuration.trustForwardedFor
     }
 
     /// A browser page for `minimum` and above.
     func page(_ minimum: Role, _ handler: @escaping @Sendable (HTTPRequest, Viewer) -> HTTPResponse) -> HTTPHandler {
         { request in
+            let request = resolved(request)
             let viewer: Viewer?
             do {
                 viewer = try sessionViewer(request)
@@ -58,6 +61,7 @@ struct AccessControl: Sendable {
     /// A REST endpoint for `minimum` and above (keys of the `events` scope are refused).
     func api(_ minimum: Role, _ handler: @escaping @Sendable (HTTPRequest, Viewer) throws -> APIResponse) -> HTTPHandler {
         apiHandler(log) { request in
+            let request = resolved(request)
             let viewer = try apiViewer(request)
             guard viewer.scope != .events else {
                 throw Self.forbidden("This API key has the events scope: it may only post to /api/v1/events.")
@@ -72,6 +76,7 @@ struct AccessControl: Sendable {
     /// `POST /api/v1/events`: a key of the `events` scope, or any editor-and-above caller.
     func events(_ handler: @escaping @Sendable (HTTPRequest, Viewer) throws -> APIResponse) -> HTTPHandler {
         apiHandler(log) { request in
+            let request = resolved(request)
             let viewer = try apiViewer(request)
             guard viewer.scope == .events || viewer.role >= .editor else {
                 throw Self.forbidden("Posting events needs a key of the events scope or the editor role.")
@@ -81,7 +86,20 @@ struct AccessControl: Sendable {
     }
 
     /// A deliberately public route (health, static files, the sign-in page, uploaded images).
-    func open(_ handler: @escaping HTTPHandler) -> HTTPHandler { handler }
+    func open(_ handler: @escaping HTTPHandler) -> HTTPHandler {
+        guard trustForwardedFor else { return handler }
+        return { request in handler(resolved(request)) }
+    }
+
+    /// The request with `remoteAddress` set to the client's (the last `X-Forwarded-For` entry)
+    /// when Herald is configured to trust its proxy; rate limits and the audit log read it.
+    func resolved(_ request: HTTPRequest) -> HTTPRequest {
+        guard trustForwardedFor, let forwarded = request.headers.values(for: "X-Forwarded-For").last?
+            .split(separator: ",").last?.trimmingSpaces, !forwarded.isEmpty, forwarded.utf8.count <= 64 else { return request }
+        var request = request
+        request.remoteAddress = forwarded.contains(":") ? "[\(forwarded)]:0" : "\(forwarded):0"
+        return request
+    }
 
     // MARK: - Who is asking
 

@@ -27,7 +27,8 @@ public struct AuditEntry: Sendable, Equatable {
 ///
 /// Actions: `campaign.created`, `campaign.updated`, `campaign.deleted`, `campaign.scheduled`,
 /// `campaign.cancelled`, `user.created`, `user.updated`, `api_key.created`, `api_key.revoked`,
-/// `sign_in.succeeded`, `sign_in.failed`, `sign_in.locked`, `sign_out`.
+/// `sign_in.succeeded`, `sign_in.failed`, `sign_out`. (Attempts refused while an account is locked are
+/// logged, not audited, so that an attack cannot fill the table.)
 public struct AuditLog: Sendable {
     public init() {}
 

@@ -1,4 +1,5 @@
 import COpenSSL
+import HeraldFCM
 
 /// Password hashing with PBKDF2-HMAC-SHA256 (libcrypto `PKCS5_PBKDF2_HMAC`), stored as a
 /// self-describing string `pbkdf2-sha256$<iterations>$<salt>$<hash>` (base64url), so the cost can

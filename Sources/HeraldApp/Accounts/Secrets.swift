@@ -1,4 +1,5 @@
 import COpenSSL
+import HeraldFCM
 
 /// The few cryptographic primitives accounts need, all from libcrypto: random bytes, SHA-256,
 /// constant-time comparison and the password KDF.

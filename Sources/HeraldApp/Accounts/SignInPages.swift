@@ -48,8 +48,8 @@ struct SignInPages: Sendable {
         do {
             return try access.pool.withConnection { connection in
                 if try throttle.isLocked(email: email, address: address, on: connection) {
+                    // Logged, not audited: a locked account under attack would otherwise fill the audit log.
                     access.log.warning("sign-in refused: too many failures", ["email": .string(email), "address": .string(address)])
-                    try audit.record("sign_in.locked", by: nil, actor: email, request: request, on: connection)
                     let minutes = max(1, (throttle.windowSeconds + 59) / 60)
                     return render(next: next, email: email,
                                   error: "Too many failed sign-ins. Try again in up to \(minutes) minute\(minutes == 1 ? "" : "s").",

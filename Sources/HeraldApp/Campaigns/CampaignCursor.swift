@@ -1,3 +1,5 @@
+import HeraldFCM
+
 /// Where a newest-first listing continues: the last campaign's creation time and id, opaque to
 /// clients (base64url), so they cannot depend on its inside.
 public struct CampaignCursor: Sendable, Equatable {
@@ -29,43 +31,5 @@ public struct CampaignCursor: Sendable, Equatable {
         return zip(bytes, shape).allSatisfy { byte, expected in
             expected == UInt8(ascii: "0") ? (byte >= 0x30 && byte <= 0x39) : byte == expected
         }
-    }
-}
-
-/// Base64url without padding (RFC 4648 §5).
-enum Base64URL {
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var index = 0
-        while index < bytes.count {
-            let chunk = bytes[index..<min(index + 3, bytes.count)]
-            var value = UInt32(0)
-            for (offset, byte) in chunk.enumerated() { value |= UInt32(byte) << (16 - 8 * offset) }
-            for offset in 0...chunk.count { output.append(alphabet[Int(value >> (18 - 6 * offset) & 0x3F)]) }
-            index += 3
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        var values: [UInt32] = []
-        for byte in text.utf8 {
-            guard let value = alphabet.firstIndex(of: byte) else { return nil }
-            values.append(UInt32(value))
-        }
-        guard values.count % 4 != 1 else { return nil }
-        var output: [UInt8] = []
-        var index = 0
-        while index < values.count {
-            let chunk = values[index..<min(index + 4, values.count)]
-            var value = UInt32(0)
-            for (offset, sextet) in chunk.enumerated() { value |= sextet << (18 - 6 * offset) }
-            for offset in 0..<(chunk.count - 1) { output.append(UInt8(value >> (16 - 8 * offset) & 0xFF)) }
-            index += 4
-        }
-        return output
     }
 }

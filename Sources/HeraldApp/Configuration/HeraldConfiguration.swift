@@ -27,6 +27,10 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var schedulerEnabled: Bool
     /// Delivery worker threads in this process.
     public var deliveryWorkers: Int
+    /// Seconds a worker's claim on deliveries lasts; a crashed worker's deliveries are taken over after it.
+    public var deliveryLeaseSeconds: Int
+    /// Deliveries a worker claims and sends per round.
+    public var deliveryBatchSize: Int
     /// Seconds between the scheduler's fallback polls (LISTEN/NOTIFY wakes it at once otherwise).
     public var schedulerPollSeconds: Int
     /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
@@ -42,6 +46,9 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var signInMaxFailures: Int
     /// The sign-in rate-limit window, in seconds.
     public var signInWindowSeconds: Int
+    /// Whether the client's address is the last `X-Forwarded-For` entry (behind a proxy that sets
+    /// it, like deploy/nginx) rather than the peer's. Only turn on when no one can reach Herald directly.
+    public var trustForwardedFor: Bool
 
     public static let defaultDatabaseURL = "postgresql://herald@127.0.0.1:55433/herald"
 
@@ -87,6 +94,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
         oauthTokenURL = optional("HERALD_OAUTH_TOKEN_URL")
         schedulerEnabled = try boolean("HERALD_SCHEDULER", true)
         deliveryWorkers = try integer("HERALD_DELIVERY_WORKERS", 2, 1...64)
+        deliveryLeaseSeconds = try integer("HERALD_DELIVERY_LEASE_SECONDS", 60, 1...3600)
+        deliveryBatchSize = try integer("HERALD_DELIVERY_BATCH_SIZE", 32, 1...1000)
         schedulerPollSeconds = try integer("HERALD_SCHEDULER_POLL_SECONDS", 10, 1...3600)
         audienceBuckets = try integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100)
         cookieSecure = try boolean("HERALD_COOKIE_SECURE", false)
@@ -94,6 +103,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
         sessionLifetimeSeconds = try integer("HERALD_SESSION_LIFETIME_SECONDS", 7 * 86400, 60...(365 * 86400))
         signInMaxFailures = try integer("HERALD_SIGNIN_MAX_FAILURES", 10, 1...1000)
         signInWindowSeconds = try integer("HERALD_SIGNIN_WINDOW_SECONDS", 15 * 60, 1...86400)
+        trustForwardedFor = try boolean("HERALD_TRUST_FORWARDED_FOR", false)
     }
 }
 

@@ -15,10 +15,13 @@ public final class Log: Sendable {
     }
 
     let minimum: Level
+    let sink: (@Sendable ([UInt8]) -> Void)?
     let lock = Mutex(())
 
-    public init(minimum: Level = .info) {
+    /// Lines go to standard error, or to `sink` (tests read them there).
+    public init(minimum: Level = .info, sink: (@Sendable ([UInt8]) -> Void)? = nil) {
         self.minimum = minimum
+        self.sink = sink
     }
 
     public func debug(_ message: String, _ fields: JSONObject = [:]) { write(.debug, message, fields) }
@@ -41,6 +44,10 @@ public final class Log: Sendable {
         var bytes = JSON.object(line).serialized()
         bytes.append(0x0A)
         // One write(2) per line under the lock, so lines from several threads never interleave.
+        if let sink {
+            lock.withLock { _ in sink(bytes) }
+            return
+        }
         lock.withLock { _ in
             bytes.withUnsafeBytes { buffer in
                 var offset = 0

@@ -15,10 +15,17 @@ import HeraldPostgres
 /// - Worker threads claim ready deliveries in batches, send them, and record each outcome.
 public final class DeliveryEngine: Sendable {
     public struct Configuration: Sendable {
+        /// Delivery worker threads.
         public var workers = 2
-        public var batchSize = 100
+        /// Deliveries a worker claims, sends at once and records per round. Small rounds spread a
+        /// run over every instance and bound what a crash can repeat (the requests in flight).
+        public var batchSize = 32
+        /// Requests of one round in flight at once.
         public var sendConcurrency = 32
+        /// How long a claim holds its deliveries; must outlast one round (the sender's request
+        /// timeout), since an expired lease lets another worker send the same request again.
         public var lease: Duration = .seconds(60)
+        /// The fallback wake-up when no notification comes.
         public var pollInterval: Duration = .seconds(10)
         public var buckets = AudienceBuckets()
         public var retryPolicy = RetryPolicy()
@@ -105,6 +112,8 @@ public final class DeliveryEngine: Sendable {
                 let started = try pool.withConnection { connection in
                     try store.startDueRuns(limit: 50, buckets: configuration.buckets, now: Date(), on: connection)
                 }
+                // This process's workers need not wait for the notification to come round.
+                if !started.isEmpty { deliveryBell.ring() }
                 for run in started {
                     metrics.increment("herald_runs_started_total", help: "Campaign runs started by this process's scheduler.")
                     log.info("run started", ["campaign": .string(run.campaignID), "run": .string(run.runID),

@@ -51,8 +51,14 @@ struct DeliveryStore: Sendable {
             for row in due {
                 let id = try row.decode(String.self, at: 0)
                 let occurrence = try row.decode(Date.self, at: 2)
-                guard case .success(let spec) = CampaignSpec.parse(try JSON.parse(try row.decode(String.self, at: 1))) else {
-                    throw StoredContentError(campaignID: id)
+                guard let json = try? JSON.parse(try row.decode(String.self, at: 1)), case .success(let spec) = CampaignSpec.parse(json) else {
+                    // Content the parser no longer accepts would fail this whole batch on every pass
+                    // and hold up every other due campaign; that campaign fails alone instead.
+                    _ = try connection.execute("""
+                        UPDATE campaigns SET status = 'failed', next_run_at = NULL, version = version + 1, updated_at = now()
+                        WHERE id = \(id)::uuid
+                        """)
+                    continue
                 }
                 let plan = FanOutPlanner.plan(campaign: spec, buckets: buckets, campaignID: id, sendTime: occurrence)
                 let warnings = JSON.array(plan.warnings.map { .string($0) }).serializedString()
@@ -135,12 +141,15 @@ struct DeliveryStore: Sendable {
                     next_attempt_at = CASE WHEN x.delay = '' THEN d.next_attempt_at
                                            ELSE now() + make_interval(secs => x.delay::float8) END,
                     sent_at = CASE WHEN x.status = 'sent' THEN now() ELSE d.sent_at END,
+                    sent_by = CASE WHEN x.status IN ('sent', 'failed') THEN \(owner) ELSE d.sent_by END,
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM unnest(\(outcomes.map { String($0.id) }), \(outcomes.map(\.status.rawValue)), \(outcomes.map { $0.messageName ?? "" }),
                             \(outcomes.map { $0.errorCode ?? "" }), \(outcomes.map { $0.errorMessage ?? "" }),
                             \(outcomes.map { $0.retryDelay.map { String(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) } ?? "" }))
                      AS x(id, status, name, code, message, delay)
-                WHERE d.id = x.id::bigint AND d.lease_owner = \(owner) AND d.status IN ('pending', 'retrying')
+                WHERE d.id = x.id::bigint AND d.lease_owner = \(owner)
+                  -- A request that was in flight when the campaign was cancelled still reached FCM.
+                  AND (d.status IN ('pending', 'retrying') OR (d.status = 'cancelled' AND x.status = 'sent'))
                 """)
         }
         try connection.transaction { connection in try closeRuns(Array(runIDs), on: connection) }

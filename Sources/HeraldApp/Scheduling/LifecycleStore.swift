@@ -26,8 +26,9 @@ struct LifecycleStore: Sendable {
                 """)
             let outcome = try CampaignStore().outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
             if case .updated = outcome {
+                // The lease stays: a worker whose request was in flight still records that it was sent.
                 _ = try connection.execute("""
-                    UPDATE deliveries SET status = 'cancelled', lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+                    UPDATE deliveries SET status = 'cancelled', updated_at = now()
                     WHERE campaign_id = \(id)::uuid AND status IN ('pending', 'retrying')
                     """)
                 _ = try connection.execute("""

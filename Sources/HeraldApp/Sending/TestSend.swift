@@ -18,8 +18,8 @@ enum TestSend {
         let messages = tokens.map { token in
             Renderer.render(campaign: record.spec, variant: variant, target: .token(token), campaignID: record.id, sendTime: Date())
         }
-        // The batch takes each message's own JSON; the sender wraps it in {"message": …}.
-        let sent = sender.sendWithRetries(batch: messages.map { $0.json().serialized() }, validateOnly: false, concurrency: 8, policy: quick)
+        // The batch takes the bare v1 `message`; the sender wraps it in the send body.
+        let sent = sender.sendWithRetries(batch: messages.map { $0.json().serialized() }, concurrency: 8, policy: quick)
         return zip(tokens, sent).map { Result(token: $0, outcome: $1.outcome, attempts: $1.attempts.count) }
     }
 }

@@ -39,7 +39,7 @@ extension CampaignSpec {
         if let spec, parser.reader.issues.isEmpty {
             return .success(spec)
         }
-        return .failure(ValidationErrors(errors: parser.reader.issues.map(FieldError.init)))
+        return .failure(ValidationErrors(errors: parser.reader.issues))
     }
 
     /// The members a server adds to a stored campaign, to pass as `ignoring`.

@@ -9,32 +9,7 @@ import HeraldJSON
 /// `invalid_condition`, `too_many_topics`, `reserved_key`, `not_https`, `invalid_color`,
 /// `invalid_label`, `invalid_key` (variant key), `invalid_value` (an enumeration or format),
 /// `invalid_duration` (in overrides), `invalid_time_zone`, `payload_too_large`.
-public struct FieldError: Sendable, Equatable, CustomStringConvertible {
-    public var path: String
-    public var code: String
-    public var message: String
-    public var limit: Int?
-
-    public init(path: String, code: String, message: String, limit: Int? = nil) {
-        self.path = path
-        self.code = code
-        self.message = message
-        self.limit = limit
-    }
-
-    init(_ issue: JSONIssue) {
-        self.init(path: issue.path, code: issue.code, message: issue.message, limit: issue.limit)
-    }
-
-    public var description: String { "\(path): \(message)" }
-
-    /// `{"path", "code", "message", "limit"?}`, for problem+json bodies.
-    public func toJSON() -> JSON {
-        var object: JSONObject = ["path": .string(path), "code": .string(code), "message": .string(message)]
-        if let limit { object["limit"] = .number(Double(limit)) }
-        return .object(object)
-    }
-}
+public typealias FieldError = JSONIssue
 
 /// Every invalid field of a campaign, in document order, never just the first.
 public struct ValidationErrors: Error, Sendable, Equatable, CustomStringConvertible {

@@ -38,7 +38,7 @@ extension Schedule {
         var reader = JSONReader()
         let schedule = parse(json, at: "schedule", reader: &reader)
         if let schedule, reader.issues.isEmpty { return .success(schedule) }
-        return .failure(ValidationErrors(errors: reader.issues.map(FieldError.init)))
+        return .failure(ValidationErrors(errors: reader.issues))
     }
 
     static func parse(_ json: JSON, at path: String, reader: inout JSONReader) -> Schedule? {

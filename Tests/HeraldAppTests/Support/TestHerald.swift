@@ -15,7 +15,7 @@ final class TestHerald: Sendable {
     /// An admin API key created at start, sent with every request that names no Authorization of its own.
     let apiKey: String
 
-    init(databaseURL: String? = nil, environment: [String: String] = [:]) throws {
+    init(databaseURL: String? = nil, environment: [String: String] = [:], log: Log = Log(minimum: .error)) throws {
         let database = try databaseURL ?? TestDatabase.create()
         var variables = [
             "DATABASE_URL": database,
@@ -27,7 +27,7 @@ final class TestHerald: Sendable {
         ]
         variables.merge(environment) { _, new in new }
         let configuration = try HeraldConfiguration(environment: variables)
-        server = try HeraldServer(configuration: configuration, log: Log(minimum: .error))
+        server = try HeraldServer(configuration: configuration, log: log)
         try server.start()
         self.databaseURL = database
         baseURL = "http://127.0.0.1:\(server.port)"

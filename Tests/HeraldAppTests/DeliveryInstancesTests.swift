@@ -1,0 +1,105 @@
+import FCMEmulator
+import Foundation
+import HeraldJSON
+import HeraldPostgres
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Several `herald serve` processes on one database and one emulator: they share the work, each
+/// planned request reaches FCM once, and a process killed mid-run loses nothing.
+@Suite(.serialized) struct DeliveryInstancesTests {
+    static func environment(_ sink: EmulatorSink, lease: Int = 60) -> [String: String] {
+        sink.environment.merging(["HERALD_DELIVERY_LEASE_SECONDS": String(lease), "HERALD_SCHEDULER_POLL_SECONDS": "5"]) { _, new in new }
+    }
+
+    /// Deliveries by the process (its pid, from `sent_by` "host:pid:tag") that recorded them.
+    static func sentByProcess(_ deliveries: [(body: String, status: String, attempts: Int, sentBy: String?)]) -> [String: Int] {
+        deliveries.reduce(into: [:]) { counts, delivery in
+            let parts = delivery.sentBy?.split(separator: ":") ?? []
+            counts[parts.count >= 2 ? String(parts[parts.count - 2]) : "none", default: 0] += 1
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func threeProcessesSend200CampaignsDueAtOnceEachRequestOnceAndShareTheWork() async throws {
+        let url = try DeliveryOutboxTests.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        // A little slow, as FCM is: one process cannot take everything before the others wake.
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(30)), handlerThreads: 64)
+        let processes = try (0..<3).map { _ in try HeraldProcess(databaseURL: url, environment: Self.environment(sink)) }
+        for process in processes { try process.waitUntilSending() }
+
+        let due = Date().addingTimeInterval(2)
+        try probe.insertScheduledCampaigns(200, topics: 1, dueAt: due, label: "Flash sale")
+        #expect(try await eventually(timeout: .seconds(90)) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 200
+        })
+        let seconds = Date().timeIntervalSince(due)
+
+        let deliveries = try probe.deliveries()
+        #expect(deliveries.count == 200)
+        #expect(deliveries.allSatisfy { $0.status == "sent" && $0.attempts == 1 })
+        let received = sink.receivedCounts()
+        #expect(received.count == 200)
+        #expect(received.values.allSatisfy { $0 == 1 })
+        #expect(deliveries.allSatisfy { received[$0.body] == 1 })
+        #expect(try probe.count("SELECT count(*) FROM runs") == 200)
+
+        let shares = Self.sentByProcess(deliveries)
+        let pids = Set(processes.map { String($0.pid) })
+        #expect(Set(shares.keys) == pids, "every process sent some: \(shares)")
+        print("3 processes, 200 campaigns due at once: all sent within \(String(format: "%.2f", seconds)) s of the due time; deliveries per process \(shares.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })")
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aProcessKilledMidRunLosesNothingAndRepeatsAtMostWhatWasInFlight() async throws {
+        let url = try DeliveryOutboxTests.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(100)), handlerThreads: 64)
+        let lease = 3
+        let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: lease))
+        let survivor = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: lease))
+        try victim.waitUntilSending()
+        try survivor.waitUntilSending()
+
+        // 300 campaigns of 50 topics: 3,000 requests (ten conditions each).
+        try probe.insertScheduledCampaigns(300, topics: 50, dueAt: Date(), label: "Big run")
+        let total = 3000
+        #expect(try await eventually(timeout: .seconds(60)) {
+            try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= total / 5
+        })
+        victim.stop(SIGKILL)
+        let killedAt = ContinuousClock.now
+        // What the victim held when it died: claimed, perhaps sent, never recorded.
+        let inFlight = try probe.connection.query("""
+            SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
+            """).first?.decode(Int.self, at: 0) ?? -1
+        let sentAtKill = try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'")
+
+        #expect(try await eventually(timeout: .seconds(90)) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 300
+        })
+        let finishedAfter = ContinuousClock.now - killedAt
+
+        let deliveries = try probe.deliveries()
+        #expect(deliveries.count == total)
+        #expect(deliveries.allSatisfy { $0.status == "sent" })
+        let received = sink.receivedCounts()
+        #expect(deliveries.allSatisfy { (received[$0.body] ?? 0) >= 1 })  // nothing lost
+        let duplicates = received.values.reduce(0) { $0 + $1 - 1 }
+        #expect(inFlight > 0)
+        #expect(duplicates <= inFlight)
+        let shares = Self.sentByProcess(deliveries)
+        #expect(shares[String(survivor.pid)] ?? 0 > total - sentAtKill - inFlight)
+        print("""
+            crash: \(total) deliveries; victim killed with \(sentAtKill) sent and \(inFlight) in flight (lease \(lease) s); \
+            survivor finished \(finishedAfter) later; received \(received.values.reduce(0, +)) requests, \
+            \(duplicates) duplicated (≤ \(inFlight) in flight); recorded by process \(shares)
+            """)
+    }
+}

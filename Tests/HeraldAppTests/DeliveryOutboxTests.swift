@@ -1,0 +1,165 @@
+import FCMEmulator
+import Foundation
+import HeraldCore
+import HeraldFCM
+import HeraldJSON
+import HeraldPostgres
+import HeraldTestSupport
+import Synchronization
+import Testing
+@testable import HeraldApp
+
+/// The outbox driven directly: runs started from due campaigns, workers that send, retry and
+/// record, against a database of each test's own and the emulator.
+@Suite struct DeliveryOutboxTests {
+    static func migratedDatabase() throws -> String {
+        let url = try TestDatabase.create()
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        _ = try Migrator(directory: TestDatabase.repositoryRoot + "/Migrations").migrate(connection)
+        return url
+    }
+
+    static func startEngine(url: String, sink: EmulatorSink, policy: RetryPolicy = RetryPolicy()) throws -> DeliveryEngine {
+        var settings = DeliveryEngine.Configuration()
+        settings.retryPolicy = policy
+        settings.pollInterval = .seconds(1)
+        let pool = PostgresPool(url: url, maxConnections: 6, acquireTimeout: .seconds(5))
+        let engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: url, sender: try sink.sender(),
+                                    log: Log(minimum: .error), metrics: Metrics())
+        engine.start()
+        return engine
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRecurringCampaignGetsOneRunPerOccurrenceAndNeverTheSameOccurrenceTwice() throws {
+        let url = try Self.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let store = DeliveryStore()
+        // Daily, twelve hours from now: the next real occurrence is far off; the test sets each due time.
+        let local = utcLocal(Date().addingTimeInterval(12 * 3600))
+        let content: JSON = ["name": "Daily digest", "notification": ["title": "Digest", "body": "Today's news"], "topics": ["news"],
+                             "schedule": ["kind": "daily", "time": .string(String(local.suffix(8))), "time_zone": "UTC"]]
+        let id = try #require(try probe.connection.query("""
+            INSERT INTO campaigns (name, status, content, next_run_at)
+            VALUES ('Daily digest', 'scheduled', \(content.serializedString())::jsonb, now() - interval '1 second') RETURNING id::text
+            """).first?.decode(String.self, at: 0))
+        func start() throws -> [DeliveryStore.StartedRun] {
+            try store.startDueRuns(limit: 50, buckets: AudienceBuckets(), now: Date(), on: probe.connection)
+        }
+        func setDue(_ sql: StaticString) throws {
+            _ = try probe.connection.execute("UPDATE campaigns SET next_run_at = \(literal: sql) WHERE id = \(id)::uuid")
+        }
+
+        #expect(try start().count == 1)
+        #expect(try start().isEmpty)  // the campaign moved on to its next occurrence
+        let moved = try #require(try probe.connection.query(
+            "SELECT status, extract(epoch FROM next_run_at - now())::float8 FROM campaigns WHERE id = \(id)::uuid").first)
+        #expect(try moved.decode(String.self, at: 0) == "scheduled")
+        #expect(try moved.decode(Double.self, at: 1) > 11 * 3600)
+
+        // A stale due time naming the occurrence already run (a second scheduler's view): no second run.
+        try setDue("(SELECT occurrence FROM runs LIMIT 1)")
+        #expect(try start().isEmpty)
+        #expect(try probe.count("SELECT count(*) FROM runs") == 1)
+
+        // The next occurrence gets its own run.
+        try setDue("now() - interval '100 milliseconds'")
+        #expect(try start().count == 1)
+        #expect(try probe.count("SELECT count(DISTINCT occurrence) FROM runs") == 2)
+
+        // Two schedulers at once on one due occurrence: exactly one starts it.
+        try setDue("now() - interval '50 milliseconds'")
+        let counts = Tally()
+        let threads = (0..<2).map { _ in
+            Thread {
+                let started = (try? PostgresConnection(url: url)).map { connection in
+                    defer { connection.close() }
+                    return (try? DeliveryStore().startDueRuns(limit: 50, buckets: AudienceBuckets(), now: Date(), on: connection).count) ?? -1
+                } ?? -1
+                counts.values.withLock { $0.append(started) }
+            }
+        }
+        threads.forEach { $0.start() }
+        while counts.values.withLock({ $0.count }) < 2 { usleep(10_000) }
+        #expect(counts.values.withLock { $0.sorted() } == [0, 1])
+        #expect(try probe.count("SELECT count(*) FROM runs") == 3)
+        #expect(try probe.count("SELECT count(*) FROM deliveries") == 3)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRequestFCMRefusesFailsAloneWithoutRetriesAndTheRunIsPartlyFailed() async throws {
+        let url = try Self.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let sink = try EmulatorSink()
+        try probe.insertScheduledCampaigns(1, topics: 7, dueAt: Date().addingTimeInterval(-1), label: "Half broken")
+        #expect(try DeliveryStore().startDueRuns(limit: 10, buckets: AudienceBuckets(), now: Date(), on: probe.connection).first?.deliveries == 2)
+        // One stored request gets a field FCM does not know: 400 INVALID_ARGUMENT, a permanent error.
+        _ = try probe.connection.execute("""
+            UPDATE deliveries SET body = '{"no_such_field":1,' || substr(body, 2) WHERE id = (SELECT min(id) FROM deliveries)
+            """)
+
+        let engine = try Self.startEngine(url: url, sink: sink)
+        defer { engine.stop() }
+        #expect(try await eventually(timeout: .seconds(20)) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'partially_failed'") == 1
+        })
+        let failed = try #require(try probe.connection.query(
+            "SELECT error_code, error_message, attempts FROM deliveries WHERE status = 'failed'").first)
+        #expect(try failed.decode(String.self, at: 0) == "INVALID_ARGUMENT")
+        #expect(try failed.decode(String.self, at: 1).contains("no_such_field"))
+        #expect(try failed.decode(Int.self, at: 2) == 1)
+        #expect(try probe.count("SELECT count(*) FROM runs WHERE status = 'partially_failed'") == 1)
+        try await Task.sleep(for: .seconds(1))
+        let attempts = sink.emulator.sendAttempts()
+        #expect(attempts.filter { $0.status == 400 }.count == 1)
+        #expect(attempts.filter { $0.status == 200 }.count == 1)
+        #expect(attempts.count == 2)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func underUnavailableAndQuotaFaultsEveryDeliveryEndsSentOnceAndRetriesWaitAsAsked() async throws {
+        let url = try Self.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let sink = try EmulatorSink(faults: FaultInjection(quotaExceeded: 0.1, unavailable: 0.3, retryAfterSeconds: 1, seed: 4))
+        try probe.insertScheduledCampaigns(20, topics: 25, dueAt: Date(), label: "Faulty")  // 20 × 5 requests
+        // FCM asks for a minute after QUOTA_EXCEEDED; the test shortens it to keep within its time.
+        let policy = RetryPolicy(maxAttempts: 30, baseDelay: .milliseconds(200), maxDelay: .seconds(2),
+                                 quotaExceededMinimumDelay: .seconds(1))
+        let engine = try Self.startEngine(url: url, sink: sink, policy: policy)
+        defer { engine.stop() }
+        #expect(try await eventually(timeout: .seconds(90)) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 20
+        })
+
+        let deliveries = try probe.deliveries()
+        #expect(deliveries.count == 100)
+        #expect(deliveries.allSatisfy { $0.status == "sent" })
+        let received = sink.receivedCounts()
+        #expect(received.count == 100)
+        #expect(deliveries.allSatisfy { received[$0.body] == 1 })
+
+        // Every attempt is one the database counted; after a 429 the next comes no sooner than Retry-After.
+        let attempts = Dictionary(grouping: sink.emulator.sendAttempts(), by: { $0.message?.serializedString() ?? "" })
+        #expect(deliveries.allSatisfy { attempts[$0.body]?.count == $0.attempts })
+        var quota = 0, unavailable = 0
+        for (_, tries) in attempts {
+            for (earlier, later) in zip(tries, tries.dropFirst()) where earlier.status == 429 {
+                quota += 1
+                #expect(later.receivedAt - earlier.receivedAt >= .milliseconds(950))
+            }
+            unavailable += tries.filter { $0.status == 503 }.count
+            #expect(tries.dropLast().allSatisfy { $0.status == 429 || $0.status == 503 })
+        }
+        #expect(quota > 0 && unavailable > 0)
+        print("faults: 100 deliveries, \(attempts.values.map(\.count).reduce(0, +)) attempts, \(unavailable) × 503, \(quota) × 429, all sent once")
+    }
+}
+
+/// Numbers threads report back.
+final class Tally: Sendable {
+    let values = Mutex<[Int]>([])
+}

@@ -1,0 +1,85 @@
+import Foundation
+import HeraldTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `herald serve` child process (posix_spawn: Foundation's Process hangs under Swift Testing
+/// here), its output in a file; stopped with a signal.
+final class HeraldProcess {
+    struct SpawnFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let pid: pid_t
+    let logPath: String
+    private var reaped = false
+
+    /// The binary `deploy/dev/test` names in HERALD_BINARY, else the debug build's.
+    static var binary: String {
+        ProcessInfo.processInfo.environment["HERALD_BINARY"] ?? TestDatabase.repositoryRoot + "/.build/debug/herald"
+    }
+
+    init(databaseURL: String, environment: [String: String]) throws {
+        logPath = NSTemporaryDirectory() + "herald-serve-\(UUID().uuidString.prefix(8)).log"
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge([
+            "DATABASE_URL": databaseURL, "HERALD_HOST": "127.0.0.1", "HERALD_PORT": "0",
+            "HERALD_MIGRATIONS_DIR": TestDatabase.repositoryRoot + "/Migrations",
+            "HERALD_PUBLIC_DIR": TestDatabase.repositoryRoot + "/Public",
+            "HERALD_HANDLER_THREADS": "4", "HERALD_EVENT_LOOPS": "1",
+        ]) { _, new in new }
+        variables.merge(environment) { _, new in new }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let binary = Self.binary
+        let argv = [strdup(binary), strdup("serve"), nil]
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw SpawnFailed(description: "cannot run \(binary): errno \(spawned)") }
+        self.pid = pid
+    }
+
+    deinit {
+        stop(SIGKILL)
+        unlink(logPath)
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Waits until the delivery engine has started (bounded), else throws with the log.
+    func waitUntilSending(timeout: Duration = .seconds(30)) throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while clock.now < deadline {
+            if log.contains("delivery engine started") { return }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                reaped = true
+                throw SpawnFailed(description: "herald serve exited (status \(status)):\n\(log)")
+            }
+            usleep(50_000)
+        }
+        throw SpawnFailed(description: "herald serve did not start its engine in time:\n\(log)")
+    }
+
+    /// Sends `signal` and reaps the process.
+    func stop(_ signal: Int32) {
+        guard !reaped else { return }
+        kill(pid, signal)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        reaped = true
+    }
+}

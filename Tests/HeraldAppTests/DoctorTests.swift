@@ -1,0 +1,43 @@
+import HeraldApp
+import HeraldPostgres
+import HeraldTestSupport
+import Foundation
+import Testing
+
+/// `herald doctor` says what is wrong in plain words: a missing database, a bad key, and a healthy setup.
+@Suite struct DoctorTests {
+    static func configuration(_ variables: [String: String]) throws -> HeraldConfiguration {
+        try HeraldConfiguration(environment: ["HERALD_MIGRATIONS_DIR": TestDatabase.repositoryRoot + "/Migrations"].merging(variables) { $1 })
+    }
+
+    @Test func aMissingDatabaseIsSaidPlainly() throws {
+        let checks = Doctor.run(try Self.configuration(["DATABASE_URL": "postgresql://herald@127.0.0.1:1/none?connect_timeout=2"]))
+        #expect(checks.first { $0.name == "database" }?.outcome == .problem)
+        #expect(checks.first { $0.name == "database" }?.detail.contains("cannot reach the database") == true)
+        #expect(checks.first { $0.name == "migrations" }?.outcome == .skipped)
+        #expect(checks.first { $0.name == "service-account key" }?.detail.contains("none configured") == true)
+    }
+
+    @Test func aBadKeyIsSaidPlainly() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bad-key-\(UUID().uuidString).json").path
+        FileManager.default.createFile(atPath: path, contents: Data(#"{"type": "service_account", "project_id": "p"}"#.utf8))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let checks = Doctor.run(try Self.configuration(["DATABASE_URL": try TestDatabase.create(), "HERALD_SERVICE_ACCOUNT_KEY": path]))
+        let key = try #require(checks.first { $0.name == "service-account key" })
+        #expect(key.outcome == .problem)
+        #expect(key.detail.contains("client_email") || key.detail.contains("private_key"))
+        #expect(checks.first { $0.name == "migrations" }?.detail.contains("herald migrate") == true)
+    }
+
+    @Test func aHealthySetupPassesEveryCheck() throws {
+        let emulator = try TestEmulator()
+        let database = try TestDatabase.create()
+        let configuration = try Self.configuration(["DATABASE_URL": database].merging(emulator.environment) { $1 })
+        let connection = try PostgresConnection(url: database)
+        try Migrator(directory: configuration.migrationsDirectory).migrate(connection)
+        connection.close()
+        let checks = Doctor.run(configuration)
+        #expect(checks.map(\.outcome) == Array(repeating: .ok, count: 5), "\(checks)")
+        #expect(emulator.emulator.messages().isEmpty, "a dry run delivers nothing")
+    }
+}

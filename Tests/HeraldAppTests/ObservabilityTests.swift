@@ -1,0 +1,66 @@
+import HeraldApp
+import HeraldJSON
+import Synchronization
+import Testing
+
+/// What an operator reads: Prometheus metrics that parse, and one log line per request carrying
+/// the request id the client also gets back.
+@Suite struct ObservabilityTests {
+    final class Lines: Sendable {
+        let lines = Mutex<[JSON]>([])
+        func append(_ bytes: [UInt8]) {
+            if let line = try? JSON.parse(bytes.dropLast()) { lines.withLock { $0.append(line) } }
+        }
+    }
+
+    @Test func eachRequestLogsOneLineWithTheIDItAnswers() async throws {
+        let lines = Lines()
+        let herald = try TestHerald(log: Log(minimum: .info) { lines.append($0) })
+        let mine = try await herald.request("GET", "/api/v1/campaigns", headers: ["X-Request-Id": "trace-42"])
+        #expect(mine.header("X-Request-Id") == "trace-42")
+        let generated = try await herald.request("GET", "/api/v1/campaigns?limit=1")
+        let id = try #require(generated.header("X-Request-Id"))
+        #expect(id.count == 36)
+        let requests = lines.lines.withLock { $0 }.filter { $0["message"] == "request" }
+        let line = try #require(requests.first { $0["request_id"]?.stringValue == id })
+        #expect(line["method"] == "GET")
+        #expect(line["path"] == "/api/v1/campaigns")
+        #expect(line["status"] == 200)
+        #expect(line["duration_ms"]?.doubleValue != nil)
+        #expect(requests.contains { $0["request_id"] == "trace-42" })
+        // A hostile id is not echoed into logs or headers.
+        let hostile = try await herald.request("GET", "/healthz", headers: ["X-Request-Id": "a b\"c"])
+        #expect(hostile.header("X-Request-Id") != "a b\"c")
+    }
+
+    @Test func metricsParseAsPrometheusText() async throws {
+        let herald = try TestHerald()
+        _ = try await herald.request("GET", "/api/v1/campaigns")
+        _ = try await herald.request("GET", "/api/v1/nothing")
+        let response = try await herald.request("GET", "/metrics")
+        #expect(response.status == 200)
+        #expect(response.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        let text = String(decoding: response.data, as: UTF8.self)
+        var samples: [String: Double] = [:]
+        var typed: Set<String> = []
+        let sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.e+]+|\+Inf|NaN)$/
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                #expect(parts.count == 4 && ["counter", "gauge", "histogram"].contains(parts[3]), "bad TYPE line: \(line)")
+                typed.insert(String(parts[2]))
+                continue
+            }
+            if line.hasPrefix("# HELP ") { continue }
+            let match = try #require(try sample.wholeMatch(in: String(line)), "not a Prometheus sample: \(line)")
+            let name = String(match.1)
+            let family = ["_bucket", "_sum", "_count"].reduce(name) { $0.hasSuffix($1) && !typed.contains($0) ? String($0.dropLast($1.count)) : $0 }
+            #expect(typed.contains(family), "sample \(name) has no TYPE line")
+            samples[String(line.split(separator: " ")[0])] = Double(match.4)
+        }
+        #expect(samples[#"herald_http_requests_total{method="GET",status="200"}"#].map { $0 >= 1 } == true)
+        #expect(samples[#"herald_http_requests_total{method="GET",status="404"}"#] == 1)
+        #expect(samples["herald_db_pool_open_connections"].map { $0 >= 1 } == true)
+        #expect(samples[#"herald_http_request_duration_seconds_bucket{method="GET",le="+Inf"}"#].map { $0 >= 2 } == true)
+    }
+}

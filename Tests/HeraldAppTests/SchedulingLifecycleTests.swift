@@ -1,0 +1,138 @@
+import FCMEmulator
+import Foundation
+import HeraldJSON
+import Testing
+
+/// A campaign's lifecycle over the REST API, with the scheduler and workers sending to the
+/// emulator: scheduled → sending → sent (or failed), cancelled before its time, frozen once sending.
+@Suite(.serialized) final class SchedulingLifecycleTests {
+    /// Sends a campaign's current ETag in If-Match.
+    func post(_ herald: TestHerald, _ path: String, version: Int) async throws -> TestHerald.Response {
+        try await herald.request("POST", path, headers: ["If-Match": "\"\(version)\""])
+    }
+
+    func status(_ herald: TestHerald, _ id: String) async throws -> String? {
+        try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"]?.stringValue
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func scheduledNowEachPlannedRequestIsSentOnceAndTheCampaignEndsSent() async throws {
+        let sink = try EmulatorSink()
+        let herald = try TestHerald(environment: sink.environment)
+        // Seven topics: two OR conditions (FCM allows five topics in one).
+        let topics = (1...7).map { "news-\($0)" }
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(name: "Launch", topics: topics))
+        let id = try #require(created.json?["id"]?.stringValue)
+
+        let scheduled = try await post(herald, "/api/v1/campaigns/\(id)/schedule", version: 1)
+        #expect(scheduled.status == 200)
+        #expect(scheduled.header("ETag") == "\"2\"")
+        #expect(try await eventually(timeout: .seconds(20)) { try await status(herald, id) == "sent" })
+
+        let runs = try #require(try await herald.request("GET", "/api/v1/campaigns/\(id)/runs").json?["items"]?.arrayValue)
+        #expect(runs.count == 1)
+        #expect(runs.first?["status"] == "sent")
+        #expect(runs.first?["planned"] == 2)
+        #expect(runs.first?["variants"]?["A"]?["sent"] == 2)
+        #expect(runs.first?["finished_at"]?.stringValue != nil)
+
+        let deliveries = try #require(try await herald.request("GET", "/api/v1/campaigns/\(id)/deliveries").json?["items"]?.arrayValue)
+        #expect(deliveries.count == 2)
+        #expect(deliveries.allSatisfy { $0["status"] == "sent" && $0["attempts"] == 1 })
+        let names = Set(deliveries.compactMap { $0["message_name"]?.stringValue })
+        let received = sink.emulator.messages()
+        #expect(received.count == 2)
+        #expect(Set(received.map(\.name)) == names)
+        let conditions = received.compactMap { $0.message["condition"]?.stringValue }
+        #expect(conditions.count == 2)
+        for topic in topics { #expect(conditions.filter { $0.contains("'\(topic)'") }.count == 1) }
+
+        // Sent: no more edits, no second schedule, nothing to cancel.
+        let version = try #require(try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["version"]?.intValue)
+        let edit = try await herald.request("PATCH", "/api/v1/campaigns/\(id)", json: ["name": "Renamed"],
+                                            headers: ["If-Match": "\"\(version)\"", "Content-Type": "application/merge-patch+json"])
+        #expect(edit.status == 409)
+        #expect(try await post(herald, "/api/v1/campaigns/\(id)/schedule", version: version).status == 409)
+        #expect(try await post(herald, "/api/v1/campaigns/\(id)/cancel", version: version).status == 409)
+        #expect(sink.emulator.messages().count == 2)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingBeforeTheDueTimeSendsNothing() async throws {
+        let sink = try EmulatorSink()
+        let herald = try TestHerald(environment: sink.environment)
+        let due = Date().addingTimeInterval(3).rounded()
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(
+            name: "Changed our minds", topics: ["news"], schedule: ["kind": "once", "at": .string(utcLocal(due)), "time_zone": "UTC"]))
+        let id = try #require(created.json?["id"]?.stringValue)
+        #expect(try await post(herald, "/api/v1/campaigns/\(id)/schedule", version: 1).status == 200)
+        #expect(try await status(herald, id) == "scheduled")
+        let cancelled = try await post(herald, "/api/v1/campaigns/\(id)/cancel", version: 2)
+        #expect(cancelled.status == 200)
+        #expect(cancelled.json?["status"] == "cancelled")
+
+        try await Task.sleep(for: .seconds(due.timeIntervalSinceNow + 2))
+        #expect(sink.emulator.sendAttempts().isEmpty)
+        #expect(try await status(herald, id) == "cancelled")
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)/runs").json?["items"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRefusedSendEndsFailedWithFCMsErrorAndIsNotRetried() async throws {
+        // The key names a project the emulator does not serve: FCM answers 403 PERMISSION_DENIED.
+        let sink = try EmulatorSink(keyProject: "someone-elses-project")
+        let herald = try TestHerald(environment: sink.environment)
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(name: "Wrong project", topics: ["news"]))
+        let id = try #require(created.json?["id"]?.stringValue)
+        #expect(try await post(herald, "/api/v1/campaigns/\(id)/schedule", version: 1).status == 200)
+        #expect(try await eventually(timeout: .seconds(20)) { try await status(herald, id) == "failed" })
+
+        let deliveries = try #require(try await herald.request("GET", "/api/v1/campaigns/\(id)/deliveries?status=failed").json?["items"]?.arrayValue)
+        #expect(deliveries.count == 1)
+        #expect(deliveries.first?["error"]?["code"] == "PERMISSION_DENIED")
+        #expect(deliveries.first?["error"]?["message"]?.stringValue?.contains("someone-elses-project") == true)
+        #expect(deliveries.first?["attempts"] == 1)
+        try await Task.sleep(for: .seconds(2))
+        #expect(sink.emulator.sendAttempts().count == 1)
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)/runs").json?["items"]?.arrayValue?.first?["status"] == "failed")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func unavailableIsRetriedAtTheStoredNextAttemptNotBefore() async throws {
+        let sink = try EmulatorSink(faults: FaultInjection(unavailable: 1, unavailableRetryAfter: 30))
+        let herald = try TestHerald(environment: sink.environment)
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(name: "Busy FCM", topics: ["news"]))
+        let id = try #require(created.json?["id"]?.stringValue)
+        #expect(try await post(herald, "/api/v1/campaigns/\(id)/schedule", version: 1).status == 200)
+
+        var retrying: JSON?
+        #expect(try await eventually(timeout: .seconds(10)) {
+            retrying = try await herald.request("GET", "/api/v1/campaigns/\(id)/deliveries?status=retrying").json?["items"]?.arrayValue?.first
+            return retrying != nil
+        })
+        #expect(retrying?["attempts"] == 1)
+        #expect(retrying?["error"]?["code"] == "UNAVAILABLE")
+        let next = try #require(retrying?["next_attempt_at"]?.stringValue)
+        let nextDate = try #require(ISO8601DateFormatter.withFractions.date(from: next))
+        #expect(nextDate.timeIntervalSinceNow > 25)  // Retry-After: 30 honoured and stored
+        try await Task.sleep(for: .seconds(2))
+        #expect(sink.emulator.sendAttempts().count == 1)
+        #expect(try await status(herald, id) == "sending")
+        let runs = try await herald.request("GET", "/api/v1/campaigns/\(id)/runs").json
+        #expect(runs?["items"]?.arrayValue?.first?["variants"]?["A"]?["retrying"] == 1)
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// Reads the API's timestamps ("2026-11-22T00:59:03.123456Z").
+    static var withFractions: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+}
+
+extension Date {
+    /// To the next whole second (one-off schedules are to the second).
+    func rounded() -> Date { Date(timeIntervalSince1970: (timeIntervalSince1970).rounded(.up)) }
+}

@@ -1,0 +1,95 @@
+import HeraldJSON
+import Testing
+
+/// Preview, validate and test-send against the FCM emulator: what the scheduler would send, FCM's
+/// opinion of it, and a real send to a few tokens.
+@Suite(.serialized) final class SendingAPITests {
+    let emulator: TestEmulator
+    let herald: TestHerald
+
+    init() throws {
+        emulator = try TestEmulator()
+        var environment = emulator.environment
+        environment["HERALD_SCHEDULER"] = "false"
+        herald = try TestHerald(environment: environment)
+    }
+
+    static let abCampaign: JSON = [
+        "name": "A/B", "notification": ["title": "Hello", "body": "World"], "topics": ["news", "sport"],
+        "options": ["priority": "high", "expiry_seconds": 3600],
+        "variants": [["key": "A", "weight": 50], ["key": "B", "weight": 50, "notification": ["title": "Hi there"]]],
+    ]
+
+    func create(_ campaign: JSON) async throws -> String {
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaign)
+        #expect(created.status == 201)
+        return try #require(created.json?["id"]?.stringValue)
+    }
+
+    @Test func previewShowsTheExactPlannedRequests() async throws {
+        let id = try await create(Self.abCampaign)
+        let preview = try await herald.request("GET", "/api/v1/campaigns/\(id)/preview")
+        #expect(preview.status == 200)
+        let requests = try #require(preview.json?["requests"]?.arrayValue)
+        #expect(Set(requests.compactMap { $0["variant"]?.stringValue }) == ["A", "B"])
+        for request in requests {
+            let message = try #require(request["body"]?["message"])
+            let condition = try #require(message["condition"]?.stringValue)
+            // Both target topics, OR'd, and this variant's audience buckets.
+            #expect(condition.contains("'news' in topics") && condition.contains("'sport' in topics") && condition.contains("herald-bucket-"))
+            #expect(message["android"]?["ttl"] == "3600s")
+            #expect(message["apns"]?["headers"]?["apns-priority"] == "10")
+            #expect(request["body"]?["validate_only"] == false)
+            #expect((request["payload_bytes"]?.intValue ?? 9999) <= 2048)
+        }
+        let titles = Set(requests.compactMap { $0["body"]?["message"]?["notification"]?["title"]?.stringValue })
+        #expect(titles == ["Hello", "Hi there"])
+    }
+
+    @Test func validateIsADryRunThatFCMAccepts() async throws {
+        let id = try await create(Self.abCampaign)
+        let validated = try await herald.request("POST", "/api/v1/campaigns/\(id)/validate")
+        #expect(validated.status == 200)
+        #expect(validated.json?["valid"] == true)
+        #expect(validated.json?["results"]?.arrayValue?.allSatisfy { $0["status"] == "sent" } == true)
+        #expect(emulator.emulator.messages().isEmpty, "validate_only must not deliver anything")
+    }
+
+    @Test func aTestMessageGoesToEachTokenWithItsResult() async throws {
+        let id = try await create(Self.abCampaign)
+        let sent = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": ["token-1", "token-2"], "variant": "B"])
+        #expect(sent.status == 200)
+        let results = try #require(sent.json?["results"]?.arrayValue)
+        #expect(results.map { $0["status"] } == ["sent", "sent"])
+        #expect(results.allSatisfy { $0["name"]?.stringValue?.hasPrefix("projects/herald-test/messages/") == true })
+        let received = emulator.emulator.messages()
+        #expect(Set(received.compactMap { $0.message["token"]?.stringValue }) == ["token-1", "token-2"])
+        #expect(received.allSatisfy { $0.message["notification"]?["title"] == "Hi there" })
+    }
+
+    @Test func badTestRequestsAreRefusedWithEveryReason() async throws {
+        let id = try await create(Self.abCampaign)
+        let tooMany = JSON.array((0..<21).map { .string("t\($0)") })
+        let refused = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": tooMany, "extra": 1])
+        #expect(refused.status == 422)
+        let paths = Set(refused.json?["errors"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? [])
+        #expect(paths == ["tokens", "extra"])
+        let unknown = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": ["t"], "variant": "Z"])
+        #expect(unknown.status == 422)
+        #expect(unknown.json?["errors"]?.arrayValue?.first?["code"] == "unknown_variant")
+        #expect(emulator.emulator.messages().isEmpty)
+    }
+}
+
+/// Without a service-account key, previews still work and sending says why it cannot.
+@Suite struct SendingNotConfiguredTests {
+    @Test func sendingAnswers503WithTheReason() async throws {
+        let herald = try TestHerald()
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: SendingAPITests.abCampaign)
+        let id = try #require(created.json?["id"]?.stringValue)
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)/preview").status == 200)
+        let test = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": ["t"]])
+        #expect(test.status == 503)
+        #expect(test.json?["code"] == "sending_not_configured")
+    }
+}
