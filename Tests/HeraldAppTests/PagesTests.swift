@@ -149,6 +149,21 @@ import Testing
         #expect(browser.get("/campaigns?status=draft").text.contains("Autumn news"))
     }
 
+    @Test func theListPagesByCursor() async throws {
+        for number in 1...21 {
+            _ = try await browser.harness.herald.request("POST", "/api/v1/campaigns", json: [
+                "name": .string("Campaign \(number)"), "notification": ["title": "Hi"], "topics": ["news"]])
+        }
+        let first = browser.get("/campaigns").text
+        #expect(first.components(separatedBy: "class=\"campaign-name\"").count - 1 == 20)
+        #expect(first.contains(">Campaign 21<") && !first.contains(">Campaign 1<"))
+        let link = try #require(first.range(of: "href=\"/campaigns?cursor=")).lowerBound
+        let href = String(first[first.index(link, offsetBy: 6)...].prefix { $0 != "\"" })
+        let second = browser.get(href.replacingOccurrences(of: "&amp;", with: "&")).text
+        #expect(second.components(separatedBy: "class=\"campaign-name\"").count - 1 == 1)
+        #expect(second.contains(">Campaign 1<") && !second.contains("Older campaigns"))
+    }
+
     @Test func scheduleThenCancelFromTheReviewPage() async throws {
         _ = post("/campaigns", CampaignFormTests.fields())
         let id = try #require(try await onlyCampaign()["id"]?.stringValue)

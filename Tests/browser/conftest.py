@@ -45,8 +45,26 @@ def sign_in(driver) -> None:
     assert "/sign-in" in driver.current_url, "an anonymous visit must be sent to sign in"
     driver.find_element(By.ID, "email").send_keys(EMAIL)
     driver.find_element(By.ID, "password").send_keys(PASSWORD)
-    driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
     assert driver.current_url.startswith(BASE + "/campaigns"), driver.current_url
+
+
+def submit_with(driver, button) -> None:
+    """Clicks a form's submit button and waits for the next page to replace this one."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.common.exceptions import WebDriverException
+    page = driver.find_element(By.TAG_NAME, "html")
+    try:
+        button.click()
+    except WebDriverException:
+        # Chromedriver sometimes reports a click that started the navigation as failed
+        # ("Node … does not belong to the document"); click again only if nothing happened.
+        try:
+            WebDriverWait(driver, 2).until(expected_conditions.staleness_of(page))
+        except WebDriverException:
+            button.click()
+    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page), "the form post never loaded a new page")
 
 
 def wait_for_text(driver, text: str, seconds: float = 10) -> None:

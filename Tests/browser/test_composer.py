@@ -7,7 +7,7 @@ import tempfile
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 
-from conftest import BASE, png_file, screenshot, sign_in, wait_for_text
+from conftest import BASE, png_file, screenshot, sign_in, submit_with, wait_for_text
 
 TITLE = "حراج نوروزی"
 BODY = "تا ۲۰٪ تخفیف روی همه‌چیز — فقط تا جمعه. Xin chào! नमस्ते"
@@ -79,7 +79,7 @@ def test_compose_in_persian_fail_a_limit_save_schedule_cancel(browser):
     fill(browser, "body", long_body)
     assert browser.find_element(By.CSS_SELECTOR, "[data-counter]").text == "1001"
     assert "over" in browser.find_element(By.ID, "counter").get_attribute("class")
-    browser.find_element(By.CSS_SELECTOR, "button[name=action][value=save]").click()
+    submit_with(browser, browser.find_element(By.CSS_SELECTOR, "button[name=action][value=save]"))
     error = browser.find_element(By.CSS_SELECTOR, "#field-body .field-error")
     assert "at most 1000 characters, found 1001" in error.text
     assert field(browser, "title").get_attribute("value") == TITLE
@@ -91,16 +91,16 @@ def test_compose_in_persian_fail_a_limit_save_schedule_cancel(browser):
     screenshot(browser, "composer-error")
 
     fill(browser, "body", BODY)
-    browser.find_element(By.CSS_SELECTOR, "button[name=action][value=review]").click()
+    submit_with(browser, browser.find_element(By.CSS_SELECTOR, "button[name=action][value=review]"))
     assert "/review" in browser.current_url
     assert TITLE in browser.find_element(By.CSS_SELECTOR, ".variant-preview [data-preview-title]").text
     assert "herald-" in browser.find_element(By.CSS_SELECTOR, "pre.json").get_attribute("textContent")
     screenshot(browser, "review")
 
-    browser.find_element(By.XPATH, "//button[normalize-space()='Schedule']").click()
+    submit_with(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Schedule']"))
     wait_for_text(browser, "Campaign scheduled.")
     assert browser.find_element(By.CSS_SELECTOR, ".page-head .status").text == "Scheduled"
-    browser.find_element(By.XPATH, "//button[normalize-space()='Cancel campaign']").click()
+    submit_with(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Cancel campaign']"))
     wait_for_text(browser, "Campaign cancelled.")
 
     browser.get(BASE + "/campaigns")
@@ -117,7 +117,7 @@ def test_a_script_title_is_text_everywhere(browser):
     fill(browser, "topics", "news")
     assert no_alert(browser)
     assert browser.find_element(By.CSS_SELECTOR, ".device.ios [data-preview-title]").text == SCRIPT
-    browser.find_element(By.CSS_SELECTOR, "button[name=action][value=review]").click()
+    submit_with(browser, browser.find_element(By.CSS_SELECTOR, "button[name=action][value=review]"))
     campaign = browser.current_url.split("/campaigns/")[1].split("/")[0]
     for path, selector in [("/campaigns", "a.campaign-name"), (f"/campaigns/{campaign}/edit", ".device.android [data-preview-title]"),
                            (f"/campaigns/{campaign}/review", ".variant-preview [data-preview-title]"),
@@ -135,23 +135,23 @@ def test_every_form_works_without_javascript(browser_without_js):
     compose_persian(driver, image, with_js=False)
     # Without JavaScript the server-rendered counter stays as rendered: the form still works.
     fill(driver, "body", "ب" * (1001 - len(TITLE)))
-    driver.find_element(By.CSS_SELECTOR, "button[name=action][value=save]").click()
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, "button[name=action][value=save]"))
     assert "found 1001" in driver.find_element(By.CSS_SELECTOR, "#field-body .field-error").text
     assert field(driver, "title").get_attribute("value") == TITLE
     # The server-rendered preview shows what was typed, right to left.
     assert driver.find_element(By.CSS_SELECTOR, ".device.ios [data-preview-title]").text == TITLE
     fill(driver, "body", BODY)
-    driver.find_element(By.CSS_SELECTOR, "button[name=action][value=save]").click()
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, "button[name=action][value=save]"))
     wait_for_text(driver, "Draft saved.")
     driver.find_element(By.LINK_TEXT, "Review").click()
-    driver.find_element(By.XPATH, "//button[normalize-space()='Schedule']").click()
+    submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Schedule']"))
     wait_for_text(driver, "Campaign scheduled.")
-    driver.find_element(By.XPATH, "//button[normalize-space()='Cancel campaign']").click()
+    submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Cancel campaign']"))
     wait_for_text(driver, "Campaign cancelled.")
     # List actions: duplicate, then delete the copy (a draft).
     driver.get(BASE + "/campaigns?q=no-js")
-    driver.find_element(By.XPATH, "//button[normalize-space()='Duplicate']").click()
+    submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Duplicate']"))
     wait_for_text(driver, "Campaign duplicated")
     driver.get(BASE + "/campaigns?q=Copy+of")
-    driver.find_element(By.XPATH, "//button[normalize-space()='Delete']").click()
+    submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Delete']"))
     wait_for_text(driver, "Draft deleted.")

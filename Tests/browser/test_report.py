@@ -4,7 +4,7 @@ import time
 
 from selenium.webdriver.common.by import By
 
-from conftest import BASE, screenshot, sign_in
+from conftest import BASE, screenshot, sign_in, submit_with, wait_for_text
 from test_composer import choose, fill
 
 
@@ -33,9 +33,17 @@ def test_report_of_a_sent_ab_campaign(browser):
         if title:
             fill(browser, f"variant_title_{index}", title)
     fill(browser, "holdout_percent", "10")
-    browser.find_element(By.CSS_SELECTOR, "button[name=action][value=review]").click()
+    submit_with(browser, browser.find_element(By.CSS_SELECTOR, "button[name=action][value=review]"))
     campaign = browser.current_url.split("/campaigns/")[1].split("/")[0]
-    browser.find_element(By.XPATH, "//button[normalize-space()='Publish now']").click()
+
+    # A test message to two registration tokens, each with its own result.
+    browser.find_element(By.ID, "tokens").send_keys("test-device-token-1\ntest-device-token-2")
+    browser.find_element(By.CSS_SELECTOR, "#variant option[value='B'], #variant option:nth-child(2)").click()
+    submit_with(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Send test']"))
+    results = browser.find_elements(By.CSS_SELECTOR, ".test-result.ok")
+    assert len(results) == 2 and "projects/" in results[0].text, [r.text for r in browser.find_elements(By.CSS_SELECTOR, ".test-result, .field-error")]
+
+    submit_with(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Publish now']"))
     assert "/report" in browser.current_url
 
     events = [{"id": f"a-open-{i}", "campaign_id": campaign, "variant": "A", "type": "open"} for i in range(400)]

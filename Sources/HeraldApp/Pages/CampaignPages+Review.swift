@@ -162,7 +162,8 @@ extension CampaignPages {
             let posted = try PostedForm(request)
             let record = try existing(request)
             let typed = posted.value("tokens") ?? ""
-            let tokens = typed.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "," || $0 == " " }).map(String.init)
+            // Browsers send a textarea's lines with CRLF, one Character in Swift: split on any newline.
+            let tokens = typed.split(whereSeparator: { $0.isNewline || $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
             guard let sender else {
                 return try reviewPage(record, user: user, request: request, testError: "Sending is not configured on this server.", tokens: typed, status: 503)
             }
