@@ -12,5 +12,5 @@ struct PageUser: Sendable {
     var canPublish: Bool { role == "publisher" || role == "admin" }
 
     /// The layout's `user` block.
-    var context: [String: Any] { ["email": email, "role": role, "csrf_token": csrfToken] }
+    var context: [String: Any] { ["email": email, "role": role, "csrf_token": csrfToken, "is_admin": viewer.role >= .admin] }
 }
