@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func aHealthySetupPassesEveryCheck() throws {
-        let emulator = try TestEmulator()
+        let emulator = try EmulatorSink()
         let database = try TestDatabase.create()
         let configuration = try Self.configuration(["DATABASE_URL": database].merging(emulator.environment) { $1 })
         let connection = try PostgresConnection(url: database)

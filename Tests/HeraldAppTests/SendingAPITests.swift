@@ -4,11 +4,11 @@ import Testing
 /// Preview, validate and test-send against the FCM emulator: what the scheduler would send, FCM's
 /// opinion of it, and a real send to a few tokens.
 @Suite(.serialized) final class SendingAPITests {
-    let emulator: TestEmulator
+    let emulator: EmulatorSink
     let herald: TestHerald
 
     init() throws {
-        emulator = try TestEmulator()
+        emulator = try EmulatorSink()
         var environment = emulator.environment
         environment["HERALD_SCHEDULER"] = "false"
         herald = try TestHerald(environment: environment)
