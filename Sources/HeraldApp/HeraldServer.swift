@@ -47,7 +47,7 @@ public final class HeraldServer: Sendable {
         let router = Self.router(pool: pool, log: log, configuration: configuration, sender: sender, metrics: metrics)
         let metrics = metrics
         http = HTTPServer(configuration: server) { request in
-            Self.observed(request, log: log, metrics: metrics) { router.handle($0) }
+            Self.observed(request, log: log, metrics: metrics) { router.route($0) }
         }
     }
 
@@ -76,25 +76,28 @@ public final class HeraldServer: Sendable {
     }
 
     /// Runs a request with a request id (the client's `X-Request-Id` when sane, else a new one),
-    /// answers it in `X-Request-Id`, logs one line and counts it.
-    static func observed(_ request: HTTPRequest, log: Log, metrics: Metrics, _ handle: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {
+    /// answers it in `X-Request-Id`, logs one line and counts it by route pattern (not by path,
+    /// which would make a metric per campaign id) and status.
+    static func observed(_ request: HTTPRequest, log: Log, metrics: Metrics,
+                         _ handle: (HTTPRequest) -> (response: HTTPResponse, pattern: String?)) -> HTTPResponse {
         let clock = ContinuousClock()
         let start = clock.now
         let incoming = request.headers["X-Request-Id"] ?? ""
         let requestID = !incoming.isEmpty && incoming.utf8.count <= 128 && incoming.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) })
             ? incoming : UUID().uuidString.lowercased()
-        var response = handle(request)
+        var (response, pattern) = handle(request)
+        let route = pattern ?? "unmatched"
         response.headers.set("X-Request-Id", requestID)
         let elapsed = start.duration(to: clock.now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let status = String(response.status)
-        metrics.increment("herald_http_requests_total", [("method", request.method.rawValue), ("status", status)],
-                          help: "HTTP requests answered, by method and status.")
-        metrics.observe("herald_http_request_duration_seconds", seconds, [("method", request.method.rawValue)],
-                        bounds: Metrics.durationBounds, help: "Seconds to answer an HTTP request.")
+        metrics.increment("herald_http_requests_total", [("method", request.method.rawValue), ("route", route), ("status", status)],
+                          help: "HTTP requests answered, by method, route pattern and status.")
+        metrics.observe("herald_http_request_duration_seconds", seconds, [("method", request.method.rawValue), ("route", route)],
+                        bounds: Metrics.durationBounds, help: "Seconds to answer an HTTP request, by method and route pattern.")
         if request.path != "/healthz" && request.path != "/metrics" {
             log.info("request", ["request_id": .string(requestID), "method": .string(request.method.rawValue),
-                                 "path": .string(request.path), "status": .number(Double(response.status)),
+                                 "path": .string(request.path), "route": .string(route), "status": .number(Double(response.status)),
                                  "duration_ms": .number((seconds * 1_000_000).rounded() / 1000),
                                  "remote": .string(request.remoteAddress)])
         }

@@ -58,9 +58,9 @@ import Testing
             #expect(typed.contains(family), "sample \(name) has no TYPE line")
             samples[String(line.split(separator: " ")[0])] = Double(match.4)
         }
-        #expect(samples[#"herald_http_requests_total{method="GET",status="200"}"#].map { $0 >= 1 } == true)
-        #expect(samples[#"herald_http_requests_total{method="GET",status="404"}"#] == 1)
+        #expect(samples[#"herald_http_requests_total{method="GET",route="/api/v1/campaigns",status="200"}"#] == 1)
+        #expect(samples[#"herald_http_requests_total{method="GET",route="unmatched",status="404"}"#] == 1)
         #expect(samples["herald_db_pool_open_connections"].map { $0 >= 1 } == true)
-        #expect(samples[#"herald_http_request_duration_seconds_bucket{method="GET",le="+Inf"}"#].map { $0 >= 2 } == true)
+        #expect(samples[#"herald_http_request_duration_seconds_bucket{method="GET",route="/api/v1/campaigns",le="+Inf"}"#] == 1)
     }
 }

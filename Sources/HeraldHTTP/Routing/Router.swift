@@ -36,6 +36,12 @@ public struct Router: Sendable {
 
     /// Finds the route for `request` and runs it.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        route(request).response
+    }
+
+    /// Runs the request like `handle`, and says which pattern answered it (nil for 404 and 405),
+    /// so metrics can count requests by route without a label per distinct path.
+    public func route(_ request: HTTPRequest) -> (response: HTTPResponse, pattern: String?) {
         let segments = RoutePattern.split(request.path)
         var best: (route: Route, parameters: [String: String])?
         var bestForGet: (route: Route, parameters: [String: String])?
@@ -49,20 +55,20 @@ public struct Router: Sendable {
         var request = request
         if let best {
             request.parameters = best.parameters
-            return best.route.handler(request)
+            return (best.route.handler(request), best.route.pattern.text)
         }
         if request.method == .head, let get = bestForGet {
             request.parameters = get.parameters
             var response = get.route.handler(request)
             response.headers.set("Content-Length", String(response.body.count))
             response.body = []
-            return response
+            return (response, get.route.pattern.text)
         }
-        if allowed.isEmpty { return notFound(request) }
+        if allowed.isEmpty { return (notFound(request), nil) }
         if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
         var response = methodNotAllowed(request, allowed)
         response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-        return response
+        return (response, nil)
     }
 
     private func isBetter(_ route: Route, than current: Route?) -> Bool {
