@@ -211,6 +211,8 @@ struct CampaignsAPI: Sendable {
             throw Problem(status: 409, code: "not_editable", title: "The campaign can no longer be edited",
                           detail: "Campaign \(current.id) is \(current.status); only draft and scheduled campaigns can be edited.",
                           extensions: ["current_status": .string(current.status)])
+        case .unschedulable(_, let errors):
+            throw Problem.validation(errors, title: "The campaign is scheduled and its new schedule has no time left to send at")
         }
     }
 

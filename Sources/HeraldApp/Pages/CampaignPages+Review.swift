@@ -111,6 +111,9 @@ extension CampaignPages {
         case .notEditable(let current):
             return try reviewPage(current, user: user, request: request, actionError:
                 "This campaign is \(Self.statusText(current.status).lowercased()); that action is no longer possible.", status: 409)
+        case .unschedulable(let current, let errors):
+            return try reviewPage(current, user: user, request: request, actionError:
+                "The schedule has no time left to send at (\(errors.errors.map(\.message).joined(separator: "; "))).", status: 422)
         }
     }
 

@@ -163,6 +163,12 @@ struct CampaignPages: Sendable {
                 var errors = FormErrors()
                 errors.add("form", "This campaign is \(Self.statusText(current.status).lowercased()) and can no longer be edited; duplicate it to reuse its content.")
                 return composer(form, errors: errors, id: id, status: current.status, user: user, request: request, httpStatus: 409)
+            case .unschedulable(let current, let refusal):
+                var errors = FormErrors()
+                for error in refusal.errors {
+                    errors.add("form", "This campaign is scheduled, so it needs a time still ahead: \(error.message). Change the schedule, or cancel the campaign first.")
+                }
+                return composer(form, errors: errors, id: id, status: current.status, user: user, request: request, httpStatus: 422)
             }
         }
     }

@@ -10,6 +10,8 @@ public struct CampaignStore: Sendable {
         case notFound
         case versionMismatch(current: CampaignRecord)
         case notEditable(current: CampaignRecord)
+        /// The campaign is scheduled and its new schedule has no occurrence left to wait for.
+        case unschedulable(current: CampaignRecord, errors: ValidationErrors)
     }
 
     public enum DeleteOutcome: Sendable, Equatable {
@@ -52,26 +54,35 @@ public struct CampaignStore: Sendable {
 
     /// Replaces the content if `expectedVersion` is still current and sending has not started.
     /// The version check and the write are one statement, so of two racing writers exactly one wins.
-    /// A scheduled campaign whose schedule changed is re-armed at its new next occurrence.
+    /// A scheduled campaign whose schedule changed is re-armed at its new next occurrence; one
+    /// whose new schedule has no occurrence left (a one-off time now past) is refused, unchanged.
+    /// Removing the schedule of a scheduled campaign keeps the due time it was armed with.
     public func update(id: String, expectedVersion: Int, spec: CampaignSpec, on connection: PostgresConnection) throws -> UpdateOutcome {
         guard Self.isUUID(id) else { return .notFound }
         let content = spec.toJSON().serializedString()
-        let nextRun = try? Arming.firstRun(of: spec, now: Date()).get()
+        let arming = spec.schedule == nil ? nil : Arming.firstRun(of: spec, now: Date())
+        let nextRun = try? arming?.get()
+        let armable = arming == nil || nextRun != nil
         let rows = try connection.query("""
             UPDATE campaigns SET name = \(spec.name), content = \(content)::jsonb, version = version + 1, updated_at = now(),
-                next_run_at = CASE WHEN status = 'scheduled' AND \(spec.schedule != nil)
-                                   THEN coalesce(\(nextRun)::timestamptz, next_run_at) ELSE next_run_at END
+                next_run_at = CASE WHEN status = 'scheduled' AND \(nextRun)::timestamptz IS NOT NULL
+                                   THEN \(nextRun)::timestamptz ELSE next_run_at END
             WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status IN ('draft', 'scheduled')
+              AND (status = 'draft' OR \(armable))
             RETURNING \(literal: Self.columns)
             """)
-        return try outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
+        return try outcome(of: rows, id: id, expectedVersion: expectedVersion, arming: arming, on: connection)
     }
 
     /// Explains a guarded write: the updated campaign, or why the guard held.
-    func outcome(of rows: PostgresRows, id: String, expectedVersion: Int, on connection: PostgresConnection) throws -> UpdateOutcome {
+    func outcome(of rows: PostgresRows, id: String, expectedVersion: Int, arming: Result<Date, ValidationErrors>? = nil,
+                 on connection: PostgresConnection) throws -> UpdateOutcome {
         if let updated = try Self.records(rows).first { return .updated(updated) }
         guard let current = try find(id: id, on: connection) else { return .notFound }
         if current.version != expectedVersion { return .versionMismatch(current: current) }
+        if current.status == CampaignStatus.scheduled.rawValue, case .failure(let errors)? = arming {
+            return .unschedulable(current: current, errors: errors)
+        }
         return .notEditable(current: current)
     }
 
