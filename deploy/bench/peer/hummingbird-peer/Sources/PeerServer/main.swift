@@ -4,7 +4,7 @@
 //   PeerServer PORT
 //
 //   GET /healthz    → 200 {"status":"ok"} (application/json)
-//   GET /echo/{id}  → 200 {"id":"<id>","length":<characters>} (routing + JSON, no database)
+//   GET /echo/{id}  → 200 JSON with the (still percent-encoded) id and its length, via JSONEncoder
 import Foundation
 import Hummingbird
 
@@ -36,11 +36,9 @@ router.get("echo/{id}") { _, context -> Echo in
     return Echo(id: id, length: id.count)
 }
 
-var logger = Logger(label: "peer")
-logger.logLevel = .warning
 let app = Application(
     router: router,
-    configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "peer"),
-    logger: logger
+    // Hummingbird's default logger: one line at start, nothing per request (no logging middleware).
+    configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "peer")
 )
 try await app.runService()
