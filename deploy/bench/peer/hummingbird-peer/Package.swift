@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 // The peer for Herald's HTTP benchmark: a minimal Hummingbird 2 server with the same routes.
-// Built and run by deploy/bench/peer/run; not part of Herald's own package.
+// Built and run by deploy/bench/peer/run; not part of Herald's own package. The folder is not named
+// `hummingbird` because SwiftPM names a root package after its folder, which would clash with the
+// dependency's identity.
 import PackageDescription
 
 let package = Package(
