@@ -28,11 +28,14 @@ let package = Package(
 
         // Pure JSON values: a parser that says where input is malformed, and a fast byte-level writer.
         .target(name: "HeraldJSON"),
+        // A pthread mutex with a condition variable and monotonic deadlines (Synchronization.Mutex has no
+        // condition variable): the pool's waits and the scheduler's doorbell.
+        .target(name: "HeraldSync"),
         // HTTP/1.1 on raw sockets and epoll; knows nothing of campaigns or databases.
         .target(name: "HeraldHTTP", dependencies: ["CLinux"]),
         // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
         // COpenSSL: SHA-256 checksums of migration files.
-        .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "COpenSSL"]),
+        .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "COpenSSL", "HeraldSync"]),
         // The FCM HTTP v1 API: message model, service-account OAuth, the libcurl sender, retry policy.
         .target(name: "HeraldFCM", dependencies: ["HeraldJSON", "CCurl", "COpenSSL"]),
         // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.
@@ -41,7 +44,7 @@ let package = Package(
         .target(name: "HeraldCore", dependencies: ["HeraldJSON", "HeraldFCM"]),
         // The application: REST handlers, pages, the stores' SQL, the scheduler and workers.
         .target(name: "HeraldApp",
-                dependencies: ["HeraldCore", "HeraldHTTP", "HeraldPostgres", "HeraldFCM", "HeraldJSON", "COpenSSL",
+                dependencies: ["HeraldCore", "HeraldHTTP", "HeraldPostgres", "HeraldFCM", "HeraldJSON", "HeraldSync", "COpenSSL",
                                .product(name: "Mustache", package: "swift-mustache")],
                 // Templates are compiled into the binary, so a release folder has nothing extra to ship.
                 resources: [.embedInCode("Pages/Templates")]),

@@ -1,3 +1,5 @@
+import HeraldSync
+
 /// A bounded pool of connections for threads that block on libpq.
 ///
 /// Connections open lazily, up to `maxConnections`. A caller waits up to `acquireTimeout` for a

@@ -2,12 +2,12 @@ import Glibc
 
 /// State guarded by a pthread mutex, with a condition variable for waits that end at a
 /// deadline. (`Synchronization.Mutex` has no condition variable.)
-final class ConditionLock<State>: @unchecked Sendable {
+public final class ConditionLock<State>: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var state: State
 
-    init(_ state: State) {
+    public init(_ state: State) {
         self.state = state
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
@@ -26,7 +26,7 @@ final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Runs `body` with the state, holding the lock.
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
@@ -34,7 +34,7 @@ final class ConditionLock<State>: @unchecked Sendable {
 
     /// Calls `attempt` under the lock until it returns a value, waiting for a signal between
     /// attempts; nil once `deadline` has passed. `onWait(state, true/false)` brackets each wait.
-    func wait<R>(
+    public func wait<R>(
         until deadline: timespec,
         onWait: (inout State, Bool) -> Void = { _, _ in },
         _ attempt: (inout State) throws -> R?
@@ -52,14 +52,14 @@ final class ConditionLock<State>: @unchecked Sendable {
     }
 
     /// Wakes one waiter.
-    func signal() { pthread_cond_signal(condition) }
+    public func signal() { pthread_cond_signal(condition) }
 
     /// Wakes every waiter.
-    func broadcast() { pthread_cond_broadcast(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
 }
 
 /// The monotonic clock now plus `duration`, as a pthread deadline.
-func monotonicDeadline(after duration: Duration) -> timespec {
+public func monotonicDeadline(after duration: Duration) -> timespec {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     let (seconds, attoseconds) = duration.components
