@@ -43,7 +43,7 @@ import Testing
         let text = String(decoding: response.data, as: UTF8.self)
         var samples: [String: Double] = [:]
         var typed: Set<String> = []
-        let sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.e+]+|\+Inf|NaN)$/
+        let sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|[-+]Inf|NaN)$/
         for line in text.split(separator: "\n") {
             if line.hasPrefix("# TYPE ") {
                 let parts = line.split(separator: " ")
