@@ -53,18 +53,21 @@ def submit_with(driver, button) -> None:
     """Clicks a form's submit button and waits for the next page to replace this one."""
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
-    from selenium.common.exceptions import WebDriverException
+    from selenium.common.exceptions import TimeoutException, WebDriverException
     page = driver.find_element(By.TAG_NAME, "html")
     try:
         button.click()
     except WebDriverException:
         # Chromedriver sometimes reports a click that started the navigation as failed
-        # ("Node … does not belong to the document"); click again only if nothing happened.
-        try:
-            WebDriverWait(driver, 2).until(expected_conditions.staleness_of(page))
-        except WebDriverException:
-            button.click()
-    WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page), "the form post never loaded a new page")
+        # ("Node … does not belong to the document"); the wait below tells whether it did.
+        pass
+    try:
+        # A loaded machine can take seconds to navigate: wait the whole time before concluding
+        # that the click did nothing, so a slow page is never posted twice.
+        WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
+    except TimeoutException:
+        button.click()
+        WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page), "the form post never loaded a new page")
 
 
 def wait_for_text(driver, text: str, seconds: float = 10) -> None:

@@ -88,11 +88,27 @@ public final class Metrics: Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `name="value",…` with values escaped as the text format asks (backslash, quote, newline).
+    /// It runs on every request, so values needing no escape (all of Herald's, in practice) are
+    /// copied byte for byte; callgrind showed the general path as most of a request's cost.
     static func render(_ labels: [(String, String)]) -> String {
-        labels.map { name, value in
-            let escaped = value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
-            return "\(name)=\"\(escaped)\""
-        }.joined(separator: ",")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(labels.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+        for (index, (name, value)) in labels.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(contentsOf: "=\"".utf8)
+            for byte in value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
+                case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\n"): bytes.append(contentsOf: "\\n".utf8)
+                default: bytes.append(byte)
+                }
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func format(_ value: Double) -> String {
