@@ -51,23 +51,32 @@ def sign_in(driver) -> None:
 
 def submit_with(driver, button) -> None:
     """Clicks a form's submit button and waits for the next page to replace this one."""
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
     from selenium.common.exceptions import TimeoutException, WebDriverException
     page = driver.find_element(By.TAG_NAME, "html")
+
+    def replaced(_) -> bool:
+        # The old page's root is gone once the next page loads. Chromedriver says so either as a
+        # stale element or as "Node … does not belong to the document": both mean replaced.
+        try:
+            page.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+
     try:
         button.click()
     except WebDriverException:
-        # Chromedriver sometimes reports a click that started the navigation as failed
-        # ("Node … does not belong to the document"); the wait below tells whether it did.
+        # Chromedriver sometimes reports a click that started the navigation as failed; the
+        # wait below tells whether it did.
         pass
     try:
         # A loaded machine can take seconds to navigate: wait the whole time before concluding
         # that the click did nothing, so a slow page is never posted twice.
-        WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page))
+        WebDriverWait(driver, 15).until(replaced)
     except TimeoutException:
         button.click()
-        WebDriverWait(driver, 15).until(expected_conditions.staleness_of(page), "the form post never loaded a new page")
+        WebDriverWait(driver, 15).until(replaced, "the form post never loaded a new page")
 
 
 def wait_for_text(driver, text: str, seconds: float = 10) -> None:
