@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Herald: a campaign composer for Firebase Cloud Messaging.
-// Dependencies point one way (see DESIGN.md): herald → HeraldApp → HeraldCore → HeraldFCM/HeraldHTTP/HeraldPostgres
+// Dependencies point one way (see DESIGN.md): herald → HeraldWeb → HeraldApp → HeraldCore, HeraldFCM, HeraldPostgres;
+// HeraldWeb → HeraldHTTP;
 // → HeraldJSON and the C system libraries. Nothing lower knows what is above it.
 import PackageDescription
 
@@ -42,15 +43,20 @@ let package = Package(
         .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "HeraldHTTP", "HeraldJSON", "COpenSSL"]),
         // The domain, pure: campaigns, validation and composer limits, rendering, the fan-out planner.
         .target(name: "HeraldCore", dependencies: ["HeraldJSON", "HeraldFCM"]),
-        // The application: REST handlers, pages, the stores' SQL, the scheduler and workers.
+        // The application: one service per aggregate (each write one transaction with its audit
+        // entry), the stores' SQL, the scheduler and workers. It speaks no HTTP and renders no HTML.
         .target(name: "HeraldApp",
-                dependencies: ["HeraldCore", "HeraldHTTP", "HeraldPostgres", "HeraldFCM", "HeraldJSON", "HeraldSync", "COpenSSL",
+                dependencies: ["HeraldCore", "HeraldPostgres", "HeraldFCM", "HeraldJSON", "HeraldSync", "COpenSSL"]),
+        // Everything that speaks HTTP or HTML: the one route table, the middleware that builds each
+        // request's context, the REST handlers, the pages and their templates, the two error renderers.
+        .target(name: "HeraldWeb",
+                dependencies: ["HeraldApp", "HeraldCore", "HeraldHTTP", "HeraldFCM", "HeraldJSON",
                                .product(name: "Mustache", package: "swift-mustache")],
                 // Templates are compiled into the binary, so a release folder has nothing extra to ship.
                 resources: [.embedInCode("Pages/Templates")]),
         // The command line and the wiring.
         .executableTarget(name: "herald", dependencies: [
-            "HeraldApp", "FCMEmulator", "HeraldPostgres", "HeraldHTTP",
+            "HeraldWeb", "HeraldApp", "FCMEmulator", "HeraldPostgres", "HeraldHTTP",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -61,6 +67,6 @@ let package = Package(
         .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres", "HeraldTestSupport"]),
         .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFCM", "HeraldJSON"]),
-        .testTarget(name: "HeraldAppTests", dependencies: ["HeraldTestSupport", "HeraldApp", "FCMEmulator", "HeraldHTTP", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
+        .testTarget(name: "HeraldAppTests", dependencies: ["HeraldTestSupport", "HeraldApp", "HeraldWeb", "FCMEmulator", "HeraldHTTP", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
     ]
 )

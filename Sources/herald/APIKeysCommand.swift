@@ -20,7 +20,7 @@ struct APIKeysCommand: ParsableCommand {
             let (service, pool) = try accountService()
             defer { pool.close() }
             let created = try reportingFailures {
-                try service.createKey(name: name, role: role, scope: scope, by: nil, actor: commandLineActor())
+                try service.createKey(name: name, role: role, scope: scope, by: commandLineActor())
             }
             print(created.key)
             printError("Key \(created.record.name) (\(created.record.role.rawValue), \(created.record.scope.rawValue)) id \(created.record.id). "
@@ -46,7 +46,7 @@ struct APIKeysCommand: ParsableCommand {
         func run() throws {
             let (service, pool) = try accountService()
             defer { pool.close() }
-            let key = try reportingFailures { try service.revokeKey(id: id, by: nil, actor: commandLineActor()) }
+            let key = try reportingFailures { try service.revokeKey(id: id, by: commandLineActor()) }
             print("Revoked \(key.name) (\(key.prefix)…).")
         }
     }

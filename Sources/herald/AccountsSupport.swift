@@ -21,22 +21,22 @@ func accountService() throws -> (AccountService, PostgresPool) {
         print("herald: cannot prepare the database: \(error)")
         throw ExitCode.failure
     }
-    return (AccountService(pool: pool), pool)
+    return (AccountService(database: Database(pool: pool)), pool)
 }
 
 /// Who runs the command, for the audit log: `cli:<login name>`.
-func commandLineActor() -> String {
+func commandLineActor() -> Actor {
     let name = getpwuid(getuid()).flatMap { $0.pointee.pw_name }.map { String(cString: $0) }
         ?? processEnvironment()["USER"] ?? "unknown"
-    return "cli:\(name)"
+    return Actor(name: "cli:\(name)")
 }
 
 /// Runs an account action and turns its failures into a plain message and exit code 1.
 func reportingFailures<T>(_ action: () throws -> T) throws -> T {
     do {
         return try action()
-    } catch let problem as Problem {
-        print("herald: \(problem.detail ?? problem.title)")
+    } catch let error as AppError {
+        print("herald: \(error.message)")
         throw ExitCode.failure
     } catch {
         print("herald: \(error)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HeraldApp
+import HeraldWeb
 import HeraldHTTP
 
 struct Serve: ParsableCommand {

@@ -13,7 +13,7 @@ public struct APIKeyRecord: Sendable, Equatable {
     public var lastUsedAt: String?
     public var revokedAt: String?
 
-    var json: JSON {
+    public var json: JSON {
         ["id": .string(id), "name": .string(name), "prefix": .string(prefix), "role": .string(role.rawValue),
          "scope": .string(scope.rawValue), "created_by": createdBy.map { .string($0) } ?? .null,
          "created_at": .string(createdAt), "last_used_at": lastUsedAt.map { .string($0) } ?? .null,
@@ -29,11 +29,8 @@ public struct APIKeyStore: Sendable {
     static let keyPrefix = "hk_"
     static let visiblePrefixLength = 11
 
-    static let columns: StaticString = """
-        id::text, name, prefix, role, scope, created_by,
-        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-        to_char(last_used_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-        to_char(revoked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+    static let columns: PostgresQuery = """
+        id::text, name, prefix, role, scope, created_by, \(utc: "created_at"), \(utc: "last_used_at"), \(utc: "revoked_at")
         """
 
     /// Creates a key and returns it with its record; the key is never shown again.
@@ -44,13 +41,13 @@ public struct APIKeyStore: Sendable {
         let rows = try connection.query("""
             INSERT INTO api_keys (name, prefix, key_sha256, role, scope, created_by)
             VALUES (\(name), \(prefix), \(Secrets.sha256Hex(key)), \(role.rawValue), \(scope.rawValue), \(createdBy))
-            RETURNING \(literal: Self.columns)
+            RETURNING \(fragment: Self.columns)
             """)
         return (key, try Self.records(rows)[0])
     }
 
     public func list(on connection: PostgresConnection) throws -> [APIKeyRecord] {
-        try Self.records(connection.query("SELECT \(literal: Self.columns) FROM api_keys ORDER BY created_at DESC, id"))
+        try Self.records(connection.query("SELECT \(fragment: Self.columns) FROM api_keys ORDER BY created_at DESC, id"))
     }
 
     /// Revokes a key at once; nil when there is no such key.
@@ -58,7 +55,7 @@ public struct APIKeyStore: Sendable {
         guard CampaignStore.isUUID(id) else { return nil }
         let rows = try connection.query("""
             UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = \(id)::uuid
-            RETURNING \(literal: Self.columns)
+            RETURNING \(fragment: Self.columns)
             """)
         return try Self.records(rows).first
     }
@@ -84,8 +81,8 @@ public struct APIKeyStore: Sendable {
         try rows.map { row in
             APIKeyRecord(id: try row.decode(String.self, at: 0), name: try row.decode(String.self, at: 1),
                          prefix: try row.decode(String.self, at: 2),
-                         role: Role(rawValue: try row.decode(String.self, at: 3)) ?? .viewer,
-                         scope: APIKeyScope(rawValue: try row.decode(String.self, at: 4)) ?? .events,
+                         role: try row.decode(Role.self, at: 3),
+                         scope: try row.decode(APIKeyScope.self, at: 4),
                          createdBy: try row.decode(String?.self, at: 5), createdAt: try row.decode(String.self, at: 6),
                          lastUsedAt: try row.decode(String?.self, at: 7), revokedAt: try row.decode(String?.self, at: 8))
         }

@@ -1,71 +1,68 @@
-import HeraldHTTP
 import HeraldJSON
 import HeraldPostgres
 
 /// Managing users and API keys, with the rules and the audit entries in one place: the REST API,
-/// the admin pages and the command line all go through here. Failures are `Problem`s whose
-/// detail a page or a terminal can show as is.
+/// the admin pages and the command line all go through here. Each change is one transaction with
+/// its audit entry; passwords are hashed before a connection is taken.
 public struct AccountService: Sendable {
-    let pool: PostgresPool
+    let database: Database
     let users = UserStore()
     let keys = APIKeyStore()
     let audit = AuditLog()
 
     public static let minimumPasswordLength = 12
+    public static let maximumKeyNameLength = 100
 
-    public init(pool: PostgresPool) { self.pool = pool }
+    public init(database: Database) { self.database = database }
 
-    /// Creates a user. `by` is who does it (nil on the command line, recorded as `actor`).
-    public func createUser(email: String, role: Role, password: String, by viewer: Viewer?, actor: String? = nil,
-                           request: HTTPRequest? = nil) throws -> UserRecord {
-        let email = email.trimmingSpaces
+    /// Creates a user.
+    public func createUser(email: String, role: Role, password: String, by actor: Actor) throws -> UserRecord {
+        let email = email.trimmingCharacters(in: " \t")
         try Self.checkEmail(email)
         try Self.checkPassword(password)
+        let hash = PasswordHash.make(password)
         do {
-            return try pool.withConnection { connection in
-                let user = try users.create(email: email, role: role, password: password, on: connection)
-                try audit.record("user.created", by: viewer, actor: actor, object: ("user", user.id), request: request,
+            return try database.transaction { connection in
+                let user = try users.create(email: email, role: role, passwordHash: hash, on: connection)
+                try audit.record(.userCreated, by: actor, object: ("user", user.id),
                                  details: ["email": .string(user.email), "role": .string(role.rawValue)], on: connection)
                 return user
             }
         } catch let error as PostgresError where error.code == .uniqueViolation {
-            throw Problem(status: 409, code: "email_taken", title: "E-mail already in use",
-                          detail: "A user with the e-mail \(email) already exists.")
+            throw AppError.conflict(code: "email_taken", title: "E-mail already in use", detail: "A user with the e-mail \(email) already exists.")
         }
     }
 
     /// Changes a user's role, disables or enables them, or sets a new password (which signs them out).
-    public func updateUser(id: String, role: Role?, disabled: Bool?, password: String?, by viewer: Viewer?,
-                           actor: String? = nil, request: HTTPRequest? = nil) throws -> UserRecord {
+    public func updateUser(id: String, role: Role?, disabled: Bool?, password: String?, by actor: Actor) throws -> UserRecord {
         if let password { try Self.checkPassword(password) }
-        if viewer?.userID == id, (role.map { $0 < .admin } ?? false) || disabled == true {
-            throw Problem(status: 409, code: "cannot_demote_self", title: "Not on yourself",
-                          detail: "You cannot demote or disable your own account; ask another admin.")
+        if actor.userID == id, (role.map { $0 < .admin } ?? false) || disabled == true {
+            throw AppError.conflict(code: "cannot_demote_self", title: "Not on yourself",
+                                    detail: "You cannot demote or disable your own account; ask another admin.")
         }
-        return try pool.withConnection { connection in
-            guard let user = try users.update(id: id, role: role, disabled: disabled, password: password, on: connection) else {
-                throw Problem.notFound("User \(id)")
+        let hash = password.map { PasswordHash.make($0) }
+        return try database.transaction { connection in
+            guard let user = try users.update(id: id, role: role, disabled: disabled, passwordHash: hash, on: connection) else {
+                throw AppError.notFound(what: "User \(id)")
             }
             var details: JSONObject = [:]
             if let role { details["role"] = .string(role.rawValue) }
             if let disabled { details["disabled"] = .bool(disabled) }
             if password != nil { details["password_changed"] = true }
-            try audit.record("user.updated", by: viewer, actor: actor, object: ("user", id), request: request,
-                             details: details, on: connection)
+            try audit.record(.userUpdated, by: actor, object: ("user", id), details: details, on: connection)
             return user
         }
     }
 
     /// Creates an API key; the returned key is shown once and never again.
-    public func createKey(name: String, role: Role, scope: APIKeyScope, by viewer: Viewer?, actor: String? = nil,
-                          request: HTTPRequest? = nil) throws -> (key: String, record: APIKeyRecord) {
-        let name = name.trimmingSpaces
-        guard !name.isEmpty, name.utf8.count <= 100 else {
-            throw Self.invalid("name", "Give the key a name of 1 to 100 characters, saying who or what uses it.")
+    public func createKey(name: String, role: Role, scope: APIKeyScope, by actor: Actor) throws -> (key: String, record: APIKeyRecord) {
+        let name = name.trimmingCharacters(in: " \t")
+        guard !name.isEmpty, name.utf8.count <= Self.maximumKeyNameLength else {
+            throw AppError.invalidField("name", "Give the key a name of 1 to \(Self.maximumKeyNameLength) characters, saying who or what uses it.")
         }
-        return try pool.withConnection { connection in
-            let created = try keys.create(name: name, role: role, scope: scope, createdBy: viewer?.email ?? actor, on: connection)
-            try audit.record("api_key.created", by: viewer, actor: actor, object: ("api_key", created.record.id), request: request,
+        return try database.transaction { connection in
+            let created = try keys.create(name: name, role: role, scope: scope, createdBy: actor.name, on: connection)
+            try audit.record(.apiKeyCreated, by: actor, object: ("api_key", created.record.id),
                              details: ["name": .string(name), "role": .string(role.rawValue), "scope": .string(scope.rawValue),
                                        "prefix": .string(created.record.prefix)], on: connection)
             return created
@@ -73,34 +70,44 @@ public struct AccountService: Sendable {
     }
 
     /// Revokes a key; it stops working at once.
-    public func revokeKey(id: String, by viewer: Viewer?, actor: String? = nil, request: HTTPRequest? = nil) throws -> APIKeyRecord {
-        try pool.withConnection { connection in
-            guard let key = try keys.revoke(id: id, on: connection) else { throw Problem.notFound("API key \(id)") }
-            try audit.record("api_key.revoked", by: viewer, actor: actor, object: ("api_key", id), request: request,
+    public func revokeKey(id: String, by actor: Actor) throws -> APIKeyRecord {
+        try database.transaction { connection in
+            guard let key = try keys.revoke(id: id, on: connection) else { throw AppError.notFound(what: "API key \(id)") }
+            try audit.record(.apiKeyRevoked, by: actor, object: ("api_key", id),
                              details: ["name": .string(key.name), "prefix": .string(key.prefix)], on: connection)
             return key
         }
     }
 
-    public func listUsers() throws -> [UserRecord] { try pool.withConnection { try users.list(on: $0) } }
-    public func listKeys() throws -> [APIKeyRecord] { try pool.withConnection { try keys.list(on: $0) } }
+    public func listUsers() throws -> [UserRecord] { try database.read { try users.list(on: $0) } }
+    public func listKeys() throws -> [APIKeyRecord] { try database.read { try keys.list(on: $0) } }
 
-    static func checkEmail(_ email: String) throws(Problem) {
+    /// Newest first, `limit` entries with ids below `before` (the cursor), and the next cursor.
+    public func auditEntries(before: Int64?, limit: Int) throws -> (entries: [AuditEntry], next: Int64?) {
+        try database.read { try audit.list(before: before, limit: limit, on: $0) }
+    }
+
+    static func checkEmail(_ email: String) throws(AppError) {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.utf8.count <= 320,
               !email.contains(where: { $0.isWhitespace }) else {
-            throw invalid("email", "Enter an e-mail address such as ana@example.com.")
+            throw .invalidField("email", "Enter an e-mail address such as ana@example.com.")
         }
     }
 
-    static func checkPassword(_ password: String) throws(Problem) {
+    static func checkPassword(_ password: String) throws(AppError) {
         guard password.count >= minimumPasswordLength, password.utf8.count <= 1024 else {
-            throw invalid("password", "A password needs at least \(minimumPasswordLength) characters.")
+            throw .invalidField("password", "A password needs at least \(minimumPasswordLength) characters.")
         }
     }
+}
 
-    static func invalid(_ field: String, _ message: String) -> Problem {
-        Problem(status: 422, code: "validation_failed", title: "The request is not valid", detail: message,
-                extensions: ["errors": [["path": .string(field), "code": "invalid_value", "message": .string(message)]]])
+extension String {
+    /// Without the given characters at either end.
+    func trimmingCharacters(in set: String) -> String {
+        var text = Substring(self)
+        while let first = text.first, set.contains(first) { text = text.dropFirst() }
+        while let last = text.last, set.contains(last) { text = text.dropLast() }
+        return String(text)
     }
 }

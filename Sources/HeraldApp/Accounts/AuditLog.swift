@@ -1,4 +1,3 @@
-import HeraldHTTP
 import HeraldJSON
 import HeraldPostgres
 
@@ -15,7 +14,7 @@ public struct AuditEntry: Sendable, Equatable {
     public var address: String
     public var details: JSON
 
-    var json: JSON {
+    public var json: JSON {
         ["id": .number(Double(id)), "at": .string(at), "actor": .string(actor),
          "user_id": userID.map { .string($0) } ?? .null, "api_key_id": apiKeyID.map { .string($0) } ?? .null,
          "action": .string(action), "object_type": objectType.map { .string($0) } ?? .null,
@@ -23,28 +22,40 @@ public struct AuditEntry: Sendable, Equatable {
     }
 }
 
-/// The audit log: who did what to which object, when and from where. Append-only.
-///
-/// Actions: `campaign.created`, `campaign.updated`, `campaign.deleted`, `campaign.scheduled`,
-/// `campaign.cancelled`, `user.created`, `user.updated`, `api_key.created`, `api_key.revoked`,
-/// `sign_in.succeeded`, `sign_in.failed`, `sign_out`. (Attempts refused while an account is locked are
-/// logged, not audited, so that an attack cannot fill the table.)
+/// What the audit log records. Attempts refused while an account is locked are logged, not
+/// audited, so that an attack cannot fill the table.
+public enum AuditAction: String, Sendable, CaseIterable {
+    case campaignCreated = "campaign.created"
+    case campaignUpdated = "campaign.updated"
+    case campaignDeleted = "campaign.deleted"
+    case campaignScheduled = "campaign.scheduled"
+    case campaignPublished = "campaign.published"
+    case campaignCancelled = "campaign.cancelled"
+    case userCreated = "user.created"
+    case userUpdated = "user.updated"
+    case apiKeyCreated = "api_key.created"
+    case apiKeyRevoked = "api_key.revoked"
+    case signInSucceeded = "sign_in.succeeded"
+    case signInFailed = "sign_in.failed"
+    case signOut = "sign_out"
+}
+
+/// The audit log: who did what to which object, when and from where. Append-only; each entry is
+/// written on the connection of the change it records, so both commit together or neither does.
 public struct AuditLog: Sendable {
     public init() {}
 
-    /// Records `action` by `viewer` (or by `actor` when nobody is signed in, e.g. a failed sign-in).
-    func record(_ action: String, by viewer: Viewer?, actor: String? = nil, object: (type: String, id: String)? = nil,
-                request: HTTPRequest?, details: JSONObject = [:], on connection: PostgresConnection) throws {
-        let who = viewer?.email ?? actor ?? "anonymous"
+    public func record(_ action: AuditAction, by actor: Actor, object: (type: String, id: String)? = nil,
+                       details: JSONObject = [:], on connection: PostgresConnection) throws {
         _ = try connection.execute("""
             INSERT INTO audit_log (user_id, api_key_id, actor, action, object_type, object_id, address, details)
-            VALUES (\(viewer?.userID)::uuid, \(viewer?.apiKeyID)::uuid, \(who), \(action), \(object?.type), \(object?.id),
-                    \(request?.clientAddress ?? ""), \(JSON.object(details).serializedString())::jsonb)
+            VALUES (\(actor.userID)::uuid, \(actor.apiKeyID)::uuid, \(actor.name), \(action.rawValue), \(object?.type), \(object?.id),
+                    \(actor.address), \(JSON.object(details).serializedString())::jsonb)
             """)
     }
 
     /// Newest first, `limit` entries with ids below `before` (the cursor), and the next cursor.
-    func list(before: Int64?, limit: Int, on connection: PostgresConnection) throws -> (entries: [AuditEntry], next: Int64?) {
+    public func list(before: Int64?, limit: Int, on connection: PostgresConnection) throws -> (entries: [AuditEntry], next: Int64?) {
         let rows = try connection.query("""
             SELECT id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), actor, user_id::text, api_key_id::text,
                    action, object_type, object_id, address, details::text
@@ -64,15 +75,5 @@ public struct AuditLog: Sendable {
             next = entries.last?.id
         }
         return (entries, next)
-    }
-}
-
-extension AuditLog {
-    /// Records `action` on a campaign when a guarded write went through (and nothing when it did not).
-    func record(_ action: String, _ outcome: CampaignStore.UpdateOutcome, by viewer: Viewer, request: HTTPRequest,
-                on connection: PostgresConnection) throws {
-        guard case .updated(let record) = outcome else { return }
-        try self.record(action, by: viewer, object: ("campaign", record.id), request: request,
-                        details: ["version": .number(Double(record.version)), "status": .string(record.status)], on: connection)
     }
 }

@@ -37,12 +37,6 @@ public struct Viewer: Sendable {
         self.csrfToken = csrfToken
         self.scope = scope
     }
-
-    /// What `layout.mustache` reads: `user`, `email`, `role`, `csrf_token`. Merge it into a page's context.
-    public var layoutContext: [String: Any] {
-        ["user": true, "email": email, "role": role.rawValue, "csrf_token": csrfToken ?? "",
-         "is_admin": role >= .admin, "is_publisher": role >= .publisher, "is_editor": role >= .editor]
-    }
 }
 
 /// What an API key may be used for.

@@ -3,7 +3,7 @@ import HeraldFCM
 
 /// The few cryptographic primitives accounts need, all from libcrypto: random bytes, SHA-256,
 /// constant-time comparison and the password KDF.
-enum Secrets {
+public enum Secrets {
     /// Cryptographically random bytes (`RAND_bytes`). libcrypto failing to seed is not something
     /// Herald can recover from, and handing out a predictable secret would be worse than stopping.
     static func randomBytes(_ count: Int) -> [UInt8] {
@@ -15,7 +15,7 @@ enum Secrets {
     }
 
     /// A random 256-bit token, base64url without padding (43 characters).
-    static func token() -> String { Base64URL.encode(randomBytes(32)) }
+    public static func token() -> String { Base64URL.encode(randomBytes(32)) }
 
     /// SHA-256 of the UTF-8 text, as 64 lowercase hex digits: how session ids and API keys are stored.
     static func sha256Hex(_ text: String) -> String {
@@ -40,7 +40,7 @@ enum Secrets {
     }
 
     /// Whether two tokens (CSRF tokens, for example) are equal, compared in constant time.
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         constantTimeEqual(Array(a.utf8), Array(b.utf8))
     }
 }

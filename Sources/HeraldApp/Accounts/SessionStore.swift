@@ -2,10 +2,15 @@ import HeraldPostgres
 
 /// Browser sessions in PostgreSQL. The cookie carries a random 256-bit id; the table holds only
 /// its SHA-256, so a copy of the database cannot be replayed as a cookie.
-struct SessionStore: Sendable {
+public struct SessionStore: Sendable {
     /// Idle expiry (sliding) and absolute expiry, in seconds.
     let idleSeconds: Int
-    let lifetimeSeconds: Int
+    public let lifetimeSeconds: Int
+
+    public init(idleSeconds: Int, lifetimeSeconds: Int) {
+        self.idleSeconds = idleSeconds
+        self.lifetimeSeconds = lifetimeSeconds
+    }
 
     /// A new session for `userID`: the id for the cookie and the CSRF token for forms.
     func create(userID: String, on connection: PostgresConnection) throws -> (id: String, csrfToken: String) {
@@ -37,7 +42,7 @@ struct SessionStore: Sendable {
             _ = try connection.execute("UPDATE sessions SET last_seen_at = now() WHERE id_sha256 = \(hash)")
         }
         return Viewer(userID: try row.decode(String.self, at: 0), email: try row.decode(String.self, at: 1),
-                      role: Role(rawValue: try row.decode(String.self, at: 2)) ?? .viewer,
+                      role: try row.decode(Role.self, at: 2),
                       csrfToken: try row.decode(String.self, at: 3))
     }
 

@@ -5,9 +5,14 @@ import HeraldPostgres
 /// right password, until the oldest of them leaves the window; one address gets five times as
 /// many across all accounts (so guessing many accounts from one place is slowed too).
 /// Refused attempts while locked are not counted, so the lock ends when the window passes.
-struct SignInThrottle: Sendable {
+public struct SignInThrottle: Sendable {
     let maxFailures: Int
     let windowSeconds: Int
+
+    public init(maxFailures: Int, windowSeconds: Int) {
+        self.maxFailures = maxFailures
+        self.windowSeconds = windowSeconds
+    }
 
     var maxFailuresPerAddress: Int { maxFailures * 5 }
 

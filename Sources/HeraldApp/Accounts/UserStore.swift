@@ -9,7 +9,7 @@ public struct UserRecord: Sendable, Equatable {
     public var disabled: Bool
     public var createdAt: String
 
-    var json: JSON {
+    public var json: JSON {
         ["id": .string(id), "email": .string(email), "role": .string(role.rawValue),
          "disabled": .bool(disabled), "created_at": .string(createdAt)]
     }
@@ -19,48 +19,45 @@ public struct UserRecord: Sendable, Equatable {
 public struct UserStore: Sendable {
     public init() {}
 
-    static let columns: StaticString = """
-        id::text, email, role, disabled, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-        """
+    static let columns: PostgresQuery = "id::text, email, role, disabled, \(utc: "created_at")"
 
-    /// Creates a user; a taken e-mail is a `PostgresError` with code `uniqueViolation`.
-    public func create(email: String, role: Role, password: String, on connection: PostgresConnection) throws -> UserRecord {
-        let hash = PasswordHash.make(password)
+    /// Creates a user with a hash made beforehand (`PasswordHash.make`, slow on purpose: never
+    /// while holding a connection); a taken e-mail is a `PostgresError` with code `uniqueViolation`.
+    public func create(email: String, role: Role, passwordHash hash: String, on connection: PostgresConnection) throws -> UserRecord {
         let rows = try connection.query("""
-            INSERT INTO users (email, role, password_hash) VALUES (\(email), \(role.rawValue), \(hash))
-            RETURNING \(literal: Self.columns)
+            INSERT INTO users (email, role, password_hash) VALUES (\(email), \(role), \(hash))
+            RETURNING \(fragment: Self.columns)
             """)
         return try Self.records(rows)[0]
     }
 
     public func list(on connection: PostgresConnection) throws -> [UserRecord] {
-        try Self.records(connection.query("SELECT \(literal: Self.columns) FROM users ORDER BY lower(email)"))
+        try Self.records(connection.query("SELECT \(fragment: Self.columns) FROM users ORDER BY lower(email)"))
     }
 
     public func find(id: String, on connection: PostgresConnection) throws -> UserRecord? {
         guard CampaignStore.isUUID(id) else { return nil }
-        return try Self.records(connection.query("SELECT \(literal: Self.columns) FROM users WHERE id = \(id)::uuid")).first
+        return try Self.records(connection.query("SELECT \(fragment: Self.columns) FROM users WHERE id = \(id)::uuid")).first
     }
 
     /// The user and stored password hash for a sign-in attempt.
     func credentials(email: String, on connection: PostgresConnection) throws -> (user: UserRecord, passwordHash: String)? {
         let rows = try connection.query("""
-            SELECT \(literal: Self.columns), password_hash FROM users WHERE lower(email) = lower(\(email))
+            SELECT \(fragment: Self.columns), password_hash FROM users WHERE lower(email) = lower(\(email))
             """)
         guard let user = try Self.records(rows).first, let row = rows.first else { return nil }
         return (user, try row.decode(String.self, at: 5))
     }
 
     /// Changes role, disabled flag and/or password; disabling or a new password ends the user's sessions.
-    public func update(id: String, role: Role?, disabled: Bool?, password: String?, on connection: PostgresConnection) throws -> UserRecord? {
+    public func update(id: String, role: Role?, disabled: Bool?, passwordHash hash: String?, on connection: PostgresConnection) throws -> UserRecord? {
         guard CampaignStore.isUUID(id) else { return nil }
-        let hash = password.map { PasswordHash.make($0) }
         let rows = try connection.query("""
-            UPDATE users SET role = coalesce(\(role?.rawValue), role), disabled = coalesce(\(disabled), disabled),
+            UPDATE users SET role = coalesce(\(role), role), disabled = coalesce(\(disabled), disabled),
                 password_hash = coalesce(\(hash), password_hash), updated_at = now()
-            WHERE id = \(id)::uuid RETURNING \(literal: Self.columns)
+            WHERE id = \(id)::uuid RETURNING \(fragment: Self.columns)
             """)
-        if disabled == true || password != nil {
+        if disabled == true || hash != nil {
             _ = try connection.execute("DELETE FROM sessions WHERE user_id = \(id)::uuid")
         }
         return try Self.records(rows).first
@@ -69,7 +66,7 @@ public struct UserStore: Sendable {
     static func records(_ rows: PostgresRows) throws -> [UserRecord] {
         try rows.map { row in
             UserRecord(id: try row.decode(String.self, at: 0), email: try row.decode(String.self, at: 1),
-                       role: Role(rawValue: try row.decode(String.self, at: 2)) ?? .viewer,
+                       role: try row.decode(Role.self, at: 2),
                        disabled: try row.decode(Bool.self, at: 3), createdAt: try row.decode(String.self, at: 4))
         }
     }

@@ -1,22 +1,50 @@
 import HeraldCore
 import HeraldJSON
 
-/// A stored campaign: its validated content and the bookkeeping around it.
+/// A stored campaign: its content as stored and the bookkeeping around it.
+///
+/// The content was validated when it was written; reading does not validate it again, so one row
+/// that a later rule no longer accepts still lists and reads. `spec()` parses it where a use case
+/// needs the rules to hold (editing, planning, previews) and says so when they do not.
 public struct CampaignRecord: Sendable, Equatable {
     public var id: String
-    public var status: String
+    public var name: String
+    public var status: CampaignStatus
     public var version: Int
-    public var spec: CampaignSpec
+    /// The contract's JSON as it was stored.
+    public var content: JSON
     public var author: String?
     /// RFC 3339 timestamps in UTC with microseconds, as PostgreSQL keeps them.
     public var createdAt: String
     public var updatedAt: String
 
-    /// The REST representation: the contract's content plus id, status, version and times.
+    public init(id: String, name: String, status: CampaignStatus, version: Int, content: JSON, author: String?,
+                createdAt: String, updatedAt: String) {
+        self.id = id
+        self.name = name
+        self.status = status
+        self.version = version
+        self.content = content
+        self.author = author
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// The content under today's rules.
+    public func spec() throws(AppError) -> CampaignSpec {
+        switch CampaignSpec.parse(content) {
+        case .success(let spec): return spec
+        case .failure(let errors):
+            throw .conflict(code: "stored_content_invalid", title: "The stored campaign no longer passes validation",
+                            detail: "Campaign \(id) holds content that today's rules refuse (\(errors.errors.map(\.message).joined(separator: "; "))); replace it with a valid version.",
+                            currentStatus: status)
+        }
+    }
+
+    /// The REST representation: the stored content plus id, status, version and times.
     public var json: JSON {
-        guard case .object(let content) = spec.toJSON() else { return spec.toJSON() }
-        var object: JSONObject = ["id": .string(id), "status": .string(status), "version": .number(Double(version))]
-        for (key, value) in content { object[key] = value }
+        var object: JSONObject = ["id": .string(id), "status": .string(status.rawValue), "version": .number(Double(version))]
+        for (key, value) in content.objectValue ?? [:] { object[key] = value }
         if let author { object["author"] = .string(author) }
         object["created_at"] = .string(createdAt)
         object["updated_at"] = .string(updatedAt)
@@ -25,7 +53,4 @@ public struct CampaignRecord: Sendable, Equatable {
 
     /// The strong entity tag of this version.
     public var etag: String { "\"\(version)\"" }
-
-    /// Statuses in which the content may still change (sending has not started).
-    public var isEditable: Bool { status == "draft" || status == "scheduled" }
 }

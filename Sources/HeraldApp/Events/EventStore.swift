@@ -16,24 +16,27 @@ public struct EventStore: Sendable {
     public struct Counts: Sendable, Equatable {
         public var opens = 0
         public var conversions = 0
+
+        public init(opens: Int = 0, conversions: Int = 0) {
+            self.opens = opens
+            self.conversions = conversions
+        }
     }
 
     public init() {}
 
     /// Records the events; an id already recorded is skipped. Answers how many were new.
     public func record(_ events: [Event], on connection: PostgresConnection) throws -> Int {
-        try connection.transaction { connection in
-            var inserted = 0
-            for event in events {
-                inserted += try connection.execute("""
-                    INSERT INTO events (id, campaign_id, variant, type, occurred_at)
-                    VALUES (\(event.id), \(event.campaignID)::uuid, \(event.variant), \(event.type),
-                            coalesce(\(event.occurredAt)::timestamptz, now()))
-                    ON CONFLICT (id) DO NOTHING
-                    """)
-            }
-            return inserted
+        var inserted = 0
+        for event in events {
+            inserted += try connection.execute("""
+                INSERT INTO events (id, campaign_id, variant, type, occurred_at)
+                VALUES (\(event.id), \(event.campaignID)::uuid, \(event.variant), \(event.type),
+                        coalesce(\(event.occurredAt)::timestamptz, now()))
+                ON CONFLICT (id) DO NOTHING
+                """)
         }
+        return inserted
     }
 
     /// Which of these campaign ids exist.

@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldPostgres
 
 /// The SQL of uploaded images. An image is named by the SHA-256 of its bytes, so uploading the

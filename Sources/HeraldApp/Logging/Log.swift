@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import HeraldHTTP
 import HeraldJSON
 import Synchronization
 
@@ -28,14 +27,6 @@ public final class Log: Sendable {
     public func info(_ message: String, _ fields: JSONObject = [:]) { write(.info, message, fields) }
     public func warning(_ message: String, _ fields: JSONObject = [:]) { write(.warning, message, fields) }
     public func error(_ message: String, _ fields: JSONObject = [:]) { write(.error, message, fields) }
-
-    func warning(_ message: String, request: HTTPRequest) {
-        write(.warning, message, ["method": .string(request.method.rawValue), "path": .string(request.path)])
-    }
-
-    func error(_ message: String, request: HTTPRequest) {
-        write(.error, message, ["method": .string(request.method.rawValue), "path": .string(request.path)])
-    }
 
     public func write(_ level: Level, _ message: String, _ fields: JSONObject) {
         guard level >= minimum else { return }

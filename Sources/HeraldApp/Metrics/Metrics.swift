@@ -31,7 +31,7 @@ public final class Metrics: Sendable {
     /// Seconds from a run's due time to a delivery's first attempt.
     static let latenessBounds = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
     /// Seconds to answer an HTTP request.
-    static let durationBounds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    public static let durationBounds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
     public init() {}
 

@@ -88,7 +88,7 @@ struct DeliveryStore: Sendable {
                     runIDs.append(run)
                     campaignIDs.append(campaign)
                     variants.append(request.variantKey)
-                    targets.append(SendingAPI.json(request.target).serializedString())
+                    targets.append(request.target.json.serializedString())
                     bodies.append(request.message.json().serializedString())
                 }
                 started.append(StartedRun(campaignID: campaign, runID: run, deliveries: requests.count))

@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldJSON
 import HeraldPostgres
 
@@ -40,7 +41,7 @@ struct ProgressStore: Sendable {
     }
 
     /// Deliveries in id order after `afterID`, optionally of one status.
-    func deliveries(campaignID: String, status: String?, afterID: Int64, limit: Int, on connection: PostgresConnection) throws -> [JSON] {
+    func deliveries(campaignID: String, status: DeliveryStatus?, afterID: Int64, limit: Int, on connection: PostgresConnection) throws -> [JSON] {
         guard CampaignStore.isUUID(campaignID) else { return [] }
         let rows = try connection.query("""
             SELECT id, run_id::text, variant_key, target::text, status, attempts, message_name, error_code, error_message,

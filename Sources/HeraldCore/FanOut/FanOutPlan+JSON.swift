@@ -13,7 +13,7 @@ extension FanOutPlan {
             "requests": .array(requests.map { request in
                 [
                     "variant": .string(request.variantKey),
-                    "target": [request.target.fieldName: .string(request.target.value)],
+                    "target": request.target.json,
                     "body": ["message": request.message.json(), "validate_only": false],
                     "payload_bytes": .number(Double(request.message.payloadSize)),
                     "payload_limit": .number(Double(request.message.payloadLimit)),
@@ -33,4 +33,10 @@ extension FanOutPlan {
         }
         return .object(object)
     }
+}
+
+extension Target {
+    /// `{"topic": …}`, `{"condition": …}` or `{"token": …}`: how the preview, the outbox and the
+    /// progress API show where a request goes.
+    public var json: JSON { [fieldName: .string(value)] }
 }

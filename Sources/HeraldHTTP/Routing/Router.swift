@@ -1,18 +1,10 @@
-/// Maps method and path to a handler.
+/// Maps method and path to a handler (a `RouteTable` of handlers that also runs them).
 ///
-/// Patterns are literal segments, `{name}` parameters and a final `{name...}` wildcard; matched
-/// parameters land in `request.parameters`, percent-decoded (a wildcard value may then contain
-/// `/` or `..`, so a file handler must check it). A path no route matches gets `notFound`; a path
-/// that only other methods match gets `methodNotAllowed` with an `Allow` header. HEAD is served
-/// by the GET route with the body dropped and its `Content-Length` kept (RFC 9110 §9.3.2).
+/// A path no route matches gets `notFound`; a path that only other methods match gets
+/// `methodNotAllowed` with an `Allow` header. HEAD is served by the GET route with the body
+/// dropped and its `Content-Length` kept (RFC 9110 §9.3.2).
 public struct Router: Sendable {
-    private struct Route: Sendable {
-        let method: HTTPMethod
-        let pattern: RoutePattern
-        let handler: HTTPHandler
-    }
-
-    private var table: [Route] = []
+    private var table = RouteTable<HTTPHandler>()
 
     /// Answers a path that no route matches. Default: 404 with a short text body.
     public var notFound: HTTPHandler = { _ in HTTPResponse(status: 404, text: "not found\n") }
@@ -28,11 +20,11 @@ public struct Router: Sendable {
 
     /// Adds a route. A later route with the same method and pattern replaces nothing: the first wins.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
-        table.append(Route(method: method, pattern: RoutePattern(pattern), handler: handler))
+        table.add(method, pattern, handler)
     }
 
     /// Every route, in the order added (for tests that walk them all).
-    public var routes: [(method: HTTPMethod, pattern: String)] { table.map { ($0.method, $0.pattern.text) } }
+    public var routes: [(method: HTTPMethod, pattern: String)] { table.routes.map { ($0.method, $0.pattern) } }
 
     /// Finds the route for `request` and runs it.
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -42,38 +34,19 @@ public struct Router: Sendable {
     /// Runs the request like `handle`, and says which pattern answered it (nil for 404 and 405),
     /// so metrics can count requests by route without a label per distinct path.
     public func route(_ request: HTTPRequest) -> (response: HTTPResponse, pattern: String?) {
-        let segments = RoutePattern.split(request.path)
-        var best: (route: Route, parameters: [String: String])?
-        var bestForGet: (route: Route, parameters: [String: String])?
-        var allowed: [HTTPMethod] = []
-        for route in table {
-            guard let parameters = route.pattern.match(segments) else { continue }
-            if !allowed.contains(route.method) { allowed.append(route.method) }
-            if route.method == request.method && isBetter(route, than: best?.route) { best = (route, parameters) }
-            if route.method == .get && isBetter(route, than: bestForGet?.route) { bestForGet = (route, parameters) }
-        }
         var request = request
-        if let best {
-            request.parameters = best.parameters
-            return (best.route.handler(request), best.route.pattern.text)
+        switch table.match(request.method, path: request.path) {
+        case .found(let handler, let parameters, let pattern, let headForGet):
+            request.parameters = parameters
+            var response = handler(request)
+            if headForGet { response.dropBodyForHead() }
+            return (response, pattern)
+        case .methodNotAllowed(let allowed):
+            var response = methodNotAllowed(request, allowed)
+            response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
+            return (response, nil)
+        case .notFound:
+            return (notFound(request), nil)
         }
-        if request.method == .head, let get = bestForGet {
-            request.parameters = get.parameters
-            var response = get.route.handler(request)
-            response.headers.set("Content-Length", String(response.body.count))
-            response.body = []
-            return (response, get.route.pattern.text)
-        }
-        if allowed.isEmpty { return (notFound(request), nil) }
-        if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
-        var response = methodNotAllowed(request, allowed)
-        response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
-        return (response, nil)
-    }
-
-    private func isBetter(_ route: Route, than current: Route?) -> Bool {
-        guard let current else { return true }
-        return route.pattern.specificity.lexicographicallyPrecedes(current.pattern.specificity) == false
-            && route.pattern.specificity != current.pattern.specificity
     }
 }

@@ -1,0 +1,95 @@
+import HeraldPostgres
+
+/// Signing in and out. The password is checked with no database connection held: PBKDF2 takes a
+/// good part of a second on purpose, and ten sign-ins holding the pool's ten connections would
+/// stop every other request. A sign-in is three short steps: read (lock state and credentials),
+/// hash (no connection), write (the failure, or the new session, with its audit entry).
+public struct SignInService: Sendable {
+    let database: Database
+    let log: Log
+    let throttle: SignInThrottle
+    let sessions: SessionStore
+    let users = UserStore()
+    let audit = AuditLog()
+
+    /// A new browser session: the cookie's id, its CSRF token, and who it is.
+    public struct SignedIn: Sendable {
+        public var sessionID: String
+        public var viewer: Viewer
+    }
+
+    public init(database: Database, log: Log, throttle: SignInThrottle, sessions: SessionStore) {
+        self.database = database
+        self.log = log
+        self.throttle = throttle
+        self.sessions = sessions
+    }
+
+    /// Signs `email` in from `address`, ending `previousSession` if the browser had one (a session
+    /// id from before sign-in is never reused). Wrong credentials are `.notAllowed`, a locked
+    /// account `.rateLimited`; both say only what a stranger may know.
+    public func signIn(email: String, password: String, address: String, previousSession: String?) throws -> SignedIn {
+        let (locked, found) = try database.read { connection in
+            (try throttle.isLocked(email: email, address: address, on: connection),
+             try users.credentials(email: email, on: connection))
+        }
+        if locked {
+            // Logged, not audited: a locked account under attack would otherwise fill the audit log.
+            log.warning("sign-in refused: too many failures", ["email": .string(email), "address": .string(address)])
+            let minutes = max(1, (throttle.windowSeconds + 59) / 60)
+            throw AppError.rateLimited("Too many failed sign-ins. Try again in up to \(minutes) minute\(minutes == 1 ? "" : "s").",
+                                       retryAfterSeconds: throttle.windowSeconds)
+        }
+        // Hash even for an unknown e-mail, so the answer's timing does not reveal which accounts exist.
+        let matches = PasswordHash.verify(password, against: found?.passwordHash ?? PasswordHash.decoy)
+        guard let user = found?.user, matches, !user.disabled else {
+            try database.transaction { connection in
+                try throttle.recordFailure(email: email, address: address, on: connection)
+                try audit.record(.signInFailed, by: Actor(name: email, address: address), on: connection)
+            }
+            log.warning("sign-in failed", ["email": .string(email), "address": .string(address)])
+            throw AppError.notAllowed("That e-mail address and password do not match.")
+        }
+        let signedIn = try database.transaction { connection in
+            try throttle.clear(email: email, on: connection)
+            if let previousSession { try sessions.delete(sessionID: previousSession, on: connection) }
+            let session = try sessions.create(userID: user.id, on: connection)
+            let viewer = Viewer(userID: user.id, email: user.email, role: user.role, csrfToken: session.csrfToken)
+            try audit.record(.signInSucceeded, by: viewer.actor(address: address), on: connection)
+            return SignedIn(sessionID: session.id, viewer: viewer)
+        }
+        log.info("signed in", ["email": .string(user.email), "address": .string(address)])
+        return signedIn
+    }
+
+    /// Ends the session for good.
+    public func signOut(sessionID: String?, by actor: Actor) throws {
+        try database.transaction { connection in
+            if let sessionID { try sessions.delete(sessionID: sessionID, on: connection) }
+            try audit.record(.signOut, by: actor, on: connection)
+        }
+    }
+}
+
+/// Who a request's credentials belong to: a browser session or an API key.
+public struct Authenticator: Sendable {
+    let database: Database
+    let sessions: SessionStore
+    let keys = APIKeyStore()
+
+    public init(database: Database, sessions: SessionStore) {
+        self.database = database
+        self.sessions = sessions
+    }
+
+    /// The signed-in user of a live session, if any.
+    public func viewer(sessionID: String) throws -> Viewer? {
+        guard !sessionID.isEmpty, sessionID.utf8.count < 128 else { return nil }
+        return try database.read { try sessions.viewer(sessionID: sessionID, on: $0) }
+    }
+
+    /// The caller behind a live API key, if any.
+    public func viewer(apiKey: String) throws -> Viewer? {
+        try database.read { try keys.viewer(key: apiKey, on: $0) }
+    }
+}

@@ -1,0 +1,45 @@
+import HeraldCore
+
+/// Why a use case did not happen, in the application's words. Each face renders it its own way
+/// (problem+json for the REST API, an error page for the browser); none of it speaks HTTP.
+public enum AppError: Error, Sendable, Equatable {
+    /// Nothing by that id: `what` names it ("Campaign 3f…").
+    case notFound(what: String)
+    /// The input breaks the rules; every failing field with its path, code, message and limit.
+    case invalid(ValidationErrors, title: String)
+    /// The caller edited an older version; `currentVersion` is the one to reload.
+    case versionMismatch(currentVersion: Int)
+    /// The caller may not do this (a role or scope too low, a rule about oneself).
+    case notAllowed(String)
+    /// The object's state forbids it now (`code` is stable for machines).
+    case conflict(code: String, title: String, detail: String, currentStatus: CampaignStatus? = nil)
+    /// Well-formed, but refused as it stands (a reused idempotency key with another body).
+    case refused(code: String, title: String, detail: String)
+    /// Sending needs a service-account key or the emulator, and this server has neither.
+    case sendingNotConfigured
+    /// A dependency (the database) cannot be reached right now; nothing was changed.
+    case unavailable(String)
+    /// Too many attempts; try again after `retryAfterSeconds`.
+    case rateLimited(String, retryAfterSeconds: Int)
+
+    /// A single invalid field, for rules outside the campaign contract (accounts, events).
+    public static func invalidField(_ path: String, _ message: String, code: String = "invalid_value",
+                                    title: String = "The request is not valid") -> AppError {
+        .invalid(ValidationErrors(errors: [FieldError(path: path, code: code, message: message)]), title: title)
+    }
+
+    /// The one sentence a person reads.
+    public var message: String {
+        switch self {
+        case .notFound(let what): "\(what) does not exist."
+        case .invalid(let errors, let title): errors.errors.count == 1 ? errors.errors[0].message : "\(title): \(errors.errors.count) fields are invalid."
+        case .versionMismatch(let version): "Someone saved version \(version) since you read it; reload, reapply your change and retry."
+        case .notAllowed(let detail): detail
+        case .conflict(_, _, let detail, _): detail
+        case .refused(_, _, let detail): detail
+        case .sendingNotConfigured: "Sending is not configured on this server."
+        case .unavailable(let detail): detail
+        case .rateLimited(let detail, _): detail
+        }
+    }
+}

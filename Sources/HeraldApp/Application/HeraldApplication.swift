@@ -1,0 +1,89 @@
+import HeraldCore
+import HeraldFCM
+import HeraldPostgres
+
+/// Herald without its faces: the database, one service per aggregate, and the scheduler with its
+/// delivery workers. The web module (and the command line) call these services; nothing here
+/// speaks HTTP.
+public final class HeraldApplication: Sendable {
+    public let configuration: HeraldConfiguration
+    public let database: Database
+    public let log: Log
+    public let metrics = Metrics()
+    public let campaigns: CampaignService
+    public let accounts: AccountService
+    public let signIn: SignInService
+    public let authenticator: Authenticator
+    public let events: EventService
+    public let images: ImageService
+    /// Whether a sender is configured (test sends and dry runs need one).
+    public let sendingConfigured: Bool
+    let engine: DeliveryEngine?
+
+    /// Builds the services; nothing runs until `start()`. Fails on an unreadable service-account key.
+    public init(configuration: HeraldConfiguration, log: Log) throws {
+        self.configuration = configuration
+        self.log = log
+        let pool = PostgresPool(url: configuration.databaseURL, maxConnections: configuration.databasePoolSize,
+                                acquireTimeout: .seconds(5))
+        database = Database(pool: pool)
+        let sender = try SenderSetup.make(configuration, log: log)
+        sendingConfigured = sender != nil
+        let buckets = AudienceBuckets(count: configuration.audienceBuckets)
+        let sessions = SessionStore(idleSeconds: configuration.sessionIdleSeconds, lifetimeSeconds: configuration.sessionLifetimeSeconds)
+        campaigns = CampaignService(database: database, sender: sender, buckets: buckets)
+        accounts = AccountService(database: database)
+        signIn = SignInService(database: database, log: log,
+                               throttle: SignInThrottle(maxFailures: configuration.signInMaxFailures, windowSeconds: configuration.signInWindowSeconds),
+                               sessions: sessions)
+        authenticator = Authenticator(database: database, sessions: sessions)
+        events = EventService(database: database)
+        images = ImageService(database: database)
+        if let sender, configuration.schedulerEnabled {
+            var settings = DeliveryEngine.Configuration()
+            settings.workers = configuration.deliveryWorkers
+            settings.pollInterval = .seconds(configuration.schedulerPollSeconds)
+            settings.lease = .seconds(configuration.deliveryLeaseSeconds)
+            settings.batchSize = configuration.deliveryBatchSize
+            settings.buckets = buckets
+            engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.databaseURL,
+                                    sender: sender, log: log, metrics: metrics)
+        } else {
+            engine = nil
+        }
+    }
+
+    /// Applies missing migrations when configured to (before anything listens).
+    public func migrate() throws {
+        guard configuration.migrateOnStart else { return }
+        let applied = try database.pool.withConnection { try Migrator(directory: configuration.migrationsDirectory).migrate($0) }
+        log.info("migrations applied", ["directory": .string(configuration.migrationsDirectory), "applied": .number(Double(applied.count))])
+    }
+
+    /// Starts the scheduler and the delivery workers (when sending is configured and enabled).
+    public func startWorkers() { engine?.start() }
+
+    /// Stops the workers and waits for their current round (bounded by the FCM request timeout),
+    /// so a restart repeats no request.
+    public func stopWorkers(waiting: Bool) {
+        engine?.stop()
+        if waiting { engine?.waitUntilStopped(timeout: .seconds(40)) }
+    }
+
+    /// Whether the database answers now (readiness).
+    public func databaseAnswers() -> Bool {
+        do {
+            _ = try database.read { try $0.query("SELECT 1") }
+            return true
+        } catch {
+            log.warning("not ready: \(error)")
+            return false
+        }
+    }
+
+    /// The pool's gauges, for /metrics.
+    public var poolStatistics: (open: Int, inUse: Int, waiting: Int) {
+        let statistics = database.pool.statistics
+        return (statistics.open, statistics.inUse, statistics.waiting)
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import HeraldCore
+import HeraldFCM
+import HeraldJSON
+import HeraldPostgres
+
+/// Every use case of the campaign aggregate, written once for the REST API, the pages and the
+/// command line. Each write is one transaction with its audit entry: both commit or neither.
+/// Failures are `AppError`s; the clock is handed in (`now`), never read here.
+public struct CampaignService: Sendable {
+    let database: Database
+    let sender: FCMSender?
+    let buckets: AudienceBuckets
+    let campaigns = CampaignStore()
+    let lifecycle = LifecycleStore()
+    let idempotency = IdempotencyStore()
+    let progress = ProgressStore()
+    let audit = AuditLog()
+
+    public static let defaultPageSize = 20
+    public static let maximumPageSize = 100
+
+    public init(database: Database, sender: FCMSender?, buckets: AudienceBuckets) {
+        self.database = database
+        self.sender = sender
+        self.buckets = buckets
+    }
+
+    // MARK: - Reading
+
+    public func get(_ id: String) throws -> CampaignRecord {
+        guard let record = try database.read({ try campaigns.find(id: id, on: $0) }) else { throw AppError.notFound(what: "Campaign \(id)") }
+        return record
+    }
+
+    /// Newest first, `limit` at a time after `cursor`, optionally of one status or with a name containing `nameContains`.
+    public func list(status: CampaignStatus?, nameContains: String? = nil, limit: Int = defaultPageSize,
+                     after cursor: CampaignCursor?) throws -> CampaignStore.Page {
+        try database.read { try campaigns.list(status: status, nameContains: nameContains, limit: limit, after: cursor, on: $0) }
+    }
+
+    /// The v1 requests the campaign would send at `now`.
+    public func preview(_ id: String, now: Date) throws -> (CampaignRecord, FanOutPlan) {
+        let record = try get(id)
+        return (record, FanOutPlanner.plan(campaign: try record.spec(), buckets: buckets, campaignID: record.id, sendTime: now))
+    }
+
+    /// FCM's opinion of every planned request (a dry run: `validate_only`).
+    public func validate(_ id: String, now: Date) throws -> (CampaignRecord, FanOutPlan, [SendOutcome]) {
+        let sender = try configuredSender()
+        let (record, plan) = try preview(id, now: now)
+        let outcomes = sender.send(batch: plan.requests.map { $0.message.json() }, validateOnly: true, concurrency: 8)
+        return (record, plan, outcomes)
+    }
+
+    public func runs(_ id: String) throws -> [JSON] {
+        try database.read { connection in
+            guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(what: "Campaign \(id)") }
+            return try progress.runs(campaignID: id, on: connection)
+        }
+    }
+
+    public func deliveries(_ id: String, status: DeliveryStatus?, afterID: Int64, limit: Int) throws -> [JSON] {
+        try database.read { connection in
+            guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(what: "Campaign \(id)") }
+            return try progress.deliveries(campaignID: id, status: status, afterID: afterID, limit: limit, on: connection)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// The contract's JSON as a campaign, or every field it breaks.
+    public static func validated(_ json: JSON) throws(AppError) -> CampaignSpec {
+        switch CampaignSpec.parse(json) {
+        case .success(let spec): return spec
+        case .failure(let failure): throw .invalid(failure, title: "The campaign is not valid")
+        }
+    }
+
+    public func create(_ spec: CampaignSpec, by actor: Actor) throws -> CampaignRecord {
+        try database.transaction { connection in try insert(spec, by: actor, on: connection) }
+    }
+
+    /// What a create with an `Idempotency-Key` answered: the new campaign, or the first answer again.
+    public enum IdempotentCreate: Sendable {
+        case created(CampaignRecord)
+        case replayed(JSON)
+    }
+
+    /// A create that a client may retry with the same key and body: the first answer is
+    /// remembered with the campaign, so a retry after a lost response gets it instead of a copy.
+    /// Keys are the caller's own: one caller's key never replays another caller's answer.
+    public func create(_ spec: CampaignSpec, by actor: Actor, idempotencyKey key: String, body: [UInt8]) throws -> IdempotentCreate {
+        let scope = "campaigns.create:" + (actor.apiKeyID ?? actor.userID ?? actor.name)
+        return try database.read { connection in
+            let hash = try idempotency.sha256(body, on: connection)
+            if let remembered = try idempotency.find(scope: scope, key: key, on: connection) {
+                return try replay(remembered, hash: hash)
+            }
+            do {
+                return try connection.transaction { connection in
+                    let record = try insert(spec, by: actor, on: connection)
+                    try idempotency.remember(scope: scope, key: key, requestSHA256: hash, status: 201, response: record.json, on: connection)
+                    return .created(record)
+                }
+            } catch let error as PostgresError where error.code == .uniqueViolation {
+                // A concurrent request with the same key committed first: answer what it answered.
+                guard let remembered = try idempotency.find(scope: scope, key: key, on: connection) else { throw error }
+                return try replay(remembered, hash: hash)
+            }
+        }
+    }
+
+    /// A copy of the campaign as a new draft named "Copy of …".
+    public func duplicate(_ id: String, by actor: Actor) throws -> CampaignRecord {
+        try database.transaction { connection in
+            guard let original = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            var spec = try original.spec()
+            spec.name = String("Copy of \(spec.name)".prefix(CampaignLimits.nameCharacters))
+            return try insert(spec, by: actor, on: connection, details: ["duplicate_of": .string(original.id)])
+        }
+    }
+
+    /// Replaces the content of a draft or scheduled campaign at `expectedVersion`.
+    public func update(_ id: String, expectedVersion: Int, spec: CampaignSpec, by actor: Actor, now: Date) throws -> CampaignRecord {
+        try database.transaction { connection in
+            try write(.campaignUpdated, by: actor, on: connection,
+                      try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, now: now, on: connection))
+        }
+    }
+
+    /// JSON Merge Patch (RFC 7396) over the campaign's content; the result is validated whole.
+    public func patch(_ id: String, expectedVersion: Int, patch: JSON, by actor: Actor, now: Date) throws -> CampaignRecord {
+        guard case .object = patch else {
+            throw AppError.invalidField("", "A merge patch must be a JSON object.", code: "invalid_patch", title: "The patch is not valid")
+        }
+        return try database.transaction { connection in
+            guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            let spec = try Self.validated(MergePatch.apply(patch, to: current.content))
+            return try write(.campaignUpdated, by: actor, on: connection,
+                             try campaigns.update(id: current.id, expectedVersion: expectedVersion, spec: spec, now: now, on: connection))
+        }
+    }
+
+    /// Deletes a draft at `expectedVersion`.
+    public func delete(_ id: String, expectedVersion: Int, by actor: Actor) throws {
+        try database.transaction { connection in
+            switch try campaigns.delete(id: id, expectedVersion: expectedVersion, on: connection) {
+            case .deleted:
+                try audit.record(.campaignDeleted, by: actor, object: ("campaign", id), on: connection)
+            case .notFound:
+                throw AppError.notFound(what: "Campaign \(id)")
+            case .versionMismatch(let current):
+                throw AppError.versionMismatch(currentVersion: current.version)
+            case .notADraft(let current):
+                throw AppError.conflict(code: "not_a_draft", title: "Only drafts can be deleted",
+                                        detail: "Campaign \(current.id) is \(current.status.rawValue); only drafts can be deleted. Cancel it instead.",
+                                        currentStatus: current.status)
+            }
+        }
+    }
+
+    /// Arms the campaign: its first run is due at its schedule's next occurrence (at once without one).
+    public func schedule(_ id: String, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
+        try database.transaction { connection in
+            guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            let due: Date
+            switch Arming.firstRun(of: try current.spec(), now: now) {
+            case .success(let date): due = date
+            case .failure(let errors): throw AppError.invalid(errors, title: "The campaign cannot be scheduled")
+            }
+            return try write(.campaignScheduled, by: actor, on: connection,
+                             try lifecycle.schedule(id: id, expectedVersion: expectedVersion, nextRunAt: due, on: connection))
+        }
+    }
+
+    /// Starts the campaign's run at once, whatever its schedule says.
+    public func publishNow(_ id: String, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
+        try database.transaction { connection in
+            try write(.campaignPublished, by: actor, on: connection,
+                      try lifecycle.schedule(id: id, expectedVersion: expectedVersion, nextRunAt: now, on: connection))
+        }
+    }
+
+    /// Stops a campaign that has not finished: no further run, no delivery not yet sent.
+    public func cancel(_ id: String, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
+        try database.transaction { connection in
+            let outcome = try lifecycle.cancel(id: id, expectedVersion: expectedVersion, on: connection)
+            if case .notEditable(let current) = outcome {
+                throw AppError.conflict(code: "not_cancellable", title: "The campaign can no longer be cancelled",
+                                        detail: "Campaign \(current.id) is \(current.status.rawValue); only draft, scheduled and sending campaigns can be cancelled.",
+                                        currentStatus: current.status)
+            }
+            return try write(.campaignCancelled, by: actor, on: connection, outcome)
+        }
+    }
+
+    /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now.
+    public func testSend(_ id: String, variantKey: String?, tokens: [String], now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
+        guard (1...TestSend.maximumTokens).contains(tokens.count) else {
+            throw AppError.invalid(ValidationErrors(errors: [FieldError(
+                path: "tokens", code: "out_of_range",
+                message: "send to 1 to \(TestSend.maximumTokens) registration tokens at a time (you gave \(tokens.count))",
+                limit: TestSend.maximumTokens)]), title: "The test message request is not valid")
+        }
+        let sender = try configuredSender()
+        let record = try get(id)
+        let spec = try record.spec()
+        let key = variantKey ?? spec.effectiveVariants[0].key
+        guard let variant = spec.variant(key) else {
+            throw AppError.invalid(ValidationErrors(errors: [FieldError(
+                path: "variant", code: "unknown_variant",
+                message: "campaign has no variant \"\(key)\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))")]),
+                title: "The test message request is not valid")
+        }
+        return (record, variant, TestSend.send(record.id, spec, variant: variant, tokens: tokens, sender: sender, now: now))
+    }
+
+    // MARK: - Helpers
+
+    func insert(_ spec: CampaignSpec, by actor: Actor, on connection: PostgresConnection, details: JSONObject = [:]) throws -> CampaignRecord {
+        let record = try campaigns.insert(spec, author: actor.name, on: connection)
+        try audit.record(.campaignCreated, by: actor, object: ("campaign", record.id), details: details, on: connection)
+        return record
+    }
+
+    /// The one reading of a guarded write's outcome: the record (audited), or why not.
+    func write(_ action: AuditAction, by actor: Actor, on connection: PostgresConnection,
+               _ outcome: CampaignStore.UpdateOutcome) throws -> CampaignRecord {
+        switch outcome {
+        case .updated(let record):
+            try audit.record(action, by: actor, object: ("campaign", record.id),
+                             details: ["version": .number(Double(record.version)), "status": .string(record.status.rawValue)], on: connection)
+            return record
+        case .notFound:
+            throw AppError.notFound(what: "The campaign")
+        case .versionMismatch(let current):
+            throw AppError.versionMismatch(currentVersion: current.version)
+        case .notEditable(let current):
+            throw AppError.conflict(code: "not_editable", title: "The campaign can no longer be edited",
+                                    detail: "Campaign \(current.id) is \(current.status.rawValue); only draft and scheduled campaigns can be edited.",
+                                    currentStatus: current.status)
+        case .unschedulable(_, let errors):
+            throw AppError.invalid(errors, title: "The campaign is scheduled and its new schedule has no time left to send at")
+        }
+    }
+
+    func replay(_ remembered: IdempotencyStore.Remembered, hash: String) throws(AppError) -> IdempotentCreate {
+        guard remembered.requestSHA256 == hash else {
+            throw .refused(code: "idempotency_key_reused", title: "Idempotency-Key already used",
+                           detail: "This Idempotency-Key was used for a different request body; use a new key for a new request.")
+        }
+        return .replayed(remembered.response)
+    }
+
+    func configuredSender() throws(AppError) -> FCMSender {
+        guard let sender else { throw .sendingNotConfigured }
+        return sender
+    }
+}

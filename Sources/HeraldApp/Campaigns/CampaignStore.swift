@@ -1,0 +1,157 @@
+import Foundation
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+
+/// The SQL of the campaign aggregate. Values are always bind parameters.
+public struct CampaignStore: Sendable {
+    public enum UpdateOutcome: Sendable, Equatable {
+        case updated(CampaignRecord)
+        case notFound
+        case versionMismatch(current: CampaignRecord)
+        case notEditable(current: CampaignRecord)
+        /// The campaign is scheduled and its new schedule has no occurrence left to wait for.
+        case unschedulable(current: CampaignRecord, errors: ValidationErrors)
+    }
+
+    public enum DeleteOutcome: Sendable, Equatable {
+        case deleted
+        case notFound
+        case versionMismatch(current: CampaignRecord)
+        case notADraft(current: CampaignRecord)
+    }
+
+    /// One page of a newest-first listing and the cursor of the next page, if any.
+    public struct Page: Sendable, Equatable {
+        public var campaigns: [CampaignRecord]
+        public var nextCursor: CampaignCursor?
+    }
+
+    /// The columns `records` decodes, in its order.
+    static let columns: PostgresQuery = "id::text, name, status, version, content::text, author, \(utc: "created_at"), \(utc: "updated_at")"
+
+    public init() {}
+
+    public func insert(_ spec: CampaignSpec, author: String?, on connection: PostgresConnection) throws -> CampaignRecord {
+        let content = spec.toJSON().serializedString()
+        let rows = try connection.query("""
+            INSERT INTO campaigns (name, content, author) VALUES (\(spec.name), \(content)::jsonb, \(author))
+            RETURNING \(fragment: Self.columns)
+            """)
+        return try Self.records(rows)[0]
+    }
+
+    public func find(id: String, on connection: PostgresConnection, forUpdate: Bool = false) throws -> CampaignRecord? {
+        guard Self.isUUID(id) else { return nil }
+        let rows = try connection.query(forUpdate
+            ? "SELECT \(fragment: Self.columns) FROM campaigns WHERE id = \(id)::uuid FOR UPDATE"
+            : "SELECT \(fragment: Self.columns) FROM campaigns WHERE id = \(id)::uuid")
+        return try Self.records(rows).first
+    }
+
+    /// Replaces the content if `expectedVersion` is still current and sending has not started.
+    /// The version check and the write are one statement, so of two racing writers exactly one wins.
+    /// A scheduled campaign whose schedule changed is re-armed at its new next occurrence; one
+    /// whose new schedule has no occurrence left (a one-off time now past) is refused, unchanged.
+    /// Removing the schedule of a scheduled campaign keeps the due time it was armed with.
+    public func update(id: String, expectedVersion: Int, spec: CampaignSpec, now: Date, on connection: PostgresConnection) throws -> UpdateOutcome {
+        guard Self.isUUID(id) else { return .notFound }
+        let content = spec.toJSON().serializedString()
+        let arming = spec.schedule == nil ? nil : Arming.firstRun(of: spec, now: now)
+        let nextRun = try? arming?.get()
+        let armable = arming == nil || nextRun != nil
+        let rows = try connection.query("""
+            UPDATE campaigns SET name = \(spec.name), content = \(content)::jsonb, version = version + 1, updated_at = now(),
+                next_run_at = CASE WHEN status = \(CampaignStatus.scheduled) AND \(nextRun)::timestamptz IS NOT NULL
+                                   THEN \(nextRun)::timestamptz ELSE next_run_at END
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.editable))
+              AND (status = \(CampaignStatus.draft) OR \(armable))
+            RETURNING \(fragment: Self.columns)
+            """)
+        return try outcome(of: rows, id: id, expectedVersion: expectedVersion, arming: arming, on: connection)
+    }
+
+    /// Explains a guarded write: the updated campaign, or why the guard held.
+    func outcome(of rows: PostgresRows, id: String, expectedVersion: Int, arming: Result<Date, ValidationErrors>? = nil,
+                 on connection: PostgresConnection) throws -> UpdateOutcome {
+        if let updated = try Self.records(rows).first { return .updated(updated) }
+        guard let current = try find(id: id, on: connection) else { return .notFound }
+        if current.version != expectedVersion { return .versionMismatch(current: current) }
+        if current.status == .scheduled, case .failure(let errors)? = arming {
+            return .unschedulable(current: current, errors: errors)
+        }
+        return .notEditable(current: current)
+    }
+
+    /// Deletes a draft at `expectedVersion`; anything else is explained, not deleted.
+    public func delete(id: String, expectedVersion: Int, on connection: PostgresConnection) throws -> DeleteOutcome {
+        guard Self.isUUID(id) else { return .notFound }
+        let deleted = try connection.execute("""
+            DELETE FROM campaigns WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = \(CampaignStatus.draft)
+            """)
+        if deleted == 1 { return .deleted }
+        guard let current = try find(id: id, on: connection) else { return .notFound }
+        if current.version != expectedVersion { return .versionMismatch(current: current) }
+        return .notADraft(current: current)
+    }
+
+    /// Newest first; `cursor` continues after the last campaign of the previous page. `nameContains`
+    /// keeps campaigns whose name contains it, ignoring case (`%` and `_` match themselves).
+    public func list(status: CampaignStatus?, nameContains: String? = nil, limit: Int, after cursor: CampaignCursor?,
+                     on connection: PostgresConnection) throws -> Page {
+        let pattern = nameContains.flatMap { $0.isEmpty ? nil : "%" + Self.likeEscaped($0) + "%" }
+        var campaigns = try Self.records(try connection.query("""
+            SELECT \(fragment: Self.columns) FROM campaigns
+            WHERE (\(status)::text IS NULL OR status = \(status))
+              AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
+              AND (\(cursor?.createdAt)::timestamptz IS NULL
+                   OR (created_at, id) < (\(cursor?.createdAt)::timestamptz, \(cursor?.id)::uuid))
+            ORDER BY created_at DESC, id DESC LIMIT \(limit + 1)
+            """))
+        var next: CampaignCursor?
+        if campaigns.count > limit {
+            campaigns.removeLast()
+            next = campaigns.last.map { CampaignCursor(createdAt: $0.createdAt, id: $0.id) }
+        }
+        return Page(campaigns: campaigns, nextCursor: next)
+    }
+
+    /// `text` with LIKE's wildcards and escape character taken literally.
+    static func likeEscaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { result.append("\\") }
+            result.append(character)
+        }
+        return result
+    }
+
+    /// Rows of `columns` as records; the content is read as stored, not validated again.
+    static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {
+        try rows.map { row in
+            CampaignRecord(
+                id: try row.decode(String.self, at: 0),
+                name: try row.decode(String.self, at: 1),
+                status: try row.decode(CampaignStatus.self, at: 2),
+                version: try row.decode(Int.self, at: 3),
+                content: try JSON.parse(try row.decode(String.self, at: 4)),
+                author: try row.decode(String?.self, at: 5),
+                createdAt: try row.decode(String.self, at: 6),
+                updatedAt: try row.decode(String.self, at: 7))
+        }
+    }
+
+    /// Ids are UUIDs; anything else cannot name a campaign, and must not reach a ::uuid cast.
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (offset, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(offset) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) else { return false }
+            }
+        }
+        return true
+    }
+}

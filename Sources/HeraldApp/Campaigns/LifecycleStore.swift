@@ -1,0 +1,44 @@
+import Foundation
+import HeraldCore
+import HeraldPostgres
+
+/// The SQL of a campaign's state changes by people: scheduling and cancelling. Each runs inside
+/// the caller's transaction (the service's, with its audit entry).
+struct LifecycleStore: Sendable {
+    let campaigns = CampaignStore()
+
+    /// Arms a draft or scheduled campaign to start its next run at `nextRunAt`.
+    func schedule(id: String, expectedVersion: Int, nextRunAt: Date, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
+        guard CampaignStore.isUUID(id) else { return .notFound }
+        let rows = try connection.query("""
+            UPDATE campaigns SET status = \(CampaignStatus.scheduled), next_run_at = \(nextRunAt), version = version + 1, updated_at = now()
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.editable))
+            RETURNING \(fragment: CampaignStore.columns)
+            """)
+        return try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
+    }
+
+    /// Cancels a campaign that has not finished: no further run starts, and its deliveries not yet
+    /// sent are cancelled (requests already in flight still complete and are recorded).
+    func cancel(id: String, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
+        guard CampaignStore.isUUID(id) else { return .notFound }
+        let rows = try connection.query("""
+            UPDATE campaigns SET status = \(CampaignStatus.cancelled), next_run_at = NULL, version = version + 1, updated_at = now()
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.cancellable))
+            RETURNING \(fragment: CampaignStore.columns)
+            """)
+        let outcome = try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
+        if case .updated = outcome {
+            // The lease stays: a worker whose request was in flight still records that it was sent.
+            _ = try connection.execute("""
+                UPDATE deliveries SET status = \(DeliveryStatus.cancelled), updated_at = now()
+                WHERE campaign_id = \(id)::uuid AND status = ANY(\(DeliveryStatus.open))
+                """)
+            _ = try connection.execute("""
+                UPDATE runs SET status = \(RunStatus.cancelled), finished_at = now()
+                WHERE campaign_id = \(id)::uuid AND status = \(RunStatus.sending)
+                """)
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import HeraldCore
+import HeraldFCM
+
+/// A test message: one variant of a campaign sent now to a few registration tokens, with a few
+/// quick retries (`CampaignService.testSend`, for the API and the review page alike).
+public enum TestSend {
+    public static let maximumTokens = 20
+
+    public struct Result: Sendable {
+        public var token: String
+        public var outcome: SendOutcome
+        public var attempts: Int
+    }
+
+    static func send(_ campaignID: String, _ spec: CampaignSpec, variant: Variant, tokens: [String], sender: FCMSender, now: Date) -> [Result] {
+        let quick = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), quotaExceededMinimumDelay: .seconds(2))
+        let messages = tokens.map { token in
+            Renderer.render(campaign: spec, variant: variant, target: .token(token), campaignID: campaignID, sendTime: now)
+        }
+        // The batch takes the bare v1 `message`; the sender wraps it in the send body.
+        let sent = sender.sendWithRetries(batch: messages.map { $0.json().serialized() }, concurrency: 8, policy: quick)
+        return zip(tokens, sent).map { Result(token: $0, outcome: $1.outcome, attempts: $1.attempts.count) }
+    }
+}

@@ -1,0 +1,119 @@
+import HeraldCore
+import HeraldJSON
+
+/// Opens and conversions reported by apps or backends per campaign and variant, one object or
+/// `{"events": [...]}` (at most 500), idempotent by each event's `id`.
+public struct EventService: Sendable {
+    let database: Database
+    let store = EventStore()
+
+    public static let maximumBatch = 500
+    static let fields: Set<String> = ["id", "campaign_id", "variant", "type", "occurred_at"]
+
+    public init(database: Database) { self.database = database }
+
+    /// What a batch came to: how many were new, how many were already recorded.
+    public struct Recorded: Sendable {
+        public var received: Int
+        public var recorded: Int
+        public var duplicates: Int { received - recorded }
+    }
+
+    /// Records the events of `body`, or refuses all of them with every problem found.
+    public func record(_ body: JSON) throws -> Recorded {
+        let (events, errors) = Self.parse(body)
+        if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The events are not valid") }
+        let recorded = try database.transaction { connection in
+            let known = try store.existingCampaigns(Set(events.map(\.campaignID)), on: connection)
+            let unknown = events.enumerated().filter { !known.contains($0.element.campaignID) }.map { index, event in
+                FieldError(path: Self.path(body, index, "campaign_id"), code: "unknown_campaign", message: "no campaign \(event.campaignID)")
+            }
+            if !unknown.isEmpty { throw AppError.invalid(ValidationErrors(errors: unknown), title: "The events are not valid") }
+            return try store.record(events, on: connection)
+        }
+        return Recorded(received: events.count, recorded: recorded)
+    }
+
+    /// Opens and conversions per variant of one campaign.
+    public func counts(campaignID: String) throws -> [String: EventStore.Counts] {
+        try database.read { try store.counts(campaignID: campaignID, on: $0) }
+    }
+
+    /// Every event of the body, or every problem with it (paths like `events[2].type`).
+    static func parse(_ body: JSON) -> ([EventStore.Event], [FieldError]) {
+        var items: [JSON]
+        var batch = false
+        if let list = body["events"]?.arrayValue {
+            items = list
+            batch = true
+            if items.isEmpty || items.count > maximumBatch {
+                return ([], [FieldError(path: "events", code: "out_of_range", message: "send 1 to \(maximumBatch) events at a time", limit: maximumBatch)])
+            }
+        } else {
+            items = [body]
+        }
+        var events: [EventStore.Event] = []
+        var errors: [FieldError] = []
+        for (index, item) in items.enumerated() {
+            let prefix = batch ? "events[\(index)]." : ""
+            guard case .object(let object) = item else {
+                errors.append(FieldError(path: batch ? "events[\(index)]" : "", code: "wrong_type", message: "an event is a JSON object"))
+                continue
+            }
+            for key in object.keys where !fields.contains(key) {
+                errors.append(FieldError(path: prefix + key, code: "unknown_field", message: "unknown field \"\(key)\"; known: \(fields.sorted().joined(separator: ", "))"))
+            }
+            let id = object["id"]?.stringValue ?? ""
+            if id.isEmpty || id.utf8.count > 128 {
+                errors.append(FieldError(path: prefix + "id", code: "required", message: "id is the event's own unique id, 1 to 128 bytes", limit: 128))
+            }
+            let campaign = object["campaign_id"]?.stringValue ?? ""
+            if !CampaignStore.isUUID(campaign) {
+                errors.append(FieldError(path: prefix + "campaign_id", code: "required", message: "campaign_id is the campaign's id (a UUID)"))
+            }
+            let variant = object["variant"]?.stringValue ?? ""
+            if !isVariantKey(variant) {
+                errors.append(FieldError(path: prefix + "variant", code: "invalid_key", message: "variant is a variant key such as \"A\" (^[A-Za-z0-9_-]{1,16}$)"))
+            }
+            let type = object["type"]?.stringValue ?? ""
+            if type != "open" && type != "conversion" {
+                errors.append(FieldError(path: prefix + "type", code: "invalid_value", message: "type is \"open\" or \"conversion\""))
+            }
+            var occurred: String?
+            if let value = object["occurred_at"], value != .null {
+                if let text = value.stringValue, isTimestamp(text) {
+                    occurred = text
+                } else {
+                    errors.append(FieldError(path: prefix + "occurred_at", code: "invalid_value", message: "occurred_at is an RFC 3339 time such as \"2026-11-22T09:30:00Z\""))
+                }
+            }
+            events.append(EventStore.Event(id: id, campaignID: campaign.lowercased(), variant: variant, type: type, occurredAt: occurred))
+        }
+        return (events, errors)
+    }
+
+    static func path(_ body: JSON, _ index: Int, _ field: String) -> String {
+        body["events"]?.arrayValue == nil ? field : "events[\(index)].\(field)"
+    }
+
+    static func isVariantKey(_ key: String) -> Bool {
+        (1...16).contains(key.utf8.count) && key.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, checked by shape; PostgreSQL checks the calendar.
+    static func isTimestamp(_ text: String) -> Bool {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b.count <= 35 else { return false }
+        let digit: (Int) -> Bool = { (0x30...0x39).contains(b[$0]) }
+        let shape = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].allSatisfy(digit)
+            && b[4] == 0x2D && b[7] == 0x2D && (b[10] == 0x54 || b[10] == 0x74) && b[13] == 0x3A && b[16] == 0x3A
+        guard shape else { return false }
+        var i = 19
+        if b[i] == 0x2E { i += 1; while i < b.count, digit(i) { i += 1 } }
+        guard i < b.count else { return false }
+        if b[i] == 0x5A || b[i] == 0x7A { return i == b.count - 1 }
+        return (b[i] == 0x2B || b[i] == 0x2D) && b.count - i == 6 && digit(i + 1) && digit(i + 2) && b[i + 3] == 0x3A && digit(i + 4) && digit(i + 5)
+    }
+}

@@ -1,0 +1,95 @@
+import HeraldApp
+import HeraldJSON
+
+/// `/api/v1/me`, `/api/v1/users`, `/api/v1/api-keys` and `/api/v1/audit`. All but `me` are for admins.
+struct AccountsAPI: Sendable {
+    let accounts: AccountService
+
+    static let defaultAuditPage = 50
+    static let maximumAuditPage = 200
+
+    func me(_ context: RequestContext) -> APIResponse {
+        let viewer = context.viewer
+        return APIResponse(status: 200, body: ["email": .string(viewer?.email ?? ""), "role": .string(viewer?.role.rawValue ?? ""),
+                                               "user_id": viewer?.userID.map { .string($0) } ?? .null,
+                                               "api_key_id": viewer?.apiKeyID.map { .string($0) } ?? .null])
+    }
+
+    func listUsers(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: ["items": .array(try accounts.listUsers().map(\.json))])
+    }
+
+    func listKeys(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: ["items": .array(try accounts.listKeys().map(\.json))])
+    }
+
+    func createUser(_ context: RequestContext) throws -> APIResponse {
+        let body = try context.jsonBody()
+        let role = try Self.role(body["role"], required: true) ?? .viewer
+        let user = try accounts.createUser(email: body["email"]?.stringValue ?? "", role: role,
+                                           password: body["password"]?.stringValue ?? "", by: context.actor)
+        return APIResponse(status: 201, body: user.json, headers: [("Location", "/api/v1/users/\(user.id)")])
+    }
+
+    func updateUser(_ context: RequestContext) throws -> APIResponse {
+        let body = try context.jsonBody(accepting: ["application/merge-patch+json", "application/json"])
+        if let disabled = body["disabled"], disabled.boolValue == nil {
+            throw AppError.invalidField("disabled", "disabled must be true or false.")
+        }
+        if let password = body["password"], password.stringValue == nil {
+            throw AppError.invalidField("password", "password must be a string.")
+        }
+        let user = try accounts.updateUser(id: context.parameter("id"), role: try Self.role(body["role"], required: false),
+                                           disabled: body["disabled"]?.boolValue, password: body["password"]?.stringValue,
+                                           by: context.actor)
+        return APIResponse(status: 200, body: user.json)
+    }
+
+    func createKey(_ context: RequestContext) throws -> APIResponse {
+        let body = try context.jsonBody()
+        let role = try Self.role(body["role"], required: true) ?? .viewer
+        var scope = APIKeyScope.full
+        if let value = body["scope"] {
+            guard let text = value.stringValue, let parsed = APIKeyScope(rawValue: text) else {
+                throw AppError.invalidField("scope", "scope must be one of full, events.")
+            }
+            scope = parsed
+        }
+        let created = try accounts.createKey(name: body["name"]?.stringValue ?? "", role: role, scope: scope, by: context.actor)
+        var json = created.record.json.objectValue ?? [:]
+        json["key"] = .string(created.key)
+        return APIResponse(status: 201, body: .object(json), headers: [("Cache-Control", "no-store")])
+    }
+
+    func revokeKey(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: try accounts.revokeKey(id: context.parameter("id"), by: context.actor).json)
+    }
+
+    func listAudit(_ context: RequestContext) throws -> APIResponse {
+        var limit = Self.defaultAuditPage
+        var before: Int64?
+        for (name, value) in context.request.queryItems {
+            switch name {
+            case "limit" where Int(value).map { (1...Self.maximumAuditPage).contains($0) } == true: limit = Int(value)!
+            case "cursor" where Int64(value).map { $0 > 0 } == true: before = Int64(value)!
+            default:
+                throw Problem.badRequest(code: "invalid_query",
+                                         "Unknown or invalid query parameter \"\(name)\": limit is 1 to \(Self.maximumAuditPage), cursor is a next_cursor.")
+            }
+        }
+        let page = try accounts.auditEntries(before: before, limit: limit)
+        return APIResponse(status: 200, body: ["items": .array(page.entries.map(\.json)),
+                                               "next_cursor": page.next.map { .string(String($0)) } ?? .null])
+    }
+
+    static func role(_ value: JSON?, required: Bool) throws(AppError) -> Role? {
+        guard let value else {
+            if required { throw .invalidField("role", "role is required: one of \(Role.allCases.map(\.rawValue).joined(separator: ", ")).") }
+            return nil
+        }
+        guard let text = value.stringValue, let role = Role(rawValue: text) else {
+            throw .invalidField("role", "role must be one of \(Role.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        return role
+    }
+}

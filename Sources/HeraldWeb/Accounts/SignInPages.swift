@@ -1,0 +1,73 @@
+import HeraldApp
+import HeraldHTTP
+
+/// `GET/POST /sign-in` and `POST /sign-out`.
+///
+/// The sign-in form is protected against login CSRF by a double-submit token: `GET` sets a random
+/// cookie `herald_signin` (for `/sign-in` only) and puts the same value in the form. A successful
+/// sign-in always starts a new session (a session id from before sign-in is never reused).
+struct SignInPages: Sendable {
+    let service: SignInService
+    let pages: PageRenderer
+    let cookieSecure: Bool
+    let sessionLifetimeSeconds: Int
+
+    static let signInCookie = "herald_signin"
+
+    func form(_ context: RequestContext) -> HTTPResponse {
+        render(next: Authentication.safeNext(context.query("next")), email: "", error: nil, status: 200)
+    }
+
+    func signIn(_ context: RequestContext) -> HTTPResponse {
+        let request = context.request
+        let email = (context.form.value("email") ?? "").trimmingSpaces
+        let password = context.form.value("password") ?? ""
+        let next = Authentication.safeNext(context.form.value("next"))
+        guard let cookie = request.cookie(Self.signInCookie), let sent = context.form.value(Authentication.csrfField),
+              !cookie.isEmpty, Secrets.constantTimeEqual(cookie, sent) else {
+            return render(next: next, email: email, error: "The sign-in form expired. Please try again.", status: 403)
+        }
+        guard !email.isEmpty, !password.isEmpty, email.utf8.count <= 320, password.utf8.count <= 1024 else {
+            return render(next: next, email: email, error: "Enter your e-mail address and password.", status: 400)
+        }
+        do {
+            let signedIn = try service.signIn(email: email, password: password, address: context.clientAddress,
+                                              previousSession: request.cookie(Authentication.sessionCookie))
+            return PageRenderer.redirect(to: next, headers: [
+                ("Set-Cookie", sessionCookie(signedIn.sessionID, maxAge: sessionLifetimeSeconds)),
+                ("Set-Cookie", "\(Self.signInCookie)=; Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=0"),
+            ])
+        } catch AppError.notAllowed(let message) {
+            return render(next: next, email: email, error: message, status: 401)
+        } catch AppError.rateLimited(let message, _) {
+            return render(next: next, email: email, error: message, status: 429)
+        } catch {
+            context.log.error("sign-in failed on the database: \(error)")
+            return render(next: next, email: email, error: "Herald cannot reach its database right now; try again shortly.", status: 503)
+        }
+    }
+
+    func signOut(_ context: RequestContext) -> HTTPResponse {
+        do {
+            try service.signOut(sessionID: context.request.cookie(Authentication.sessionCookie), by: context.actor)
+        } catch {
+            context.log.error("sign-out failed on the database: \(error)")
+        }
+        return PageRenderer.redirect(to: "/sign-in", headers: [("Set-Cookie", sessionCookie("", maxAge: 0))])
+    }
+
+    func sessionCookie(_ value: String, maxAge: Int) -> String {
+        "\(Authentication.sessionCookie)=\(value); Path=/; HttpOnly; SameSite=Lax; Max-Age=\(maxAge)" + (cookieSecure ? "; Secure" : "")
+    }
+
+    /// The form, with a fresh double-submit token in the page and its cookie.
+    func render(next: String, email: String, error: String?, status: Int) -> HTTPResponse {
+        let token = Secrets.token()
+        var page: [String: Any] = ["next": next, "email": email, "csrf_token": token]
+        if let error { page["error"] = error }
+        var response = pages.page("sign-in", page, status: status)
+        response.headers.add("Set-Cookie", "\(Self.signInCookie)=\(token); Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=3600"
+                                + (cookieSecure ? "; Secure" : ""))
+        return response
+    }
+}

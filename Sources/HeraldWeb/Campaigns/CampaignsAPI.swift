@@ -1,0 +1,125 @@
+import Foundation
+import HeraldApp
+import HeraldCore
+import HeraldJSON
+
+/// `/api/v1/campaigns`: create, read, list, replace, merge-patch and delete campaigns.
+struct CampaignsAPI: Sendable {
+    let campaigns: CampaignService
+
+    static let maximumIdempotencyKeyLength = 255
+
+    func create(_ context: RequestContext) throws -> APIResponse {
+        let spec = try CampaignService.validated(try context.jsonBody())
+        guard let key = context.request.headers["Idempotency-Key"] else {
+            return created(try campaigns.create(spec, by: context.actor))
+        }
+        guard !key.isEmpty, key.utf8.count <= Self.maximumIdempotencyKeyLength else {
+            throw Problem.badRequest(code: "invalid_idempotency_key", "Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyLength) bytes.")
+        }
+        switch try campaigns.create(spec, by: context.actor, idempotencyKey: key, body: context.request.body) {
+        case .created(let record):
+            return created(record)
+        case .replayed(let response):
+            var headers: [(String, String)] = [("Idempotent-Replayed", "true")]
+            if let id = response["id"]?.stringValue { headers.append(("Location", "/api/v1/campaigns/\(id)")) }
+            if let version = response["version"]?.intValue { headers.append(("ETag", "\"\(version)\"")) }
+            return APIResponse(status: 201, body: response, headers: headers)
+        }
+    }
+
+    func get(_ context: RequestContext) throws -> APIResponse {
+        let record = try campaigns.get(context.parameter("id"))
+        if let match = context.request.headers["If-None-Match"], Self.entityTags(match).contains(record.etag) {
+            return APIResponse(status: 304, body: nil, headers: [("ETag", record.etag)])
+        }
+        return Self.answer(record)
+    }
+
+    func list(_ context: RequestContext) throws -> APIResponse {
+        var status: CampaignStatus?
+        var limit = CampaignService.defaultPageSize
+        var cursor: CampaignCursor?
+        var errors: [JSON] = []
+        for (name, value) in context.request.queryItems {
+            switch name {
+            case "status":
+                status = CampaignStatus(rawValue: value)
+                if status == nil {
+                    errors.append(["path": "status", "code": "invalid_value",
+                                   "message": .string("status must be one of \(CampaignStatus.allCases.map(\.rawValue).joined(separator: ", "))")])
+                }
+            case "limit":
+                if let number = Int(value), (1...CampaignService.maximumPageSize).contains(number) {
+                    limit = number
+                } else {
+                    errors.append(["path": "limit", "code": "out_of_range",
+                                   "message": .string("limit must be a whole number from 1 to \(CampaignService.maximumPageSize)"),
+                                   "limit": .number(Double(CampaignService.maximumPageSize))])
+                }
+            case "cursor":
+                cursor = CampaignCursor(token: value)
+                if cursor == nil {
+                    errors.append(["path": "cursor", "code": "invalid_cursor", "message": "cursor must be a next_cursor value from a previous page"])
+                }
+            default:
+                errors.append(["path": .string(name), "code": "unknown_parameter",
+                               "message": .string("unknown query parameter \"\(name)\"; known: status, limit, cursor")])
+            }
+        }
+        if !errors.isEmpty {
+            throw Problem(status: 400, code: "invalid_query", title: "The query is not valid",
+                          detail: "\(errors.count) query parameter\(errors.count == 1 ? " is" : "s are") invalid.",
+                          extensions: ["errors": .array(errors)])
+        }
+        let page = try campaigns.list(status: status, limit: limit, after: cursor)
+        return APIResponse(status: 200, body: ["items": .array(page.campaigns.map(\.json)),
+                                               "next_cursor": page.nextCursor.map { .string($0.token) } ?? .null])
+    }
+
+    func replace(_ context: RequestContext) throws -> APIResponse {
+        let version = try Self.expectedVersion(context)
+        let spec = try CampaignService.validated(try context.jsonBody())
+        return Self.answer(try campaigns.update(context.parameter("id"), expectedVersion: version, spec: spec, by: context.actor, now: Date()))
+    }
+
+    /// JSON Merge Patch (RFC 7396) over the campaign's content; the result is validated whole.
+    func patch(_ context: RequestContext) throws -> APIResponse {
+        let version = try Self.expectedVersion(context)
+        let patch = try context.jsonBody(accepting: ["application/merge-patch+json", "application/json"])
+        return Self.answer(try campaigns.patch(context.parameter("id"), expectedVersion: version, patch: patch, by: context.actor, now: Date()))
+    }
+
+    func delete(_ context: RequestContext) throws -> APIResponse {
+        try campaigns.delete(context.parameter("id"), expectedVersion: try Self.expectedVersion(context), by: context.actor)
+        return APIResponse(status: 204, body: nil)
+    }
+
+    func created(_ record: CampaignRecord) -> APIResponse {
+        APIResponse(status: 201, body: record.json, headers: [("Location", "/api/v1/campaigns/\(record.id)"), ("ETag", record.etag)])
+    }
+
+    /// A campaign with its ETag.
+    static func answer(_ record: CampaignRecord) -> APIResponse {
+        APIResponse(status: 200, body: record.json, headers: [("ETag", record.etag)])
+    }
+
+    /// The version named by `If-Match`: required (428) and a single strong tag of ours (400).
+    static func expectedVersion(_ context: RequestContext) throws(Problem) -> Int {
+        guard let header = context.request.headers["If-Match"] else {
+            throw Problem(status: 428, code: "precondition_required", title: "If-Match is required",
+                          detail: "Send the campaign's ETag in If-Match so that concurrent edits cannot overwrite each other.")
+        }
+        let tags = Self.entityTags(header)
+        guard tags.count == 1, let tag = tags.first, tag.hasPrefix("\""), tag.hasSuffix("\""),
+              let version = Int(tag.dropFirst().dropLast()), version > 0
+        else {
+            throw Problem.badRequest(code: "invalid_if_match", "If-Match must be one ETag of this API, such as \"3\".")
+        }
+        return version
+    }
+
+    static func entityTags(_ header: String) -> [String] {
+        header.split(separator: ",").map { $0.trimmingSpaces }.filter { !$0.isEmpty }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import HeraldApp
+import HeraldCore
+import HeraldJSON
+
+/// Scheduling, cancelling and following a campaign: `/schedule`, `/cancel`, `/runs`, `/deliveries`.
+struct LifecycleAPI: Sendable {
+    let campaigns: CampaignService
+
+    /// Arms the campaign: its first run is due at once, or at its schedule's next occurrence.
+    func schedule(_ context: RequestContext) throws -> APIResponse {
+        let version = try CampaignsAPI.expectedVersion(context)
+        return CampaignsAPI.answer(try campaigns.schedule(context.parameter("id"), expectedVersion: version, by: context.actor, now: Date()))
+    }
+
+    func cancel(_ context: RequestContext) throws -> APIResponse {
+        let version = try CampaignsAPI.expectedVersion(context)
+        return CampaignsAPI.answer(try campaigns.cancel(context.parameter("id"), expectedVersion: version, by: context.actor))
+    }
+
+    func runs(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: ["items": .array(try campaigns.runs(context.parameter("id")))])
+    }
+
+    func deliveries(_ context: RequestContext) throws -> APIResponse {
+        var status: DeliveryStatus?
+        var after: Int64 = 0
+        var limit = 100
+        for (name, value) in context.request.queryItems {
+            switch name {
+            case "status" where DeliveryStatus(rawValue: value) != nil: status = DeliveryStatus(rawValue: value)
+            case "cursor" where Int64(value).map { $0 >= 0 } == true: after = Int64(value)!
+            case "limit" where Int(value).map { (1...500).contains($0) } == true: limit = Int(value)!
+            default:
+                throw Problem.badRequest(code: "invalid_query",
+                                         "Unknown or invalid query parameter \"\(name)\": status is one of \(DeliveryStatus.allCases.map(\.rawValue).joined(separator: ", ")), limit is 1 to 500, cursor is a next_cursor.")
+            }
+        }
+        let items = try campaigns.deliveries(context.parameter("id"), status: status, afterID: after, limit: limit)
+        let next: JSON = items.count == limit ? (items.last?["id"]?.intValue).map { .string(String($0)) } ?? .null : .null
+        return APIResponse(status: 200, body: ["items": .array(items), "next_cursor": next])
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import HeraldApp
+import HeraldCore
+import HeraldFCM
+import HeraldJSON
+
+/// What a campaign becomes on the wire: the planned v1 requests (preview), FCM's opinion of them
+/// (validate, a dry run) and a real send to a few test devices (test), as the console offers.
+struct SendingAPI: Sendable {
+    let campaigns: CampaignService
+
+    func preview(_ context: RequestContext) throws -> APIResponse {
+        let (record, plan) = try campaigns.preview(context.parameter("id"), now: Date())
+        let requests: [JSON] = plan.requests.map { planned in
+            ["variant": .string(planned.variantKey), "target": planned.target.json,
+             "payload_bytes": .number(Double(planned.message.payloadSize)),
+             "body": ["message": planned.message.json(), "validate_only": false]]
+        }
+        return APIResponse(status: 200, body: [
+            "campaign_id": .string(record.id), "version": .number(Double(record.version)),
+            "requests": .array(requests), "warnings": .array(plan.warnings.map { .string($0) }),
+        ])
+    }
+
+    func validate(_ context: RequestContext) throws -> APIResponse {
+        let (record, plan, outcomes) = try campaigns.validate(context.parameter("id"), now: Date())
+        let results: [JSON] = zip(plan.requests, outcomes).map { planned, outcome in
+            var result = Self.json(outcome)
+            result["variant"] = .string(planned.variantKey)
+            result["target"] = planned.target.json
+            return .object(result)
+        }
+        let valid = outcomes.allSatisfy { $0.error == nil }
+        return APIResponse(status: 200, body: ["campaign_id": .string(record.id), "valid": .bool(valid), "results": .array(results)])
+    }
+
+    /// Sends the chosen variant to up to 20 registration tokens, now, with a few quick retries.
+    func test(_ context: RequestContext) throws -> APIResponse {
+        let body = try context.jsonBody()
+        var errors: [FieldError] = []
+        let tokens = body["tokens"]?.arrayValue ?? []
+        if body["tokens"]?.arrayValue == nil {
+            errors.append(FieldError(path: "tokens", code: "required", message: "tokens must be a list of 1 to \(TestSend.maximumTokens) registration tokens"))
+        } else if tokens.isEmpty || tokens.count > TestSend.maximumTokens {
+            errors.append(FieldError(path: "tokens", code: "out_of_range",
+                                     message: "send to 1 to \(TestSend.maximumTokens) registration tokens at a time", limit: TestSend.maximumTokens))
+        }
+        for (index, token) in tokens.enumerated() where (token.stringValue ?? "").isEmpty {
+            errors.append(FieldError(path: "tokens[\(index)]", code: "wrong_type", message: "a registration token is a non-empty string"))
+        }
+        for key in body.objectValue?.keys ?? [] where key != "tokens" && key != "variant" {
+            errors.append(FieldError(path: key, code: "unknown_field", message: "unknown field \"\(key)\"; known: tokens, variant"))
+        }
+        if let variant = body["variant"], variant.stringValue == nil {
+            errors.append(FieldError(path: "variant", code: "wrong_type", message: "variant must be a variant key such as \"A\""))
+        }
+        if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid") }
+
+        let (record, variant, sent) = try campaigns.testSend(context.parameter("id"), variantKey: body["variant"]?.stringValue,
+                                                             tokens: tokens.compactMap(\.stringValue), now: Date())
+        let results: [JSON] = sent.map { sent in
+            var result = Self.json(sent.outcome)
+            result["token"] = .string(sent.token)
+            result["attempts"] = .number(Double(sent.attempts))
+            return .object(result)
+        }
+        return APIResponse(status: 200, body: ["campaign_id": .string(record.id), "variant": .string(variant.key), "results": .array(results)])
+    }
+
+    static func json(_ outcome: SendOutcome) -> JSONObject {
+        switch outcome {
+        case .sent(let name):
+            return ["status": "sent", "name": .string(name)]
+        case .failed(let error):
+            var failure: JSONObject = ["code": .string(error.code.rawValue), "message": .string(error.message)]
+            if let status = error.httpStatus { failure["http_status"] = .number(Double(status)) }
+            return ["status": "failed", "error": .object(failure)]
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import HeraldApp
+import HeraldHTTP
+import HeraldJSON
+
+/// Everything a handler knows about its request, built once by the middleware chain (see
+/// `WebApplication`): the request id, the client's address after proxy trust, the viewer, and
+/// the form parsed once (the CSRF check reads the very fields the handler reads).
+struct RequestContext: Sendable {
+    var request: HTTPRequest
+    let requestID: String
+    /// The client's IP address: the peer's, or the proxy's `X-Forwarded-For` when trusted.
+    var clientAddress: String
+    /// The host the client asked for: `X-Forwarded-Host` when the proxy is trusted, else `Host`.
+    var host: String
+    /// Who is asking, once authenticated (nil on open routes and before authentication).
+    var viewer: Viewer?
+    /// The posted form (URL-encoded or multipart), empty when the body is not a form.
+    var form = PostedForm()
+    /// Why a body that claimed to be a form could not be read.
+    var formError: String?
+    let log: RequestLog
+
+    /// A path parameter of the matched route (`{id}`), empty when absent.
+    func parameter(_ name: String) -> String { request.parameters[name] ?? "" }
+
+    /// The first value of a query parameter.
+    func query(_ name: String) -> String? { request.queryItems.first { $0.name == name }?.value }
+
+    /// The signed-in viewer acting from the client's address (for the audit log and attribution).
+    var actor: Actor {
+        guard let viewer else { return Actor(name: "anonymous", address: clientAddress) }
+        return viewer.actor(address: clientAddress)
+    }
+
+    /// The body parsed as JSON, after checking that it claims to be JSON.
+    func jsonBody(accepting mediaTypes: [String] = ["application/json"]) throws(Problem) -> JSON {
+        let contentType = request.headers["Content-Type"]?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
+        guard let contentType, mediaTypes.contains(contentType) else {
+            throw Problem.unsupportedMediaType(mediaTypes.joined(separator: " or "))
+        }
+        do {
+            return try JSON.parse(request.body)
+        } catch {
+            throw Problem.malformedJSON(line: error.line, column: error.column, reason: error.reason)
+        }
+    }
+}
+
+/// The process log with this request's id on every line, so a request's error line and its
+/// access line can be found together.
+struct RequestLog: Sendable {
+    let log: Log
+    let requestID: String
+    let method: String
+    let path: String
+
+    func info(_ message: String, _ fields: JSONObject = [:]) { log.info(message, stamped(fields)) }
+    func warning(_ message: String, _ fields: JSONObject = [:]) { log.warning(message, stamped(fields)) }
+    func error(_ message: String, _ fields: JSONObject = [:]) { log.error(message, stamped(fields)) }
+
+    func stamped(_ fields: JSONObject) -> JSONObject {
+        var fields = fields
+        fields["request_id"] = .string(requestID)
+        fields["method"] = .string(method)
+        fields["path"] = .string(path)
+        return fields
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's optional white space).
+    var trimmingSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,35 @@
+import HeraldHTTP
+import HeraldJSON
+
+/// What a REST handler answers before it becomes bytes: a status, a JSON body (or none) and headers.
+struct APIResponse: Sendable {
+    var status: Int
+    var body: JSON?
+    var headers: [(String, String)]
+
+    init(status: Int, body: JSON?, headers: [(String, String)] = []) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+    }
+
+    var httpResponse: HTTPResponse {
+        var fields = HTTPHeaders()
+        var bytes: [UInt8] = []
+        if let body {
+            fields.add("Content-Type", "application/json")
+            bytes = body.serialized()
+        }
+        for (name, value) in headers { fields.add(name, value) }
+        return HTTPResponse(status: status, headers: fields, body: bytes)
+    }
+}
+
+extension Problem {
+    var httpResponse: HTTPResponse {
+        var fields = HTTPHeaders()
+        fields.add("Content-Type", "application/problem+json")
+        for (name, value) in headers { fields.add(name, value) }
+        return HTTPResponse(status: status, headers: fields, body: json.serialized())
+    }
+}

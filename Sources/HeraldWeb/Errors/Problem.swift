@@ -1,0 +1,72 @@
+import HeraldJSON
+
+/// An `application/problem+json` answer (RFC 9457): a stable machine `code`, a human `title` and
+/// `detail`, and for validation every failing field with its limit.
+struct Problem: Error, Sendable, Equatable {
+    var status: Int
+    var code: String
+    var title: String
+    var detail: String?
+    /// Extra members (for example `errors`, `line`, `column`, `current_version`).
+    var extensions: JSONObject
+    /// Extra response headers (for example `Allow`, `Retry-After`, `ETag`).
+    var headers: [(String, String)]
+
+    init(status: Int, code: String, title: String, detail: String? = nil,
+                extensions: JSONObject = [:], headers: [(String, String)] = []) {
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.extensions = extensions
+        self.headers = headers
+    }
+
+    /// The problem document.
+    var json: JSON {
+        var object: JSONObject = [
+            "type": .string("urn:herald:problem:\(code)"),
+            "title": .string(title),
+            "status": .number(Double(status)),
+            "code": .string(code),
+        ]
+        if let detail { object["detail"] = .string(detail) }
+        for (key, value) in extensions { object[key] = value }
+        return .object(object)
+    }
+
+    static func == (lhs: Problem, rhs: Problem) -> Bool {
+        lhs.json == rhs.json && lhs.headers.map { "\($0.0): \($0.1)" } == rhs.headers.map { "\($0.0): \($0.1)" }
+    }
+}
+
+extension Problem {
+    static func notFound(_ what: String) -> Problem {
+        Problem(status: 404, code: "not_found", title: "Not found", detail: "\(what) does not exist.")
+    }
+
+    static func malformedJSON(line: Int, column: Int, reason: String) -> Problem {
+        Problem(status: 400, code: "malformed_json", title: "The request body is not valid JSON",
+                detail: "\(reason) at line \(line), column \(column).",
+                extensions: ["line": .number(Double(line)), "column": .number(Double(column))])
+    }
+
+    static func badRequest(code: String, _ detail: String) -> Problem {
+        Problem(status: 400, code: code, title: "Bad request", detail: detail)
+    }
+
+    static func unsupportedMediaType(_ expected: String) -> Problem {
+        Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type",
+                detail: "Send the body as \(expected).")
+    }
+
+    static func databaseUnavailable() -> Problem {
+        Problem(status: 503, code: "database_unavailable", title: "Service unavailable",
+                detail: "The database cannot be reached right now; try again shortly.", headers: [("Retry-After", "2")])
+    }
+
+    static func internalError() -> Problem {
+        Problem(status: 500, code: "internal_error", title: "Internal server error",
+                detail: "Something went wrong on our side; it has been logged.")
+    }
+}

@@ -1,0 +1,70 @@
+import HeraldApp
+import HeraldCore
+import HeraldHTTP
+import HeraldJSON
+
+/// The REST API's one error renderer: whatever a handler or the middleware threw becomes an
+/// `application/problem+json` answer. `AppError`s map by kind; a `Problem` (an HTTP-level
+/// refusal: malformed JSON, a missing If-Match) is sent as is; anything else is logged with the
+/// request id and answered 500 without detail.
+enum ProblemRenderer {
+    static func response(for error: any Error, log: RequestLog) -> HTTPResponse {
+        problem(for: error, log: log).httpResponse
+    }
+
+    static func problem(for error: any Error, log: RequestLog) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as AppError:
+            if case .unavailable = error { log.warning("database unavailable: \(error)") }
+            return problem(for: error)
+        default:
+            log.error("unhandled error: \(error)")
+            return Problem.internalError()
+        }
+    }
+
+    static func problem(for error: AppError) -> Problem {
+        switch error {
+        case .notFound(let what):
+            return Problem.notFound(what)
+        case .invalid(let errors, let title):
+            return Problem.validation(errors, title: title)
+        case .versionMismatch(let version):
+            return Problem(status: 412, code: "version_mismatch", title: "The campaign has changed", detail: error.message,
+                           extensions: ["current_version": .number(Double(version))], headers: [("ETag", "\"\(version)\"")])
+        case .notAllowed(let detail):
+            return Problem(status: 403, code: "forbidden", title: "Forbidden", detail: detail)
+        case .conflict(let code, let title, let detail, let status):
+            var extensions: JSONObject = [:]
+            if let status { extensions["current_status"] = .string(status.rawValue) }
+            return Problem(status: 409, code: code, title: title, detail: detail, extensions: extensions)
+        case .refused(let code, let title, let detail):
+            return Problem(status: 422, code: code, title: title, detail: detail)
+        case .sendingNotConfigured:
+            return Problem(status: 503, code: "sending_not_configured", title: "Sending is not configured",
+                           detail: "Set HERALD_SERVICE_ACCOUNT_KEY to a Firebase service-account key (or run the FCM emulator) to send.")
+        case .unavailable:
+            return Problem.databaseUnavailable()
+        case .rateLimited(let detail, let seconds):
+            return Problem(status: 429, code: "rate_limited", title: "Too many attempts", detail: detail,
+                           headers: [("Retry-After", String(seconds))])
+        }
+    }
+}
+
+extension Problem {
+    /// 422 with every failing field, its machine code, message and limit.
+    static func validation(_ failure: ValidationErrors, title: String) -> Problem {
+        let errors: [JSON] = failure.errors.map { error in
+            var object: JSONObject = ["path": .string(error.path), "code": .string(error.code), "message": .string(error.message)]
+            if let limit = error.limit { object["limit"] = .number(Double(limit)) }
+            return .object(object)
+        }
+        let count = failure.errors.count
+        return Problem(status: 422, code: "validation_failed", title: title,
+                       detail: count == 1 ? failure.errors[0].message : "\(count) fields are invalid.",
+                       extensions: ["errors": .array(errors)])
+    }
+}

@@ -1,0 +1,58 @@
+import HeraldApp
+import HeraldHTTP
+
+/// Herald's web service: the application's services behind the route table, on the raw-socket
+/// server, with the scheduler and delivery workers beside it.
+public final class HeraldServer: Sendable {
+    public let application: HeraldApplication
+    let web: WebApplication
+    let http: HTTPServer
+
+    /// Builds the service; nothing listens until `start()`. Fails on an unreadable service-account key.
+    public init(configuration: HeraldConfiguration, log: Log) throws {
+        application = try HeraldApplication(configuration: configuration, log: log)
+        web = WebApplication(app: application)
+        var server = HTTPServer.Configuration()
+        server.host = configuration.host
+        server.port = configuration.port
+        server.handlerThreads = configuration.handlerThreads
+        server.handlerQueueLimit = configuration.handlerQueueLimit
+        server.maxBodyBytes = configuration.maxBodyBytes
+        if let loops = configuration.eventLoops { server.eventLoops = loops }
+        let web = web
+        http = HTTPServer(configuration: server) { request in web.respond(request) }
+    }
+
+    /// Answers one request in-process (request in, response out), as the socket would.
+    public func respond(_ request: HTTPRequest) -> HTTPResponse { web.respond(request) }
+
+    /// Every route with its access rule, for the access test.
+    var routes: [(method: HTTPMethod, pattern: String, route: Route)] { web.routes.routes.map { ($0.method, $0.pattern, $0.value) } }
+
+    /// Applies missing migrations (when configured), starts listening, then the delivery engine.
+    public func start() throws {
+        try application.migrate()
+        try http.start()
+        application.log.info("listening", ["address": .string("http://\(application.configuration.host):\(http.port)")])
+        application.startWorkers()
+    }
+
+    /// The port actually bound (useful with port 0).
+    public var port: Int { http.port }
+
+    /// Stops the engine and the server: no new work, what is in flight finishes, then `wait()` returns.
+    public func shutdown() {
+        application.stopWorkers(waiting: false)
+        http.shutdown()
+    }
+
+    /// Blocks until the server has stopped, then stops the delivery engine and waits for its
+    /// current round (bounded by the FCM request timeout), so a restart repeats no request.
+    public func wait() {
+        http.wait()
+        application.stopWorkers(waiting: true)
+    }
+
+    /// The HTTP server, for wiring signal handling.
+    public var httpServer: HTTPServer { http }
+}

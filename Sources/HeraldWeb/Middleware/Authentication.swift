@@ -1,0 +1,119 @@
+import HeraldApp
+import HeraldHTTP
+
+/// Decides the route's `Access` rule: finds the viewer (session cookie or API key), checks the
+/// role and scope, and the CSRF token of a state-changing request (from the form parsed once, or
+/// the `X-CSRF-Token` header). A page without a session answers a redirect to sign-in; every
+/// other refusal is thrown and rendered by the route's face.
+struct Authentication: Sendable {
+    let authenticator: Authenticator
+
+    static let sessionCookie = "herald_session"
+    static let csrfField = "csrf_token"
+    static let csrfHeader = "X-CSRF-Token"
+
+    /// nil to go on to the handler, or the answer to give instead (the sign-in redirect).
+    func authenticate(_ context: inout RequestContext, _ access: Access) throws -> HTTPResponse? {
+        switch access {
+        case .open:
+            return nil
+        case .page(let minimum):
+            guard let viewer = try sessionViewer(context.request) else {
+                let request = context.request
+                let next = request.method == .get || request.method == .head ? request.target : "/"
+                return PageRenderer.redirect(to: "/sign-in?next=" + Self.percentEncoded(next))
+            }
+            context.viewer = viewer
+            guard viewer.role >= minimum else {
+                throw AppError.notAllowed("This page needs the \(minimum.rawValue) role; you are signed in as \(viewer.role.rawValue).")
+            }
+            if context.request.isUnsafeMethod && !Self.carriesCSRFToken(context, of: viewer) {
+                context.log.warning("CSRF token missing or wrong")
+                throw AppError.notAllowed("The form was missing its security token or it had expired. Go back, reload the page and try again.")
+            }
+            return nil
+        case .api(let minimum):
+            let viewer = try apiViewer(&context)
+            guard viewer.scope != .events else {
+                throw Self.forbidden("This API key has the events scope: it may only post to /api/v1/events.")
+            }
+            guard viewer.role >= minimum else {
+                throw Self.forbidden("This needs the \(minimum.rawValue) role; the caller has \(viewer.role.rawValue).")
+            }
+            return nil
+        case .events:
+            let viewer = try apiViewer(&context)
+            guard viewer.scope == .events || viewer.role >= .editor else {
+                throw Self.forbidden("Posting events needs a key of the events scope or the editor role.")
+            }
+            return nil
+        }
+    }
+
+    /// The signed-in user of the request's session cookie, if any and live.
+    func sessionViewer(_ request: HTTPRequest) throws -> Viewer? {
+        guard let id = request.cookie(Self.sessionCookie) else { return nil }
+        return try authenticator.viewer(sessionID: id)
+    }
+
+    /// The caller of a REST request: an API key, else a session (with its CSRF header on unsafe methods).
+    func apiViewer(_ context: inout RequestContext) throws -> Viewer {
+        if let token = context.request.bearerToken {
+            guard let viewer = try authenticator.viewer(apiKey: token) else {
+                context.log.warning("rejected API key")
+                throw Self.unauthorized("The API key is not valid or has been revoked.", invalidToken: true)
+            }
+            context.viewer = viewer
+            return viewer
+        }
+        if let viewer = try sessionViewer(context.request) {
+            if context.request.isUnsafeMethod && !Self.carriesCSRFToken(context, of: viewer) {
+                throw Self.forbidden("A request with a session cookie must carry the session's CSRF token in \(Self.csrfHeader).",
+                                     code: "csrf_token_invalid")
+            }
+            context.viewer = viewer
+            return viewer
+        }
+        throw Self.unauthorized("Send an API key as Authorization: Bearer <key>.", invalidToken: false)
+    }
+
+    /// Whether the request carries `viewer`'s CSRF token (header, or the parsed form's field), compared in constant time.
+    static func carriesCSRFToken(_ context: RequestContext, of viewer: Viewer) -> Bool {
+        guard let expected = viewer.csrfToken, !expected.isEmpty else { return false }
+        let sent = context.request.headers[csrfHeader] ?? context.form.value(csrfField) ?? ""
+        return Secrets.constantTimeEqual(sent, expected)
+    }
+
+    static func unauthorized(_ detail: String, invalidToken: Bool) -> Problem {
+        Problem(status: 401, code: "unauthorized", title: "Authentication required", detail: detail,
+                headers: [("WWW-Authenticate", invalidToken ? "Bearer realm=\"herald\", error=\"invalid_token\"" : "Bearer realm=\"herald\"")])
+    }
+
+    static func forbidden(_ detail: String, code: String = "forbidden") -> Problem {
+        Problem(status: 403, code: code, title: "Forbidden", detail: detail)
+    }
+
+    /// `next` made safe: a local absolute path only (no scheme, no `//host`, no backslashes), else `/`.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"),
+              next.utf8.count <= 2048, next.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f }) else { return "/" }
+        return next
+    }
+}
+
+extension Authentication {
+    /// Percent-encodes everything but unreserved characters and `/`, for a `next` query value.
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7a) || "-._~/".unicodeScalars.contains(scalar) {
+                out.unicodeScalars.append(scalar)
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+}

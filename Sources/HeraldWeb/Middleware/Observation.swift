@@ -1,0 +1,44 @@
+import Foundation
+import HeraldApp
+import HeraldHTTP
+
+/// The outermost step: gives the request its id (the client's `X-Request-Id` when sane, else a
+/// new one), answers it in `X-Request-Id`, counts the request by route pattern (not by path,
+/// which would make a metric per campaign id) and writes the access line with the same id.
+struct Observation: Sendable {
+    let log: Log
+    let metrics: Metrics
+
+    /// Methods outside this set share the label "other": a label per method a client invents
+    /// would let anyone grow the metrics without bound.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    static func requestID(_ request: HTTPRequest) -> String {
+        let incoming = request.headers["X-Request-Id"] ?? ""
+        let sane = !incoming.isEmpty && incoming.utf8.count <= 128
+            && incoming.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
+        return sane ? incoming : UUID().uuidString.lowercased()
+    }
+
+    func observe(_ request: HTTPRequest, _ handle: (String) -> (response: HTTPResponse, pattern: String?, client: String)) -> HTTPResponse {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let requestID = Self.requestID(request)
+        var (response, pattern, client) = handle(requestID)
+        let route = pattern ?? "unmatched"
+        response.headers.set("X-Request-Id", requestID)
+        let elapsed = start.duration(to: clock.now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let method = Self.knownMethods.contains(request.method.rawValue) ? request.method.rawValue : "other"
+        metrics.increment("herald_http_requests_total", [("method", method), ("route", route), ("status", String(response.status))],
+                          help: "HTTP requests answered, by method, route pattern and status.")
+        metrics.observe("herald_http_request_duration_seconds", seconds, [("method", method), ("route", route)],
+                        bounds: Metrics.durationBounds, help: "Seconds to answer an HTTP request, by method and route pattern.")
+        if request.path != "/healthz" && request.path != "/metrics" {
+            log.info("request", ["request_id": .string(requestID), "method": .string(request.method.rawValue),
+                                 "path": .string(request.path), "route": .string(route), "status": .number(Double(response.status)),
+                                 "duration_ms": .number((seconds * 1_000_000).rounded() / 1000), "remote": .string(client)])
+        }
+        return response
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import HeraldApp
+import HeraldCore
+import HeraldFCM
+import HeraldHTTP
+import HeraldJSON
+
+/// The review step and the campaign actions: schedule, publish, cancel, delete, duplicate, test.
+/// A refused action shows the review page again with the reason.
+extension CampaignPages {
+    func review(_ context: RequestContext) throws -> HTTPResponse {
+        try reviewPage(try campaigns.get(context.parameter("id")), context: context)
+    }
+
+    func reviewPage(_ record: CampaignRecord, context: RequestContext, tests: [TestSend.Result]? = nil, testVariant: String? = nil,
+                    testError: String? = nil, tokens: String = "", actionError: String? = nil, status: Int = 200) throws -> HTTPResponse {
+        let (_, plan) = try campaigns.preview(record.id, now: Date())
+        let spec = try record.spec()
+        let role = context.viewer?.role ?? .viewer
+        let variants = spec.effectiveVariants
+        let options = spec.options
+        var view: [String: Any] = [
+            "campaign": Self.row(record, viewer: context.viewer),
+            "variants": variants.map { variant -> [String: Any] in
+                var item = ComposerView.preview(title: variant.notification.title ?? "", body: variant.notification.body ?? "",
+                                                imageURL: variant.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? "")
+                item["key"] = variant.key
+                item["weight"] = variant.weight
+                item["characters"] = variant.notification.characterCount
+                return item
+            },
+            "requests": plan.requests.enumerated().map { index, planned in
+                [
+                    "number": index + 1, "first": index == 0, "variant": planned.variantKey, "bytes": planned.message.payloadSize,
+                    "body": JSON.object(["message": planned.message.json(), "validate_only": false]).prettyString(),
+                ] as [String: Any]
+            },
+            "warnings": plan.warnings,
+            "holdout": spec.holdoutPercent, "has_holdout": spec.holdoutPercent > 0,
+            "can_schedule": record.status.isSchedulable && role >= .publisher,
+            "can_cancel": record.status.isCancellable && role >= .publisher,
+            "can_test": role >= .editor && sendingConfigured,
+            "sending_configured": sendingConfigured,
+            "tokens": tokens,
+            "max_tokens": TestSend.maximumTokens,
+            "variant_keys": variants.map(\.key),
+        ]
+        if let actionError { view["action_error"] = actionError }
+        if let testError { view["test_error"] = testError }
+        if let tests {
+            view["tests"] = tests.map { result -> [String: Any] in
+                switch result.outcome {
+                case .sent(let name): ["token": result.token, "ok": true, "detail": name, "attempts": result.attempts]
+                case .failed(let error): ["token": result.token, "ok": false, "detail": "\(error.code.rawValue): \(error.message)", "attempts": result.attempts]
+                }
+            }
+        }
+        return page("review", view, title: "Review: \(record.name)", context: context, status: status)
+    }
+
+    func schedule(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: "scheduled", then: "review") { id, version in
+            try campaigns.schedule(id, expectedVersion: version, by: context.actor, now: Date())
+        }
+    }
+
+    func publish(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: "published", then: "report") { id, version in
+            try campaigns.publishNow(id, expectedVersion: version, by: context.actor, now: Date())
+        }
+    }
+
+    func cancel(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: "cancelled", then: context.form.value("back") == "list" ? "list" : "review") { id, version in
+            try campaigns.cancel(id, expectedVersion: version, by: context.actor)
+        }
+    }
+
+    func delete(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: "deleted", then: "list") { id, version in
+            try campaigns.delete(id, expectedVersion: version, by: context.actor)
+            return nil
+        }
+    }
+
+    /// Runs one action on the campaign at the form's version, then redirects with a notice; a
+    /// refusal shows the review page with the reason.
+    func act(_ context: RequestContext, notice: String, then: String,
+             _ action: (_ id: String, _ version: Int) throws -> CampaignRecord?) throws -> HTTPResponse {
+        let id = context.parameter("id")
+        let version = Int(context.form.value("version") ?? "") ?? 0
+        let actionError: String
+        let status: Int
+        do {
+            let record = try action(id, version)
+            let target = then == "list" || record == nil ? "/campaigns" : "/campaigns/\(id)/\(then)"
+            return PageRenderer.redirect(to: "\(target)?notice=\(notice)")
+        } catch AppError.versionMismatch(let current) {
+            (actionError, status) = ("Someone changed this campaign (now version \(current)) after you opened the page. Check it below, then try again.", 409)
+        } catch AppError.conflict(_, _, let detail, let current) {
+            let state = current.map { " This campaign is \(Self.statusText($0).lowercased())." } ?? ""
+            (actionError, status) = ("Not done: \(detail)\(state)", 409)
+        } catch AppError.invalid(let errors, let title) {
+            (actionError, status) = ("\(title): " + errors.errors.map(\.message).joined(separator: "; ") + ".", 422)
+        }
+        return try reviewPage(try campaigns.get(id), context: context, actionError: actionError, status: status)
+    }
+
+    func duplicate(_ context: RequestContext) throws -> HTTPResponse {
+        let copy = try campaigns.duplicate(context.parameter("id"), by: context.actor)
+        return PageRenderer.redirect(to: "/campaigns/\(copy.id)/edit?notice=duplicated")
+    }
+
+    /// Sends the chosen variant to the typed tokens (one per line or comma-separated), up to 20.
+    func test(_ context: RequestContext) throws -> HTTPResponse {
+        let id = context.parameter("id")
+        let typed = context.form.value("tokens") ?? ""
+        // Browsers send a textarea's lines with CRLF, one Character in Swift: split on any newline.
+        let tokens = typed.split(whereSeparator: { $0.isNewline || $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
+        let key = context.form.value("variant").flatMap { $0.isEmpty ? nil : $0 }
+        do {
+            let (record, _, results) = try campaigns.testSend(id, variantKey: key, tokens: tokens, now: Date())
+            return try reviewPage(record, context: context, tests: results, tokens: typed)
+        } catch AppError.sendingNotConfigured {
+            return try reviewPage(try campaigns.get(id), context: context, testError: "Sending is not configured on this server.", tokens: typed, status: 503)
+        } catch AppError.invalid(let errors, _) {
+            let message = errors.errors.first.map { $0.path == "tokens"
+                ? "Enter 1 to \(TestSend.maximumTokens) registration tokens (you entered \(tokens.count))." : "This campaign has no variant \(key ?? "")." } ?? ""
+            return try reviewPage(try campaigns.get(id), context: context, testError: message, tokens: typed, status: 422)
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import HeraldApp
+import HeraldCore
+import HeraldHTTP
+import HeraldJSON
+
+/// The marketer's pages: the campaign list, the composer, review and report. Plain HTML forms
+/// that work without JavaScript; every state change is a POST carrying the CSRF token, and every
+/// one goes through `CampaignService`, exactly as the REST API does.
+struct CampaignPages: Sendable {
+    let campaigns: CampaignService
+    let images: ImageService
+    let events: EventService
+    let pages: PageRenderer
+    let sendingConfigured: Bool
+
+    static let pageSize = 20
+
+    init(app: HeraldApplication, pages: PageRenderer) {
+        campaigns = app.campaigns
+        images = app.images
+        events = app.events
+        self.pages = pages
+        sendingConfigured = app.sendingConfigured
+    }
+
+    // MARK: - The list
+
+    func list(_ context: RequestContext) throws -> HTTPResponse {
+        var status: CampaignStatus?
+        var query = ""
+        var cursor: CampaignCursor?
+        for (name, value) in context.request.queryItems {
+            switch name {
+            case "status": status = CampaignStatus(rawValue: value)
+            case "q": query = String(value.prefix(200))
+            case "cursor": cursor = CampaignCursor(token: value)
+            default: break
+            }
+        }
+        let page = try campaigns.list(status: status, nameContains: query, limit: Self.pageSize, after: cursor)
+        var view = pages.layout(context, [
+            "title": "Campaigns", "flash": Self.notice(context).map { [$0] } ?? [],
+            "q": query, "filtered": status != nil || !query.isEmpty, "paged": cursor != nil,
+            "statuses": [["value": "", "text": "All statuses", "selected": status == nil]]
+                + CampaignStatus.allCases.map { ["value": $0.rawValue, "text": Self.statusText($0), "selected": $0 == status] },
+            "campaigns": page.campaigns.map { Self.row($0, viewer: context.viewer) },
+            "empty": page.campaigns.isEmpty,
+        ])
+        if let next = page.nextCursor {
+            var items = [("cursor", next.token)]
+            if let status { items.append(("status", status.rawValue)) }
+            if !query.isEmpty { items.append(("q", query)) }
+            view["next"] = "/campaigns?" + items.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&")
+        }
+        return pages.page("campaigns", view)
+    }
+
+    static func row(_ record: CampaignRecord, viewer: Viewer?) -> [String: Any] {
+        let role = viewer?.role ?? .viewer
+        let spec = try? record.spec()
+        return [
+            "id": record.id, "name": record.name, "status": record.status.rawValue, "status_text": statusText(record.status),
+            "schedule": spec.map { scheduleText($0.schedule) } ?? "—", "targets": spec.map { targetText($0.audience) } ?? "—",
+            "updated": shortTime(record.updatedAt), "updated_iso": record.updatedAt, "author": record.author ?? "API",
+            "version": record.version, "csrf_token": viewer?.csrfToken ?? "",
+            "editable": record.status.isEditable && role >= .editor, "cancellable": record.status.isCancellable && role >= .publisher,
+            "deletable": record.status.isDeletable && role >= .editor, "can_duplicate": role >= .editor,
+        ]
+    }
+
+    // MARK: - The composer
+
+    func new(_ context: RequestContext) -> HTTPResponse {
+        composer(CampaignForm(fields: [("time_zone", "UTC")]), errors: FormErrors(), id: nil, status: nil, context: context)
+    }
+
+    func edit(_ context: RequestContext) throws -> HTTPResponse {
+        let record = try campaigns.get(context.parameter("id"))
+        return composer(CampaignForm(spec: try record.spec(), version: record.version), errors: FormErrors(), id: record.id,
+                        status: record.status, context: context)
+    }
+
+    /// Creates (`POST /campaigns`) or updates (`POST /campaigns/{id}`) from the composer's form.
+    func save(_ context: RequestContext) throws -> HTTPResponse {
+        let id = context.request.parameters["id"]
+        if let problem = context.formError {
+            return messagePage(context, status: 400, title: "The form could not be read", text: problem)
+        }
+        var form = CampaignForm(fields: context.form.fields)
+        var uploadErrors = FormErrors()
+        if let file = context.form.file("image_file") {
+            do {
+                let stored = try images.upload(file.body, by: context.actor)
+                form.imageURL = Self.publicURL(context, stored.path)
+            } catch AppError.invalid(let errors, _) {
+                for error in errors.errors { uploadErrors.add("image_file", error.message) }
+            }
+        }
+        let parsed = form.parse()
+        guard case .success(let spec) = parsed, uploadErrors.isEmpty else {
+            var errors = uploadErrors
+            if case .failure(let formErrors) = parsed {
+                for field in formErrors.order { for message in formErrors[field] { errors.add(field, message) } }
+            }
+            let status = try id.map { try campaigns.get($0).status }
+            return composer(form, errors: errors, id: id, status: status, context: context, httpStatus: 422)
+        }
+        let action = context.form.value("action") ?? "save"
+        guard let id else {
+            let record = try campaigns.create(spec, by: context.actor)
+            return PageRenderer.redirect(to: Self.next(action, record.id))
+        }
+        do {
+            let record = try campaigns.update(id, expectedVersion: form.version, spec: spec, by: context.actor, now: Date())
+            return PageRenderer.redirect(to: Self.next(action, record.id))
+        } catch AppError.versionMismatch {
+            return try conflict(form: form, current: try campaigns.get(id), context: context)
+        } catch AppError.conflict(_, _, _, let status?) {
+            var errors = FormErrors()
+            errors.add("form", "This campaign is \(Self.statusText(status).lowercased()) and can no longer be edited; duplicate it to reuse its content.")
+            return composer(form, errors: errors, id: id, status: status, context: context, httpStatus: 409)
+        } catch AppError.invalid(let refusal, _) {
+            var errors = FormErrors()
+            for error in refusal.errors {
+                errors.add("form", "This campaign is scheduled, so it needs a time still ahead: \(error.message). Change the schedule, or cancel the campaign first.")
+            }
+            return composer(form, errors: errors, id: id, status: try campaigns.get(id).status, context: context, httpStatus: 422)
+        }
+    }
+
+    /// Someone saved since this author loaded the form: show theirs and yours, keep yours in the
+    /// form (now based on their version), and overwrite only if the author saves again.
+    func conflict(form: CampaignForm, current: CampaignRecord, context: RequestContext) throws -> HTTPResponse {
+        var mine = form
+        mine.version = current.version
+        var ignored = FormErrors()
+        let yours = form.contractJSON(errors: &ignored)
+        var view = ComposerView.context(form: mine, errors: FormErrors(), campaignID: current.id, status: current.status)
+        let changes = Self.differences(theirs: current.content, yours: yours)
+        view["conflict"] = [
+            "their_version": current.version, "your_version": form.version, "their_author": current.author ?? "an API client",
+            "their_time": Self.shortTime(current.updatedAt),
+            "theirs": current.content.prettyString(), "yours": yours.prettyString(),
+            "changes": changes, "has_changes": !changes.isEmpty,
+        ]
+        return page("composer", view, title: "Conflict: \(current.name)", context: context, status: 409)
+    }
+
+    func composer(_ form: CampaignForm, errors: FormErrors, id: String?, status: CampaignStatus?, context: RequestContext,
+                  httpStatus: Int = 200) -> HTTPResponse {
+        let view = ComposerView.context(form: form, errors: errors, campaignID: id, status: status)
+        return page("composer", view, title: id == nil ? "New campaign" : "Edit: \(form.name)", context: context, status: httpStatus)
+    }
+
+    // MARK: - Helpers
+
+    /// Renders `template` inside the layout with the viewer and any notice.
+    func page(_ template: String, _ view: [String: Any], title: String, context: RequestContext, status: Int = 200) -> HTTPResponse {
+        var view = pages.layout(context, view)
+        view["title"] = title
+        view["flash"] = Self.notice(context).map { [$0] } ?? []
+        return pages.page(template, view, status: status)
+    }
+
+    func messagePage(_ context: RequestContext, status: Int, title: String, text: String) -> HTTPResponse {
+        pages.page("message", pages.layout(context, ["title": title, "heading": title, "text": text]), status: status)
+    }
+
+    static func next(_ action: String, _ id: String) -> String {
+        action == "review" ? "/campaigns/\(id)/review" : "/campaigns/\(id)/edit?notice=saved"
+    }
+
+    /// Fixed notices chosen by a query word, so no text from the URL is ever shown.
+    static func notice(_ context: RequestContext) -> String? {
+        let notices = ["saved": "Draft saved.", "scheduled": "Campaign scheduled.", "published": "Campaign published: sending starts now.",
+                       "cancelled": "Campaign cancelled.", "deleted": "Draft deleted.", "duplicated": "Campaign duplicated: this is the copy."]
+        return context.query("notice").flatMap { notices[$0] }
+    }
+
+    /// The https URL devices fetch an uploaded image from (the host this page was reached by).
+    static func publicURL(_ context: RequestContext, _ path: String) -> String {
+        "https://\(context.host)\(path)"
+    }
+
+    static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+}

@@ -1,0 +1,47 @@
+import HeraldApp
+import HeraldHTTP
+
+/// Who may reach a route. Every route in `Routes` names one; the access test walks the table.
+///
+/// - `page(role)`: a browser session of `role` or above; none → 303 to sign-in and back; a role
+///   too low → a 403 page; a state-changing request must carry the session's CSRF token.
+/// - `api(role)`: `Authorization: Bearer <api key>` or a session cookie plus `X-CSRF-Token` on
+///   unsafe methods; none → 401 with `WWW-Authenticate: Bearer`; keys of the `events` scope refused.
+/// - `events`: a key of the `events` scope, or any caller with the editor role.
+/// - `open`: deliberately public (health, static files, the sign-in page, uploaded images).
+enum Access: Sendable, Equatable {
+    case open
+    case page(Role)
+    case api(Role)
+    case events
+}
+
+/// Which of the two error renderers answers a route's failures.
+enum Face: Sendable {
+    /// problem+json (`ProblemRenderer`).
+    case api
+    /// An HTML error page (`ErrorPageRenderer`).
+    case page
+}
+
+/// One entry of the route table: its access rule, its face, and its handler.
+struct Route: Sendable {
+    let access: Access
+    let face: Face
+    let handler: @Sendable (RequestContext) throws -> HTTPResponse
+
+    /// A JSON endpoint.
+    static func api(_ access: Access, _ handler: @escaping @Sendable (RequestContext) throws -> APIResponse) -> Route {
+        Route(access: access, face: .api) { try handler($0).httpResponse }
+    }
+
+    /// A JSON-world endpoint that writes its own response (metrics text, files, images).
+    static func raw(_ access: Access, _ handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse) -> Route {
+        Route(access: access, face: .api, handler: handler)
+    }
+
+    /// A browser page or form post.
+    static func page(_ access: Access, _ handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse) -> Route {
+        Route(access: access, face: .page, handler: handler)
+    }
+}

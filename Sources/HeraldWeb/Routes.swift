@@ -1,0 +1,108 @@
+import HeraldApp
+import HeraldHTTP
+
+/// Every route of Herald, with its access rule beside it — the only place a route is added (a
+/// test fails on any other). Read a line as: method, path, who may call it, what answers.
+enum Routes {
+    static func table(_ h: Handlers) -> RouteTable<Route> {
+        var t = RouteTable<Route>()
+
+        // Health, metrics and files: public on purpose (see HealthAPI, MetricsAPI, StaticFiles).
+        t.add(.get, "/healthz", .api(.open, h.health.live))
+        t.add(.get, "/readyz", .api(.open, h.health.ready))
+        t.add(.get, "/metrics", .raw(.open, h.metrics.scrape))
+        t.add(.get, "/static/{path...}", .raw(.open, h.files.staticFile))
+        t.add(.get, "/api/v1/openapi.json", .raw(.open, h.files.openAPIDocument))
+        // Devices fetch notification images without credentials.
+        t.add(.get, "/images/{file}", .raw(.open, h.images.serve))
+
+        // Signing in and out.
+        t.add(.get, "/sign-in", .page(.open, h.signIn.form))
+        t.add(.post, "/sign-in", .page(.open, h.signIn.signIn))
+        t.add(.post, "/sign-out", .page(.page(.viewer), h.signIn.signOut))
+
+        // The campaigns API.
+        t.add(.post, "/api/v1/campaigns", .api(.api(.editor), h.campaignsAPI.create))
+        t.add(.get, "/api/v1/campaigns", .api(.api(.viewer), h.campaignsAPI.list))
+        t.add(.get, "/api/v1/campaigns/{id}", .api(.api(.viewer), h.campaignsAPI.get))
+        t.add(.put, "/api/v1/campaigns/{id}", .api(.api(.editor), h.campaignsAPI.replace))
+        t.add(.patch, "/api/v1/campaigns/{id}", .api(.api(.editor), h.campaignsAPI.patch))
+        t.add(.delete, "/api/v1/campaigns/{id}", .api(.api(.editor), h.campaignsAPI.delete))
+        t.add(.post, "/api/v1/campaigns/{id}/schedule", .api(.api(.publisher), h.lifecycleAPI.schedule))
+        t.add(.post, "/api/v1/campaigns/{id}/cancel", .api(.api(.publisher), h.lifecycleAPI.cancel))
+        t.add(.get, "/api/v1/campaigns/{id}/runs", .api(.api(.viewer), h.lifecycleAPI.runs))
+        t.add(.get, "/api/v1/campaigns/{id}/deliveries", .api(.api(.viewer), h.lifecycleAPI.deliveries))
+        t.add(.get, "/api/v1/campaigns/{id}/preview", .api(.api(.viewer), h.sendingAPI.preview))
+        t.add(.post, "/api/v1/campaigns/{id}/validate", .api(.api(.editor), h.sendingAPI.validate))
+        t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test))
+        t.add(.post, "/api/v1/events", .api(.events, h.eventsAPI.record))
+
+        // Accounts API: `me` for anyone signed in, the rest for admins.
+        t.add(.get, "/api/v1/me", .api(.api(.viewer), h.accountsAPI.me))
+        t.add(.get, "/api/v1/users", .api(.api(.admin), h.accountsAPI.listUsers))
+        t.add(.post, "/api/v1/users", .api(.api(.admin), h.accountsAPI.createUser))
+        t.add(.patch, "/api/v1/users/{id}", .api(.api(.admin), h.accountsAPI.updateUser))
+        t.add(.get, "/api/v1/api-keys", .api(.api(.admin), h.accountsAPI.listKeys))
+        t.add(.post, "/api/v1/api-keys", .api(.api(.admin), h.accountsAPI.createKey))
+        t.add(.delete, "/api/v1/api-keys/{id}", .api(.api(.admin), h.accountsAPI.revokeKey))
+        t.add(.get, "/api/v1/audit", .api(.api(.admin), h.accountsAPI.listAudit))
+
+        // The composer's pages.
+        t.add(.get, "/", .page(.page(.viewer)) { _ in PageRenderer.redirect(to: "/campaigns") })
+        t.add(.get, "/campaigns", .page(.page(.viewer), h.campaignPages.list))
+        t.add(.get, "/campaigns/new", .page(.page(.editor), h.campaignPages.new))
+        t.add(.post, "/campaigns", .page(.page(.editor), h.campaignPages.save))
+        t.add(.get, "/campaigns/{id}/edit", .page(.page(.editor), h.campaignPages.edit))
+        t.add(.post, "/campaigns/{id}", .page(.page(.editor), h.campaignPages.save))
+        t.add(.get, "/campaigns/{id}/review", .page(.page(.viewer), h.campaignPages.review))
+        t.add(.post, "/campaigns/{id}/schedule", .page(.page(.publisher), h.campaignPages.schedule))
+        t.add(.post, "/campaigns/{id}/publish", .page(.page(.publisher), h.campaignPages.publish))
+        t.add(.post, "/campaigns/{id}/cancel", .page(.page(.publisher), h.campaignPages.cancel))
+        t.add(.post, "/campaigns/{id}/delete", .page(.page(.editor), h.campaignPages.delete))
+        t.add(.post, "/campaigns/{id}/duplicate", .page(.page(.editor), h.campaignPages.duplicate))
+        t.add(.post, "/campaigns/{id}/test", .page(.page(.editor), h.campaignPages.test))
+        t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
+
+        // Admin pages.
+        t.add(.get, "/users", .page(.page(.admin), h.accountsPages.users))
+        t.add(.post, "/users", .page(.page(.admin), h.accountsPages.createUser))
+        t.add(.post, "/users/{id}", .page(.page(.admin), h.accountsPages.updateUser))
+        t.add(.get, "/api-keys", .page(.page(.admin), h.accountsPages.keys))
+        t.add(.post, "/api-keys", .page(.page(.admin), h.accountsPages.createKey))
+        t.add(.post, "/api-keys/{id}/revoke", .page(.page(.admin), h.accountsPages.revokeKey))
+        t.add(.get, "/audit", .page(.page(.admin), h.accountsPages.audit))
+        return t
+    }
+}
+
+/// The handlers the table names, each over the application's services.
+struct Handlers: Sendable {
+    let health: HealthAPI
+    let metrics: MetricsAPI
+    let files: StaticFiles
+    let images: ImageRoutes
+    let signIn: SignInPages
+    let campaignsAPI: CampaignsAPI
+    let lifecycleAPI: LifecycleAPI
+    let sendingAPI: SendingAPI
+    let eventsAPI: EventsAPI
+    let accountsAPI: AccountsAPI
+    let campaignPages: CampaignPages
+    let accountsPages: AccountsPages
+
+    init(app: HeraldApplication, pages: PageRenderer) {
+        health = HealthAPI(app: app)
+        metrics = MetricsAPI(app: app)
+        files = StaticFiles(directory: app.configuration.publicDirectory)
+        images = ImageRoutes(images: app.images)
+        signIn = SignInPages(service: app.signIn, pages: pages, cookieSecure: app.configuration.cookieSecure,
+                             sessionLifetimeSeconds: app.configuration.sessionLifetimeSeconds)
+        campaignsAPI = CampaignsAPI(campaigns: app.campaigns)
+        lifecycleAPI = LifecycleAPI(campaigns: app.campaigns)
+        sendingAPI = SendingAPI(campaigns: app.campaigns)
+        eventsAPI = EventsAPI(events: app.events)
+        accountsAPI = AccountsAPI(accounts: app.accounts)
+        campaignPages = CampaignPages(app: app, pages: pages)
+        accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
+    }
+}

@@ -1,0 +1,17 @@
+import HeraldApp
+
+/// `/healthz`: the process answers. `/readyz`: it can also reach its database, so a load balancer
+/// sends it traffic.
+struct HealthAPI: Sendable {
+    let app: HeraldApplication
+
+    func live(_ context: RequestContext) -> APIResponse {
+        APIResponse(status: 200, body: ["status": "ok"])
+    }
+
+    func ready(_ context: RequestContext) -> APIResponse {
+        app.databaseAnswers()
+            ? APIResponse(status: 200, body: ["status": "ready", "database": "ok"])
+            : APIResponse(status: 503, body: ["status": "unavailable", "database": "unreachable"], headers: [("Retry-After", "2")])
+    }
+}

@@ -1,0 +1,62 @@
+import HeraldApp
+import HeraldHTTP
+
+/// Herald's HTTP face: a request reads as one straight line through it —
+/// observation (request id, metrics, access log) → route → proxy trust → the body parsed once →
+/// authentication and CSRF (the route's `Access`) → handler → service → the route face's error
+/// renderer for anything thrown.
+struct WebApplication: Sendable {
+    let routes: RouteTable<Route>
+    let observation: Observation
+    let proxyTrust: ProxyTrust
+    let authentication: Authentication
+    let pages: PageRenderer
+    let log: Log
+
+    init(app: HeraldApplication, pages: PageRenderer = PageRenderer()) {
+        let handlers = Handlers(app: app, pages: pages)
+        routes = Routes.table(handlers)
+        observation = Observation(log: app.log, metrics: app.metrics)
+        proxyTrust = ProxyTrust(trustForwardedHeaders: app.configuration.trustForwardedFor)
+        authentication = Authentication(authenticator: app.authenticator)
+        self.pages = pages
+        log = app.log
+    }
+
+    func respond(_ request: HTTPRequest) -> HTTPResponse {
+        observation.observe(request) { requestID in
+            var context = RequestContext(
+                request: request, requestID: requestID,
+                clientAddress: proxyTrust.clientAddress(request), host: proxyTrust.host(request),
+                log: RequestLog(log: log, requestID: requestID, method: request.method.rawValue, path: request.path))
+            switch routes.match(request.method, path: request.path) {
+            case .found(let route, let parameters, let pattern, let headForGet):
+                context.request.parameters = parameters
+                var response = run(route, &context)
+                if headForGet { response.dropBodyForHead() }
+                return (response, pattern, context.clientAddress)
+            case .methodNotAllowed(let allowed):
+                var response = Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
+                                       detail: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).").httpResponse
+                response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
+                return (response, nil, context.clientAddress)
+            case .notFound:
+                return (Problem(status: 404, code: "not_found", title: "Not found", detail: "Nothing is at \(request.path).").httpResponse,
+                        nil, context.clientAddress)
+            }
+        }
+    }
+
+    func run(_ route: Route, _ context: inout RequestContext) -> HTTPResponse {
+        do {
+            BodyParsing.parse(&context)
+            if let answer = try authentication.authenticate(&context, route.access) { return answer }
+            return try route.handler(context)
+        } catch {
+            switch route.face {
+            case .api: return ProblemRenderer.response(for: error, log: context.log)
+            case .page: return ErrorPageRenderer.response(for: error, context: context, pages: pages)
+            }
+        }
+    }
+}
