@@ -2,6 +2,7 @@ import Foundation
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// A state-changing request that comes with a session cookie must carry that session's CSRF token.
 @Suite(.serialized) final class AccessCSRFTests {
@@ -41,13 +42,13 @@ import Testing
         let editor = try harness.session(try harness.user(.editor))
         let before = try harness.count("campaigns")
         let body = Array(#"{"name":"x","notification":{"title":"T","body":"B"},"topics":["news"]}"#.utf8)
-        let cookie = ("Cookie", "\(AccessControl.sessionCookie)=\(editor.id)")
+        let cookie = ("Cookie", "\(Authentication.sessionCookie)=\(editor.id)")
         let refused = harness.send(.post, "/api/v1/campaigns", headers: [("Content-Type", "application/json"), cookie], body: body)
         #expect(refused.status == 403)
         #expect(refused.json?["code"] == "csrf_token_invalid")
         #expect(try harness.count("campaigns") == before)
         let accepted = harness.send(.post, "/api/v1/campaigns",
-                                    headers: [("Content-Type", "application/json"), cookie, (AccessControl.csrfHeader, editor.csrf)],
+                                    headers: [("Content-Type", "application/json"), cookie, (Authentication.csrfHeader, editor.csrf)],
                                     body: body)
         #expect(accepted.status == 201)
         #expect(accepted.json?["author"]?.stringValue?.hasPrefix("editor-") == true)
@@ -56,11 +57,11 @@ import Testing
 
     @Test func signOutEndsTheSessionForGood() throws {
         let session = try harness.session(try harness.user(.viewer))
-        let cookie = ("Cookie", "\(AccessControl.sessionCookie)=\(session.id)")
+        let cookie = ("Cookie", "\(Authentication.sessionCookie)=\(session.id)")
         #expect(harness.send(.get, "/api/v1/me", headers: [cookie]).status == 200)
         let out = harness.post("/sign-out", form: [("csrf_token", session.csrf)], session: session.id)
         #expect(out.status == 303)
-        #expect(out.cookie(AccessControl.sessionCookie) == "")
+        #expect(out.cookie(Authentication.sessionCookie) == "")
         #expect(harness.send(.get, "/api/v1/me", headers: [cookie]).status == 401)
     }
 }

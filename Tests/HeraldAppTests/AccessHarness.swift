@@ -4,28 +4,30 @@ import HeraldHTTP
 import HeraldJSON
 import HeraldPostgres
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// Herald's router in-process over a real database, with helpers to make users, sessions and
 /// keys and to send requests as each of them.
 final class AccessHarness: Sendable {
     let herald: TestHerald
-    let router: Router
     let sessions: SessionStore
 
     init(environment: [String: String] = [:]) throws {
         herald = try TestHerald(environment: environment)
-        let configuration = herald.server.configuration
-        router = HeraldServer.router(pool: herald.server.pool, log: Log(minimum: .error), configuration: configuration, sender: nil)
+        let configuration = herald.server.application.configuration
         sessions = SessionStore(idleSeconds: configuration.sessionIdleSeconds, lifetimeSeconds: configuration.sessionLifetimeSeconds)
     }
 
-    var pool: PostgresPool { herald.server.pool }
+    var pool: PostgresPool { herald.server.application.database.pool }
+
+    /// Every route of the one table, with its access rule.
+    var routes: [(method: HTTPMethod, pattern: String, route: Route)] { herald.server.routes }
 
     /// A new user of `role` with a unique e-mail.
     func user(_ role: Role, password: String = "correct horse battery staple") throws -> UserRecord {
         try pool.withConnection {
             try UserStore().create(email: "\(role.rawValue)-\(UUID().uuidString.prefix(8))@example.com", role: role,
-                                   password: password, on: $0)
+                                   passwordHash: PasswordHash.make(password), on: $0)
         }
     }
 
@@ -39,17 +41,17 @@ final class AccessHarness: Sendable {
         try pool.withConnection { try APIKeyStore().create(name: "\(role)-\(scope)", role: role, scope: scope, createdBy: nil, on: $0).key }
     }
 
-    /// Runs one request through the router, from 127.0.0.1.
+    /// Runs one request in-process through the whole chain (request in, response out), from 127.0.0.1.
     func send(_ method: HTTPMethod, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []) -> HTTPResponse {
         var fields = HTTPHeaders()
         for (name, value) in headers { fields.add(name, value) }
-        return router.handle(HTTPRequest(method: method, target: target, headers: fields, body: body, remoteAddress: "127.0.0.1:40000"))
+        return herald.server.respond(HTTPRequest(method: method, target: target, headers: fields, body: body, remoteAddress: "127.0.0.1:40000"))
     }
 
     /// A form post (urlencoded) with the session cookie, if any.
     func post(_ target: String, form: [(String, String)], session: String? = nil) -> HTTPResponse {
         var headers = [("Content-Type", "application/x-www-form-urlencoded")]
-        if let session { headers.append(("Cookie", "\(AccessControl.sessionCookie)=\(session)")) }
+        if let session { headers.append(("Cookie", "\(Authentication.sessionCookie)=\(session)")) }
         return send(.post, target, headers: headers, body: Array(Self.encode(form).utf8))
     }
 

@@ -4,8 +4,9 @@ import HeraldTestSupport
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
-/// Every route of `HeraldServer.router` has a decision in this table, and every route answers
+/// Every route of the table in `Routes` has a decision in this table, and every route answers
 /// each kind of caller as the table says. A route added without a line here fails the first test.
 @Suite(.serialized) final class AccessRouteTableTests {
     /// Who may use a route.
@@ -85,7 +86,7 @@ import Testing
         harness = try AccessHarness()
     }
 
-    static func name(_ route: (method: HTTPMethod, pattern: String)) -> String { "\(route.method.rawValue) \(route.pattern)" }
+    static func name(_ route: (method: HTTPMethod, pattern: String, route: Route)) -> String { "\(route.method.rawValue) \(route.pattern)" }
 
     /// A concrete target for a pattern: parameters become an id that names nothing, or a real static file.
     static func target(_ pattern: String) -> String {
@@ -94,7 +95,7 @@ import Testing
     }
 
     @Test func everyRouteHasADecisionAndEveryDecisionARoute() {
-        let routed = Set(harness.router.routes.map(Self.name))
+        let routed = Set(harness.routes.map(Self.name))
         let undecided = routed.subtracting(Self.table.keys).sorted()
         let stale = Set(Self.table.keys).subtracting(routed).sorted()
         #expect(undecided.isEmpty, "routes without an access decision in AccessRouteTableTests.table: \(undecided)")
@@ -110,7 +111,7 @@ import Testing
         }
         let eventsKey = try harness.key(.editor, scope: .events)
 
-        for route in harness.router.routes {
+        for route in harness.routes {
             let name = Self.name(route)
             guard let decision = Self.table[name] else { continue }  // the test above reports it
             let target = Self.target(route.pattern)
@@ -123,7 +124,7 @@ import Testing
                 var form: [(String, String)] = []
                 if let session, csrf { form.append(("csrf_token", session.csrf)) }
                 var headers: [(String, String)] = [("Content-Type", "application/x-www-form-urlencoded")]
-                if let session { headers.append(("Cookie", "\(AccessControl.sessionCookie)=\(session.id)")) }
+                if let session { headers.append(("Cookie", "\(Authentication.sessionCookie)=\(session.id)")) }
                 return harness.send(route.method, target, headers: headers, body: unsafe ? Array(AccessHarness.encode(form).utf8) : [])
             }
 
@@ -161,11 +162,11 @@ import Testing
                 }
                 // A browser session works for the API too, but unsafe methods need the CSRF header.
                 let session = try harness.session(users[.admin]!)
-                let cookie = ("Cookie", "\(AccessControl.sessionCookie)=\(session.id)")
+                let cookie = ("Cookie", "\(Authentication.sessionCookie)=\(session.id)")
                 let withoutHeader = api([cookie])
                 if unsafe {
                     #expect(withoutHeader.status == 403, "\(name) with a session but no X-CSRF-Token: \(withoutHeader.status)")
-                    let withHeader = api([cookie, (AccessControl.csrfHeader, session.csrf)])
+                    let withHeader = api([cookie, (Authentication.csrfHeader, session.csrf)])
                     #expect(![401, 403].contains(withHeader.status), "\(name) with a session and its CSRF token: \(withHeader.status)")
                 } else {
                     #expect(![401, 403].contains(withoutHeader.status), "\(name) with an admin session: \(withoutHeader.status)")

@@ -2,6 +2,7 @@ import Foundation
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// Sign-in: the session cookie, `next` kept local, and the lock after ten failures.
 @Suite(.serialized) final class AccessSignInTests {
@@ -18,11 +19,11 @@ import Testing
         for attempt in 1...10 {
             let response = harness.signIn(user.email, "wrong password \(attempt)")
             #expect(response.status == 401, "attempt \(attempt)")
-            #expect(response.cookie(AccessControl.sessionCookie) == nil)
+            #expect(response.cookie(Authentication.sessionCookie) == nil)
         }
         let locked = harness.signIn(user.email, password)
         #expect(locked.status == 429)
-        #expect(locked.cookie(AccessControl.sessionCookie) == nil)
+        #expect(locked.cookie(Authentication.sessionCookie) == nil)
         #expect(locked.text.contains("Too many failed sign-ins"))
         #expect(try harness.rows("sessions").isEmpty)
 
@@ -33,24 +34,24 @@ import Testing
         try await Task.sleep(for: .seconds(Double(Self.window) + 0.5))
         let after = harness.signIn(user.email, password)
         #expect(after.status == 303)
-        #expect(after.cookie(AccessControl.sessionCookie) != nil)
+        #expect(after.cookie(Authentication.sessionCookie) != nil)
     }
 
     @Test func signingInAgainRotatesTheSessionAndNextStaysLocal() throws {
         let user = try harness.user(.viewer)
-        let first = try #require(harness.signIn(user.email, "correct horse battery staple").cookie(AccessControl.sessionCookie))
+        let first = try #require(harness.signIn(user.email, "correct horse battery staple").cookie(Authentication.sessionCookie))
         let token = "t-\(UUID().uuidString)"
         let form = [("csrf_token", token), ("email", user.email), ("password", "correct horse battery staple"),
                     ("next", "//evil.example.com/phish")]
         let second = harness.send(.post, "/sign-in", headers: [
             ("Content-Type", "application/x-www-form-urlencoded"),
-            ("Cookie", "\(SignInPages.signInCookie)=\(token); \(AccessControl.sessionCookie)=\(first)"),
+            ("Cookie", "\(SignInPages.signInCookie)=\(token); \(Authentication.sessionCookie)=\(first)"),
         ], body: Array(AccessHarness.encode(form).utf8))
         #expect(second.status == 303)
         #expect(second.headers["Location"] == "/")
-        let rotated = try #require(second.cookie(AccessControl.sessionCookie))
+        let rotated = try #require(second.cookie(Authentication.sessionCookie))
         #expect(rotated != first)
-        let me = { (id: String) in self.harness.send(.get, "/api/v1/me", headers: [("Cookie", "\(AccessControl.sessionCookie)=\(id)")]).status }
+        let me = { (id: String) in self.harness.send(.get, "/api/v1/me", headers: [("Cookie", "\(Authentication.sessionCookie)=\(id)")]).status }
         #expect(me(first) == 401)
         #expect(me(rotated) == 200)
     }
@@ -61,7 +62,7 @@ import Testing
         let response = harness.send(.post, "/sign-in", headers: [("Content-Type", "application/x-www-form-urlencoded")],
                                     body: Array(AccessHarness.encode(form).utf8))
         #expect(response.status == 403)
-        #expect(response.cookie(AccessControl.sessionCookie) == nil)
+        #expect(response.cookie(Authentication.sessionCookie) == nil)
     }
 
     @Test func aPageSendsTheBrowserToSignInAndBack() throws {

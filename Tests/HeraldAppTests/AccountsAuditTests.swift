@@ -3,6 +3,7 @@ import HeraldHTTP
 import HeraldJSON
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// The audit log records who did what to which campaign, and the admin page shows it.
 @Suite(.serialized) final class AccountsAuditTests {
@@ -40,10 +41,10 @@ import Testing
 
         // The admin page lists the same entries; a publisher may not see it.
         let admin = try harness.session(try harness.user(.admin))
-        let page = harness.send(.get, "/audit", headers: [("Cookie", "\(AccessControl.sessionCookie)=\(admin.id)")])
+        let page = harness.send(.get, "/audit", headers: [("Cookie", "\(Authentication.sessionCookie)=\(admin.id)")])
         #expect(page.status == 200)
         #expect(page.text.contains("campaign.cancelled") && page.text.contains(id))
         let publisherSession = try harness.session(try harness.user(.publisher))
-        #expect(harness.send(.get, "/audit", headers: [("Cookie", "\(AccessControl.sessionCookie)=\(publisherSession.id)")]).status == 403)
+        #expect(harness.send(.get, "/audit", headers: [("Cookie", "\(Authentication.sessionCookie)=\(publisherSession.id)")]).status == 403)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// What the database holds: no password, session id or API key as given.
 @Suite(.serialized) final class AccountsStorageTests {
@@ -20,17 +21,17 @@ import Testing
         let signedIn = harness.signIn(user.email, password)
         #expect(signedIn.status == 303)
         #expect(signedIn.headers["Location"] == "/campaigns")
-        let sessionID = try #require(signedIn.cookie(AccessControl.sessionCookie))
+        let sessionID = try #require(signedIn.cookie(Authentication.sessionCookie))
         #expect(sessionID.count >= 43)
-        let setCookie = signedIn.headers.values(for: "Set-Cookie").first { $0.hasPrefix(AccessControl.sessionCookie) } ?? ""
+        let setCookie = signedIn.headers.values(for: "Set-Cookie").first { $0.hasPrefix(Authentication.sessionCookie) } ?? ""
         #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax") && setCookie.contains("Path=/"))
 
         // The session works, and creating a key through the API shows the key exactly once.
         let session = try #require(try harness.pool.withConnection { try harness.sessions.viewer(sessionID: sessionID, on: $0) })
         let created = harness.send(.post, "/api/v1/api-keys",
                                    headers: [("Content-Type", "application/json"),
-                                             ("Cookie", "\(AccessControl.sessionCookie)=\(sessionID)"),
-                                             (AccessControl.csrfHeader, session.csrfToken ?? "")],
+                                             ("Cookie", "\(Authentication.sessionCookie)=\(sessionID)"),
+                                             (Authentication.csrfHeader, session.csrfToken ?? "")],
                                    body: Array(#"{"name":"ci","role":"editor"}"#.utf8))
         #expect(created.status == 201)
         let key = try #require(created.json?["key"]?.stringValue)

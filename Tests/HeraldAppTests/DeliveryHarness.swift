@@ -6,6 +6,7 @@ import HeraldJSON
 import HeraldPostgres
 import HeraldTestSupport
 @testable import HeraldApp
+@testable import HeraldWeb
 
 #if canImport(Glibc)
 import Glibc

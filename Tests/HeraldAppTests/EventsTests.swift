@@ -3,6 +3,7 @@ import HeraldJSON
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// `POST /api/v1/events` and the report it feeds.
 @Suite(.serialized) final class EventsTests {

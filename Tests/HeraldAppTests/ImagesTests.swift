@@ -1,8 +1,10 @@
 import Foundation
+@testable import HeraldCore
 import HeraldJSON
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// Image checks by content, and uploads through the composer's multipart form.
 @Suite struct ImageInspectorTests {

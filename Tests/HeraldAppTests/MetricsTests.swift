@@ -1,5 +1,6 @@
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// Labels in Prometheus' text format: plain values as they are, backslash, quote and newline escaped.
 @Suite struct MetricsTests {

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldHTTP
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// A signed-in browser for page tests: a user's session cookie and CSRF token on every request,
 /// and redirects after a form post followed as a browser does (303 → GET).
@@ -13,7 +14,7 @@ final class PagesBrowser: Sendable {
         session = try harness.session(try harness.user(role))
     }
 
-    var cookie: (String, String) { ("Cookie", "\(AccessControl.sessionCookie)=\(session.id)") }
+    var cookie: (String, String) { ("Cookie", "\(Authentication.sessionCookie)=\(session.id)") }
 
     func get(_ target: String) -> HTTPResponse {
         harness.send(.get, target, headers: [cookie])

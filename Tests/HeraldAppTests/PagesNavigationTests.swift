@@ -1,6 +1,7 @@
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// The top bar offers what the signed-in person may open: admins see users, keys and the audit log.
 @Suite struct PagesNavigationTests {

@@ -4,6 +4,7 @@ import HeraldJSON
 import HeraldHTTP
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// The composer form's parse and render functions, without a server.
 @Suite struct CampaignFormTests {
@@ -185,7 +186,7 @@ import Testing
     @Test func aViewerSeesTheListButNoEditingActions() throws {
         _ = post("/campaigns", CampaignFormTests.fields())
         let viewer = try browser.harness.session(try browser.harness.user(.viewer))
-        let list = browser.harness.send(.get, "/campaigns", headers: [("Cookie", "\(AccessControl.sessionCookie)=\(viewer.id)")])
+        let list = browser.harness.send(.get, "/campaigns", headers: [("Cookie", "\(Authentication.sessionCookie)=\(viewer.id)")])
         #expect(list.status == 200 && list.text.contains("Nowruz"))
         #expect(!list.text.contains("class=\"button primary\" href=\"/campaigns/new\"") && !list.text.contains(">Delete</button>") && !list.text.contains(">Edit</a>"))
     }

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HeraldApp
+import HeraldWeb
 import HeraldJSON
 import HeraldPostgres
 
@@ -31,7 +32,7 @@ final class TestHerald: Sendable {
         try server.start()
         self.databaseURL = database
         baseURL = "http://127.0.0.1:\(server.port)"
-        apiKey = try server.pool.withConnection { connection in
+        apiKey = try server.application.database.pool.withConnection { connection in
             try APIKeyStore().create(name: "tests", role: .admin, scope: .full, createdBy: "TestHerald", on: connection).key
         }
     }
