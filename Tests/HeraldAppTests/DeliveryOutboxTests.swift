@@ -47,7 +47,7 @@ import Testing
             VALUES ('Daily digest', 'scheduled', \(content.serializedString())::jsonb, now() - interval '1 second') RETURNING id::text
             """).first?.decode(String.self, at: 0))
         func start() throws -> [DeliveryStore.StartedRun] {
-            try store.startDueRuns(limit: 50, buckets: AudienceBuckets(), now: Date(), on: probe.connection)
+            try RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 50, now: Date(), on: probe.connection)
         }
         func setDue(_ sql: StaticString) throws {
             _ = try probe.connection.execute("UPDATE campaigns SET next_run_at = \(literal: sql) WHERE id = \(id)::uuid")
@@ -77,7 +77,7 @@ import Testing
             Thread {
                 let started = (try? PostgresConnection(url: url)).map { connection in
                     defer { connection.close() }
-                    return (try? DeliveryStore().startDueRuns(limit: 50, buckets: AudienceBuckets(), now: Date(), on: connection).count) ?? -1
+                    return (try? RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 50, now: Date(), on: connection).count) ?? -1
                 } ?? -1
                 counts.values.withLock { $0.append(started) }
             }
@@ -96,7 +96,7 @@ import Testing
         defer { probe.close() }
         let sink = try EmulatorSink()
         try probe.insertScheduledCampaigns(1, topics: 7, dueAt: Date().addingTimeInterval(-1), label: "Half broken")
-        #expect(try DeliveryStore().startDueRuns(limit: 10, buckets: AudienceBuckets(), now: Date(), on: probe.connection).first?.deliveries == 2)
+        #expect(try RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 10, now: Date(), on: probe.connection).first?.deliveries == 2)
         // One stored request gets a field FCM does not know: 400 INVALID_ARGUMENT, a permanent error.
         _ = try probe.connection.execute("""
             UPDATE deliveries SET body = '{"no_such_field":1,' || substr(body, 2) WHERE id = (SELECT min(id) FROM deliveries)
@@ -127,7 +127,7 @@ import Testing
         defer { probe.close() }
         let sink = try EmulatorSink()
         try probe.insertScheduledCampaigns(1, topics: 3, dueAt: Date().addingTimeInterval(-1), label: "Orphaned")
-        _ = try DeliveryStore().startDueRuns(limit: 10, buckets: AudienceBuckets(), now: Date(), on: probe.connection)
+        _ = try RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 10, now: Date(), on: probe.connection)
         // Recorded as sent, but the process died before closing the run: nobody will record anything more.
         _ = try probe.connection.execute("UPDATE deliveries SET status = 'sent', attempts = 1, sent_at = now(), message_name = 'm'")
         #expect(try probe.count("SELECT count(*) FROM runs WHERE status = 'sending'") == 1)

@@ -1,6 +1,7 @@
 import FCMEmulator
 import Foundation
 import HeraldJSON
+import HeraldPostgres
 import Testing
 
 /// A campaign's lifecycle over the REST API, with the scheduler and workers sending to the
@@ -13,6 +14,41 @@ import Testing
 
     func status(_ herald: TestHerald, _ id: String) async throws -> String? {
         try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"]?.stringValue
+    }
+
+    /// A row that today's rules refuse (here edited by hand) lists and reads as stored; when its
+    /// run is due it fails alone, with a failed run that says why, and nothing is sent.
+    @Test(.timeLimit(.minutes(1)))
+    func aStoredCampaignThatNoLongerValidatesListsFineAndIsReportedUnplannableWhenDue() async throws {
+        let sink = try EmulatorSink()
+        let herald = try TestHerald(environment: sink.environment)
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(name: "Broken later", topics: ["news"]))
+        let id = try #require(created.json?["id"]?.stringValue)
+        let long = String(repeating: "x", count: 2000)
+        try herald.server.application.database.pool.withConnection { connection in
+            _ = try connection.execute("""
+                UPDATE campaigns SET content = jsonb_set(content, '{notification,title}', to_jsonb(\(long)::text)) WHERE id = \(id)::uuid
+                """)
+        }
+        let list = try await herald.request("GET", "/api/v1/campaigns")
+        #expect(list.status == 200)
+        #expect(list.json?["items"]?.arrayValue?.contains { $0["id"]?.stringValue == id } == true)
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").status == 200)
+        let preview = try await herald.request("GET", "/api/v1/campaigns/\(id)/preview")
+        #expect(preview.status == 409)
+        #expect(preview.json?["code"] == "stored_content_invalid")
+
+        try herald.server.application.database.pool.withConnection { connection in
+            _ = try connection.execute("UPDATE campaigns SET status = 'scheduled', next_run_at = now() WHERE id = \(id)::uuid")
+            _ = try connection.query("SELECT pg_notify('herald_schedule', '')")
+        }
+        #expect(try await eventually(timeout: .seconds(20)) { try await status(herald, id) == "failed" })
+        let runs = try #require(try await herald.request("GET", "/api/v1/campaigns/\(id)/runs").json?["items"]?.arrayValue)
+        #expect(runs.count == 1)
+        #expect(runs.first?["status"] == "failed")
+        #expect(runs.first?["warnings"]?.arrayValue?.first?.stringValue?.contains("cannot be planned") == true)
+        #expect(sink.emulator.messages().isEmpty)
+        #expect(try await herald.request("GET", "/api/v1/campaigns").status == 200)
     }
 
     @Test(.timeLimit(.minutes(1)))

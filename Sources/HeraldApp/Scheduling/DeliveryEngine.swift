@@ -145,7 +145,7 @@ public final class DeliveryEngine: Sendable {
                     try pool.withConnection { try store.closeFinishedRuns(on: $0) }
                 }
                 let started = try pool.withConnection { connection in
-                    try store.startDueRuns(limit: Self.runsPerPass, buckets: configuration.buckets, now: Date(), on: connection)
+                    try RunStarter(buckets: configuration.buckets).startDueRuns(limit: Self.runsPerPass, now: Date(), on: connection)
                 }
                 // This process's workers need not wait for the notification to come round.
                 if !started.isEmpty { deliveryBell.ring() }

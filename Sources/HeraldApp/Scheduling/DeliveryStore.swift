@@ -37,88 +37,106 @@ struct DeliveryStore: Sendable {
     static let scheduleChannel = "herald_schedule"
     static let deliveryChannel = "herald_deliveries"
 
-    /// Starts the runs of campaigns that are due, in one transaction each batch: plans every
-    /// request, writes them as deliveries, and moves each campaign on (to its next occurrence, or
-    /// to `sending`). Locked rows are skipped, so several schedulers never start the same run, and
-    /// an occurrence that already has a run gets no second one. The writes are one statement each
-    /// for the whole batch (round trips, not planning, were what limited the scheduler).
-    func startDueRuns(limit: Int, buckets: AudienceBuckets, now: Date, on connection: PostgresConnection) throws -> [StartedRun] {
-        try connection.transaction { connection in
-            let due = try connection.query("""
-                SELECT id::text, content::text, next_run_at, next_run_at::text AS occurrence FROM campaigns
-                WHERE status = 'scheduled' AND next_run_at <= now()
-                ORDER BY campaigns.next_run_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-                """)
-            var ids: [String] = [], occurrences: [String] = [], nexts: [String] = [], broken: [String] = []
-            var plans: [String: FanOutPlan] = [:]
-            for row in due {
-                let id = try row.decode(String.self, at: 0)
-                let occurrence = try row.decode(Date.self, at: 2)
-                // Content the parser no longer accepts would fail this whole batch on every pass
-                // and hold up every other due campaign; that campaign fails alone instead.
-                guard let json = try? JSON.parse(try row.decode(String.self, at: 1)), case .success(let spec) = CampaignSpec.parse(json) else {
-                    broken.append(id)
-                    continue
-                }
-                plans[id] = FanOutPlanner.plan(campaign: spec, buckets: buckets, campaignID: id, sendTime: occurrence)
-                ids.append(id)
-                occurrences.append(try row.decode(String.self, at: 3))  // exact, for the uniqueness of (campaign, occurrence)
-                nexts.append(Arming.nextRun(of: spec, after: occurrence, now: now).map { String(format: "%.6f", $0.timeIntervalSince1970) } ?? "")
-            }
-            if !broken.isEmpty {
-                _ = try connection.execute("""
-                    UPDATE campaigns SET status = 'failed', next_run_at = NULL, version = version + 1, updated_at = now()
-                    WHERE id = ANY(\(broken)::uuid[])
-                    """)
-            }
-            guard !ids.isEmpty else { return [] }
+    /// A campaign whose run is due, locked for this transaction.
+    struct Due: Sendable {
+        var campaignID: String
+        var content: JSON
+        var occurrence: Date
+        /// The occurrence exactly as stored, for the uniqueness of (campaign, occurrence).
+        var occurrenceText: String
+    }
 
-            let created = try connection.query("""
-                INSERT INTO runs (campaign_id, occurrence, planned, warnings)
-                SELECT c::uuid, o::timestamptz, p::integer, w::jsonb
-                FROM unnest(\(ids), \(occurrences), \(ids.map { String(plans[$0]!.requests.count) }),
-                            \(ids.map { JSON.array(plans[$0]!.warnings.map { .string($0) }).serializedString() })) AS x(c, o, p, w)
-                ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
-                """).map { (campaign: try $0.decode(String.self, at: 0), run: try $0.decode(String.self, at: 1)) }
-            var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
-            var started: [StartedRun] = []
-            for (campaign, run) in created {
-                let requests = plans[campaign]!.requests
-                for request in requests {
-                    runIDs.append(run)
-                    campaignIDs.append(campaign)
-                    variants.append(request.variantKey)
-                    targets.append(request.target.json.serializedString())
-                    bodies.append(request.message.json().serializedString())
-                }
-                started.append(StartedRun(campaignID: campaign, runID: run, deliveries: requests.count))
-            }
-            if !runIDs.isEmpty {
-                _ = try connection.execute("""
-                    INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body)
-                    SELECT r::uuid, c::uuid, v, t::jsonb, b FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies)) AS x(r, c, v, t, b)
-                    """)
-            }
-            // On to the next occurrence, or (no more) to sending; an occurrence already run moves on too.
-            _ = try connection.execute("""
-                UPDATE campaigns c SET next_run_at = to_timestamp(nullif(x.n, '')::float8), updated_at = now(),
-                    status = CASE WHEN x.n = '' THEN 'sending' ELSE c.status END,
-                    version = CASE WHEN x.n = '' THEN c.version + 1 ELSE c.version END
-                FROM unnest(\(ids), \(nexts)) AS x(id, n) WHERE c.id = x.id::uuid
-                """)
-            if !started.isEmpty {
-                _ = try connection.query("SELECT pg_notify(\(Self.deliveryChannel), '')")
-                // A plan with no request is finished as soon as it starts.
-                try closeRuns(started.filter { $0.deliveries == 0 }.map(\.runID), on: connection)
-            }
-            return started
+    /// A run planned in Swift (`RunStarter`), to be written with its deliveries.
+    struct PlannedRun: Sendable {
+        var campaignID: String
+        var occurrenceText: String
+        var plan: FanOutPlan
+        /// When the campaign runs next; nil moves it to `sending`.
+        var nextRun: Date?
+    }
+
+    /// Up to `limit` scheduled campaigns that are due, locked; rows other schedulers hold are
+    /// skipped, so several instances never start the same run.
+    func lockDue(limit: Int, on connection: PostgresConnection) throws -> [Due] {
+        try connection.query("""
+            SELECT id::text, content::text, next_run_at, next_run_at::text FROM campaigns
+            WHERE status = \(CampaignStatus.scheduled) AND next_run_at <= now()
+            ORDER BY campaigns.next_run_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """).map { row in
+            let (id, content, occurrence, text) = try row.decode((String, String, Date, String).self)
+            return Due(campaignID: id, content: try JSON.parse(content), occurrence: occurrence, occurrenceText: text)
         }
+    }
+
+    /// Ends campaigns whose content cannot be planned any more: each gets a failed run that says
+    /// why (the report and the runs API show it) and the campaign fails alone, instead of failing
+    /// the whole batch on every pass and holding up every other due campaign.
+    func failUnplannable(_ campaigns: [(due: Due, reason: String)], on connection: PostgresConnection) throws {
+        guard !campaigns.isEmpty else { return }
+        _ = try connection.execute("""
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings, status, finished_at)
+            SELECT c::uuid, o::timestamptz, 0, jsonb_build_array(w), \(RunStatus.failed), now()
+            FROM unnest(\(campaigns.map(\.due.campaignID)), \(campaigns.map(\.due.occurrenceText)), \(campaigns.map(\.reason))) AS x(c, o, w)
+            ON CONFLICT (campaign_id, occurrence) DO NOTHING
+            """)
+        _ = try connection.execute("""
+            UPDATE campaigns SET status = \(CampaignStatus.failed), next_run_at = NULL, version = version + 1, updated_at = now()
+            WHERE id = ANY(\(campaigns.map(\.due.campaignID))::uuid[])
+            """)
+    }
+
+    /// Writes the runs and their deliveries (one statement per table for the whole batch: round
+    /// trips, not planning, were what limited the scheduler) and moves each campaign on, to its
+    /// next occurrence or to `sending`. An occurrence that already has a run gets no second one.
+    func writeRuns(_ runs: [PlannedRun], on connection: PostgresConnection) throws -> [StartedRun] {
+        guard !runs.isEmpty else { return [] }
+        let plans = Dictionary(runs.map { ($0.campaignID, $0.plan) }, uniquingKeysWith: { first, _ in first })
+        let created = try connection.query("""
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings)
+            SELECT c::uuid, o::timestamptz, p::integer, w::jsonb
+            FROM unnest(\(runs.map(\.campaignID)), \(runs.map(\.occurrenceText)), \(runs.map { String($0.plan.requests.count) }),
+                        \(runs.map { JSON.array($0.plan.warnings.map { .string($0) }).serializedString() })) AS x(c, o, p, w)
+            ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
+            """).map { try $0.decode((String, String).self) }
+        var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
+        var started: [StartedRun] = []
+        for (campaign, run) in created {
+            let requests = plans[campaign]!.requests
+            for request in requests {
+                runIDs.append(run)
+                campaignIDs.append(campaign)
+                variants.append(request.variantKey)
+                targets.append(request.target.json.serializedString())
+                bodies.append(request.message.json().serializedString())
+            }
+            started.append(StartedRun(campaignID: campaign, runID: run, deliveries: requests.count))
+        }
+        if !runIDs.isEmpty {
+            _ = try connection.execute("""
+                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body)
+                SELECT r::uuid, c::uuid, v, t::jsonb, b FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies)) AS x(r, c, v, t, b)
+                """)
+        }
+        // On to the next occurrence, or (no more) to sending; an occurrence already run moves on too.
+        _ = try connection.execute("""
+            UPDATE campaigns c SET next_run_at = to_timestamp(nullif(x.n, '')::float8), updated_at = now(),
+                status = CASE WHEN x.n = '' THEN \(CampaignStatus.sending) ELSE c.status END,
+                version = CASE WHEN x.n = '' THEN c.version + 1 ELSE c.version END
+            FROM unnest(\(runs.map(\.campaignID)), \(runs.map { $0.nextRun.map { String(format: "%.6f", $0.timeIntervalSince1970) } ?? "" }))
+                 AS x(id, n) WHERE c.id = x.id::uuid
+            """)
+        if !started.isEmpty {
+            _ = try connection.query("SELECT pg_notify(\(Self.deliveryChannel), '')")
+            // A plan with no request is finished as soon as it starts.
+            try closeRuns(started.filter { $0.deliveries == 0 }.map(\.runID), on: connection)
+        }
+        return started
     }
 
     /// Seconds until the next campaign is due (negative when overdue), or nil when none is scheduled.
     func secondsUntilNextDue(on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
-            SELECT extract(epoch FROM min(next_run_at) - now())::float8 FROM campaigns WHERE status = 'scheduled'
+            SELECT extract(epoch FROM min(next_run_at) - now())::float8 FROM campaigns WHERE status = \(CampaignStatus.scheduled)
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }
 
@@ -132,7 +150,7 @@ struct DeliveryStore: Sendable {
             FROM runs r
             WHERE r.id = d.run_id AND d.id IN (
                 SELECT id FROM deliveries
-                WHERE status IN ('pending', 'retrying') AND next_attempt_at <= now()
+                WHERE status = ANY(\(DeliveryStatus.open)) AND next_attempt_at <= now()
                   AND (lease_expires_at IS NULL OR lease_expires_at < now())
                 ORDER BY next_attempt_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
@@ -147,7 +165,7 @@ struct DeliveryStore: Sendable {
     func secondsUntilNextDelivery(on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
             SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_expires_at, next_attempt_at))) - now())::float8
-            FROM deliveries WHERE status IN ('pending', 'retrying')
+            FROM deliveries WHERE status = ANY(\(DeliveryStatus.open))
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }
 
@@ -161,8 +179,8 @@ struct DeliveryStore: Sendable {
                     error_code = nullif(x.code, ''), error_message = nullif(x.message, ''),
                     next_attempt_at = CASE WHEN x.delay = '' THEN d.next_attempt_at
                                            ELSE now() + make_interval(secs => x.delay::float8) END,
-                    sent_at = CASE WHEN x.status = 'sent' THEN now() ELSE d.sent_at END,
-                    sent_by = CASE WHEN x.status IN ('sent', 'failed') THEN \(owner) ELSE d.sent_by END,
+                    sent_at = CASE WHEN x.status = \(DeliveryStatus.sent) THEN now() ELSE d.sent_at END,
+                    sent_by = CASE WHEN x.status = ANY(\(DeliveryStatus.answered)) THEN \(owner) ELSE d.sent_by END,
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM unnest(\(outcomes.map { String($0.id) }), \(outcomes.map(\.status.rawValue)), \(outcomes.map { $0.messageName ?? "" }),
                             \(outcomes.map { $0.errorCode ?? "" }), \(outcomes.map { $0.errorMessage ?? "" }),
@@ -170,7 +188,7 @@ struct DeliveryStore: Sendable {
                      AS x(id, status, name, code, message, delay)
                 WHERE d.id = x.id::bigint AND d.lease_owner = \(owner)
                   -- A request that was in flight when the campaign was cancelled still reached FCM.
-                  AND (d.status IN ('pending', 'retrying') OR (d.status = 'cancelled' AND x.status = 'sent'))
+                  AND (d.status = ANY(\(DeliveryStatus.open)) OR (d.status = \(DeliveryStatus.cancelled) AND x.status = \(DeliveryStatus.sent)))
                 """)
         }
         try connection.transaction { connection in try closeRuns(Array(runIDs), on: connection) }
@@ -180,38 +198,39 @@ struct DeliveryStore: Sendable {
     func closeFinishedRuns(on connection: PostgresConnection) throws {
         // An index probe per open run (deliveries_run), not a count of a large run's deliveries.
         let finished = try connection.query("""
-            SELECT r.id::text FROM runs r WHERE r.status = 'sending' AND NOT EXISTS (
-                SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN ('pending', 'retrying'))
+            SELECT r.id::text FROM runs r WHERE r.status = \(RunStatus.sending) AND NOT EXISTS (
+                SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open)))
             """).map { try $0.decode(String.self, at: 0) }
         try connection.transaction { connection in try closeRuns(finished, on: connection) }
     }
 
     /// Closes each of these runs whose deliveries are all final, and then its campaign when no run
-    /// of a campaign that is `sending` remains open. The status guards make racing closers harmless.
+    /// of a campaign that is `sending` remains open. What a run and its campaign become is
+    /// `RunStatus.closed` (HeraldCore); the status guards make racing closers harmless.
     func closeRuns(_ runIDs: [String], on connection: PostgresConnection) throws {
         guard !runIDs.isEmpty else { return }
+        let finished = try connection.query("""
+            SELECT r.id::text,
+                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
+                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.failed))
+            FROM runs r LEFT JOIN deliveries d ON d.run_id = r.id
+            WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = \(RunStatus.sending)
+            GROUP BY r.id
+            HAVING count(d.id) FILTER (WHERE d.status = ANY(\(DeliveryStatus.open))) = 0
+            """).map { try $0.decode((String, Int, Int).self) }
+        guard !finished.isEmpty else { return }
         let closed = try connection.query("""
-            WITH counts AS (
-                SELECT r.id,
-                       count(d.id) FILTER (WHERE d.status = 'sent') AS sent,
-                       count(d.id) FILTER (WHERE d.status = 'failed') AS failed,
-                       count(d.id) FILTER (WHERE d.status IN ('pending', 'retrying')) AS open
-                FROM runs r LEFT JOIN deliveries d ON d.run_id = r.id
-                WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = 'sending'
-                GROUP BY r.id)
-            UPDATE runs r SET finished_at = now(),
-                status = CASE WHEN c.failed = 0 THEN 'sent' WHEN c.sent = 0 THEN 'failed' ELSE 'partially_failed' END
-            FROM counts c
-            WHERE r.id = c.id AND c.open = 0 AND r.status = 'sending'
+            UPDATE runs r SET finished_at = now(), status = x.status
+            FROM unnest(\(finished.map(\.0)), \(finished.map { RunStatus.closed(sent: $0.1, failed: $0.2) })) AS x(id, status)
+            WHERE r.id = x.id::uuid AND r.status = \(RunStatus.sending)
             RETURNING r.campaign_id::text, r.status
-            """)
-        let campaigns = try closed.map { (id: try $0.decode(String.self, at: 0), status: try $0.decode(String.self, at: 1)) }
-        guard !campaigns.isEmpty else { return }
+            """).map { try $0.decode((String, String).self) }
+        guard !closed.isEmpty else { return }
         _ = try connection.execute("""
             UPDATE campaigns c SET status = x.status, version = version + 1, updated_at = now()
-            FROM unnest(\(campaigns.map(\.id)), \(campaigns.map(\.status))) AS x(id, status)
-            WHERE c.id = x.id::uuid AND c.status = 'sending'
-              AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = 'sending')
+            FROM unnest(\(closed.map(\.0)), \(closed.map(\.1))) AS x(id, status)
+            WHERE c.id = x.id::uuid AND c.status = \(CampaignStatus.sending)
+              AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(RunStatus.sending))
             """)
     }
 }

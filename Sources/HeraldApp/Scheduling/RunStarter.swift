@@ -1,0 +1,32 @@
+import Foundation
+import HeraldCore
+import HeraldPostgres
+
+/// Starts the runs of due campaigns: locks them, plans each in Swift (the fan-out planner and
+/// the schedule's next occurrence, both pure), and writes runs and deliveries in the same
+/// transaction. Content today's rules refuse fails its campaign alone, with the reason recorded.
+struct RunStarter: Sendable {
+    let store = DeliveryStore()
+    let buckets: AudienceBuckets
+
+    func startDueRuns(limit: Int, now: Date, on connection: PostgresConnection) throws -> [DeliveryStore.StartedRun] {
+        try connection.transaction { connection in
+            var planned: [DeliveryStore.PlannedRun] = []
+            var unplannable: [(due: DeliveryStore.Due, reason: String)] = []
+            for due in try store.lockDue(limit: limit, on: connection) {
+                switch CampaignSpec.parse(due.content) {
+                case .failure(let errors):
+                    unplannable.append((due, "The campaign cannot be planned: its content no longer passes validation ("
+                                             + errors.errors.map { "\($0.path): \($0.message)" }.joined(separator: "; ") + ")."))
+                case .success(let spec):
+                    planned.append(DeliveryStore.PlannedRun(
+                        campaignID: due.campaignID, occurrenceText: due.occurrenceText,
+                        plan: FanOutPlanner.plan(campaign: spec, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence),
+                        nextRun: Arming.nextRun(of: spec, after: due.occurrence, now: now)))
+                }
+            }
+            try store.failUnplannable(unplannable, on: connection)
+            return try store.writeRuns(planned, on: connection)
+        }
+    }
+}

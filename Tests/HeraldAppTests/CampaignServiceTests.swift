@@ -1,0 +1,111 @@
+import Foundation
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+import Testing
+@testable import HeraldApp
+
+/// The campaign use cases against PostgreSQL, without sockets.
+@Suite(.serialized) final class CampaignServiceTests {
+    let harness: TestApplication
+    var campaigns: CampaignService { harness.app.campaigns }
+    let actor = Actor(name: "tests@example.com", address: "127.0.0.1")
+
+    init() throws {
+        harness = try TestApplication()
+    }
+
+    static func spec(_ name: String = "Service test") throws -> CampaignSpec {
+        try CampaignService.validated(["name": .string(name), "notification": ["title": "Hello", "body": "World"], "topics": ["news"]])
+    }
+
+    /// Everything a campaign write touches, as text, to compare before and after.
+    func snapshot() throws -> String {
+        try harness.pool.withConnection { connection in
+            try ["campaigns", "audit_log", "runs", "deliveries"].map { table in
+                try connection.query(PostgresQuery(unsafeSQL: "SELECT coalesce(string_agg(t::text, '|' ORDER BY t::text), '') FROM \(table) t"))
+                    .map { try $0.decode(String.self, at: 0) }[0]
+            }.joined(separator: "\n")
+        }
+    }
+
+    /// Every campaign write, given a fresh draft to act on.
+    func writes() -> [(name: String, run: (CampaignRecord) throws -> Void)] {
+        let now = Date()
+        return [
+            ("create", { _ in _ = try self.campaigns.create(try Self.spec("Another"), by: self.actor) }),
+            ("update", { try self.campaigns.update($0.id, expectedVersion: $0.version, spec: try Self.spec("Renamed"), by: self.actor, now: now) }),
+            ("patch", { _ = try self.campaigns.patch($0.id, expectedVersion: $0.version, patch: ["name": "Patched"], by: self.actor, now: now) }),
+            ("delete", { try self.campaigns.delete($0.id, expectedVersion: $0.version, by: self.actor) }),
+            ("schedule", { _ = try self.campaigns.schedule($0.id, expectedVersion: $0.version, by: self.actor, now: now) }),
+            ("publish", { _ = try self.campaigns.publishNow($0.id, expectedVersion: $0.version, by: self.actor, now: now) }),
+            ("cancel", { _ = try self.campaigns.cancel($0.id, expectedVersion: $0.version, by: self.actor) }),
+            ("duplicate", { _ = try self.campaigns.duplicate($0.id, by: self.actor) }),
+        ]
+    }
+
+    @Test func everyWriteRecordsExactlyOneAuditEntry() throws {
+        for write in writes() {
+            let draft = try campaigns.create(try Self.spec(), by: actor)
+            let before = try harness.count("SELECT count(*)::int8 FROM audit_log")
+            try write.run(draft)
+            #expect(try harness.count("SELECT count(*)::int8 FROM audit_log") == before + 1, "\(write.name)")
+        }
+    }
+
+    /// A failure injected after the write (the audit insert refuses) leaves neither the write nor
+    /// its audit entry: each use case is one transaction.
+    @Test func aFailureAfterTheWriteLeavesNeitherTheWriteNorItsAuditEntry() throws {
+        try harness.execute("""
+            CREATE TABLE audit_failure (on_ boolean NOT NULL);
+            INSERT INTO audit_failure VALUES (false);
+            CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+              IF (SELECT on_ FROM audit_failure) THEN RAISE EXCEPTION 'injected: the audit log refuses'; END IF;
+              RETURN NEW;
+            END $$;
+            CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit();
+            """)
+        for write in writes() {
+            try harness.execute("UPDATE audit_failure SET on_ = false")
+            let draft = try campaigns.create(try Self.spec(), by: actor)
+            try harness.execute("UPDATE audit_failure SET on_ = true")
+            let before = try snapshot()
+            #expect(throws: PostgresError.self, "\(write.name) must fail when its audit entry cannot be written") { try write.run(draft) }
+            #expect(try snapshot() == before, "\(write.name) left a change behind without its audit entry")
+        }
+    }
+
+    /// A row that today's rules refuse (edited by hand, or written under older rules) still lists
+    /// and reads; planning it says it cannot be planned instead of failing every list.
+    @Test func aStoredCampaignThatNoLongerValidatesListsAndReadsButDoesNotPlan() throws {
+        let record = try campaigns.create(try Self.spec("Broken by hand"), by: actor)
+        let long = String(repeating: "x", count: 2000)
+        try harness.execute("UPDATE campaigns SET content = jsonb_set(content, '{notification,title}', '\"\(long)\"') WHERE id = '\(record.id)'")
+        let listed = try campaigns.list(status: nil, after: nil)
+        #expect(listed.campaigns.contains { $0.id == record.id })
+        let read = try campaigns.get(record.id)
+        #expect(read.content["notification"]?["title"]?.stringValue == long)
+        #expect(throws: AppError.self) { try self.campaigns.preview(record.id, now: Date()) }
+        do {
+            _ = try campaigns.preview(record.id, now: Date())
+        } catch AppError.conflict(let code, _, let detail, _) {
+            #expect(code == "stored_content_invalid")
+            #expect(detail.contains(record.id))
+        }
+    }
+
+    @Test func aVersionMismatchNamesTheCurrentVersion() throws {
+        let record = try campaigns.create(try Self.spec(), by: actor)
+        _ = try campaigns.update(record.id, expectedVersion: 1, spec: try Self.spec("One"), by: actor, now: Date())
+        #expect(throws: AppError.versionMismatch(currentVersion: 2)) {
+            try self.campaigns.update(record.id, expectedVersion: 1, spec: try Self.spec("Two"), by: self.actor, now: Date())
+        }
+    }
+
+    @Test func theDatabaseGoneIsUnavailableNotAnInternalError() throws {
+        let unreachable = try HeraldApplication(configuration: try HeraldConfiguration(environment: [
+            "DATABASE_URL": "postgresql://herald@127.0.0.1:1/herald?connect_timeout=1"]), log: Log(minimum: .error))
+        #expect(throws: AppError.self) { try unreachable.campaigns.list(status: nil, after: nil) }
+    }
+}
