@@ -57,7 +57,7 @@ public struct AuditLog: Sendable {
     /// Newest first, `limit` entries with ids below `before` (the cursor), and the next cursor.
     public func list(before: Int64?, limit: Int, on connection: PostgresConnection) throws -> (entries: [AuditEntry], next: Int64?) {
         let rows = try connection.query("""
-            SELECT id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), actor, user_id::text, api_key_id::text,
+            SELECT id, \(utc: "at"), actor, user_id::text, api_key_id::text,
                    action, object_type, object_id, address, details::text
             FROM audit_log WHERE id < \(before ?? Int64.max) ORDER BY id DESC LIMIT \(limit + 1)
             """)

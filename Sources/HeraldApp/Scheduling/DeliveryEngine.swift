@@ -207,14 +207,13 @@ public final class DeliveryEngine: Sendable {
             switch answer {
             case .sent(let name):
                 outcomes.append(.init(id: delivery.id, status: .sent, messageName: name))
-                metrics.increment("herald_deliveries_total", [("outcome", "sent")], help: "Delivery attempts by outcome.")
             case .failed(let error):
                 let delay = configuration.retryPolicy.delay(forAttempt: delivery.attempts, outcome: answer)
                 outcomes.append(.init(id: delivery.id, status: delay == nil ? .failed : .retrying,
                                       errorCode: error.code.rawValue, errorMessage: error.message, retryDelay: delay))
-                metrics.increment("herald_deliveries_total", [("outcome", delay == nil ? "failed" : "retrying")],
-                                  help: "Delivery attempts by outcome.")
             }
+            metrics.increment("herald_deliveries_total", [("outcome", outcomes[outcomes.count - 1].status.rawValue)],
+                              help: "Delivery attempts by outcome.")
         }
         // FCM has answered: losing that answer would send the requests again once the lease
         // expires, so a failing database is retried for as long as the lease holds.

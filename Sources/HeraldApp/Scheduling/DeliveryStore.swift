@@ -25,9 +25,9 @@ struct DeliveryStore: Sendable {
 
     /// What to write back for one delivery.
     struct Outcome: Sendable {
-        enum Status: String, Sendable { case sent, retrying, failed }
         var id: Int64
-        var status: Status
+        /// `.sent`, `.retrying` or `.failed`.
+        var status: DeliveryStatus
         var messageName: String?
         var errorCode: String?
         var errorMessage: String?

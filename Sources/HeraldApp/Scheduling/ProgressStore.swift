@@ -4,24 +4,22 @@ import HeraldPostgres
 
 /// Reads of a campaign's runs and deliveries, for the progress API and the report page.
 struct ProgressStore: Sendable {
-    static let timestamp: StaticString = #"'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'"#
-
     /// Runs newest first, each with per-variant counts of deliveries by state.
     func runs(campaignID: String, on connection: PostgresConnection) throws -> [JSON] {
         guard CampaignStore.isUUID(campaignID) else { return [] }
         let rows = try connection.query("""
             SELECT r.id::text, r.status, r.planned, r.warnings::text,
-                   to_char(r.occurrence AT TIME ZONE 'UTC', \(literal: Self.timestamp)),
-                   to_char(r.started_at AT TIME ZONE 'UTC', \(literal: Self.timestamp)),
-                   to_char(r.finished_at AT TIME ZONE 'UTC', \(literal: Self.timestamp)),
+                   \(utc: "r.occurrence"),
+                   \(utc: "r.started_at"),
+                   \(utc: "r.finished_at"),
                    coalesce((SELECT json_object_agg(variant_key, counts)::text FROM (
                        SELECT variant_key, json_build_object(
                            'planned', count(*),
-                           'sent', count(*) FILTER (WHERE status = 'sent'),
-                           'failed', count(*) FILTER (WHERE status = 'failed'),
-                           'retrying', count(*) FILTER (WHERE status = 'retrying'),
-                           'pending', count(*) FILTER (WHERE status = 'pending'),
-                           'cancelled', count(*) FILTER (WHERE status = 'cancelled')) AS counts
+                           \(DeliveryStatus.sent), count(*) FILTER (WHERE status = \(DeliveryStatus.sent)),
+                           \(DeliveryStatus.failed), count(*) FILTER (WHERE status = \(DeliveryStatus.failed)),
+                           \(DeliveryStatus.retrying), count(*) FILTER (WHERE status = \(DeliveryStatus.retrying)),
+                           \(DeliveryStatus.pending), count(*) FILTER (WHERE status = \(DeliveryStatus.pending)),
+                           \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled))) AS counts
                        FROM deliveries WHERE run_id = r.id GROUP BY variant_key) v), '{}')
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
@@ -45,8 +43,8 @@ struct ProgressStore: Sendable {
         guard CampaignStore.isUUID(campaignID) else { return [] }
         let rows = try connection.query("""
             SELECT id, run_id::text, variant_key, target::text, status, attempts, message_name, error_code, error_message,
-                   to_char(sent_at AT TIME ZONE 'UTC', \(literal: Self.timestamp)),
-                   to_char(next_attempt_at AT TIME ZONE 'UTC', \(literal: Self.timestamp))
+                   \(utc: "sent_at"),
+                   \(utc: "next_attempt_at")
             FROM deliveries
             WHERE campaign_id = \(campaignID)::uuid AND id > \(afterID) AND (\(status)::text IS NULL OR status = \(status))
             ORDER BY id LIMIT \(limit)
@@ -66,7 +64,7 @@ struct ProgressStore: Sendable {
                 delivery["error"] = ["code": .string(code), "message": .string(try row.decode(String?.self, at: 8) ?? "")]
             }
             if let sent = try row.decode(String?.self, at: 9) { delivery["sent_at"] = .string(sent) }
-            if status == "retrying" || status == "pending" {
+            if DeliveryStatus(rawValue: status).map(DeliveryStatus.open.contains) == true {
                 delivery["next_attempt_at"] = .string(try row.decode(String.self, at: 10))
             }
             return .object(delivery)

@@ -70,11 +70,11 @@ struct SendingAPI: Sendable {
     static func json(_ outcome: SendOutcome) -> JSONObject {
         switch outcome {
         case .sent(let name):
-            return ["status": "sent", "name": .string(name)]
+            return ["status": .string(DeliveryStatus.sent.rawValue), "name": .string(name)]
         case .failed(let error):
             var failure: JSONObject = ["code": .string(error.code.rawValue), "message": .string(error.message)]
             if let status = error.httpStatus { failure["http_status"] = .number(Double(status)) }
-            return ["status": "failed", "error": .object(failure)]
+            return ["status": .string(DeliveryStatus.failed.rawValue), "error": .object(failure)]
         }
     }
 }

@@ -59,25 +59,25 @@ extension CampaignPages {
     }
 
     func schedule(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: "scheduled", then: "review") { id, version in
+        try act(context, notice: .scheduled, then: "review") { id, version in
             try campaigns.schedule(id, expectedVersion: version, by: context.actor, now: Date())
         }
     }
 
     func publish(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: "published", then: "report") { id, version in
+        try act(context, notice: .published, then: "report") { id, version in
             try campaigns.publishNow(id, expectedVersion: version, by: context.actor, now: Date())
         }
     }
 
     func cancel(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: "cancelled", then: context.form.value("back") == "list" ? "list" : "review") { id, version in
+        try act(context, notice: .cancelled, then: context.form.value("back") == "list" ? "list" : "review") { id, version in
             try campaigns.cancel(id, expectedVersion: version, by: context.actor)
         }
     }
 
     func delete(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: "deleted", then: "list") { id, version in
+        try act(context, notice: .deleted, then: "list") { id, version in
             try campaigns.delete(id, expectedVersion: version, by: context.actor)
             return nil
         }
@@ -85,7 +85,7 @@ extension CampaignPages {
 
     /// Runs one action on the campaign at the form's version, then redirects with a notice; a
     /// refusal shows the review page with the reason.
-    func act(_ context: RequestContext, notice: String, then: String,
+    func act(_ context: RequestContext, notice: Notice, then: String,
              _ action: (_ id: String, _ version: Int) throws -> CampaignRecord?) throws -> HTTPResponse {
         let id = context.parameter("id")
         let version = Int(context.form.value("version") ?? "") ?? 0
@@ -94,7 +94,7 @@ extension CampaignPages {
         do {
             let record = try action(id, version)
             let target = then == "list" || record == nil ? "/campaigns" : "/campaigns/\(id)/\(then)"
-            return PageRenderer.redirect(to: "\(target)?notice=\(notice)")
+            return PageRenderer.redirect(to: "\(target)?notice=\(notice.rawValue)")
         } catch AppError.versionMismatch(let current) {
             (actionError, status) = ("Someone changed this campaign (now version \(current)) after you opened the page. Check it below, then try again.", 409)
         } catch AppError.conflict(_, _, let detail, let current) {
@@ -108,7 +108,7 @@ extension CampaignPages {
 
     func duplicate(_ context: RequestContext) throws -> HTTPResponse {
         let copy = try campaigns.duplicate(context.parameter("id"), by: context.actor)
-        return PageRenderer.redirect(to: "/campaigns/\(copy.id)/edit?notice=duplicated")
+        return PageRenderer.redirect(to: "/campaigns/\(copy.id)/edit?notice=\(Notice.duplicated.rawValue)")
     }
 
     /// Sends the chosen variant to the typed tokens (one per line or comma-separated), up to 20.

@@ -168,14 +168,28 @@ struct CampaignPages: Sendable {
     }
 
     static func next(_ action: String, _ id: String) -> String {
-        action == "review" ? "/campaigns/\(id)/review" : "/campaigns/\(id)/edit?notice=saved"
+        action == "review" ? "/campaigns/\(id)/review" : "/campaigns/\(id)/edit?notice=\(Notice.saved.rawValue)"
     }
 
-    /// Fixed notices chosen by a query word, so no text from the URL is ever shown.
+    /// The notice a page shows after a redirect, chosen by a word in the query (`?notice=saved`),
+    /// so no text from the URL is ever shown.
+    enum Notice: String, Sendable {
+        case saved, scheduled, published, cancelled, deleted, duplicated
+
+        var text: String {
+            switch self {
+            case .saved: "Draft saved."
+            case .scheduled: "Campaign scheduled."
+            case .published: "Campaign published: sending starts now."
+            case .cancelled: "Campaign cancelled."
+            case .deleted: "Draft deleted."
+            case .duplicated: "Campaign duplicated: this is the copy."
+            }
+        }
+    }
+
     static func notice(_ context: RequestContext) -> String? {
-        let notices = ["saved": "Draft saved.", "scheduled": "Campaign scheduled.", "published": "Campaign published: sending starts now.",
-                       "cancelled": "Campaign cancelled.", "deleted": "Draft deleted.", "duplicated": "Campaign duplicated: this is the copy."]
-        return context.query("notice").flatMap { notices[$0] }
+        context.query("notice").flatMap(Notice.init(rawValue:))?.text
     }
 
     /// The https URL devices fetch an uploaded image from (the host this page was reached by).

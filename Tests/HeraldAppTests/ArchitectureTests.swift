@@ -1,0 +1,63 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+/// The shape DESIGN.md asks for, checked on the sources themselves so that it cannot drift:
+/// one route table, statuses only through their types, and the direction of dependencies.
+@Suite struct ArchitectureTests {
+    /// Every Swift file under `Sources/<module>` (all modules when nil), with its text.
+    static func sources(in modules: [String]? = nil) throws -> [(path: String, text: String)] {
+        let root = URL(fileURLWithPath: TestDatabase.repositoryRoot + "/Sources")
+        let names = try modules ?? FileManager.default.contentsOfDirectory(atPath: root.path)
+        var files: [(String, String)] = []
+        for name in names {
+            guard let walker = FileManager.default.enumerator(at: root.appendingPathComponent(name), includingPropertiesForKeys: nil) else { continue }
+            for case let url as URL in walker where url.pathExtension == "swift" {
+                files.append(("\(name)/" + url.path.dropFirst(root.appendingPathComponent(name).path.count + 1), try String(contentsOf: url, encoding: .utf8)))
+            }
+        }
+        return files
+    }
+
+    static func lines(_ text: String, matching pattern: String) throws -> [String] {
+        let regex = try Regex(pattern)
+        return text.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+            !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") && line.firstMatch(of: regex) != nil
+        }.map(String.init)
+    }
+
+    /// Herald's routes are added in `HeraldWeb/Routes.swift` only (the emulator, a stand-in for
+    /// Google's servers, and the HTTP library itself are not Herald's routes).
+    @Test func routesAreAddedInTheOneTableOnly() throws {
+        for file in try Self.sources() where file.path != "HeraldWeb/Routes.swift"
+            && !file.path.hasPrefix("FCMEmulator/") && !file.path.hasPrefix("HeraldHTTP/") {
+            let found = try Self.lines(file.text, matching: #"\.add\(\s*\.(get|head|post|put|patch|delete|options)\b|RouteTable<Route>\(|Router\(\)"#)
+            #expect(found.isEmpty, "\(file.path) adds routes outside Routes.swift: \(found)")
+        }
+    }
+
+    /// Campaign, run and delivery statuses appear as text only in the file of their types: SQL
+    /// binds them, Swift compares the enums. (A word used as a dictionary key, `"sent": 3`, is a
+    /// name of a count, not a status.)
+    @Test func statusesAreWrittenOnlyInTheirTypes() throws {
+        let words = "draft|scheduled|sending|sent|partially_failed|failed|cancelled|pending|retrying"
+        for file in try Self.sources() where file.path != "HeraldCore/Campaign/CampaignStatus.swift"
+            && !file.path.hasPrefix("FCMEmulator/") && !file.path.hasPrefix("HeraldFCM/") {
+            let sql = try Self.lines(file.text, matching: "'(\(words))'")
+            let swift = try Self.lines(file.text, matching: #""(\#(words))"(?!\s*:)"#)
+            #expect(sql.isEmpty && swift.isEmpty, "\(file.path) spells a status: \(sql + swift)")
+        }
+    }
+
+    /// The application layer speaks no HTTP and renders no HTML; the web module owns both.
+    @Test func theApplicationLayerImportsNeitherHTTPNorTemplates() throws {
+        for file in try Self.sources(in: ["HeraldApp"]) {
+            let imports = try Self.lines(file.text, matching: #"^\s*(@testable\s+)?import\s+(HeraldHTTP|HeraldWeb|Mustache)\b"#)
+            #expect(imports.isEmpty, "\(file.path): \(imports)")
+        }
+        let manifest = try String(contentsOfFile: TestDatabase.repositoryRoot + "/Package.swift", encoding: .utf8)
+        let app = try #require(manifest.firstMatch(of: try Regex(#"\.target\(name: "HeraldApp",[^)]*\)"#)))
+        #expect(!app.output[0].substring!.contains("HeraldHTTP"))
+        #expect(!app.output[0].substring!.contains("Mustache"))
+    }
+}
