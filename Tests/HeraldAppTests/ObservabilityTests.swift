@@ -1,5 +1,6 @@
 import HeraldApp
 import HeraldJSON
+import HeraldPostgres
 import Synchronization
 import Testing
 
@@ -31,6 +32,29 @@ import Testing
         // A hostile id is not echoed into logs or headers.
         let hostile = try await herald.request("GET", "/healthz", headers: ["X-Request-Id": "a b\"c"])
         #expect(hostile.header("X-Request-Id") != "a b\"c")
+    }
+
+    /// An error deep in a request (the audit log refuses the write) logs a line with the same
+    /// request id as the request's access line and its `X-Request-Id`, so the two can be joined.
+    @Test func aRequestsErrorLineAndAccessLineShareItsRequestID() async throws {
+        let lines = Lines()
+        let herald = try TestHerald(log: Log(minimum: .info) { lines.append($0) })
+        try herald.server.application.database.pool.withConnection { connection in
+            try connection.executeScript("""
+                CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'injected: the audit log refuses'; END $$;
+                CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_audit();
+                """)
+        }
+        let response = try await herald.request("POST", "/api/v1/campaigns", json: CampaignsAPITests.campaign(),
+                                                headers: ["X-Request-Id": "joined-7"])
+        #expect(response.status == 500)
+        #expect(response.header("X-Request-Id") == "joined-7")
+        let mine = lines.lines.withLock { $0 }.filter { $0["request_id"] == "joined-7" }
+        let error = try #require(mine.first { $0["level"] == "error" })
+        #expect(error["message"]?.stringValue?.contains("injected: the audit log refuses") == true)
+        #expect(error["path"] == "/api/v1/campaigns")
+        #expect(mine.contains { $0["message"] == "request" && $0["status"] == 500 })
     }
 
     @Test func metricsParseAsPrometheusText() async throws {
