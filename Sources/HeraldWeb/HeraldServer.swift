@@ -11,14 +11,14 @@ public final class HeraldServer: Sendable {
     /// Builds the service; nothing listens until `start()`. Fails on an unreadable service-account key.
     public init(configuration: HeraldConfiguration, log: Log) throws {
         application = try HeraldApplication(configuration: configuration, log: log)
-        web = WebApplication(app: application)
+        web = WebApplication(app: application, settings: configuration.web)
         var server = HTTPServer.Configuration()
-        server.host = configuration.host
-        server.port = configuration.port
-        server.handlerThreads = configuration.handlerThreads
-        server.handlerQueueLimit = configuration.handlerQueueLimit
-        server.maxBodyBytes = configuration.maxBodyBytes
-        if let loops = configuration.eventLoops { server.eventLoops = loops }
+        server.host = configuration.web.host
+        server.port = configuration.web.port
+        server.handlerThreads = configuration.web.handlerThreads
+        server.handlerQueueLimit = configuration.web.handlerQueueLimit
+        server.maxBodyBytes = configuration.web.maxBodyBytes
+        if let loops = configuration.web.eventLoops { server.eventLoops = loops }
         let web = web
         http = HTTPServer(configuration: server) { request in web.respond(request) }
     }
@@ -33,7 +33,7 @@ public final class HeraldServer: Sendable {
     public func start() throws {
         try application.migrate()
         try http.start()
-        application.log.info("listening", ["address": .string("http://\(application.configuration.host):\(http.port)")])
+        application.log.info("listening", ["address": .string("http://\(application.configuration.web.host):\(http.port)")])
         application.startWorkers()
     }
 

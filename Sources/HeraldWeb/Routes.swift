@@ -90,13 +90,12 @@ struct Handlers: Sendable {
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
 
-    init(app: HeraldApplication, pages: PageRenderer) {
+    init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer) {
         health = HealthAPI(app: app)
         metrics = MetricsAPI(app: app)
-        files = StaticFiles(directory: app.configuration.publicDirectory)
+        files = StaticFiles(directory: settings.publicDirectory)
         images = ImageRoutes(images: app.images)
-        signIn = SignInPages(service: app.signIn, pages: pages, cookieSecure: app.configuration.cookieSecure,
-                             sessionLifetimeSeconds: app.configuration.sessionLifetimeSeconds)
+        signIn = SignInPages(service: app.signIn, pages: pages, cookieSecure: settings.cookieSecure)
         campaignsAPI = CampaignsAPI(campaigns: app.campaigns)
         lifecycleAPI = LifecycleAPI(campaigns: app.campaigns)
         sendingAPI = SendingAPI(campaigns: app.campaigns)

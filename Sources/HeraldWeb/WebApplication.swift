@@ -13,11 +13,11 @@ struct WebApplication: Sendable {
     let pages: PageRenderer
     let log: Log
 
-    init(app: HeraldApplication, pages: PageRenderer = PageRenderer()) {
-        let handlers = Handlers(app: app, pages: pages)
+    init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer = PageRenderer()) {
+        let handlers = Handlers(app: app, settings: settings, pages: pages)
         routes = Routes.table(handlers)
         observation = Observation(log: app.log, metrics: app.metrics)
-        proxyTrust = ProxyTrust(trustForwardedHeaders: app.configuration.trustForwardedFor)
+        proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor)
         authentication = Authentication(authenticator: app.authenticator)
         self.pages = pages
         log = app.log

@@ -12,10 +12,10 @@ extension APIKeyScope: ExpressibleByArgument {}
 /// HERALD_MIGRATE_ON_START=false), so the first admin can be made before the first `serve`.
 func accountService() throws -> (AccountService, PostgresPool) {
     let configuration = try loadConfiguration()
-    let pool = PostgresPool(url: configuration.databaseURL, maxConnections: 1, acquireTimeout: .seconds(10))
+    let pool = PostgresPool(url: configuration.database.url, maxConnections: 1, acquireTimeout: .seconds(10))
     do {
-        if configuration.migrateOnStart {
-            _ = try pool.withConnection { try Migrator(directory: configuration.migrationsDirectory).migrate($0) }
+        if configuration.database.migrateOnStart {
+            _ = try pool.withConnection { try Migrator(directory: configuration.database.migrationsDirectory).migrate($0) }
         }
     } catch {
         print("herald: cannot prepare the database: \(error)")

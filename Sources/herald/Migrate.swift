@@ -10,15 +10,15 @@ struct Migrate: ParsableCommand {
         let configuration = try loadConfiguration()
         let connection: PostgresConnection
         do {
-            connection = try PostgresConnection(url: configuration.databaseURL)
+            connection = try PostgresConnection(url: configuration.database.url)
         } catch {
             print("herald migrate: cannot connect to the database: \(error)")
             throw ExitCode.failure
         }
         defer { connection.close() }
-        print("Migrations folder: \(configuration.migrationsDirectory)")
+        print("Migrations folder: \(configuration.database.migrationsDirectory)")
         do {
-            let applied = try Migrator(directory: configuration.migrationsDirectory).migrate(connection)
+            let applied = try Migrator(directory: configuration.database.migrationsDirectory).migrate(connection)
             if applied.isEmpty {
                 print("The database is up to date.")
             } else {

@@ -15,7 +15,7 @@ final class AccessHarness: Sendable {
     init(environment: [String: String] = [:]) throws {
         herald = try TestHerald(environment: environment)
         let configuration = herald.server.application.configuration
-        sessions = SessionStore(idleSeconds: configuration.sessionIdleSeconds, lifetimeSeconds: configuration.sessionLifetimeSeconds)
+        sessions = SessionStore(idleSeconds: configuration.accounts.sessionIdleSeconds, lifetimeSeconds: configuration.accounts.sessionLifetimeSeconds)
     }
 
     var pool: PostgresPool { herald.server.application.database.pool }

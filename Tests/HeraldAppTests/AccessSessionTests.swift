@@ -22,7 +22,7 @@ import Testing
         let idle = try harness.session(user)
         let old = try harness.session(user)
         #expect(me(idle.id) == 200 && me(old.id) == 200)
-        let idleSeconds = harness.herald.server.application.configuration.sessionIdleSeconds
+        let idleSeconds = harness.herald.server.application.configuration.accounts.sessionIdleSeconds
         try harness.pool.withConnection { connection in
             _ = try connection.execute("""
                 UPDATE sessions SET last_seen_at = now() - make_interval(secs => \(idleSeconds + 1))

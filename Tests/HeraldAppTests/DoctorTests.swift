@@ -34,7 +34,7 @@ import Testing
         let database = try TestDatabase.create()
         let configuration = try Self.configuration(["DATABASE_URL": database].merging(emulator.environment) { $1 })
         let connection = try PostgresConnection(url: database)
-        try Migrator(directory: configuration.migrationsDirectory).migrate(connection)
+        try Migrator(directory: configuration.database.migrationsDirectory).migrate(connection)
         connection.close()
         let checks = Doctor.run(configuration)
         #expect(checks.map(\.outcome) == Array(repeating: .ok, count: 5), "\(checks)")

@@ -18,6 +18,9 @@ public struct SignInService: Sendable {
         public var viewer: Viewer
     }
 
+    /// How long a new session lasts, for the cookie's Max-Age.
+    public var sessionLifetimeSeconds: Int { sessions.lifetimeSeconds }
+
     public init(database: Database, log: Log, throttle: SignInThrottle, sessions: SessionStore) {
         self.database = database
         self.log = log

@@ -24,29 +24,29 @@ public final class HeraldApplication: Sendable {
     public init(configuration: HeraldConfiguration, log: Log) throws {
         self.configuration = configuration
         self.log = log
-        let pool = PostgresPool(url: configuration.databaseURL, maxConnections: configuration.databasePoolSize,
+        let pool = PostgresPool(url: configuration.database.url, maxConnections: configuration.database.poolSize,
                                 acquireTimeout: .seconds(5))
         database = Database(pool: pool)
         let sender = try SenderSetup.make(configuration, log: log)
         sendingConfigured = sender != nil
-        let buckets = AudienceBuckets(count: configuration.audienceBuckets)
-        let sessions = SessionStore(idleSeconds: configuration.sessionIdleSeconds, lifetimeSeconds: configuration.sessionLifetimeSeconds)
+        let buckets = AudienceBuckets(count: configuration.delivery.audienceBuckets)
+        let sessions = SessionStore(idleSeconds: configuration.accounts.sessionIdleSeconds, lifetimeSeconds: configuration.accounts.sessionLifetimeSeconds)
         campaigns = CampaignService(database: database, sender: sender, buckets: buckets)
         accounts = AccountService(database: database)
         signIn = SignInService(database: database, log: log,
-                               throttle: SignInThrottle(maxFailures: configuration.signInMaxFailures, windowSeconds: configuration.signInWindowSeconds),
+                               throttle: SignInThrottle(maxFailures: configuration.accounts.signInMaxFailures, windowSeconds: configuration.accounts.signInWindowSeconds),
                                sessions: sessions)
         authenticator = Authenticator(database: database, sessions: sessions)
         events = EventService(database: database)
         images = ImageService(database: database)
-        if let sender, configuration.schedulerEnabled {
+        if let sender, configuration.delivery.schedulerEnabled {
             var settings = DeliveryEngine.Configuration()
-            settings.workers = configuration.deliveryWorkers
-            settings.pollInterval = .seconds(configuration.schedulerPollSeconds)
-            settings.lease = .seconds(configuration.deliveryLeaseSeconds)
-            settings.batchSize = configuration.deliveryBatchSize
+            settings.workers = configuration.delivery.workers
+            settings.pollInterval = .seconds(configuration.delivery.pollSeconds)
+            settings.lease = .seconds(configuration.delivery.leaseSeconds)
+            settings.batchSize = configuration.delivery.batchSize
             settings.buckets = buckets
-            engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.databaseURL,
+            engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,
                                     sender: sender, log: log, metrics: metrics)
         } else {
             engine = nil
@@ -55,9 +55,9 @@ public final class HeraldApplication: Sendable {
 
     /// Applies missing migrations when configured to (before anything listens).
     public func migrate() throws {
-        guard configuration.migrateOnStart else { return }
-        let applied = try database.pool.withConnection { try Migrator(directory: configuration.migrationsDirectory).migrate($0) }
-        log.info("migrations applied", ["directory": .string(configuration.migrationsDirectory), "applied": .number(Double(applied.count))])
+        guard configuration.database.migrateOnStart else { return }
+        let applied = try database.pool.withConnection { try Migrator(directory: configuration.database.migrationsDirectory).migrate($0) }
+        log.info("migrations applied", ["directory": .string(configuration.database.migrationsDirectory), "applied": .number(Double(applied.count))])
     }
 
     /// Starts the scheduler and the delivery workers (when sending is configured and enabled).

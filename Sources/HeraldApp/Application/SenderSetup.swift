@@ -4,13 +4,13 @@ import HeraldFCM
 /// (previews work without one; sending answers that it is not configured).
 enum SenderSetup {
     static func make(_ configuration: HeraldConfiguration, log: Log) throws -> FCMSender? {
-        guard let path = configuration.serviceAccountKeyPath else {
+        guard let path = configuration.fcm.serviceAccountKeyPath else {
             log.warning("no service-account key configured (HERALD_SERVICE_ACCOUNT_KEY): sending is disabled")
             return nil
         }
         let account = try ServiceAccount(contentsOfFile: path)
-        let fcm = FCMConfiguration(projectID: account.projectID, baseURL: configuration.fcmBaseURL)
-        log.info("sending through FCM", ["project": .string(account.projectID), "base_url": .string(configuration.fcmBaseURL)])
-        return FCMSender(configuration: fcm, serviceAccount: account, tokenURI: configuration.oauthTokenURL)
+        let fcm = FCMConfiguration(projectID: account.projectID, baseURL: configuration.fcm.baseURL)
+        log.info("sending through FCM", ["project": .string(account.projectID), "base_url": .string(configuration.fcm.baseURL)])
+        return FCMSender(configuration: fcm, serviceAccount: account, tokenURI: configuration.fcm.oauthTokenURL)
     }
 }

@@ -17,7 +17,7 @@ public enum Doctor {
         var checks: [Check] = []
         let connection: PostgresConnection?
         do {
-            connection = try PostgresConnection(url: configuration.databaseURL)
+            connection = try PostgresConnection(url: configuration.database.url)
             checks.append(Check(name: "database", outcome: .ok, detail: "reachable"))
         } catch {
             connection = nil
@@ -35,28 +35,28 @@ public enum Doctor {
             return Check(name: "migrations", outcome: .skipped, detail: "needs the database")
         }
         do {
-            let status = try Migrator(directory: configuration.migrationsDirectory).status(connection)
+            let status = try Migrator(directory: configuration.database.migrationsDirectory).status(connection)
             let pending = status.filter { $0.state == .pending }.map(\.name)
             let changed = status.filter { $0.state == .changed }.map(\.name)
             let missing = status.filter { $0.state == .fileMissing }.map(\.name)
             if !changed.isEmpty || !missing.isEmpty {
                 return Check(name: "migrations", outcome: .problem, detail: [
                     changed.isEmpty ? nil : "applied migrations edited since: \(changed.joined(separator: ", "))",
-                    missing.isEmpty ? nil : "applied migrations missing from \(configuration.migrationsDirectory): \(missing.joined(separator: ", "))",
+                    missing.isEmpty ? nil : "applied migrations missing from \(configuration.database.migrationsDirectory): \(missing.joined(separator: ", "))",
                 ].compactMap { $0 }.joined(separator: "; "))
             }
             if !pending.isEmpty {
                 return Check(name: "migrations", outcome: .problem,
                              detail: "\(pending.count) not applied yet (\(pending.joined(separator: ", "))): run `herald migrate`")
             }
-            return Check(name: "migrations", outcome: .ok, detail: "all \(status.count) applied, from \(configuration.migrationsDirectory)")
+            return Check(name: "migrations", outcome: .ok, detail: "all \(status.count) applied, from \(configuration.database.migrationsDirectory)")
         } catch {
             return Check(name: "migrations", outcome: .problem, detail: "\(error)")
         }
     }
 
     static func sending(_ configuration: HeraldConfiguration) -> [Check] {
-        guard let path = configuration.serviceAccountKeyPath else {
+        guard let path = configuration.fcm.serviceAccountKeyPath else {
             return [Check(name: "service-account key", outcome: .problem,
                           detail: "none configured: set HERALD_SERVICE_ACCOUNT_KEY to a Firebase service-account JSON key to send")]
         }
@@ -69,21 +69,21 @@ public enum Doctor {
         var checks = [Check(name: "service-account key", outcome: .ok,
                             detail: "\(account.clientEmail), project \(account.projectID)")]
         let http = CurlHTTPClient()
-        let tokens = ServiceAccountTokenProvider(account: account, tokenURI: configuration.oauthTokenURL, http: http)
+        let tokens = ServiceAccountTokenProvider(account: account, tokenURI: configuration.fcm.oauthTokenURL, http: http)
         do {
             _ = try tokens.accessToken()
-            checks.append(Check(name: "access token", outcome: .ok, detail: "obtained from \(configuration.oauthTokenURL ?? account.tokenURI)"))
+            checks.append(Check(name: "access token", outcome: .ok, detail: "obtained from \(configuration.fcm.oauthTokenURL ?? account.tokenURI)"))
         } catch {
             checks.append(Check(name: "access token", outcome: .problem, detail: "the token endpoint refused the key: \(error)"))
             checks.append(Check(name: "validate-only send", outcome: .skipped, detail: "needs an access token"))
             return checks
         }
-        let sender = FCMSender(configuration: FCMConfiguration(projectID: account.projectID, baseURL: configuration.fcmBaseURL),
+        let sender = FCMSender(configuration: FCMConfiguration(projectID: account.projectID, baseURL: configuration.fcm.baseURL),
                                credentials: tokens, http: http)
         let probe: JSON = ["topic": "herald-doctor", "notification": ["title": "Herald doctor", "body": "validate-only"]]
         switch sender.send(probe, validateOnly: true) {
         case .sent:
-            checks.append(Check(name: "validate-only send", outcome: .ok, detail: "FCM accepted a dry-run message at \(configuration.fcmBaseURL)"))
+            checks.append(Check(name: "validate-only send", outcome: .ok, detail: "FCM accepted a dry-run message at \(configuration.fcm.baseURL)"))
         case .failed(let error):
             checks.append(Check(name: "validate-only send", outcome: .problem, detail: "FCM refused a dry-run message: \(error)"))
         }

@@ -10,7 +10,6 @@ struct SignInPages: Sendable {
     let service: SignInService
     let pages: PageRenderer
     let cookieSecure: Bool
-    let sessionLifetimeSeconds: Int
 
     static let signInCookie = "herald_signin"
 
@@ -34,7 +33,7 @@ struct SignInPages: Sendable {
             let signedIn = try service.signIn(email: email, password: password, address: context.clientAddress,
                                               previousSession: request.cookie(Authentication.sessionCookie))
             return PageRenderer.redirect(to: next, headers: [
-                ("Set-Cookie", sessionCookie(signedIn.sessionID, maxAge: sessionLifetimeSeconds)),
+                ("Set-Cookie", sessionCookie(signedIn.sessionID, maxAge: service.sessionLifetimeSeconds)),
                 ("Set-Cookie", "\(Self.signInCookie)=; Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=0"),
             ])
         } catch AppError.notAllowed(let message) {

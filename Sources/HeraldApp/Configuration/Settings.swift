@@ -1,0 +1,68 @@
+/// PostgreSQL: where it is, how many connections this process keeps, and the migrations.
+public struct DatabaseSettings: Sendable, Equatable {
+    /// libpq connection URL or conninfo string.
+    public var url: String
+    public var poolSize: Int
+    /// Folder of numbered SQL migrations.
+    public var migrationsDirectory: String
+    /// Whether `herald serve` applies missing migrations before it listens.
+    public var migrateOnStart: Bool
+}
+
+/// The HTTP server and what the web module needs to answer correctly behind a proxy.
+public struct WebSettings: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    /// Folder of static files served under /static and the OpenAPI document.
+    public var publicDirectory: String
+    public var handlerThreads: Int
+    /// Requests waiting for a handler beyond this get 503 with Retry-After.
+    public var handlerQueueLimit: Int
+    public var eventLoops: Int?
+    public var maxBodyBytes: Int
+    /// Whether the session cookie is marked `Secure` (turn on when served over TLS, e.g. behind a TLS proxy).
+    public var cookieSecure: Bool
+    /// Whether the client's address is the last `X-Forwarded-For` entry and its host
+    /// `X-Forwarded-Host` (behind a proxy that sets them, like deploy/nginx) rather than the peer's
+    /// and `Host`. Only turn on when no one can reach Herald directly.
+    public var trustForwardedFor: Bool
+}
+
+/// The FCM v1 API: the service-account key that makes sending possible, and where to send.
+public struct FCMSettings: Sendable, Equatable {
+    /// Path of a Google service-account JSON key; without one, sending is not configured.
+    public var serviceAccountKeyPath: String?
+    /// Base URL of the FCM v1 API (the emulator's in development).
+    public var baseURL: String
+    /// Overrides the key's token_uri (the emulator's in development).
+    public var oauthTokenURL: String?
+}
+
+/// The scheduler and the delivery workers of this process.
+public struct DeliverySettings: Sendable, Equatable {
+    /// Whether this process runs the scheduler and delivery workers (they also need a sender).
+    public var schedulerEnabled: Bool
+    /// Delivery worker threads in this process.
+    public var workers: Int
+    /// Seconds a worker's claim on deliveries lasts; a crashed worker's deliveries are taken over after it.
+    public var leaseSeconds: Int
+    /// Deliveries a worker claims and sends per round.
+    public var batchSize: Int
+    /// Seconds between the scheduler's fallback polls (LISTEN/NOTIFY wakes it at once otherwise).
+    public var pollSeconds: Int
+    /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
+    public var audienceBuckets: Int
+}
+
+/// Browser sessions and the sign-in rate limit.
+public struct AccountSettings: Sendable, Equatable {
+    /// A browser session ends after this many seconds without a request (sliding).
+    public var sessionIdleSeconds: Int
+    /// A browser session ends this many seconds after sign-in, however active.
+    public var sessionLifetimeSeconds: Int
+    /// Failed sign-ins for one account within the window that lock it until the window passes
+    /// (one address gets five times as many, across accounts).
+    public var signInMaxFailures: Int
+    /// The sign-in rate-limit window, in seconds.
+    public var signInWindowSeconds: Int
+}

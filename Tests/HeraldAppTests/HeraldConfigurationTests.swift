@@ -1,0 +1,50 @@
+import Foundation
+@testable import HeraldApp
+import HeraldTestSupport
+import Testing
+
+/// The configuration's defaults are the ones the README's table promises, and a value Herald
+/// cannot use is refused with the variable's name, the value and what was expected.
+@Suite struct HeraldConfigurationTests {
+    static func defaults() throws -> [String: String] {
+        let c = try HeraldConfiguration(environment: [:])
+        return [
+            "DATABASE_URL": c.database.url, "HERALD_DB_POOL_SIZE": String(c.database.poolSize),
+            "HERALD_MIGRATIONS_DIR": c.database.migrationsDirectory, "HERALD_MIGRATE_ON_START": String(c.database.migrateOnStart),
+            "HERALD_HOST": c.web.host, "HERALD_PORT": String(c.web.port), "HERALD_PUBLIC_DIR": c.web.publicDirectory,
+            "HERALD_HANDLER_THREADS": String(c.web.handlerThreads), "HERALD_HANDLER_QUEUE_LIMIT": String(c.web.handlerQueueLimit),
+            "HERALD_MAX_BODY_BYTES": String(c.web.maxBodyBytes), "HERALD_COOKIE_SECURE": String(c.web.cookieSecure),
+            "HERALD_TRUST_FORWARDED_FOR": String(c.web.trustForwardedFor), "HERALD_FCM_BASE_URL": c.fcm.baseURL,
+            "HERALD_SCHEDULER": String(c.delivery.schedulerEnabled), "HERALD_DELIVERY_WORKERS": String(c.delivery.workers),
+            "HERALD_DELIVERY_BATCH_SIZE": String(c.delivery.batchSize), "HERALD_DELIVERY_LEASE_SECONDS": String(c.delivery.leaseSeconds),
+            "HERALD_SCHEDULER_POLL_SECONDS": String(c.delivery.pollSeconds), "HERALD_AUDIENCE_BUCKETS": String(c.delivery.audienceBuckets),
+            "HERALD_SESSION_IDLE_SECONDS": String(c.accounts.sessionIdleSeconds),
+            "HERALD_SESSION_LIFETIME_SECONDS": String(c.accounts.sessionLifetimeSeconds),
+            "HERALD_SIGNIN_MAX_FAILURES": String(c.accounts.signInMaxFailures), "HERALD_SIGNIN_WINDOW_SECONDS": String(c.accounts.signInWindowSeconds),
+        ]
+    }
+
+    @Test func theReadmeTableStatesTheDefaults() throws {
+        let readme = try String(contentsOfFile: TestDatabase.repositoryRoot + "/README.md", encoding: .utf8)
+        let row = /^\| `([A-Z_]+)` \| `([^`]*)`/
+        var checked = 0
+        for line in readme.split(separator: "\n") {
+            guard let match = try row.firstMatch(in: String(line)), let expected = try Self.defaults()[String(match.1)] else { continue }
+            #expect(String(match.2) == expected, "README says \(match.1) defaults to \(match.2); the code says \(expected)")
+            checked += 1
+        }
+        #expect(checked == (try Self.defaults()).count, "the README's table lacks some variables")
+        #expect((try HeraldConfiguration(environment: [:])).fcm.serviceAccountKeyPath == nil)
+        #expect((try HeraldConfiguration(environment: [:])).web.eventLoops == nil)
+    }
+
+    @Test func anUnusableValueNamesTheVariable() {
+        #expect(throws: ConfigurationError(variable: "HERALD_PORT", value: "80000", expected: "a whole number from 0 to 65535")) {
+            try HeraldConfiguration(environment: ["HERALD_PORT": "80000"])
+        }
+        #expect(throws: ConfigurationError(variable: "HERALD_COOKIE_SECURE", value: "maybe", expected: "true or false")) {
+            try HeraldConfiguration(environment: ["HERALD_COOKIE_SECURE": "maybe"])
+        }
+        #expect((try? HeraldConfiguration(environment: ["HERALD_COOKIE_SECURE": "on"]))?.web.cookieSecure == true)
+    }
+}
