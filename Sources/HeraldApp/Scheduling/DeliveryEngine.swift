@@ -37,21 +37,27 @@ public final class DeliveryEngine: Sendable {
     static let runsPerPass = 100
 
     let configuration: Configuration
-    let pool: PostgresPool
+    let outbox: any DeliveryOutbox
+    /// Where LISTEN connects: notifications wake the scheduler and the workers at once.
     let databaseURL: String
-    let sender: FCMSender
+    let sender: any MessageSending
     let log: Log
     let metrics: Metrics
     let owner: String
     let scheduleBell = Wakeup()
     let deliveryBell = Wakeup()
-    let store = DeliveryStore()
     /// Threads still running; `waitUntilStopped` waits for none.
     let running = Mutex(0)
 
-    public init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: FCMSender, log: Log, metrics: Metrics) {
+    public convenience init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: any MessageSending,
+                            log: Log, metrics: Metrics) {
+        self.init(configuration: configuration, outbox: PostgresOutbox(pool: pool, starter: RunStarter(buckets: configuration.buckets)),
+                  databaseURL: databaseURL, sender: sender, log: log, metrics: metrics)
+    }
+
+    init(configuration: Configuration, outbox: any DeliveryOutbox, databaseURL: String, sender: any MessageSending, log: Log, metrics: Metrics) {
         self.configuration = configuration
-        self.pool = pool
+        self.outbox = outbox
         self.databaseURL = databaseURL
         self.sender = sender
         self.log = log
@@ -142,11 +148,9 @@ public final class DeliveryEngine: Sendable {
                 // leaves it open with nothing left to send; closing is looked at again each poll.
                 if lastSweep.duration(to: clock.now) >= configuration.pollInterval {
                     lastSweep = clock.now
-                    try pool.withConnection { try store.closeFinishedRuns(on: $0) }
+                    try outbox.closeFinishedRuns()
                 }
-                let started = try pool.withConnection { connection in
-                    try RunStarter(buckets: configuration.buckets).startDueRuns(limit: Self.runsPerPass, now: Date(), on: connection)
-                }
+                let started = try outbox.startDueRuns(limit: Self.runsPerPass, now: Date())
                 // This process's workers need not wait for the notification to come round.
                 if !started.isEmpty { deliveryBell.ring() }
                 for run in started {
@@ -155,7 +159,7 @@ public final class DeliveryEngine: Sendable {
                                              "deliveries": .number(Double(run.deliveries))])
                 }
                 if started.count == Self.runsPerPass { continue }  // more may be due right now
-                if let seconds = try pool.withConnection({ try store.secondsUntilNextDue(on: $0) }) {
+                if let seconds = try outbox.secondsUntilNextDue() {
                     wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
                 }
             } catch {
@@ -171,14 +175,12 @@ public final class DeliveryEngine: Sendable {
             let seen = deliveryBell.generation
             var wait = configuration.pollInterval
             do {
-                let claimed = try pool.withConnection { connection in
-                    try store.claim(owner: owner, limit: configuration.batchSize, lease: configuration.lease, on: connection)
-                }
+                let claimed = try outbox.claim(owner: owner, limit: configuration.batchSize, lease: configuration.lease)
                 if !claimed.isEmpty {
                     try send(claimed)
                     continue
                 }
-                if let seconds = try pool.withConnection({ try store.secondsUntilNextDelivery(on: $0) }) {
+                if let seconds = try outbox.secondsUntilNextDelivery() {
                     wait = min(wait, .milliseconds(max(1, Int(seconds * 1000))))
                 }
             } catch {
@@ -219,9 +221,7 @@ public final class DeliveryEngine: Sendable {
         // expires, so a failing database is retried for as long as the lease holds.
         while true {
             do {
-                try pool.withConnection { connection in
-                    try store.record(outcomes, owner: owner, runIDs: Set(claimed.map(\.runID)), on: connection)
-                }
+                try outbox.record(outcomes, owner: owner, runIDs: Set(claimed.map(\.runID)))
                 return
             } catch {
                 guard claimedAt.duration(to: clock.now) < configuration.lease - .seconds(1) else { throw error }

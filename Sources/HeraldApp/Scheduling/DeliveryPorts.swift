@@ -1,0 +1,63 @@
+import Foundation
+import HeraldCore
+import HeraldFCM
+import HeraldPostgres
+
+/// What the delivery engine needs of the database: the outbox. `PostgresOutbox` is the real one;
+/// the engine knows nothing of connections or SQL.
+protocol DeliveryOutbox: Sendable {
+    /// Starts the runs of due campaigns (planned and written in one transaction).
+    func startDueRuns(limit: Int, now: Date) throws -> [DeliveryStore.StartedRun]
+    /// Seconds until the next campaign is due, or nil when none is scheduled.
+    func secondsUntilNextDue() throws -> Double?
+    /// Takes the lease of up to `limit` ready deliveries.
+    func claim(owner: String, limit: Int, lease: Duration) throws -> [DeliveryStore.Claimed]
+    /// Seconds until a delivery may next be claimed, or nil when none is waiting.
+    func secondsUntilNextDelivery() throws -> Double?
+    /// Writes what FCM answered for deliveries `owner` still holds, and closes finished runs.
+    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws
+    /// Closes every open run whose deliveries are all final, whoever recorded them.
+    func closeFinishedRuns() throws
+}
+
+/// What the delivery engine needs of FCM: one round of v1 requests sent, one answer each.
+public protocol MessageSending: Sendable {
+    func send(batch: [[UInt8]], concurrency: Int) -> [SendOutcome]
+}
+
+extension FCMSender: MessageSending {
+    public func send(batch: [[UInt8]], concurrency: Int) -> [SendOutcome] {
+        send(batch: batch, validateOnly: false, concurrency: concurrency)
+    }
+}
+
+/// The outbox in PostgreSQL: each step one pooled connection, the store's SQL, planning in `RunStarter`.
+struct PostgresOutbox: DeliveryOutbox {
+    let pool: PostgresPool
+    let starter: RunStarter
+    let store = DeliveryStore()
+
+    func startDueRuns(limit: Int, now: Date) throws -> [DeliveryStore.StartedRun] {
+        try pool.withConnection { try starter.startDueRuns(limit: limit, now: now, on: $0) }
+    }
+
+    func secondsUntilNextDue() throws -> Double? {
+        try pool.withConnection { try store.secondsUntilNextDue(on: $0) }
+    }
+
+    func claim(owner: String, limit: Int, lease: Duration) throws -> [DeliveryStore.Claimed] {
+        try pool.withConnection { try store.claim(owner: owner, limit: limit, lease: lease, on: $0) }
+    }
+
+    func secondsUntilNextDelivery() throws -> Double? {
+        try pool.withConnection { try store.secondsUntilNextDelivery(on: $0) }
+    }
+
+    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws {
+        try pool.withConnection { try store.record(outcomes, owner: owner, runIDs: runIDs, on: $0) }
+    }
+
+    func closeFinishedRuns() throws {
+        try pool.withConnection { try store.closeFinishedRuns(on: $0) }
+    }
+}
