@@ -1,4 +1,5 @@
 import HeraldApp
+import HeraldHTTP
 import HeraldJSON
 import HeraldPostgres
 import Synchronization
@@ -55,6 +56,32 @@ import Testing
         #expect(error["message"]?.stringValue?.contains("injected: the audit log refuses") == true)
         #expect(error["path"] == "/api/v1/campaigns")
         #expect(mine.contains { $0["message"] == "request" && $0["status"] == 500 })
+    }
+
+    /// A client inventing methods cannot grow the metrics: unknown methods share one label.
+    @Test func inventedMethodsShareOneMetricsLabel() throws {
+        let herald = try TestHerald()
+        for index in 0..<200 {
+            let method = HTTPMethod(rawValue: "X" + String(repeating: "Q", count: index % 50) + String(index))
+            _ = herald.server.respond(HTTPRequest(method: method, target: "/", headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1"))
+        }
+        let text = String(decoding: herald.server.respond(HTTPRequest(method: .get, target: "/metrics", headers: HTTPHeaders(), body: [],
+                                                                       remoteAddress: "127.0.0.1:1")).body, as: UTF8.self)
+        #expect(!text.contains("method=\"XQ"))
+        #expect(text.contains(#"herald_http_requests_total{method="other",route="unmatched",status="405"} 200"#))
+    }
+
+    /// JSON answers (a new API key among them) are neither cached nor sniffed.
+    @Test func jsonAnswersAreNotStoredOrSniffed() async throws {
+        let herald = try TestHerald()
+        for path in ["/api/v1/campaigns", "/api/v1/nothing-here", "/healthz"] {
+            let response = try await herald.request("GET", path)
+            #expect(response.header("Cache-Control") == "no-store", "\(path)")
+            #expect(response.header("X-Content-Type-Options") == "nosniff", "\(path)")
+        }
+        let key = try await herald.request("POST", "/api/v1/api-keys", json: ["name": "cached?", "role": "viewer"])
+        #expect(key.status == 201)
+        #expect(key.header("Cache-Control") == "no-store")
     }
 
     @Test func metricsParseAsPrometheusText() async throws {

@@ -21,7 +21,15 @@ struct APIResponse: Sendable {
             bytes = body.serialized()
         }
         for (name, value) in headers { fields.add(name, value) }
+        Self.addJSONHeaders(to: &fields)
         return HTTPResponse(status: status, headers: fields, body: bytes)
+    }
+
+    /// JSON answers may carry secrets (a new API key) or a viewer's data: no cache keeps them
+    /// unless the handler says otherwise, and no browser sniffs them into HTML.
+    static func addJSONHeaders(to fields: inout HTTPHeaders) {
+        if fields["Cache-Control"] == nil { fields.add("Cache-Control", "no-store") }
+        fields.set("X-Content-Type-Options", "nosniff")
     }
 }
 
@@ -30,6 +38,7 @@ extension Problem {
         var fields = HTTPHeaders()
         fields.add("Content-Type", "application/problem+json")
         for (name, value) in headers { fields.add(name, value) }
+        APIResponse.addJSONHeaders(to: &fields)
         return HTTPResponse(status: status, headers: fields, body: json.serialized())
     }
 }
