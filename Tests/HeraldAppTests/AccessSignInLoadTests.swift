@@ -56,3 +56,35 @@ import Testing
         #expect(slowest < 1.5, "a read waited \(slowest) s during the sign-ins")
     }
 }
+
+/// The lock counts each attempt before its password is checked, in one step per account, so a
+/// burst of parallel guesses gets no more checks than the limit.
+@Suite(.serialized) final class AccessSignInLockRaceTests {
+    let harness: AccessHarness
+
+    init() throws {
+        harness = try AccessHarness()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func fortyParallelWrongPasswordsCheckAtMostTheLimit() throws {
+        let user = try harness.user(.editor, password: "the right password")
+        let statuses = Mutex<[Int]>([])
+        let group = DispatchGroup()
+        let signIns = harness
+        for index in 0..<40 {
+            group.enter()
+            Thread.detachNewThread {
+                let status = signIns.signIn(user.email, "wrong password \(index)").status
+                statuses.withLock { $0.append(status) }
+                group.leave()
+            }
+        }
+        group.wait()
+        let answers = statuses.withLock { $0 }
+        // 401: the password was checked and was wrong; 429: refused unchecked, the account locked.
+        #expect(answers.filter { $0 == 401 }.count == 10, "\(answers.sorted())")
+        #expect(answers.filter { $0 == 429 }.count == 30, "\(answers.sorted())")
+        #expect(harness.signIn(user.email, "the right password").status == 429)
+    }
+}

@@ -2,8 +2,9 @@ import HeraldPostgres
 
 /// Signing in and out. The password is checked with no database connection held: PBKDF2 takes a
 /// good part of a second on purpose, and ten sign-ins holding the pool's ten connections would
-/// stop every other request. A sign-in is three short steps: read (lock state and credentials),
-/// hash (no connection), write (the failure, or the new session, with its audit entry).
+/// stop every other request. A sign-in is three short steps: reserve (the attempt counted
+/// against the lock, atomically) and read the credentials,
+/// hash (no connection), write (the audit entry of a failure, or the new session with its entry).
 public struct SignInService: Sendable {
     let database: Database
     let log: Log
@@ -32,11 +33,11 @@ public struct SignInService: Sendable {
     /// id from before sign-in is never reused). Wrong credentials are `.notAllowed`, a locked
     /// account `.rateLimited`; both say only what a stranger may know.
     public func signIn(email: String, password: String, address: String, previousSession: String?) throws -> SignedIn {
-        let (locked, found) = try database.read { connection in
-            (try throttle.isLocked(email: email, address: address, on: connection),
+        let (reserved, found) = try database.read { connection in
+            (try throttle.reserveAttempt(email: email, address: address, on: connection),
              try users.credentials(email: email, on: connection))
         }
-        if locked {
+        if !reserved {
             // Logged, not audited: a locked account under attack would otherwise fill the audit log.
             log.warning("sign-in refused: too many failures", ["email": .string(email), "address": .string(address)])
             let minutes = max(1, (throttle.windowSeconds + 59) / 60)
@@ -46,8 +47,8 @@ public struct SignInService: Sendable {
         // Hash even for an unknown e-mail, so the answer's timing does not reveal which accounts exist.
         let matches = PasswordHash.verify(password, against: found?.passwordHash ?? PasswordHash.decoy)
         guard let user = found?.user, matches, !user.disabled else {
-            try database.transaction { connection in
-                try throttle.recordFailure(email: email, address: address, on: connection)
+            // The attempt was counted as a failure when it was reserved; only the audit entry is left.
+            try database.read { connection in
                 try audit.record(.signInFailed, by: Actor(name: email, address: address), on: connection)
             }
             log.warning("sign-in failed", ["email": .string(email), "address": .string(address)])

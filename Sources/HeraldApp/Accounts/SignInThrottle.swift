@@ -16,25 +16,29 @@ public struct SignInThrottle: Sendable {
 
     var maxFailuresPerAddress: Int { maxFailures * 5 }
 
-    /// Whether a sign-in for `email` from `address` must be refused without checking the password.
-    func isLocked(email: String, address: String, on connection: PostgresConnection) throws -> Bool {
-        let rows = try connection.query("""
-            SELECT
-              (SELECT count(*) FROM sign_in_failures
-                WHERE email = \(email.lowercased()) AND failed_at > now() - make_interval(secs => \(windowSeconds))),
-              (SELECT count(*) FROM sign_in_failures
-                WHERE address = \(address) AND failed_at > now() - make_interval(secs => \(windowSeconds)))
-            """)
-        guard let row = rows.first else { return false }
-        return try row.decode(Int.self, at: 0) >= maxFailures || row.decode(Int.self, at: 1) >= maxFailuresPerAddress
-    }
-
-    func recordFailure(email: String, address: String, on connection: PostgresConnection) throws {
-        _ = try connection.execute("INSERT INTO sign_in_failures (email, address) VALUES (\(email.lowercased()), \(address))")
-        // Old rows say nothing any more; sweeping them here keeps the table small without a timer.
-        _ = try connection.execute("""
-            DELETE FROM sign_in_failures WHERE failed_at < now() - make_interval(secs => \(windowSeconds)) - interval '1 hour'
-            """)
+    /// Counts this attempt as a failure before the password is checked, unless the account or
+    /// the address is already locked (then nothing is counted and the answer is false). The
+    /// count and the insert are one step per account (a transaction-scoped advisory lock), so
+    /// forty parallel attempts check at most `maxFailures` passwords, not whatever raced past a
+    /// count that others had not yet added to. A right password then clears the account's count.
+    func reserveAttempt(email: String, address: String, on connection: PostgresConnection) throws -> Bool {
+        try connection.transaction { connection in
+            _ = try connection.query("SELECT pg_advisory_xact_lock(hashtext(\("herald.sign-in:" + email.lowercased())))")
+            let (forAccount, forAddress) = try connection.query("""
+                SELECT
+                  (SELECT count(*) FROM sign_in_failures
+                    WHERE email = \(email.lowercased()) AND failed_at > now() - make_interval(secs => \(windowSeconds))),
+                  (SELECT count(*) FROM sign_in_failures
+                    WHERE address = \(address) AND failed_at > now() - make_interval(secs => \(windowSeconds)))
+                """).map { try $0.decode((Int, Int).self) }[0]
+            guard forAccount < maxFailures, forAddress < maxFailuresPerAddress else { return false }
+            _ = try connection.execute("INSERT INTO sign_in_failures (email, address) VALUES (\(email.lowercased()), \(address))")
+            // Old rows say nothing any more; sweeping them here keeps the table small without a timer.
+            _ = try connection.execute("""
+                DELETE FROM sign_in_failures WHERE failed_at < now() - make_interval(secs => \(windowSeconds)) - interval '1 hour'
+                """)
+            return true
+        }
     }
 
     /// A successful sign-in forgives the account's earlier failures.
