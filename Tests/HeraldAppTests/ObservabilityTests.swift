@@ -84,6 +84,20 @@ import Testing
         #expect(key.header("Cache-Control") == "no-store")
     }
 
+    /// A failed sign-in logs a hash of what was typed as the e-mail, never the text itself.
+    @Test func aFailedSignInLogsTheTypedEmailHashed() async throws {
+        let lines = Lines()
+        let herald = try TestHerald(log: Log(minimum: .info) { lines.append($0) })
+        let typed = "MyPassw0rd-typed-in-the-wrong-field"
+        let response = try await herald.request("POST", "/sign-in", body: Array("csrf_token=t&email=\(typed)&password=whatever".utf8),
+                                                headers: ["Content-Type": "application/x-www-form-urlencoded", "Cookie": "herald_signin=t"],
+                                                authenticated: false)
+        #expect(response.status == 401)
+        let failed = try #require(lines.lines.withLock { $0 }.first { $0["message"] == "sign-in failed" })
+        #expect(failed["email_sha256"]?.stringValue?.count == 64)
+        #expect(!failed.serializedString().contains(typed))
+    }
+
     @Test func metricsParseAsPrometheusText() async throws {
         let herald = try TestHerald()
         _ = try await herald.request("GET", "/api/v1/campaigns")

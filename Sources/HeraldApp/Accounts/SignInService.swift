@@ -39,7 +39,7 @@ public struct SignInService: Sendable {
         }
         if !reserved {
             // Logged, not audited: a locked account under attack would otherwise fill the audit log.
-            log.warning("sign-in refused: too many failures", ["email": .string(email), "address": .string(address)])
+            log.warning("sign-in refused: too many failures", ["email_sha256": .string(Self.logged(email)), "address": .string(address)])
             let minutes = max(1, (throttle.windowSeconds + 59) / 60)
             throw AppError.rateLimited("Too many failed sign-ins. Try again in up to \(minutes) minute\(minutes == 1 ? "" : "s").",
                                        retryAfterSeconds: throttle.windowSeconds)
@@ -51,7 +51,7 @@ public struct SignInService: Sendable {
             try database.read { connection in
                 try audit.record(.signInFailed, by: Actor(name: email, address: address), on: connection)
             }
-            log.warning("sign-in failed", ["email": .string(email), "address": .string(address)])
+            log.warning("sign-in failed", ["email_sha256": .string(Self.logged(email)), "address": .string(address)])
             throw AppError.notAllowed("That e-mail address and password do not match.")
         }
         let signedIn = try database.transaction { connection in
@@ -65,6 +65,11 @@ public struct SignInService: Sendable {
         log.info("signed in", ["email": .string(user.email), "address": .string(address)])
         return signedIn
     }
+
+    /// A typed e-mail as failure logs keep it: hashed, since a user who types a password into
+    /// the e-mail field would otherwise leave it in the logs. The same address hashes the same,
+    /// so an attack on one account can still be followed.
+    static func logged(_ email: String) -> String { Secrets.sha256Hex(email.lowercased()) }
 
     /// Ends the session for good.
     public func signOut(sessionID: String?, by actor: Actor) throws {
