@@ -60,13 +60,18 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // What the integration tests share: the test database and throwaway clusters.
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldPostgres"], path: "Tests/HeraldTestSupport"),
+        // What the integration tests share: the test database, throwaway clusters, an FCM emulator to send to.
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldPostgres", "FCMEmulator", "HeraldFCM", "HeraldHTTP", "HeraldJSON"],
+                path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP"]),
         .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres", "HeraldTestSupport"]),
         .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFCM", "HeraldJSON"]),
-        .testTarget(name: "HeraldAppTests", dependencies: ["HeraldTestSupport", "HeraldApp", "HeraldWeb", "FCMEmulator", "HeraldHTTP", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
+        // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
+        // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
+        .testTarget(name: "HeraldAppTests", dependencies: ["HeraldTestSupport", "HeraldApp", "FCMEmulator", "HeraldFCM", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
+        // The web face: routes in-process through the whole middleware chain, and a live server over real sockets.
+        .testTarget(name: "HeraldWebTests", dependencies: ["HeraldTestSupport", "HeraldWeb", "HeraldApp", "FCMEmulator", "HeraldHTTP", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
     ]
 )

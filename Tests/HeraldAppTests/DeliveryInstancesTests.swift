@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import FCMEmulator
 import Foundation
 import HeraldJSON

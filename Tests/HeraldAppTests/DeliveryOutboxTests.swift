@@ -8,7 +8,6 @@ import HeraldTestSupport
 import Synchronization
 import Testing
 @testable import HeraldApp
-@testable import HeraldWeb
 
 /// The outbox driven directly: runs started from due campaigns, workers that send, retry and
 /// record, against a database of each test's own and the emulator.

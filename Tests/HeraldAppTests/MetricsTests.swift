@@ -1,6 +1,5 @@
 import Testing
 @testable import HeraldApp
-@testable import HeraldWeb
 
 /// Labels in Prometheus' text format: plain values as they are, backslash, quote and newline escaped.
 @Suite struct MetricsTests {

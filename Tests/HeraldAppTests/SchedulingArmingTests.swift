@@ -3,7 +3,6 @@ import HeraldCore
 import HeraldJSON
 import Testing
 @testable import HeraldApp
-@testable import HeraldWeb
 
 /// When the scheduler arms a campaign and moves a recurring one on: daylight saving in
 /// Europe/Berlin, times already past, and missed occurrences after an outage.

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import HeraldApp
-@testable import HeraldWeb
 
 /// The scheduler's doorbell: a ring is never lost, a wait ends at its timeout, stop wakes everyone.
 @Suite struct WakeupTests {

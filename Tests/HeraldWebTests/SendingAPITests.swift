@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import HeraldJSON
 import Testing
 
