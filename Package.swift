@@ -37,12 +37,15 @@ let package = Package(
         // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
         // COpenSSL: SHA-256 checksums of migration files.
         .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "COpenSSL", "HeraldSync"]),
-        // The FCM HTTP v1 API: message model, service-account OAuth, the libcurl sender, retry policy.
-        .target(name: "HeraldFCM", dependencies: ["HeraldJSON", "CCurl", "COpenSSL"]),
+        // The FCM v1 message model, topic conditions and message validation: pure, so the domain can
+        // render messages without linking the sender (libcurl).
+        .target(name: "FCMMessage", dependencies: ["HeraldJSON"]),
+        // The FCM HTTP v1 API: service-account OAuth, the libcurl sender, retry policy.
+        .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldJSON", "CCurl", "COpenSSL"]),
         // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.
         .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "HeraldHTTP", "HeraldJSON", "COpenSSL"]),
         // The domain, pure: campaigns, validation and composer limits, rendering, the fan-out planner.
-        .target(name: "HeraldCore", dependencies: ["HeraldJSON", "HeraldFCM"]),
+        .target(name: "HeraldCore", dependencies: ["FCMMessage", "HeraldJSON"]),
         // The application: one service per aggregate (each write one transaction with its audit
         // entry), the stores' SQL, the scheduler and workers. It speaks no HTTP and renders no HTML.
         .target(name: "HeraldApp",
@@ -67,7 +70,7 @@ let package = Package(
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP"]),
         .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres", "HeraldTestSupport"]),
         .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
-        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "HeraldFCM", "HeraldJSON"]),
+        .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "FCMMessage", "HeraldJSON", "HeraldFCM"]),
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
         .testTarget(name: "HeraldAppTests", dependencies: ["HeraldTestSupport", "HeraldApp", "FCMEmulator", "HeraldFCM", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),

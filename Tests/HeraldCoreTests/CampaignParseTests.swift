@@ -1,5 +1,5 @@
 import HeraldCore
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 import Testing
 

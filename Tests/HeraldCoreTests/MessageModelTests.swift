@@ -1,5 +1,5 @@
 import Foundation
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
-import HeraldFCM
+import FCMMessage
+import HeraldFCM // SplitMix64, a seeded generator
 import HeraldJSON
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 import Testing
 

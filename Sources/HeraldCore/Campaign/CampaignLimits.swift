@@ -1,4 +1,4 @@
-import HeraldFCM
+import FCMMessage
 
 /// The composer's limits, in one place so the API document, the forms and the tests agree.
 public enum CampaignLimits {

@@ -1,5 +1,5 @@
 import Foundation
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 
 /// The rules that look at a whole variant rather than one field.

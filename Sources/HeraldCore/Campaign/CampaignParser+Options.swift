@@ -1,4 +1,4 @@
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 
 extension CampaignParser {

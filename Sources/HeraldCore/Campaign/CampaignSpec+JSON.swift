@@ -1,4 +1,4 @@
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 
 /// The contract form of a campaign, the inverse of `parse`: `parse(spec.toJSON()) == spec` for

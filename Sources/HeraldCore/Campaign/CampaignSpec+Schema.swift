@@ -1,4 +1,4 @@
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 
 /// The campaign contract as a JSON Schema (2020-12, the dialect of OpenAPI 3.1), built from the

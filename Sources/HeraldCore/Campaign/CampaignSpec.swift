@@ -1,4 +1,4 @@
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 
 /// A campaign's validated content: what is stored, rendered into v1 messages and planned into

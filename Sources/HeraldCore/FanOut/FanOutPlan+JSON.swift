@@ -1,4 +1,4 @@
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 
 /// The plan as the preview shows it: every request's exact v1 body, and how the audience was

@@ -1,4 +1,4 @@
-import HeraldFCM
+import FCMMessage
 
 /// The v1 requests that send one run of a campaign, and why they are shaped so.
 public struct FanOutPlan: Sendable, Equatable {

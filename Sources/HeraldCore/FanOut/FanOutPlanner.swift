@@ -1,5 +1,5 @@
 import Foundation
-import HeraldFCM
+import FCMMessage
 
 /// Plans one run of a campaign into v1 requests (DESIGN.md, "The fan-out planner"). Pure.
 ///

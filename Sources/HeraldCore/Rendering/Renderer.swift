@@ -1,5 +1,5 @@
 import Foundation
-import HeraldFCM
+import FCMMessage
 import HeraldJSON
 
 /// Who one v1 request goes to: a topic, a condition over topics, or one registration token.
