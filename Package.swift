@@ -29,31 +29,34 @@ let package = Package(
 
         // Pure JSON values: a parser that says where input is malformed, and a fast byte-level writer.
         .target(name: "HeraldJSON"),
+        // The one copy of each primitive Herald needs from libcrypto: SHA-256, random bytes (one failure
+        // policy: stop), constant-time comparison, PBKDF2, Base64URL and RSA signatures (RS256).
+        .target(name: "HeraldCrypto", dependencies: ["COpenSSL"]),
         // A pthread mutex with a condition variable and monotonic deadlines (Synchronization.Mutex has no
         // condition variable): the pool's waits and the scheduler's doorbell.
         .target(name: "HeraldSync"),
         // HTTP/1.1 on raw sockets and epoll; knows nothing of campaigns or databases.
         .target(name: "HeraldHTTP", dependencies: ["CLinux"]),
         // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
-        // COpenSSL: SHA-256 checksums of migration files.
-        .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "COpenSSL", "HeraldSync"]),
+        // HeraldCrypto: SHA-256 checksums of migration files.
+        .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "HeraldCrypto", "HeraldSync"]),
         // The FCM v1 message model, topic conditions and message validation: pure, so the domain can
         // render messages without linking the sender (libcurl).
         .target(name: "FCMMessage", dependencies: ["HeraldJSON"]),
         // The FCM HTTP v1 API: service-account OAuth, the libcurl sender, retry policy.
-        .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldJSON", "CCurl", "COpenSSL"]),
+        .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldCrypto", "HeraldJSON", "CCurl"]),
         // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.
-        .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "HeraldHTTP", "HeraldJSON", "COpenSSL"]),
+        .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "HeraldCrypto", "HeraldHTTP", "HeraldJSON", "COpenSSL"]),
         // The domain, pure: campaigns, validation and composer limits, rendering, the fan-out planner.
         .target(name: "HeraldCore", dependencies: ["FCMMessage", "HeraldJSON"]),
         // The application: one service per aggregate (each write one transaction with its audit
         // entry), the stores' SQL, the scheduler and workers. It speaks no HTTP and renders no HTML.
         .target(name: "HeraldApp",
-                dependencies: ["HeraldCore", "HeraldPostgres", "HeraldFCM", "HeraldJSON", "HeraldSync", "COpenSSL"]),
+                dependencies: ["HeraldCore", "HeraldPostgres", "HeraldFCM", "HeraldCrypto", "HeraldJSON", "HeraldSync"]),
         // Everything that speaks HTTP or HTML: the one route table, the middleware that builds each
         // request's context, the REST handlers, the pages and their templates, the two error renderers.
         .target(name: "HeraldWeb",
-                dependencies: ["HeraldApp", "HeraldCore", "HeraldHTTP", "HeraldFCM", "HeraldJSON",
+                dependencies: ["HeraldApp", "HeraldCore", "HeraldCrypto", "HeraldHTTP", "HeraldFCM", "HeraldJSON",
                                .product(name: "Mustache", package: "swift-mustache")],
                 // Templates are compiled into the binary, so a release folder has nothing extra to ship.
                 resources: [.embedInCode("Pages/Templates")]),
@@ -69,12 +72,12 @@ let package = Package(
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP"]),
         .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres", "HeraldTestSupport"]),
-        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
+        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "FCMMessage", "HeraldJSON", "HeraldFCM"]),
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
         .testTarget(name: "HeraldAppTests", dependencies: ["HeraldTestSupport", "HeraldApp", "FCMEmulator", "HeraldFCM", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
         // The web face: routes in-process through the whole middleware chain, and a live server over real sockets.
-        .testTarget(name: "HeraldWebTests", dependencies: ["HeraldTestSupport", "HeraldWeb", "HeraldApp", "FCMEmulator", "HeraldHTTP", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
+        .testTarget(name: "HeraldWebTests", dependencies: ["HeraldTestSupport", "HeraldWeb", "HeraldCrypto", "HeraldApp", "FCMEmulator", "HeraldHTTP", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
     ]
 )

@@ -1,4 +1,5 @@
-import COpenSSL
+import HeraldCrypto
+import HeraldHTTP
 import HeraldFCM
 import HeraldJSON
 
@@ -17,7 +18,7 @@ extension FCMEmulator {
         if let problem = verifier.problem(with: assertion, audiences: audiences, now: .now()) {
             return .oauthError(400, "invalid_grant", problem)
         }
-        let token = "emu." + Base64URL.encode(randomBytes(32))
+        let token = "emu." + SecureRandom.token()
         let lifetime = configuration.accessTokenLifetime
         state.withLock { state in
             let now = ContinuousClock.now
@@ -39,41 +40,10 @@ extension FCMEmulator {
     }
 }
 
-/// Cryptographically random bytes from libcrypto.
-func randomBytes(_ count: Int) -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: count)
-    if RAND_bytes(&bytes, Int32(count)) != 1 {
-        var generator = SystemRandomNumberGenerator()
-        for index in bytes.indices { bytes[index] = generator.next() }
-    }
-    return bytes
-}
-
-/// application/x-www-form-urlencoded decoding (a query string or a form body).
+/// application/x-www-form-urlencoded fields (a query string or a form body) by name, the first
+/// of a repeated name winning, as Google's endpoints read them.
 enum FormDecoding {
     static func decode(_ text: String) -> [String: String] {
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = unescape(parts[0])
-            if fields[key] == nil { fields[key] = parts.count > 1 ? unescape(parts[1]) : "" }
-        }
-        return fields
-    }
-
-    static func unescape(_ text: Substring) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                if let high = iterator.next(), let low = iterator.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
-                    bytes.append(value)
-                }
-            default: bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        Dictionary(HTTPRequest.decodeForm(Array(text.utf8)).map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -1,4 +1,4 @@
-import COpenSSL
+import HeraldCrypto
 import HeraldFCM
 import HeraldJSON
 import Synchronization

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldFCM
 
 /// What the emulator trusts and how it misbehaves on purpose.

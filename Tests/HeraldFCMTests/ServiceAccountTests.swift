@@ -1,3 +1,4 @@
+import HeraldCrypto
 import FCMEmulator
 import HeraldFCM
 import HeraldJSON

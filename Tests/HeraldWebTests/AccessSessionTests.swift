@@ -1,3 +1,4 @@
+import HeraldCrypto
 import Foundation
 import HeraldHTTP
 import HeraldPostgres
@@ -26,21 +27,21 @@ import Testing
         try harness.pool.withConnection { connection in
             _ = try connection.execute("""
                 UPDATE sessions SET last_seen_at = now() - make_interval(secs => \(idleSeconds + 1))
-                WHERE id_sha256 = \(Secrets.sha256Hex(idle.id))
+                WHERE id_sha256 = \(SHA256.hex(idle.id))
                 """)
-            _ = try connection.execute("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id_sha256 = \(Secrets.sha256Hex(old.id))")
+            _ = try connection.execute("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id_sha256 = \(SHA256.hex(old.id))")
         }
         #expect(me(idle.id) == 401)
         #expect(me(old.id) == 401)
         // A session in use slides: its last-seen time moves forward (at most once a minute).
         let active = try harness.session(user)
         try harness.pool.withConnection { connection in
-            _ = try connection.execute("UPDATE sessions SET last_seen_at = now() - interval '2 hours' WHERE id_sha256 = \(Secrets.sha256Hex(active.id))")
+            _ = try connection.execute("UPDATE sessions SET last_seen_at = now() - interval '2 hours' WHERE id_sha256 = \(SHA256.hex(active.id))")
         }
         #expect(me(active.id) == 200)
         let age = try harness.pool.withConnection { connection in
             try connection.query("""
-                SELECT extract(epoch FROM now() - last_seen_at)::float8 FROM sessions WHERE id_sha256 = \(Secrets.sha256Hex(active.id))
+                SELECT extract(epoch FROM now() - last_seen_at)::float8 FROM sessions WHERE id_sha256 = \(SHA256.hex(active.id))
                 """).first?.decode(Double.self, at: 0)
         }
         #expect((age ?? 9999) < 60)

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import Foundation
 import HeraldHTTP
 import Synchronization

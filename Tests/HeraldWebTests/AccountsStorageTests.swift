@@ -1,3 +1,4 @@
+import HeraldCrypto
 import Foundation
 import HeraldHTTP
 import Testing
@@ -53,8 +54,8 @@ import Testing
         // What is stored instead: the KDF string and the hashes.
         let userRow = try #require(try harness.rows("users").first { $0.contains(user.id) })
         #expect(userRow.contains("pbkdf2-sha256$600000$"))
-        #expect(try harness.rows("sessions").contains { $0.contains(Secrets.sha256Hex(sessionID)) })
-        #expect(try harness.rows("api_keys").contains { $0.contains(Secrets.sha256Hex(key)) })
+        #expect(try harness.rows("sessions").contains { $0.contains(SHA256.hex(sessionID)) })
+        #expect(try harness.rows("api_keys").contains { $0.contains(SHA256.hex(key)) })
     }
 
     @Test func aRevokedKeyStopsWorkingAndTheAuditLogSaysWhoDidIt() throws {

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import Testing
 @testable import HeraldApp
 @testable import HeraldWeb
@@ -34,11 +35,11 @@ struct AccountsUnitTests {
     }
 
     @Test func constantTimeComparison() {
-        #expect(Secrets.constantTimeEqual("abc", "abc"))
-        #expect(!Secrets.constantTimeEqual("abc", "abd"))
-        #expect(!Secrets.constantTimeEqual("abc", "abcd"))
-        #expect(Secrets.token() != Secrets.token())
-        #expect(Secrets.token().utf8.count == 43)
+        #expect(ConstantTime.equal("abc", "abc"))
+        #expect(!ConstantTime.equal("abc", "abd"))
+        #expect(!ConstantTime.equal("abc", "abcd"))
+        #expect(SecureRandom.token() != SecureRandom.token())
+        #expect(SecureRandom.token().utf8.count == 43)
     }
 
     @Test func cookiesAndFormFieldsAreRead() throws {

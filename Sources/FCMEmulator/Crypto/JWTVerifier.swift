@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldFCM
 import HeraldJSON
 

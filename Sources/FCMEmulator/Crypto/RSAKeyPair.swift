@@ -1,3 +1,4 @@
+import HeraldCrypto
 import COpenSSL
 import HeraldFCM
 import HeraldJSON

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldJSON
 import HeraldPostgres
 
@@ -36,11 +37,11 @@ public struct APIKeyStore: Sendable {
     /// Creates a key and returns it with its record; the key is never shown again.
     public func create(name: String, role: Role, scope: APIKeyScope, createdBy: String?,
                        on connection: PostgresConnection) throws -> (key: String, record: APIKeyRecord) {
-        let key = Self.keyPrefix + Secrets.token()
+        let key = Self.keyPrefix + SecureRandom.token()
         let prefix = String(key.prefix(Self.visiblePrefixLength))
         let rows = try connection.query("""
             INSERT INTO api_keys (name, prefix, key_sha256, role, scope, created_by)
-            VALUES (\(name), \(prefix), \(Secrets.sha256Hex(key)), \(role.rawValue), \(scope.rawValue), \(createdBy))
+            VALUES (\(name), \(prefix), \(SHA256.hex(key)), \(role.rawValue), \(scope.rawValue), \(createdBy))
             RETURNING \(fragment: Self.columns)
             """)
         return (key, try Self.records(rows)[0])
@@ -65,7 +66,7 @@ public struct APIKeyStore: Sendable {
         guard key.hasPrefix(Self.keyPrefix), key.utf8.count < 128 else { return nil }
         let rows = try connection.query("""
             SELECT id::text, name, role, scope, last_used_at IS NULL OR last_used_at < now() - interval '1 minute'
-            FROM api_keys WHERE key_sha256 = \(Secrets.sha256Hex(key)) AND revoked_at IS NULL
+            FROM api_keys WHERE key_sha256 = \(SHA256.hex(key)) AND revoked_at IS NULL
             """)
         guard let row = rows.first else { return nil }
         let id = try row.decode(String.self, at: 0)

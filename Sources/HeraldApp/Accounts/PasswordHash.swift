@@ -1,5 +1,4 @@
-import COpenSSL
-import HeraldFCM
+import HeraldCrypto
 
 /// Password hashing with PBKDF2-HMAC-SHA256 (libcrypto `PKCS5_PBKDF2_HMAC`), stored as a
 /// self-describing string `pbkdf2-sha256$<iterations>$<salt>$<hash>` (base64url), so the cost can
@@ -13,7 +12,7 @@ enum PasswordHash {
 
     /// Hashes `password` with a fresh random salt.
     static func make(_ password: String, iterations: Int = defaultIterations) -> String {
-        let salt = Secrets.randomBytes(saltBytes)
+        let salt = SecureRandom.bytes(saltBytes)
         let hash = derive(password, salt: salt, iterations: iterations)
         return "\(algorithm)$\(iterations)$\(Base64URL.encode(salt))$\(Base64URL.encode(hash))"
     }
@@ -24,23 +23,14 @@ enum PasswordHash {
         guard parts.count == 4, parts[0] == algorithm, let iterations = Int(parts[1]), iterations >= 1,
               let salt = Base64URL.decode(String(parts[2])), let expected = Base64URL.decode(String(parts[3])),
               expected.count == hashBytes else { return false }
-        return Secrets.constantTimeEqual(derive(password, salt: salt, iterations: iterations), expected)
+        return ConstantTime.equal(derive(password, salt: salt, iterations: iterations), expected)
     }
 
     /// A hash to check against when the account does not exist, so that an unknown e-mail costs
     /// the same time as a wrong password and does not reveal which accounts exist.
-    static let decoy = make(Base64URL.encode(Secrets.randomBytes(16)))
+    static let decoy = make(Base64URL.encode(SecureRandom.bytes(16)))
 
     static func derive(_ password: String, salt: [UInt8], iterations: Int) -> [UInt8] {
-        let secret = Array(password.utf8)
-        var output = [UInt8](repeating: 0, count: hashBytes)
-        let status = secret.withUnsafeBufferPointer { secretBuffer in
-            secretBuffer.withMemoryRebound(to: CChar.self) { passwordChars in
-                PKCS5_PBKDF2_HMAC(passwordChars.baseAddress, Int32(secret.count), salt, Int32(salt.count),
-                                  Int32(iterations), EVP_sha256(), Int32(hashBytes), &output)
-            }
-        }
-        guard status == 1 else { preconditionFailure("PKCS5_PBKDF2_HMAC failed") }
-        return output
+        PBKDF2.sha256(password: password.utf8, salt: salt, iterations: iterations, length: hashBytes)
     }
 }

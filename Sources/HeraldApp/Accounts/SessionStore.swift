@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldPostgres
 
 /// Browser sessions in PostgreSQL. The cookie carries a random 256-bit id; the table holds only
@@ -14,11 +15,11 @@ public struct SessionStore: Sendable {
 
     /// A new session for `userID`: the id for the cookie and the CSRF token for forms.
     func create(userID: String, on connection: PostgresConnection) throws -> (id: String, csrfToken: String) {
-        let id = Secrets.token()
-        let csrf = Secrets.token()
+        let id = SecureRandom.token()
+        let csrf = SecureRandom.token()
         _ = try connection.execute("""
             INSERT INTO sessions (id_sha256, user_id, csrf_token, expires_at)
-            VALUES (\(Secrets.sha256Hex(id)), \(userID)::uuid, \(csrf), now() + make_interval(secs => \(lifetimeSeconds)))
+            VALUES (\(SHA256.hex(id)), \(userID)::uuid, \(csrf), now() + make_interval(secs => \(lifetimeSeconds)))
             """)
         // Expired rows of anyone are swept now and then, here rather than on a timer.
         _ = try connection.execute("""
@@ -30,7 +31,7 @@ public struct SessionStore: Sendable {
 
     /// The signed-in user of a live session, sliding its idle expiry (at most one write a minute).
     func viewer(sessionID: String, on connection: PostgresConnection) throws -> Viewer? {
-        let hash = Secrets.sha256Hex(sessionID)
+        let hash = SHA256.hex(sessionID)
         let rows = try connection.query("""
             SELECT u.id::text, u.email, u.role, s.csrf_token, s.last_seen_at < now() - interval '1 minute'
             FROM sessions s JOIN users u ON u.id = s.user_id
@@ -48,6 +49,6 @@ public struct SessionStore: Sendable {
 
     /// Ends a session for good.
     func delete(sessionID: String, on connection: PostgresConnection) throws {
-        _ = try connection.execute("DELETE FROM sessions WHERE id_sha256 = \(Secrets.sha256Hex(sessionID))")
+        _ = try connection.execute("DELETE FROM sessions WHERE id_sha256 = \(SHA256.hex(sessionID))")
     }
 }

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldPostgres
 
 /// Signing in and out. The password is checked with no database connection held: PBKDF2 takes a
@@ -69,7 +70,7 @@ public struct SignInService: Sendable {
     /// A typed e-mail as failure logs keep it: hashed, since a user who types a password into
     /// the e-mail field would otherwise leave it in the logs. The same address hashes the same,
     /// so an attack on one account can still be followed.
-    static func logged(_ email: String) -> String { Secrets.sha256Hex(email.lowercased()) }
+    static func logged(_ email: String) -> String { SHA256.hex(email.lowercased()) }
 
     /// Ends the session for good.
     public func signOut(sessionID: String?, by actor: Actor) throws {

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldFCM
 
 /// Where a newest-first listing continues: the last campaign's creation time and id, opaque to

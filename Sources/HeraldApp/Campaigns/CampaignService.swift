@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldCrypto
 import HeraldFCM
 import HeraldJSON
 import HeraldPostgres
@@ -92,8 +93,8 @@ public struct CampaignService: Sendable {
     /// Keys are the caller's own: one caller's key never replays another caller's answer.
     public func create(_ spec: CampaignSpec, by actor: Actor, idempotencyKey key: String, body: [UInt8]) throws -> IdempotentCreate {
         let scope = "campaigns.create:" + (actor.apiKeyID ?? actor.userID ?? actor.name)
+        let hash = SHA256.hex(body)
         return try database.read { connection in
-            let hash = try idempotency.sha256(body, on: connection)
             if let remembered = try idempotency.find(scope: scope, key: key, on: connection) {
                 return try replay(remembered, hash: hash)
             }

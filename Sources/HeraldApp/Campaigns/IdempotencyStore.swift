@@ -31,10 +31,4 @@ public struct IdempotencyStore: Sendable {
             VALUES (\(scope), \(key), \(requestSHA256), \(status), \(response.serializedString())::jsonb)
             """)
     }
-
-    /// The hex SHA-256 of a request body, computed by PostgreSQL (one hash implementation fewer).
-    public func sha256(_ body: [UInt8], on connection: PostgresConnection) throws -> String {
-        let rows = try connection.query("SELECT encode(sha256(\(body)), 'hex')")
-        return try rows.map { try $0.decode(String.self, at: 0) }[0]
-    }
 }

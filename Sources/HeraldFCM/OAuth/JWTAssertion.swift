@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldJSON
 
 /// The signed JWT a service account presents to the token endpoint (RFC 7523 §2.1), as Google's

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldJSON
 
 /// A Google service-account key, the JSON file the Firebase console downloads

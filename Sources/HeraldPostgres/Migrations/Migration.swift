@@ -1,3 +1,4 @@
+import HeraldCrypto
 import Foundation
 
 /// A migration file, `NNNN_name.sql`: plain SQL, applied once, in number order.

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldApp
 import HeraldHTTP
 
@@ -23,7 +24,7 @@ struct SignInPages: Sendable {
         let password = context.form.value("password") ?? ""
         let next = Authentication.safeNext(context.form.value("next"))
         guard let cookie = request.cookie(Self.signInCookie), let sent = context.form.value(Authentication.csrfField),
-              !cookie.isEmpty, Secrets.constantTimeEqual(cookie, sent) else {
+              !cookie.isEmpty, ConstantTime.equal(cookie, sent) else {
             return render(next: next, email: email, error: "The sign-in form expired. Please try again.", status: 403)
         }
         guard !email.isEmpty, !password.isEmpty, email.utf8.count <= 320, password.utf8.count <= 1024 else {
@@ -61,7 +62,7 @@ struct SignInPages: Sendable {
 
     /// The form, with a fresh double-submit token in the page and its cookie.
     func render(next: String, email: String, error: String?, status: Int) -> HTTPResponse {
-        let token = Secrets.token()
+        let token = SecureRandom.token()
         var page: [String: Any] = ["next": next, "email": email, "csrf_token": token]
         if let error { page["error"] = error }
         var response = pages.page("sign-in", page, status: status)

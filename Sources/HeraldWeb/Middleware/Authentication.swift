@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldApp
 import HeraldHTTP
 
@@ -81,7 +82,7 @@ struct Authentication: Sendable {
     static func carriesCSRFToken(_ context: RequestContext, of viewer: Viewer) -> Bool {
         guard let expected = viewer.csrfToken, !expected.isEmpty else { return false }
         let sent = context.request.headers[csrfHeader] ?? context.form.value(csrfField) ?? ""
-        return Secrets.constantTimeEqual(sent, expected)
+        return ConstantTime.equal(sent, expected)
     }
 
     static func unauthorized(_ detail: String, invalidToken: Bool) -> Problem {

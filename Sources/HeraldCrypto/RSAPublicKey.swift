@@ -1,5 +1,4 @@
 import COpenSSL
-import HeraldFCM
 
 /// An RSA public key that checks RS256 signatures (RSASSA-PKCS1-v1_5 with SHA-256).
 public final class RSAPublicKey: @unchecked Sendable {
