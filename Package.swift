@@ -34,9 +34,9 @@ let package = Package(
         .target(name: "HeraldCrypto", dependencies: ["COpenSSL"]),
         // A pthread mutex with a condition variable and monotonic deadlines (Synchronization.Mutex has no
         // condition variable): the pool's waits and the scheduler's doorbell.
-        .target(name: "HeraldSync"),
+        .target(name: "HeraldSync", dependencies: ["CLinux"]),
         // HTTP/1.1 on raw sockets and epoll; knows nothing of campaigns or databases.
-        .target(name: "HeraldHTTP", dependencies: ["CLinux"]),
+        .target(name: "HeraldHTTP", dependencies: ["CLinux", "HeraldSync"]),
         // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
         // HeraldCrypto: SHA-256 checksums of migration files.
         .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "HeraldCrypto", "HeraldSync"]),
@@ -44,9 +44,9 @@ let package = Package(
         // render messages without linking the sender (libcurl).
         .target(name: "FCMMessage", dependencies: ["HeraldJSON"]),
         // The FCM HTTP v1 API: service-account OAuth, the libcurl sender, retry policy.
-        .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldCrypto", "HeraldJSON", "CCurl"]),
+        .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldCrypto", "HeraldJSON", "HeraldSync", "CCurl"]),
         // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.
-        .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "HeraldCrypto", "HeraldHTTP", "HeraldJSON", "COpenSSL"]),
+        .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "HeraldCrypto", "HeraldHTTP", "HeraldJSON", "HeraldSync", "COpenSSL"]),
         // The domain, pure: campaigns, validation and composer limits, rendering, the fan-out planner.
         .target(name: "HeraldCore", dependencies: ["FCMMessage", "HeraldJSON"]),
         // The application: one service per aggregate (each write one transaction with its audit
@@ -56,7 +56,7 @@ let package = Package(
         // Everything that speaks HTTP or HTML: the one route table, the middleware that builds each
         // request's context, the REST handlers, the pages and their templates, the two error renderers.
         .target(name: "HeraldWeb",
-                dependencies: ["HeraldApp", "HeraldCore", "HeraldCrypto", "HeraldHTTP", "HeraldFCM", "HeraldJSON",
+                dependencies: ["HeraldApp", "HeraldCore", "HeraldCrypto", "HeraldHTTP", "HeraldFCM", "HeraldJSON", "HeraldSync",
                                .product(name: "Mustache", package: "swift-mustache")],
                 // Templates are compiled into the binary, so a release folder has nothing extra to ship.
                 resources: [.embedInCode("Pages/Templates")]),
@@ -70,7 +70,7 @@ let package = Package(
         .target(name: "HeraldTestSupport", dependencies: ["HeraldPostgres", "FCMEmulator", "HeraldFCM", "HeraldHTTP", "HeraldJSON"],
                 path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"]),
-        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP"]),
+        .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldSync"]),
         .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres", "HeraldTestSupport"]),
         .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "FCMMessage", "HeraldJSON", "HeraldFCM"]),

@@ -1,5 +1,5 @@
 // Linux interfaces Swift's Glibc module does not import: epoll, eventfd, accept4, pthread_setname_np.
-// Used only by HeraldHTTP's event loops.
+// Used by HeraldHTTP's event loops and HeraldSync's threads.
 #ifndef HERALD_CLINUX_SHIM_H
 #define HERALD_CLINUX_SHIM_H
 

@@ -1,3 +1,4 @@
+import HeraldSync
 import HeraldFCM
 import HeraldJSON
 

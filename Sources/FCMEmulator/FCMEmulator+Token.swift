@@ -1,3 +1,4 @@
+import HeraldSync
 import HeraldCrypto
 import HeraldHTTP
 import HeraldFCM

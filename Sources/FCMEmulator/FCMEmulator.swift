@@ -1,3 +1,4 @@
+import HeraldSync
 import HeraldCrypto
 import HeraldFCM
 import HeraldJSON
@@ -12,14 +13,14 @@ import Synchronization
 public final class FCMEmulator: Sendable {
     public let configuration: FCMEmulatorConfiguration
     let verifier: JWTVerifier
-    let state: PThreadLocked<EmulatorState>
+    let state: Locked<EmulatorState>
 
     public init(configuration: FCMEmulatorConfiguration) throws(OpenSSLError) {
         self.configuration = configuration
         verifier = JWTVerifier(key: try RSAPublicKey(pem: configuration.trustedPublicKeyPEM), trustedIssuer: configuration.trustedClientEmail)
         var seed: UInt64 = 0
         if let configured = configuration.faults.seed { seed = configured } else { seed = UInt64.random(in: .min ... .max) }
-        state = PThreadLocked(EmulatorState(capacity: configuration.messageCapacity, random: SplitMix64(state: seed)))
+        state = Locked(EmulatorState(capacity: configuration.messageCapacity, random: SplitMix64(state: seed)))
     }
 
     // MARK: What tests and the developer UI read

@@ -3,13 +3,12 @@ import Glibc
 /// State guarded by a pthread mutex, with a condition variable for waits that end at a
 /// deadline. (`Synchronization.Mutex` has no condition variable.)
 public final class ConditionLock<State>: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let locked: Locked<State>
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var state: State
+    private var mutex: UnsafeMutablePointer<pthread_mutex_t> { locked.mutex }
 
     public init(_ state: State) {
-        self.state = state
-        pthread_mutex_init(mutex, nil)
+        locked = Locked(state)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
         // Deadlines on the monotonic clock, so a wall-clock jump does not shorten or stretch waits.
@@ -20,16 +19,23 @@ public final class ConditionLock<State>: @unchecked Sendable {
 
     deinit {
         pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
         condition.deallocate()
-        mutex.deallocate()
     }
 
     /// Runs `body` with the state, holding the lock.
     public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        try locked.withLock(body)
+    }
+
+    /// Calls `attempt` under the lock until it returns a value, sleeping until signalled between
+    /// attempts, for as long as that takes.
+    public func wait<R>(_ attempt: (inout State) throws -> R?) rethrows -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        while true {
+            if let value = try attempt(&locked.state) { return value }
+            pthread_cond_wait(condition, mutex)
+        }
     }
 
     /// Calls `attempt` under the lock until it returns a value, waiting for a signal between
@@ -43,11 +49,11 @@ public final class ConditionLock<State>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         var deadline = deadline
         while true {
-            if let value = try attempt(&state) { return value }
-            onWait(&state, true)
+            if let value = try attempt(&locked.state) { return value }
+            onWait(&locked.state, true)
             let result = pthread_cond_timedwait(condition, mutex, &deadline)
-            onWait(&state, false)
-            if result == ETIMEDOUT { return try attempt(&state) }
+            onWait(&locked.state, false)
+            if result == ETIMEDOUT { return try attempt(&locked.state) }
         }
     }
 

@@ -1,3 +1,4 @@
+import HeraldSync
 import HeraldCrypto
 import HeraldFCM
 import HeraldJSON

@@ -1,3 +1,4 @@
+import HeraldSync
 import HeraldHTTP
 
 #if canImport(Glibc)
@@ -19,7 +20,7 @@ extension FCMEmulator {
             case .dropConnection:
                 return HTTPResponse(status: 502, headers: ["Connection": "close"])
             case .respond(let response, let delay):
-                if let delay { sleepBlocking(delay) }  // a handler thread, never an event loop
+                if let delay { sleepThread(for: delay) }  // a handler thread, never an event loop
                 return HTTPResponse(status: response.status, headers: HTTPHeaders(response.headers.map { ($0.name, $0.value) }), body: response.body)
             }
         }
@@ -39,10 +40,4 @@ extension FCMEmulator {
     }
 }
 
-/// Sleeps the calling thread for `duration`.
-func sleepBlocking(_ duration: Duration) {
-    guard duration > .zero else { return }
-    var request = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) == -1, errno == EINTR { request = remaining }
-}
+

@@ -1,3 +1,4 @@
+import HeraldSync
 import HeraldCore
 import HeraldFCM
 import HeraldPostgres

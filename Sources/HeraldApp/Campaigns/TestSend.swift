@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import HeraldCore
 import HeraldFCM

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import HeraldSync
 import Glibc
 #endif
 import Foundation
@@ -102,7 +103,7 @@ public final class DeliveryEngine: Sendable {
         let deadline = clock.now.advanced(by: timeout)
         while running.withLock({ $0 }) > 0 {
             guard clock.now < deadline else { return false }
-            usleep(10_000)
+            sleepThread(for: .milliseconds(10))
         }
         return true
     }
@@ -226,7 +227,7 @@ public final class DeliveryEngine: Sendable {
             } catch {
                 guard claimedAt.duration(to: clock.now) < configuration.lease - .seconds(1) else { throw error }
                 log.warning("recording \(outcomes.count) delivery outcomes failed, retrying: \(error)")
-                usleep(500_000)
+                sleepThread(for: .milliseconds(500))
             }
         }
     }

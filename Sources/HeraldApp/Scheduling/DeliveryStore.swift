@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import HeraldCore
 import HeraldJSON
@@ -143,7 +144,7 @@ struct DeliveryStore: Sendable {
     /// Takes the lease of up to `limit` deliveries that are ready: never tried, due for a retry, or
     /// held by a worker whose lease expired (it crashed). Each claim counts as an attempt.
     func claim(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
-        let seconds = Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let seconds = lease.seconds
         return try connection.query("""
             UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(seconds)),
                 attempts = d.attempts + 1, updated_at = now()
@@ -184,7 +185,7 @@ struct DeliveryStore: Sendable {
                     lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
                 FROM unnest(\(outcomes.map { String($0.id) }), \(outcomes.map(\.status.rawValue)), \(outcomes.map { $0.messageName ?? "" }),
                             \(outcomes.map { $0.errorCode ?? "" }), \(outcomes.map { $0.errorMessage ?? "" }),
-                            \(outcomes.map { $0.retryDelay.map { String(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) } ?? "" }))
+                            \(outcomes.map { $0.retryDelay.map { String($0.seconds) } ?? "" }))
                      AS x(id, status, name, code, message, delay)
                 WHERE d.id = x.id::bigint AND d.lease_owner = \(owner)
                   -- A request that was in flight when the campaign was cancelled still reached FCM.

@@ -1,3 +1,4 @@
+import HeraldSync
 import CCurl
 
 /// One libcurl easy handle with what a transfer needs to outlive the call that configured it:

@@ -39,7 +39,7 @@ public struct RetryPolicy: Sendable, Equatable {
         guard case .failed(let error) = outcome, error.isRetryable, attempt < maxAttempts else { return nil }
         // Full jitter: uniform between zero and the exponential ceiling.
         let ceiling = backoffCeiling(afterAttempt: attempt)
-        let ceilingNanoseconds = max(0, Int64(ceiling.secondsValue * 1e9))
+        let ceilingNanoseconds = max(0, Int64(ceiling.seconds * 1e9))
         var wait = Duration.nanoseconds(Int64.random(in: 0...ceilingNanoseconds, using: &generator))
         if error.code == .quotaExceeded { wait = max(wait, quotaExceededMinimumDelay) }
         if let retryAfter = error.retryAfter { wait = max(wait, retryAfter) }
@@ -50,7 +50,7 @@ public struct RetryPolicy: Sendable, Equatable {
     /// attempt number `attempt`.
     public func backoffCeiling(afterAttempt attempt: Int) -> Duration {
         let doublings = min(max(attempt - 1, 0), 62)
-        let seconds = baseDelay.secondsValue * Double(1 << Int64(doublings))
-        return seconds >= maxDelay.secondsValue ? maxDelay : .nanoseconds(Int64(seconds * 1e9))
+        let seconds = baseDelay.seconds * Double(1 << Int64(doublings))
+        return seconds >= maxDelay.seconds ? maxDelay : .nanoseconds(Int64(seconds * 1e9))
     }
 }

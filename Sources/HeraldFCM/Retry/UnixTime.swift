@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import HeraldSync
 import Glibc
 #endif
 
@@ -18,9 +19,3 @@ public struct UnixTime: Sendable, Hashable, Comparable {
     public static func < (lhs: UnixTime, rhs: UnixTime) -> Bool { lhs.seconds < rhs.seconds }
 }
 
-extension Duration {
-    /// The duration in seconds as a floating-point number.
-    var secondsValue: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import HeraldSync
 import Glibc
 #endif
 import HeraldJSON
@@ -59,10 +60,6 @@ extension FCMSender {
     }
 
     private func sleep(until deadline: ContinuousClock.Instant) {
-        let wait = deadline - .now
-        guard wait > .zero else { return }
-        var request = timespec(tv_sec: Int(wait.components.seconds), tv_nsec: Int(wait.components.attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) == -1, errno == EINTR { request = remaining }
+        sleepThread(for: deadline - .now)
     }
 }

@@ -21,7 +21,7 @@ extension HTTPServer {
         _ = fcntl(writeFD, F_SETFL, fcntl(writeFD, F_GETFL) | O_NONBLOCK)
         signalPipeWriteFD = writeFD
 
-        try startThread(name: "herald-signals") {
+        try startServerThread(name: "herald-signals") {
             var signals = 0
             var byte: UInt8 = 0
             while true {

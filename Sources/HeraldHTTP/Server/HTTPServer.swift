@@ -1,4 +1,5 @@
 import Glibc
+import HeraldSync
 import Synchronization
 
 /// A request handler: synchronous, run on a handler thread, never on an event loop, so it may block.
@@ -27,8 +28,8 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     private let handler: HTTPHandler
     private let state = Mutex(State())
-    private let stoppedLock = ConditionLock()
-    nonisolated(unsafe) private var stopped = false  // guarded by stoppedLock
+    /// Whether the server has stopped, for `wait()`.
+    private let stopped = ConditionLock(false)
 
     /// A server that answers every request with `handler` (typically `router.handle`).
     public init(configuration: Configuration, handler: @escaping HTTPHandler) {
@@ -76,7 +77,7 @@ public final class HTTPServer: Sendable {
         }
         for (index, loop) in loops.enumerated() {
             do {
-                try startThread(name: "herald-loop-\(index)") { [self] in
+                try startServerThread(name: "herald-loop-\(index)") { [self] in
                     loop.run()
                     loopFinished()
                 }
@@ -118,9 +119,7 @@ public final class HTTPServer: Sendable {
     /// Blocks until the server has stopped; returns at once if it was never started.
     public func wait() {
         if state.withLock({ $0.phase == .idle }) { return }
-        stoppedLock.withLock {
-            while !stopped { stoppedLock.wait() }
-        }
+        stopped.wait { $0 ? () : nil }
     }
 
     /// Each loop lets go of the listening socket; the last one closes it, so no loop ever
@@ -148,9 +147,7 @@ public final class HTTPServer: Sendable {
     }
 
     private func markStopped() {
-        stoppedLock.withLock {
-            stopped = true
-            stoppedLock.broadcast()
-        }
+        stopped.withLock { $0 = true }
+        stopped.broadcast()
     }
 }

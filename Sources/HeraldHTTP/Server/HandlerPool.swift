@@ -1,3 +1,5 @@
+import HeraldSync
+
 /// A bounded pool of threads that run handlers off the event loops. Handlers may block (libpq),
 /// so they never run on a loop; the queue is bounded so that overload is answered with 503
 /// instead of growing without limit.
@@ -9,8 +11,7 @@ final class HandlerPool: Sendable {
         var waiting: Int { jobs.count - head }
     }
 
-    private let lock = ConditionLock()
-    nonisolated(unsafe) private var state = State()  // guarded by `lock`
+    private let lock = ConditionLock(State())
     private let queueLimit: Int
 
     /// Starts `threads` workers; at most `queueLimit` jobs wait for a free worker.
@@ -18,7 +19,7 @@ final class HandlerPool: Sendable {
         self.queueLimit = queueLimit
         do {
             for index in 0..<max(threads, 1) {
-                try startThread(name: "herald-handler-\(index)") { [self] in work() }
+                try startServerThread(name: "herald-handler-\(index)") { [self] in work() }
             }
         } catch {
             stop()  // let the workers already started exit
@@ -28,7 +29,7 @@ final class HandlerPool: Sendable {
 
     /// Queues a job; false (and nothing queued) when the queue is full or the pool stopped.
     func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
-        lock.withLock {
+        lock.withLock { state in
             guard !state.stopping, state.waiting < queueLimit else { return false }
             state.jobs.append(job)
             lock.signal()
@@ -38,7 +39,7 @@ final class HandlerPool: Sendable {
 
     /// Lets the workers exit once the queue is empty; jobs still queued are dropped.
     func stop() {
-        lock.withLock {
+        lock.withLock { state in
             state.stopping = true
             state.jobs.removeAll()
             state.head = 0
@@ -51,9 +52,8 @@ final class HandlerPool: Sendable {
     }
 
     private func next() -> (@Sendable () -> Void)? {
-        lock.withLock {
-            while state.waiting == 0 && !state.stopping { lock.wait() }
-            guard state.waiting > 0 else { return nil }
+        lock.wait { state -> (@Sendable () -> Void)?? in
+            guard state.waiting > 0 else { return state.stopping ? .some(nil) : nil }
             let job = state.jobs[state.head]
             state.head += 1
             if state.head == state.jobs.count {
@@ -63,7 +63,7 @@ final class HandlerPool: Sendable {
                 state.jobs.removeFirst(state.head)
                 state.head = 0
             }
-            return job
+            return .some(job)
         }
     }
 }

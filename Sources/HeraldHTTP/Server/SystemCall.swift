@@ -1,4 +1,5 @@
 import Glibc
+import HeraldSync
 
 /// A failed system call: its name and errno, with the C library's message.
 public struct SystemCallError: Error, Equatable, CustomStringConvertible {
@@ -57,5 +58,14 @@ extension Duration {
         let (seconds, attoseconds) = components
         guard seconds >= 0 else { return 0 }
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}
+
+/// Starts a named thread (HeraldSync's), its failure reported as the system call that failed.
+func startServerThread(name: String, _ body: @escaping @Sendable () -> Void) throws(SystemCallError) {
+    do {
+        try startThread(name: name, body)
+    } catch {
+        throw SystemCallError(call: "pthread_create", errno: error.errno)
     }
 }

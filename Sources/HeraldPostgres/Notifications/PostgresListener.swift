@@ -1,3 +1,4 @@
+import HeraldSync
 import CLibPQ
 import Glibc
 
@@ -117,10 +118,7 @@ public final class PostgresListener {
     }
 
     private func sleep(for duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var left = timespec()
-        while nanosleep(&request, &left) == -1, errno == EINTR { request = left }
+        sleepThread(for: duration)
     }
 }
 

@@ -1,3 +1,4 @@
+import HeraldSync
 import Foundation
 import HeraldApp
 import HeraldHTTP
@@ -28,7 +29,7 @@ struct Observation: Sendable {
         let route = pattern ?? "unmatched"
         response.headers.set("X-Request-Id", requestID)
         let elapsed = start.duration(to: clock.now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         let method = Self.knownMethods.contains(request.method.rawValue) ? request.method.rawValue : "other"
         metrics.increment("herald_http_requests_total", [("method", method), ("route", route), ("status", String(response.status))],
                           help: "HTTP requests answered, by method, route pattern and status.")

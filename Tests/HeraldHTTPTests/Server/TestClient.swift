@@ -1,3 +1,4 @@
+import HeraldSync
 import Glibc
 @testable import HeraldHTTP
 
@@ -123,26 +124,22 @@ func withServer(_ configuration: HTTPServer.Configuration = .init(), handler: @e
 }
 
 /// A counting semaphore for tests: handlers block on it until the test releases them.
-final class TestSemaphore: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var count = 0
+final class TestSemaphore: Sendable {
+    private let count = ConditionLock(0)
 
-    func signal() { lock.withLock { count += 1; lock.broadcast() } }
+    func signal() {
+        count.withLock { $0 += 1 }
+        count.broadcast()
+    }
 
     /// Waits until signalled, at most `seconds`; false on timeout.
     @discardableResult
     func wait(seconds: Double = 5) -> Bool {
-        let deadline = monotonicNanoseconds() + UInt64(seconds * 1e9)
-        while true {
-            let taken = lock.withLock { () -> Bool in
-                guard count > 0 else { return false }
-                count -= 1
-                return true
-            }
-            if taken { return true }
-            if monotonicNanoseconds() > deadline { return false }
-            usleep(1000)
-        }
+        count.wait(until: monotonicDeadline(after: .milliseconds(Int(seconds * 1000)))) { count -> Bool? in
+            guard count > 0 else { return nil }
+            count -= 1
+            return true
+        } ?? false
     }
 }
 
