@@ -27,6 +27,9 @@ let package = Package(
         // Linux calls the Glibc module leaves out (epoll, eventfd, accept4), for HeraldHTTP's event loops.
         .systemLibrary(name: "CLinux"),
 
+        // Days and proleptic Gregorian dates (civil-from-days): one copy for the scheduler's local dates,
+        // PostgreSQL's timestamps and HTTP dates, below all three.
+        .target(name: "HeraldCalendar"),
         // Pure JSON values: a parser that says where input is malformed, and a fast byte-level writer.
         .target(name: "HeraldJSON"),
         // The one copy of each primitive Herald needs from libcrypto: SHA-256, random bytes (one failure
@@ -39,16 +42,16 @@ let package = Package(
         .target(name: "HeraldHTTP", dependencies: ["CLinux", "HeraldSync"]),
         // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
         // HeraldCrypto: SHA-256 checksums of migration files.
-        .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "HeraldCrypto", "HeraldSync"]),
+        .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "HeraldCalendar", "HeraldCrypto", "HeraldSync"]),
         // The FCM v1 message model, topic conditions and message validation: pure, so the domain can
         // render messages without linking the sender (libcurl).
         .target(name: "FCMMessage", dependencies: ["HeraldJSON"]),
         // The FCM HTTP v1 API: service-account OAuth, the libcurl sender, retry policy.
-        .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldCrypto", "HeraldJSON", "HeraldSync", "CCurl"]),
+        .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldCalendar", "HeraldCrypto", "HeraldJSON", "HeraldSync", "CCurl"]),
         // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.
         .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "HeraldCrypto", "HeraldHTTP", "HeraldJSON", "HeraldSync", "COpenSSL"]),
         // The domain, pure: campaigns, validation and composer limits, rendering, the fan-out planner.
-        .target(name: "HeraldCore", dependencies: ["FCMMessage", "HeraldJSON"]),
+        .target(name: "HeraldCore", dependencies: ["FCMMessage", "HeraldCalendar", "HeraldJSON"]),
         // The application: one service per aggregate (each write one transaction with its audit
         // entry), the stores' SQL, the scheduler and workers. It speaks no HTTP and renders no HTML.
         .target(name: "HeraldApp",

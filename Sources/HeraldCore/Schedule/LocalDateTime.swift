@@ -1,3 +1,5 @@
+import HeraldCalendar
+
 /// A calendar date with no time zone ("2026-03-29"), proleptic Gregorian.
 public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var year: Int
@@ -36,29 +38,12 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
         }
     }
 
-    /// Days since 1970-01-01 (Howard Hinnant's days-from-civil).
-    public var daysSinceEpoch: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
+    /// Days since 1970-01-01.
+    public var daysSinceEpoch: Int { CivilCalendar.days(year: year, month: month, day: day) }
 
-    /// The date `days` days after 1970-01-01 (civil-from-days).
+    /// The date `days` days after 1970-01-01.
     public init(daysSinceEpoch days: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        self.year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        self.month = month
-        self.day = day
+        (year, month, day) = CivilCalendar.date(days: days)
     }
 
     /// The date `count` days later.

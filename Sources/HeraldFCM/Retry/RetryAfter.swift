@@ -1,3 +1,5 @@
+import HeraldCalendar
+
 /// The `Retry-After` header (RFC 9110 §10.2.3): a number of seconds or an HTTP-date.
 public enum RetryAfter {
     /// The wait the header asks for, measured from `now`; nil for a value that is neither form.
@@ -39,19 +41,10 @@ public enum RetryAfter {
         let clock = time.split(separator: ":").compactMap { Int($0) }
         guard let day, let month, let year, clock.count == 3, (1...31).contains(day),
               (0...23).contains(clock[0]), (0...59).contains(clock[1]), (0...60).contains(clock[2]) else { return nil }
-        let days = daysSinceEpoch(year: year, month: month, day: day)
+        let days = CivilCalendar.days(year: year, month: month, day: day)
         return UnixTime(seconds: Double(days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2]))
     }
 
-    /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's days_from_civil).
-    static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 }
 
 extension String {

@@ -1,3 +1,4 @@
+import HeraldCalendar
 import Foundation
 
 /// Dates to and from PostgreSQL's timestamp text, by hand: Foundation's formatters are slow,
@@ -68,26 +69,13 @@ enum PostgresTimestamp {
         return Date(timeIntervalSince1970: Double(total) / 1_000_000)
     }
 
-    // Howard Hinnant's civil-calendar algorithms (proleptic Gregorian, day 0 = 1970-01-01).
     static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        Int64(CivilCalendar.days(year: Int(year), month: Int(month), day: Int(day)))
     }
 
     static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (month <= 2 ? yoe + era * 400 + 1 : yoe + era * 400, month, day)
+        let date = CivilCalendar.date(days: Int(days))
+        return (Int64(date.year), Int64(date.month), Int64(date.day))
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
