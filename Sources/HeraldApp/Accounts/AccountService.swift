@@ -1,3 +1,4 @@
+import Foundation
 import HeraldJSON
 import HeraldPostgres
 
@@ -17,7 +18,7 @@ public struct AccountService: Sendable {
 
     /// Creates a user.
     public func createUser(email: String, role: Role, password: String, by actor: Actor) throws -> UserRecord {
-        let email = email.trimmingCharacters(in: " \t")
+        let email = email.trimmingCharacters(in: .whitespaces)
         try Self.checkEmail(email)
         try Self.checkPassword(password)
         let hash = PasswordHash.make(password)
@@ -56,7 +57,7 @@ public struct AccountService: Sendable {
 
     /// Creates an API key; the returned key is shown once and never again.
     public func createKey(name: String, role: Role, scope: APIKeyScope, by actor: Actor) throws -> (key: String, record: APIKeyRecord) {
-        let name = name.trimmingCharacters(in: " \t")
+        let name = name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.utf8.count <= Self.maximumKeyNameLength else {
             throw AppError.invalidField("name", "Give the key a name of 1 to \(Self.maximumKeyNameLength) characters, saying who or what uses it.")
         }
@@ -102,12 +103,3 @@ public struct AccountService: Sendable {
     }
 }
 
-extension String {
-    /// Without the given characters at either end.
-    func trimmingCharacters(in set: String) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text = text.dropFirst() }
-        while let last = text.last, set.contains(last) { text = text.dropLast() }
-        return String(text)
-    }
-}

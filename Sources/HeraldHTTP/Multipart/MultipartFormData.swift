@@ -40,7 +40,7 @@ public struct MultipartFormData: Sendable, Equatable {
 
     /// The boundary named in a `multipart/form-data` Content-Type, or nil.
     public static func boundary(contentType: String) -> String? {
-        let pieces = contentType.split(separator: ";").map { $0.trimmingCharacters(in: " \t") }
+        let pieces = contentType.split(separator: ";").map { $0.trimmingSpaces }
         guard let type = pieces.first, type.lowercased() == "multipart/form-data" else { return nil }
         for piece in pieces.dropFirst() {
             guard let equals = piece.firstIndex(of: "=") else { continue }
@@ -86,7 +86,7 @@ public struct MultipartFormData: Sendable, Equatable {
         for line in head.split(separator: "\r\n", omittingEmptySubsequences: true) {
             guard let colon = line.firstIndex(of: ":") else { throw .malformed("a part header has no colon") }
             let field = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+            let value = line[line.index(after: colon)...].trimmingSpaces
             if field == "content-type" { contentType = value }
             guard field == "content-disposition" else { continue }
             for parameter in dispositionParameters(value) {
@@ -122,7 +122,7 @@ public struct MultipartFormData: Sendable, Equatable {
                 scalars = end < rest.endIndex ? rest[rest.index(after: end)...] : rest[rest.endIndex...]
             } else {
                 let end = rest.firstIndex(of: ";") ?? rest.endIndex
-                parsed = rest[..<end].trimmingCharacters(in: " \t")
+                parsed = rest[..<end].trimmingSpaces
                 scalars = rest[end...]
             }
             result.append((key, parsed))
@@ -144,14 +144,5 @@ public struct MultipartFormData: Sendable, Equatable {
             index += 1
         }
         return nil
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
     }
 }

@@ -22,7 +22,7 @@ struct Authentication: Sendable {
             guard let viewer = try sessionViewer(context.request) else {
                 let request = context.request
                 let next = request.method == .get || request.method == .head ? request.target : "/"
-                return PageRenderer.redirect(to: "/sign-in?next=" + Self.percentEncoded(next))
+                return PageRenderer.redirect(to: "/sign-in?next=" + PercentEncoding.encode(next, keeping: "/"))
             }
             context.viewer = viewer
             guard viewer.role >= minimum else {
@@ -102,19 +102,3 @@ struct Authentication: Sendable {
     }
 }
 
-extension Authentication {
-    /// Percent-encodes everything but unreserved characters and `/`, for a `next` query value.
-    static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7a) || "-._~/".unicodeScalars.contains(scalar) {
-                out.unicodeScalars.append(scalar)
-            } else {
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return out
-    }
-}

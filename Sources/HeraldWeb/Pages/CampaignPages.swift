@@ -51,7 +51,7 @@ struct CampaignPages: Sendable {
             var items = [("cursor", next.token)]
             if let status { items.append(("status", status.rawValue)) }
             if !query.isEmpty { items.append(("q", query)) }
-            view["next"] = "/campaigns?" + items.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&")
+            view["next"] = "/campaigns?" + items.map { "\($0)=\(PercentEncoding.encode($1))" }.joined(separator: "&")
         }
         return pages.page("campaigns", view)
     }
@@ -195,9 +195,5 @@ struct CampaignPages: Sendable {
     /// The https URL devices fetch an uploaded image from (the host this page was reached by).
     static func publicURL(_ context: RequestContext, _ path: String) -> String {
         "https://\(context.host)\(path)"
-    }
-
-    static func percentEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
     }
 }
