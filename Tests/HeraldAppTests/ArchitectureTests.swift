@@ -60,4 +60,32 @@ import Testing
         #expect(!app.output[0].substring!.contains("HeraldHTTP"))
         #expect(!app.output[0].substring!.contains("Mustache"))
     }
+
+    /// The domain is pure: it renders v1 messages (FCMMessage) but links neither the sender nor libcurl.
+    @Test func theDomainLinksNeitherTheSenderNorLibcurl() throws {
+        for file in try Self.sources(in: ["HeraldCore", "FCMMessage"]) {
+            let imports = try Self.lines(file.text, matching: #"^\s*import\s+(HeraldFCM|CCurl|HeraldPostgres|HeraldHTTP|COpenSSL)\b"#)
+            #expect(imports.isEmpty, "\(file.path): \(imports)")
+        }
+        let manifest = try String(contentsOfFile: TestDatabase.repositoryRoot + "/Package.swift", encoding: .utf8)
+        for target in ["HeraldCore", "FCMMessage"] {
+            let declaration = try #require(manifest.firstMatch(of: try Regex(#"\.target\(name: "\#(target)",[^)]*\)"#)))
+            let text = String(declaration.output[0].substring!)
+            #expect(!text.contains("\"HeraldFCM\"") && !text.contains("CCurl"), "\(target): \(text)")
+        }
+    }
+
+    /// Each utility the first wave wrote several times now exists once (the issue's list): a
+    /// second definition of any of these names fails here.
+    @Test func eachUtilityIsDefinedOnce() throws {
+        let definitions = [
+            #"enum SHA256\b|func sha256Hex\b"#, #"RAND_bytes\("#, #"func percentEncoded\b|enum PercentEncoding\b"#,
+            #"nanosleep\("#, #"class ConditionLock\b|class PThreadLocked\b"#, #"719_468"#, #"HH24:MI:SS"#,
+        ]
+        let files = try Self.sources()
+        for pattern in definitions {
+            let found = try files.filter { try !Self.lines($0.text, matching: pattern).isEmpty }.map(\.path)
+            #expect(found.count == 1, "\(pattern) is in \(found)")
+        }
+    }
 }
