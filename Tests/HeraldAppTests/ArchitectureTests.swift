@@ -60,4 +60,13 @@ import Testing
         #expect(!app.output[0].substring!.contains("HeraldHTTP"))
         #expect(!app.output[0].substring!.contains("Mustache"))
     }
+
+    /// Pages hand their templates typed view models (`PageView`), never an untyped dictionary: a
+    /// renamed or misspelt key then fails to compile instead of rendering as nothing.
+    @Test func pagesRenderTypedViewsNotDictionaries() throws {
+        for file in try Self.sources(in: ["HeraldWeb"]) {
+            let found = try Self.lines(file.text, matching: #"\[String\s*:\s*Any\]"#)
+            #expect(found.isEmpty, "\(file.path) builds an untyped page context: \(found)")
+        }
+    }
 }
