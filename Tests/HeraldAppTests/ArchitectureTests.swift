@@ -61,8 +61,8 @@ import Testing
         #expect(!app.output[0].substring!.contains("Mustache"))
     }
 
-    /// Pages hand their templates typed view models (`PageView`), never an untyped dictionary: a
-    /// renamed or misspelt key then fails to compile instead of rendering as nothing.
+    /// Pages hand their templates typed view models (`PageView`), never an untyped dictionary, so
+    /// the compiler checks what a page fills in and `PageTemplateTests` what its template reads.
     @Test func pagesRenderTypedViewsNotDictionaries() throws {
         for file in try Self.sources(in: ["HeraldWeb"]) {
             let found = try Self.lines(file.text, matching: #"\[String\s*:\s*Any\]"#)
