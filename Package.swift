@@ -59,7 +59,7 @@ let package = Package(
         // Everything that speaks HTTP or HTML: the one route table, the middleware that builds each
         // request's context, the REST handlers, the pages and their templates, the two error renderers.
         .target(name: "HeraldWeb",
-                dependencies: ["HeraldApp", "HeraldCore", "HeraldCrypto", "HeraldHTTP", "HeraldFCM", "HeraldJSON", "HeraldSync",
+                dependencies: ["HeraldApp", "HeraldCore", "FCMMessage", "HeraldCrypto", "HeraldHTTP", "HeraldFCM", "HeraldJSON", "HeraldSync",
                                .product(name: "Mustache", package: "swift-mustache")],
                 // Templates are compiled into the binary, so a release folder has nothing extra to ship.
                 resources: [.embedInCode("Pages/Templates")]),

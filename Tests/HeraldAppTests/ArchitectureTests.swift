@@ -88,4 +88,13 @@ import Testing
             #expect(found.count == 1, "\(pattern) is in \(found)")
         }
     }
+
+    /// Pages hand their templates typed view models (`PageView`), never an untyped dictionary, so
+    /// the compiler checks what a page fills in and `PageTemplateTests` what its template reads.
+    @Test func pagesRenderTypedViewsNotDictionaries() throws {
+        for file in try Self.sources(in: ["HeraldWeb"]) {
+            let found = try Self.lines(file.text, matching: #"\[String\s*:\s*Any\]"#)
+            #expect(found.isEmpty, "\(file.path) builds an untyped page context: \(found)")
+        }
+    }
 }

@@ -1,6 +1,5 @@
 import HeraldApp
 import HeraldHTTP
-import HeraldJSON
 
 /// Admin pages: `/users`, `/api-keys` and `/audit`. Plain HTML forms, each with the session's CSRF
 /// token. A refused change shows the list again with the reason and the API's status.
@@ -13,16 +12,9 @@ struct AccountsPages: Sendable {
     func users(_ context: RequestContext) throws -> HTTPResponse { try usersPage(context) }
 
     func usersPage(_ context: RequestContext, message: String? = nil, error: String? = nil, status: Int = 200) throws -> HTTPResponse {
-        var page = pages.layout(context)
-        page["users"] = try accounts.listUsers().map { user -> [String: Any] in
-            ["id": user.id, "email": user.email, "role": user.role.rawValue, "disabled": user.disabled,
-             "created_at": user.createdAt, "is_self": user.id == context.viewer?.userID,
-             "roles": Role.allCases.map { ["name": $0.rawValue, "selected": $0 == user.role] }]
-        }
-        page["roles"] = Role.allCases.map { ["name": $0.rawValue] }
-        if let message { page["flash"] = [message] }
-        if let error { page["error"] = error }
-        return pages.page("accounts-users", page, status: status)
+        let users = try accounts.listUsers().map { UsersView.Row($0, viewer: context.viewer) }
+        let chrome = PageChrome(context, title: "Users", flash: message.map { [$0] } ?? [])
+        return pages.page(UsersView(chrome: chrome, users: users, error: error), status: status)
     }
 
     func createUser(_ context: RequestContext) throws -> HTTPResponse {
@@ -53,17 +45,10 @@ struct AccountsPages: Sendable {
 
     func keysPage(_ context: RequestContext, created: (key: String, record: APIKeyRecord)? = nil, message: String? = nil,
                   error: String? = nil, status: Int = 200) throws -> HTTPResponse {
-        var page = pages.layout(context)
-        page["keys"] = try accounts.listKeys().map { key -> [String: Any] in
-            ["id": key.id, "name": key.name, "prefix": key.prefix, "role": key.role.rawValue, "scope": key.scope.rawValue,
-             "created_by": key.createdBy ?? "", "created_at": key.createdAt, "last_used_at": key.lastUsedAt ?? "never",
-             "revoked_at": key.revokedAt ?? "", "revoked": key.revokedAt != nil]
-        }
-        page["roles"] = Role.allCases.map { ["name": $0.rawValue] }
-        if let created { page["created"] = ["key": created.key, "name": created.record.name] }
-        if let message { page["flash"] = [message] }
-        if let error { page["error"] = error }
-        return pages.page("accounts-api-keys", page, status: status)
+        let keys = try accounts.listKeys().map(APIKeysView.Row.init)
+        let chrome = PageChrome(context, title: "API keys", flash: message.map { [$0] } ?? [])
+        return pages.page(APIKeysView(chrome: chrome, keys: keys, created: created.map { .init(key: $0.key, name: $0.record.name) },
+                                      error: error), status: status)
     }
 
     func createKey(_ context: RequestContext) throws -> HTTPResponse {
@@ -91,14 +76,8 @@ struct AccountsPages: Sendable {
     func audit(_ context: RequestContext) throws -> HTTPResponse {
         let before = context.query("cursor").flatMap { Int64($0) }
         let entries = try accounts.auditEntries(before: before, limit: 50)
-        var page = pages.layout(context)
-        page["entries"] = entries.entries.map { entry -> [String: Any] in
-            ["at": entry.at, "actor": entry.actor, "action": entry.action, "object_type": entry.objectType ?? "",
-             "object_id": entry.objectID ?? "", "address": entry.address,
-             "details": entry.details == .object([:]) ? "" : entry.details.serializedString()]
-        }
-        if let next = entries.next { page["next"] = String(next) }
-        return pages.page("accounts-audit", page)
+        return pages.page(AuditView(chrome: PageChrome(context, title: "Audit log"), entries: entries.entries.map(AuditView.Row.init),
+                                    next: entries.next.map(String.init)))
     }
 
     /// Refusals the admin can act on in the page itself; an outage goes to the error page.

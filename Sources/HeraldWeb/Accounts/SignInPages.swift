@@ -63,9 +63,7 @@ struct SignInPages: Sendable {
     /// The form, with a fresh double-submit token in the page and its cookie.
     func render(next: String, email: String, error: String?, status: Int) -> HTTPResponse {
         let token = SecureRandom.token()
-        var page: [String: Any] = ["next": next, "email": email, "csrf_token": token]
-        if let error { page["error"] = error }
-        var response = pages.page("sign-in", page, status: status)
+        var response = pages.page(SignInView(next: next, email: email, csrfToken: token, error: error), status: status)
         response.headers.add("Set-Cookie", "\(Self.signInCookie)=\(token); Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=3600"
                                 + (cookieSecure ? "; Secure" : ""))
         return response

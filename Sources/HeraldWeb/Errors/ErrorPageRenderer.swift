@@ -17,7 +17,7 @@ enum ErrorPageRenderer {
             case .versionMismatch:
                 (status, heading, text) = (409, "Someone else saved this first", error.message)
             case .notAllowed(let detail):
-                return pages.page("access-denied", pages.layout(context, ["heading": "Not allowed", "message": detail]), status: 403)
+                return pages.page(AccessDeniedView(context, message: detail), status: 403)
             case .conflict(_, let title, let detail, _):
                 (status, heading, text) = (409, title, detail)
             case .refused(_, let title, let detail):
@@ -26,13 +26,12 @@ enum ErrorPageRenderer {
                 (status, heading, text) = (503, "Sending is not configured", error.message)
             case .unavailable:
                 context.log.warning("database unavailable: \(error)")
-                var response = pages.page("message", pages.layout(context, [
-                    "title": "Herald cannot reach its database", "heading": "Herald cannot reach its database",
-                    "text": "Nothing was lost; try again in a moment."]), status: 503)
+                var response = pages.page(MessageView(context, heading: "Herald cannot reach its database",
+                                                      text: "Nothing was lost; try again in a moment."), status: 503)
                 response.headers.set("Retry-After", "5")
                 return response
             case .rateLimited(let detail, let seconds):
-                var response = pages.page("message", pages.layout(context, ["title": "Too many attempts", "heading": "Too many attempts", "text": detail]), status: 429)
+                var response = pages.page(MessageView(context, heading: "Too many attempts", text: detail), status: 429)
                 response.headers.set("Retry-After", String(seconds))
                 return response
             }
@@ -42,6 +41,6 @@ enum ErrorPageRenderer {
             context.log.error("page failed: \(error)")
             (status, heading, text) = (500, "Something went wrong", "The error was logged; try again, and tell an administrator if it persists.")
         }
-        return pages.page("message", pages.layout(context, ["title": heading, "heading": heading, "text": text]), status: status)
+        return pages.page(MessageView(context, heading: heading, text: text), status: status)
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
 import HeraldApp
 import HeraldCore
-import HeraldFCM
 import HeraldHTTP
-import HeraldJSON
 
 /// The review step and the campaign actions: schedule, publish, cancel, delete, duplicate, test.
 /// A refused action shows the review page again with the reason.
@@ -17,45 +15,14 @@ extension CampaignPages {
         let (_, plan) = try campaigns.preview(record.id, now: Date())
         let spec = try record.spec()
         let role = context.viewer?.role ?? .viewer
-        let variants = spec.effectiveVariants
-        let options = spec.options
-        var view: [String: Any] = [
-            "campaign": Self.row(record, viewer: context.viewer),
-            "variants": variants.map { variant -> [String: Any] in
-                var item = ComposerView.preview(title: variant.notification.title ?? "", body: variant.notification.body ?? "",
-                                                imageURL: variant.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? "")
-                item["key"] = variant.key
-                item["weight"] = variant.weight
-                item["characters"] = variant.notification.characterCount
-                return item
-            },
-            "requests": plan.requests.enumerated().map { index, planned in
-                [
-                    "number": index + 1, "first": index == 0, "variant": planned.variantKey, "bytes": planned.message.payloadSize,
-                    "body": JSON.object(["message": planned.message.json(), "validate_only": false]).prettyString(),
-                ] as [String: Any]
-            },
-            "warnings": plan.warnings,
-            "holdout": spec.holdoutPercent, "has_holdout": spec.holdoutPercent > 0,
-            "can_schedule": record.status.isSchedulable && role >= .publisher,
-            "can_cancel": record.status.isCancellable && role >= .publisher,
-            "can_test": role >= .editor && sendingConfigured,
-            "sending_configured": sendingConfigured,
-            "tokens": tokens,
-            "max_tokens": TestSend.maximumTokens,
-            "variant_keys": variants.map(\.key),
-        ]
-        if let actionError { view["action_error"] = actionError }
-        if let testError { view["test_error"] = testError }
-        if let tests {
-            view["tests"] = tests.map { result -> [String: Any] in
-                switch result.outcome {
-                case .sent(let name): ["token": result.token, "ok": true, "detail": name, "attempts": result.attempts]
-                case .failed(let error): ["token": result.token, "ok": false, "detail": "\(error.code.rawValue): \(error.message)", "attempts": result.attempts]
-                }
-            }
-        }
-        return page("review", view, title: "Review: \(record.name)", context: context, status: status)
+        return pages.page(ReviewView(
+            chrome: chrome(context, title: "Review: \(record.name)"), campaign: CampaignRow(record, viewer: context.viewer),
+            variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.warnings,
+            holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
+            canSchedule: record.status.isSchedulable && role >= .publisher, canCancel: record.status.isCancellable && role >= .publisher,
+            canTest: role >= .editor && sendingConfigured, sendingConfigured: sendingConfigured, tokens: tokens,
+            variantKeys: spec.effectiveVariants.map(\.key), actionError: actionError, testError: testError,
+            tests: tests?.map(ReviewView.TestResult.init) ?? []), status: status)
     }
 
     func schedule(_ context: RequestContext) throws -> HTTPResponse {

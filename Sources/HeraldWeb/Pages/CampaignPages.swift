@@ -2,7 +2,6 @@ import Foundation
 import HeraldApp
 import HeraldCore
 import HeraldHTTP
-import HeraldJSON
 
 /// The marketer's pages: the campaign list, the composer, review and report. Plain HTML forms
 /// that work without JavaScript; every state change is a POST carrying the CSRF token, and every
@@ -39,34 +38,17 @@ struct CampaignPages: Sendable {
             }
         }
         let page = try campaigns.list(status: status, nameContains: query, limit: Self.pageSize, after: cursor)
-        var view = pages.layout(context, [
-            "title": "Campaigns", "flash": Self.notice(context).map { [$0] } ?? [],
-            "q": query, "filtered": status != nil || !query.isEmpty, "paged": cursor != nil,
-            "statuses": [["value": "", "text": "All statuses", "selected": status == nil]]
-                + CampaignStatus.allCases.map { ["value": $0.rawValue, "text": Self.statusText($0), "selected": $0 == status] },
-            "campaigns": page.campaigns.map { Self.row($0, viewer: context.viewer) },
-            "empty": page.campaigns.isEmpty,
-        ])
-        if let next = page.nextCursor {
+        let next = page.nextCursor.map { next in
             var items = [("cursor", next.token)]
             if let status { items.append(("status", status.rawValue)) }
             if !query.isEmpty { items.append(("q", query)) }
-            view["next"] = "/campaigns?" + items.map { "\($0)=\(PercentEncoding.encode($1))" }.joined(separator: "&")
+            return "/campaigns?" + items.map { "\($0)=\(PercentEncoding.encode($1))" }.joined(separator: "&")
         }
-        return pages.page("campaigns", view)
-    }
-
-    static func row(_ record: CampaignRecord, viewer: Viewer?) -> [String: Any] {
-        let role = viewer?.role ?? .viewer
-        let spec = try? record.spec()
-        return [
-            "id": record.id, "name": record.name, "status": record.status.rawValue, "status_text": statusText(record.status),
-            "schedule": spec.map { scheduleText($0.schedule) } ?? "—", "targets": spec.map { targetText($0.audience) } ?? "—",
-            "updated": shortTime(record.updatedAt), "updated_iso": record.updatedAt, "author": record.author ?? "API",
-            "version": record.version, "csrf_token": viewer?.csrfToken ?? "",
-            "editable": record.status.isEditable && role >= .editor, "cancellable": record.status.isCancellable && role >= .publisher,
-            "deletable": record.status.isDeletable && role >= .editor, "can_duplicate": role >= .editor,
-        ]
+        return pages.page(CampaignListView(
+            chrome: chrome(context, title: "Campaigns"), q: query, filtered: status != nil || !query.isEmpty, paged: cursor != nil,
+            statuses: [Choice("", text: "All statuses", selected: status == nil)]
+                + CampaignStatus.allCases.map { Choice($0.rawValue, text: Self.statusText($0), selected: $0 == status) },
+            campaigns: page.campaigns.map { CampaignRow($0, viewer: context.viewer) }, empty: page.campaigns.isEmpty, next: next))
     }
 
     // MARK: - The composer
@@ -85,7 +67,7 @@ struct CampaignPages: Sendable {
     func save(_ context: RequestContext) throws -> HTTPResponse {
         let id = context.request.parameters["id"]
         if let problem = context.formError {
-            return messagePage(context, status: 400, title: "The form could not be read", text: problem)
+            return pages.page(MessageView(context, heading: "The form could not be read", text: problem), status: 400)
         }
         var form = CampaignForm(fields: context.form.fields)
         var uploadErrors = FormErrors()
@@ -135,36 +117,22 @@ struct CampaignPages: Sendable {
         var mine = form
         mine.version = current.version
         var ignored = FormErrors()
-        let yours = form.contractJSON(errors: &ignored)
-        var view = ComposerView.context(form: mine, errors: FormErrors(), campaignID: current.id, status: current.status)
-        let changes = Self.differences(theirs: current.content, yours: yours)
-        view["conflict"] = [
-            "their_version": current.version, "your_version": form.version, "their_author": current.author ?? "an API client",
-            "their_time": Self.shortTime(current.updatedAt),
-            "theirs": current.content.prettyString(), "yours": yours.prettyString(),
-            "changes": changes, "has_changes": !changes.isEmpty,
-        ]
-        return page("composer", view, title: "Conflict: \(current.name)", context: context, status: 409)
+        let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored), yourVersion: form.version)
+        return pages.page(ComposerView(chrome: chrome(context, title: "Conflict: \(current.name)"), form: mine, errors: FormErrors(),
+                                       campaignID: current.id, status: current.status, conflict: conflict), status: 409)
     }
 
     func composer(_ form: CampaignForm, errors: FormErrors, id: String?, status: CampaignStatus?, context: RequestContext,
                   httpStatus: Int = 200) -> HTTPResponse {
-        let view = ComposerView.context(form: form, errors: errors, campaignID: id, status: status)
-        return page("composer", view, title: id == nil ? "New campaign" : "Edit: \(form.name)", context: context, status: httpStatus)
+        pages.page(ComposerView(chrome: chrome(context, title: id == nil ? "New campaign" : "Edit: \(form.name)"), form: form,
+                                errors: errors, campaignID: id, status: status), status: httpStatus)
     }
 
     // MARK: - Helpers
 
-    /// Renders `template` inside the layout with the viewer and any notice.
-    func page(_ template: String, _ view: [String: Any], title: String, context: RequestContext, status: Int = 200) -> HTTPResponse {
-        var view = pages.layout(context, view)
-        view["title"] = title
-        view["flash"] = Self.notice(context).map { [$0] } ?? []
-        return pages.page(template, view, status: status)
-    }
-
-    func messagePage(_ context: RequestContext, status: Int, title: String, text: String) -> HTTPResponse {
-        pages.page("message", pages.layout(context, ["title": title, "heading": title, "text": text]), status: status)
+    /// The layout's part of a campaign page: the viewer, and the notice a redirect asked for.
+    func chrome(_ context: RequestContext, title: String) -> PageChrome {
+        PageChrome(context, title: title, flash: Self.notice(context).map { [$0] } ?? [])
     }
 
     static func next(_ action: String, _ id: String) -> String {

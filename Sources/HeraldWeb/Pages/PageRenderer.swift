@@ -1,4 +1,3 @@
-import HeraldApp
 import HeraldHTTP
 import Mustache
 
@@ -35,29 +34,15 @@ struct PageRenderer: Sendable {
     }
 
     /// The page as HTML with Herald's security headers; `status` 200 unless said otherwise.
-    func page(_ template: String, _ context: [String: Any], status: Int = 200) -> HTTPResponse {
-        guard let html = library.render(context, withTemplate: template) else {
-            preconditionFailure("no template named \(template)")
+    func page<View: PageView>(_ view: View, status: Int = 200) -> HTTPResponse {
+        guard let html = library.render(view, withTemplate: View.template) else {
+            preconditionFailure("no template named \(View.template)")
         }
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/html; charset=utf-8")
         headers.add("Cache-Control", "no-store")
         Self.addSecurityHeaders(to: &headers)
         return HTTPResponse(status: status, headers: headers, body: Array(html.utf8))
-    }
-
-    /// `extra` with what the layout reads about the viewer: the `user` block (e-mail, role, admin
-    /// links), the session's CSRF token for every form, and what the viewer may do.
-    func layout(_ context: RequestContext, _ extra: [String: Any] = [:]) -> [String: Any] {
-        var page = extra
-        if let viewer = context.viewer {
-            page["user"] = ["email": viewer.email, "role": viewer.role.rawValue, "csrf_token": viewer.csrfToken ?? "",
-                            "is_admin": viewer.role >= .admin] as [String: Any]
-            page["csrf_token"] = viewer.csrfToken ?? ""
-            page["can_edit"] = viewer.role >= .editor
-            page["can_publish"] = viewer.role >= .publisher
-        }
-        return page
     }
 
     /// A 303 to `location` (after a form post, so reloading does not post again).

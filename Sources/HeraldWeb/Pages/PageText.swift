@@ -42,18 +42,6 @@ extension CampaignPages {
         String(iso.prefix(16)).replacingT + " UTC"
     }
 
-    /// The top-level members that differ between their version and yours, for the conflict page.
-    static func differences(theirs: JSON, yours: JSON) -> [[String: String]] {
-        let a = theirs.objectValue ?? [:], b = yours.objectValue ?? [:]
-        var keys = a.keys
-        for key in b.keys where !keys.contains(key) { keys.append(key) }
-        return keys.compactMap { key in
-            let left = a[key], right = b[key]
-            guard left != right else { return nil }
-            return ["field": key, "theirs": left.map(Self.brief) ?? "(none)", "yours": right.map(Self.brief) ?? "(none)"]
-        }
-    }
-
     static func brief(_ value: JSON) -> String {
         if let text = value.stringValue { return text }
         return value.serializedString()

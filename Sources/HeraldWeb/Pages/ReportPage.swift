@@ -29,51 +29,30 @@ extension CampaignPages {
             // Topic sends do not say how many devices received them, so conversions are compared per open.
             let groups = keys.map { ABStatistics.Group(key: $0, successes: counts[$0]?.conversions ?? 0, trials: counts[$0]?.opens ?? 0) }
             let stats = groups.count > 1 ? ABStatistics.compare(baseline: groups[0], variants: Array(groups.dropFirst())) : nil
-            let rows: [[String: Any]] = keys.map { key in
+            let rows = keys.map { key in
                 let d = delivery[key] ?? (0, 0, 0)
                 let c = counts[key] ?? EventStore.Counts()
-                var row: [String: Any] = ["key": key, "planned": d.planned, "sent": d.sent, "failed": d.failed,
-                                          "opens": c.opens, "conversions": c.conversions,
-                                          "rate": c.opens > 0 ? Self.percent(Double(c.conversions) / Double(c.opens)) : "—"]
-                if let comparison = stats?.comparisons.first(where: { $0.key == key }) {
-                    row["difference"] = Self.signedPoints(comparison.difference)
-                    row["interval"] = "\(Self.signedPoints(comparison.interval.lowerBound)) to \(Self.signedPoints(comparison.interval.upperBound))"
-                    row["confidence"] = Self.percent(1 - comparison.pValue)
-                }
-                if key == keys.first, keys.count > 1 { row["baseline"] = true }
-                return row
+                let comparison = stats?.comparisons.first { $0.key == key }
+                return ReportView.Variant(
+                    key: key, baseline: key == keys.first && keys.count > 1, sent: d.sent, failed: d.failed, opens: c.opens,
+                    conversions: c.conversions, rate: c.opens > 0 ? Self.percent(Double(c.conversions) / Double(c.opens)) : "—",
+                    difference: comparison.map { Self.signedPoints($0.difference) },
+                    interval: comparison.map { "\(Self.signedPoints($0.interval.lowerBound)) to \(Self.signedPoints($0.interval.upperBound))" },
+                    confidence: comparison.map { Self.percent(1 - $0.pValue) })
             }
-            var view: [String: Any] = [
-                "campaign": Self.row(record, viewer: context.viewer),
-                "runs": runs.map { run -> [String: Any] in
-                    let variants = run["variants"]?.objectValue ?? [:]
-                    let sent = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.sent.rawValue]?.intValue ?? 0) }
-                    let failed = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.failed.rawValue]?.intValue ?? 0) }
-                    return ["status": run["status"]?.stringValue ?? "", "due": Self.shortTime(run["due_at"]?.stringValue ?? ""),
-                            "finished": run["finished_at"]?.stringValue.map(Self.shortTime) ?? "—",
-                            "planned": run["planned"]?.intValue ?? 0, "sent": sent, "failed": failed]
-                },
-                "no_runs": runs.isEmpty,
-                "sending": sending, "planned": planned, "done": done,
-                "progress_percent": planned > 0 ? done * 100 / planned : 0,
-                "variants": rows,
-                "verdict": stats?.verdict.sentence ?? (keys.count > 1 ? "" : "One variant: nothing to compare."),
-                "failures": failures.map { failure -> [String: Any] in
-                    ["variant": failure["variant"]?.stringValue ?? "", "target": Self.brief(failure["target"] ?? .null),
-                     "code": failure["error"]?["code"]?.stringValue ?? "", "message": failure["error"]?["message"]?.stringValue ?? "",
-                     "attempts": failure["attempts"]?.intValue ?? 0]
-                },
-                "chart": SVGChart.groupedBars(title: "Opens and conversions per variant", categories: keys,
-                                              series: [.init(label: "Opens", cssClass: "bar-opens"), .init(label: "Conversions", cssClass: "bar-conversions")],
-                                              values: keys.map { [counts[$0]?.opens ?? 0, counts[$0]?.conversions ?? 0] }),
-                "delivery_chart": SVGChart.groupedBars(title: "Requests sent and failed per variant", categories: keys,
-                                                       series: [.init(label: "Sent", cssClass: "bar-sent"), .init(label: "Failed", cssClass: "bar-failed")],
-                                                       values: keys.map { [delivery[$0]?.sent ?? 0, delivery[$0]?.failed ?? 0] }),
-            ]
-            if sending { view["refresh"] = true }
-            view["has_delivery_data"] = done > 0
-            view["has_event_data"] = counts.values.contains { $0.opens + $0.conversions > 0 }
-            return page("report", view, title: "Report: \(record.name)", context: context)
+            return pages.page(ReportView(
+                chrome: chrome(context, title: "Report: \(record.name)"), campaign: CampaignRow(record, viewer: context.viewer),
+                runs: runs.map(ReportView.Run.init), noRuns: runs.isEmpty, sending: sending, planned: planned, done: done,
+                progressPercent: planned > 0 ? done * 100 / planned : 0, variants: rows,
+                verdict: stats?.verdict.sentence ?? (keys.count > 1 ? "" : "One variant: nothing to compare."),
+                failures: failures.map(ReportView.Failure.init),
+                chart: SVGChart.groupedBars(title: "Opens and conversions per variant", categories: keys,
+                                            series: [.init(label: "Opens", cssClass: "bar-opens"), .init(label: "Conversions", cssClass: "bar-conversions")],
+                                            values: keys.map { [counts[$0]?.opens ?? 0, counts[$0]?.conversions ?? 0] }),
+                deliveryChart: SVGChart.groupedBars(title: "Requests sent and failed per variant", categories: keys,
+                                                    series: [.init(label: "Sent", cssClass: "bar-sent"), .init(label: "Failed", cssClass: "bar-failed")],
+                                                    values: keys.map { [delivery[$0]?.sent ?? 0, delivery[$0]?.failed ?? 0] }),
+                hasDeliveryData: done > 0, hasEventData: counts.values.contains { $0.opens + $0.conversions > 0 }))
         }
     }
 

@@ -1,0 +1,43 @@
+import HeraldApp
+
+/// `/api-keys`: every key (never the secret, only its prefix), a form to create one, and the
+/// new key's secret once, right after it was created.
+struct APIKeysView: PageView {
+    struct Row: Sendable {
+        let id: String
+        let name: String
+        let prefix: String
+        let role: String
+        let scope: String
+        let createdBy: String
+        let createdAt: String
+        let lastUsedAt: String
+        let revokedAt: String
+        let revoked: Bool
+
+        init(_ key: APIKeyRecord) {
+            id = key.id
+            name = key.name
+            prefix = key.prefix
+            role = key.role.rawValue
+            scope = key.scope.rawValue
+            createdBy = key.createdBy ?? ""
+            createdAt = key.createdAt
+            lastUsedAt = key.lastUsedAt ?? "never"
+            revokedAt = key.revokedAt ?? ""
+            revoked = key.revokedAt != nil
+        }
+    }
+
+    struct Created: Sendable {
+        let key: String
+        let name: String
+    }
+
+    static let template = "accounts-api-keys"
+    let chrome: PageChrome
+    let keys: [Row]
+    let roles = Role.allCases.map { Choice($0.rawValue) }
+    let created: Created?
+    let error: String?
+}

@@ -1,0 +1,31 @@
+import HeraldApp
+
+/// `/users`: every account with a form to change its role or disable it, and a form to add one.
+struct UsersView: PageView {
+    struct Row: Sendable {
+        let id: String
+        let email: String
+        let role: String
+        let disabled: Bool
+        let createdAt: String
+        /// An admin cannot demote or disable themself from this page.
+        let isSelf: Bool
+        let roles: [Choice]
+
+        init(_ user: UserRecord, viewer: Viewer?) {
+            id = user.id
+            email = user.email
+            role = user.role.rawValue
+            disabled = user.disabled
+            createdAt = user.createdAt
+            isSelf = user.id == viewer?.userID
+            roles = Role.allCases.map { Choice($0.rawValue, selected: $0 == user.role) }
+        }
+    }
+
+    static let template = "accounts-users"
+    let chrome: PageChrome
+    let users: [Row]
+    let roles = Role.allCases.map { Choice($0.rawValue) }
+    let error: String?
+}

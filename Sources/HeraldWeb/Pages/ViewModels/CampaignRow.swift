@@ -1,0 +1,40 @@
+import HeraldApp
+import HeraldCore
+
+/// A campaign as the list, review and report pages show it, with what the viewer may do to it.
+struct CampaignRow: Sendable {
+    let id: String
+    let name: String
+    let status: String
+    let statusText: String
+    let schedule: String
+    let targets: String
+    let updated: String
+    let updatedISO: String
+    let author: String
+    let version: Int
+    let editable: Bool
+    let cancellable: Bool
+    let deletable: Bool
+    let canDuplicate: Bool
+
+    init(_ record: CampaignRecord, viewer: Viewer?) {
+        let role = viewer?.role ?? .viewer
+        // A stored campaign the rules no longer accept still lists, with dashes for what cannot be read.
+        let spec = try? record.spec()
+        id = record.id
+        name = record.name
+        status = record.status.rawValue
+        statusText = CampaignPages.statusText(record.status)
+        schedule = spec.map { CampaignPages.scheduleText($0.schedule) } ?? "—"
+        targets = spec.map { CampaignPages.targetText($0.audience) } ?? "—"
+        updated = CampaignPages.shortTime(record.updatedAt)
+        updatedISO = record.updatedAt
+        author = record.author ?? "API"
+        version = record.version
+        editable = record.status.isEditable && role >= .editor
+        cancellable = record.status.isCancellable && role >= .publisher
+        deletable = record.status.isDeletable && role >= .editor
+        canDuplicate = role >= .editor
+    }
+}

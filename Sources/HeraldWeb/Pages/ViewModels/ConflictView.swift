@@ -1,0 +1,44 @@
+import HeraldApp
+import HeraldJSON
+
+/// Someone saved the campaign after this author loaded it: who, when, and what differs between
+/// their stored version and the one this author typed.
+struct ConflictView: Sendable {
+    /// A top-level member of the campaign that differs.
+    struct Change: Sendable {
+        let field: String
+        let theirs: String
+        let yours: String
+    }
+
+    let theirVersion: Int
+    let yourVersion: Int
+    let theirAuthor: String
+    let theirTime: String
+    let theirs: String
+    let yours: String
+    let changes: [Change]
+    let hasChanges: Bool
+
+    init(current: CampaignRecord, yours: JSON, yourVersion: Int) {
+        theirVersion = current.version
+        self.yourVersion = yourVersion
+        theirAuthor = current.author ?? "an API client"
+        theirTime = CampaignPages.shortTime(current.updatedAt)
+        theirs = current.content.prettyString()
+        self.yours = yours.prettyString()
+        changes = Self.differences(theirs: current.content, yours: yours)
+        hasChanges = !changes.isEmpty
+    }
+
+    static func differences(theirs: JSON, yours: JSON) -> [Change] {
+        let a = theirs.objectValue ?? [:], b = yours.objectValue ?? [:]
+        var keys = a.keys
+        for key in b.keys where !keys.contains(key) { keys.append(key) }
+        return keys.compactMap { key in
+            let left = a[key], right = b[key]
+            guard left != right else { return nil }
+            return Change(field: key, theirs: left.map(CampaignPages.brief) ?? "(none)", yours: right.map(CampaignPages.brief) ?? "(none)")
+        }
+    }
+}

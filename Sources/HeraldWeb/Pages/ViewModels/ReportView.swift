@@ -1,0 +1,77 @@
+import HeraldCore
+import HeraldJSON
+
+/// `/campaigns/{id}/report`: runs, delivery progress, per-variant results with the comparison
+/// against the baseline, the failed requests, and two charts Herald draws itself.
+struct ReportView: PageView {
+    /// One run of the campaign (a recurring campaign has one per occurrence).
+    struct Run: Sendable {
+        let status: String
+        let due: String
+        let finished: String
+        let planned: Int
+        let sent: Int
+        let failed: Int
+
+        init(_ run: JSON) {
+            let variants = run["variants"]?.objectValue ?? [:]
+            status = run["status"]?.stringValue ?? ""
+            due = CampaignPages.shortTime(run["due_at"]?.stringValue ?? "")
+            finished = run["finished_at"]?.stringValue.map(CampaignPages.shortTime) ?? "—"
+            planned = run["planned"]?.intValue ?? 0
+            sent = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.sent.rawValue]?.intValue ?? 0) }
+            failed = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.failed.rawValue]?.intValue ?? 0) }
+        }
+    }
+
+    /// A variant's delivery and conversions; the comparison is absent for the baseline and when
+    /// there is nothing to compare.
+    struct Variant: Sendable {
+        let key: String
+        let baseline: Bool
+        let sent: Int
+        let failed: Int
+        let opens: Int
+        let conversions: Int
+        let rate: String
+        let difference: String?
+        let interval: String?
+        let confidence: String?
+    }
+
+    /// A request FCM refused for good.
+    struct Failure: Sendable {
+        let variant: String
+        let target: String
+        let code: String
+        let message: String
+        let attempts: Int
+
+        init(_ failure: JSON) {
+            variant = failure["variant"]?.stringValue ?? ""
+            target = CampaignPages.brief(failure["target"] ?? .null)
+            code = failure["error"]?["code"]?.stringValue ?? ""
+            message = failure["error"]?["message"]?.stringValue ?? ""
+            attempts = failure["attempts"]?.intValue ?? 0
+        }
+    }
+
+    static let template = "report"
+    let chrome: PageChrome
+    let campaign: CampaignRow
+    let runs: [Run]
+    let noRuns: Bool
+    /// While sending, the page refreshes itself and shows a progress bar.
+    let sending: Bool
+    let planned: Int
+    let done: Int
+    let progressPercent: Int
+    let variants: [Variant]
+    let verdict: String
+    let failures: [Failure]
+    /// SVG markup Herald builds (`SVGChart`), the only raw HTML in the pages.
+    let chart: String
+    let deliveryChart: String
+    let hasDeliveryData: Bool
+    let hasEventData: Bool
+}

@@ -1,0 +1,79 @@
+import HeraldApp
+import HeraldCore
+import HeraldFCM
+import HeraldJSON
+
+/// The review step: each variant as a device shows it, the exact v1 requests the scheduler will
+/// send, the actions the viewer may take, and the results of a test send.
+struct ReviewView: PageView {
+    struct Variant: Sendable {
+        let key: String
+        let weight: Int
+        let characters: Int
+        let preview: NotificationPreview
+    }
+
+    /// One planned FCM request, its body as the scheduler will post it.
+    struct Request: Sendable {
+        let number: Int
+        /// The first one is shown open.
+        let first: Bool
+        let variant: String
+        let bytes: Int
+        let body: String
+    }
+
+    /// What FCM said about one test token.
+    struct TestResult: Sendable {
+        let token: String
+        let ok: Bool
+        /// The message name when sent, the error code and message when not.
+        let detail: String
+        let attempts: Int
+
+        init(_ result: TestSend.Result) {
+            token = result.token
+            attempts = result.attempts
+            switch result.outcome {
+            case .sent(let name): (ok, detail) = (true, name)
+            case .failed(let error): (ok, detail) = (false, "\(error.code.rawValue): \(error.message)")
+            }
+        }
+    }
+
+    static let template = "review"
+    let chrome: PageChrome
+    let campaign: CampaignRow
+    let variants: [Variant]
+    let requests: [Request]
+    let warnings: [String]
+    let holdout: Int
+    let hasHoldout: Bool
+    let canSchedule: Bool
+    let canCancel: Bool
+    let canTest: Bool
+    let sendingConfigured: Bool
+    /// The tokens as typed, kept in the form after a test send.
+    let tokens: String
+    let maxTokens = TestSend.maximumTokens
+    let variantKeys: [String]
+    let actionError: String?
+    let testError: String?
+    let tests: [TestResult]
+
+    static func variants(_ spec: CampaignSpec) -> [Variant] {
+        let options = spec.options
+        return spec.effectiveVariants.map { variant in
+            Variant(key: variant.key, weight: variant.weight, characters: variant.notification.characterCount,
+                    preview: NotificationPreview(title: variant.notification.title ?? "", body: variant.notification.body ?? "",
+                                                 imageURL: variant.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? ""))
+        }
+    }
+
+    static func requests(_ plan: FanOutPlan) -> [Request] {
+        plan.requests.enumerated().map { index, planned in
+            Request(number: index + 1, first: index == 0, variant: planned.variantKey, bytes: planned.message.payloadSize,
+                    body: JSON.object(["message": planned.message.json(), "validate_only": false]).prettyString())
+        }
+    }
+}

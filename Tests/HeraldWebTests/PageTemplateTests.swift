@@ -1,0 +1,152 @@
+import Foundation
+import HeraldCore
+import HeraldFCM
+import HeraldHTTP
+import HeraldJSON
+import Testing
+@testable import HeraldApp
+@testable import HeraldWeb
+
+/// Every key a page template reads names a property of its view model. swift-mustache renders a
+/// key it cannot find as nothing, so a misspelt or stale key would otherwise show up only as a
+/// silently empty field. Each template is walked as it renders a typical, fully filled view: a
+/// section opens on the value it would push, an inverted one is checked in place, and partials
+/// and the layout are followed.
+@Suite struct PageTemplateTests {
+    static let templates = Dictionary(uniqueKeysWithValues: PageRenderer.templates.map { ($0.name, String(decoding: $0.bytes, as: UTF8.self)) })
+
+    /// The key paths in `template` that no object on the rendering stack answers.
+    static func unresolvedKeys(_ template: String, stack: [Any]) -> [String] {
+        var stack = stack
+        var opened: [Bool] = []  // per open tag: whether it pushed onto the stack
+        var skipping = 0  // inside a section whose value would not render it
+        var unresolved: [String] = []
+        let tags = (templates[template] ?? "").matches(of: #/\{\{\{?\s*([#^/>$<&!]?)\s*([^}\s]*)\s*\}?\}\}/#)
+        for tag in tags {
+            let (sigil, key) = (String(tag.output.1), String(tag.output.2))
+            if sigil == "!" { continue }
+            if sigil == "/" {
+                if opened.removeLast() { stack.removeLast() }
+                skipping = max(skipping - 1, 0)
+                continue
+            }
+            if skipping > 0 {
+                if "#^$<".contains(sigil) { opened.append(false); skipping += 1 }
+                continue
+            }
+            switch sigil {
+            case "$": opened.append(false); continue
+            case "<": opened.append(false); unresolved += unresolvedKeys(key, stack: stack); continue
+            case ">": unresolved += unresolvedKeys(key, stack: stack); continue
+            default: if key == "." { continue }
+            }
+            let found = resolve(key, in: stack)
+            if found == nil { unresolved.append("\(template): \(key)") }
+            guard sigil == "#" || sigil == "^" else { continue }
+            // An inverted section renders in place; a section pushes its value, or its first item.
+            switch sigil == "#" ? found ?? nil : true {
+            case let list as [Any] where !list.isEmpty: stack.append(list[0]); opened.append(true)
+            case nil, is [Any]: opened.append(false); skipping = 1
+            case is Bool: opened.append(false)
+            case let value?: stack.append(value); opened.append(true)
+            }
+        }
+        return unresolved
+    }
+
+    /// The value of a dotted key as swift-mustache finds it (the first object up the stack with
+    /// the first name); nil when nothing answers, `.some(nil)` for an Optional that is nil.
+    static func resolve(_ key: String, in stack: [Any]) -> Any?? {
+        let names = key.split(separator: ".").map(String.init)
+        for object in stack.reversed() {
+            guard var value = child(names[0], of: object) else { continue }
+            for name in names.dropFirst() {
+                guard let object = value else { return .some(nil) }
+                guard let next = child(name, of: object) else { return nil }
+                value = next
+            }
+            return .some(value)
+        }
+        return nil
+    }
+
+    static func child(_ name: String, of object: Any) -> Any?? {
+        guard let value = Mirror(reflecting: object).children.first(where: { $0.label == name })?.value else { return nil }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return .some(value) }
+        return .some(mirror.children.first?.value)
+    }
+
+    // MARK: - Typical views
+
+    static let viewer = Viewer(userID: "u1", email: "admin@example.com", role: .admin, csrfToken: "csrf")
+    static let chrome = PageChrome(title: "Title", viewer: viewer, flash: ["Draft saved."])
+
+    static var context: RequestContext {
+        RequestContext(request: HTTPRequest(method: .get, target: "/"), requestID: "r1", clientAddress: "127.0.0.1", host: "herald.example",
+                       viewer: viewer, log: RequestLog(log: Log(minimum: .error), requestID: "r1", method: "GET", path: "/"))
+    }
+
+    static func record() throws -> CampaignRecord {
+        let spec = try CampaignForm(fields: CampaignFormTests.fields()).parse().get()
+        return CampaignRecord(id: "c1", name: spec.name, status: .draft, version: 2, content: spec.toJSON(), author: nil,
+                              createdAt: "2026-11-22T09:30:00Z", updatedAt: "2026-11-22T09:30:00Z")
+    }
+
+    static func views() throws -> [any PageView] {
+        let record = try record()
+        let row = CampaignRow(record, viewer: viewer)
+        var errors = FormErrors()
+        for field in ["form", "name", "variant_key_0"] { errors.add(field, "is wrong") }
+        let form = CampaignForm(fields: CampaignFormTests.fields([("image_url", "https://example.com/a.png")]))
+        let conflict = ConflictView(current: record, yours: ["name": "Mine"], yourVersion: 1)
+        let user = UserRecord(id: "u2", email: "e@example.com", role: .editor, disabled: false, createdAt: "2026-11-22")
+        let key = APIKeyRecord(id: "k1", name: "ci", prefix: "hk_abc", role: .editor, scope: .full, createdBy: "admin",
+                               createdAt: "2026-11-22", lastUsedAt: nil, revokedAt: nil)
+        let entry = AuditEntry(id: 1, at: "2026-11-22", actor: "admin", userID: nil, apiKeyID: nil, action: "user.created",
+                               objectType: "user", objectID: "u2", address: "127.0.0.1", details: ["role": "editor"])
+        let run: JSON = ["status": "sent", "due_at": "2026-11-22T09:30:00Z", "finished_at": "2026-11-22T09:31:00Z", "planned": 2,
+                         "variants": ["A": ["planned": 1, "sent": 1]]]
+        let failure: JSON = ["variant": "A", "target": ["topic": "news"], "error": ["code": "INVALID_ARGUMENT", "message": "no"], "attempts": 1]
+        return [
+            SignInView(next: "/campaigns", email: "e@example.com", csrfToken: "t", error: "Wrong password."),
+            MessageView(context, heading: "Not found", text: "Gone."),
+            AccessDeniedView(context, message: "Admins only."),
+            UsersView(chrome: chrome, users: [UsersView.Row(user, viewer: viewer)], error: "Refused."),
+            APIKeysView(chrome: chrome, keys: [APIKeysView.Row(key)], created: .init(key: "hk_secret", name: "ci"), error: "Refused."),
+            AuditView(chrome: chrome, entries: [AuditView.Row(entry)], next: "5"),
+            CampaignListView(chrome: chrome, q: "sale", filtered: true, paged: true, statuses: [Choice("draft", text: "Draft", selected: true)],
+                             campaigns: [row], empty: false, next: "/campaigns?cursor=x"),
+            ComposerView(chrome: chrome, form: form, errors: errors, campaignID: "c1", status: .draft, conflict: conflict),
+            ReviewView(chrome: chrome, campaign: row, variants: ReviewView.variants(try record.spec()),
+                       requests: [.init(number: 1, first: true, variant: "A", bytes: 200, body: "{}")], warnings: ["Check it."],
+                       holdout: 10, hasHoldout: true, canSchedule: true, canCancel: true, canTest: true, sendingConfigured: true,
+                       tokens: "t1", variantKeys: ["A", "B"], actionError: "Refused.", testError: "Bad token.",
+                       tests: [.init(TestSend.Result(token: "t1", outcome: .sent(name: "projects/p/messages/1"), attempts: 1))]),
+            ReportView(chrome: chrome, campaign: row, runs: [ReportView.Run(run)], noRuns: false, sending: true, planned: 2, done: 1,
+                       progressPercent: 50,
+                       variants: [.init(key: "A", baseline: true, sent: 1, failed: 0, opens: 10, conversions: 2, rate: "20.0%",
+                                        difference: "+1.0 pts", interval: "−1.0 pts to +3.0 pts", confidence: "80.0%")],
+                       verdict: "Not enough data yet.", failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
+                       deliveryChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true),
+        ]
+    }
+
+    @Test func everyKeyOfEveryPageNamesAPropertyOfItsView() throws {
+        let views = try Self.views()
+        let pages = Set(Self.templates.keys).subtracting(["layout", "preview"])
+        #expect(Set(views.map { type(of: $0).template }) == pages, "a typical view for every page template")
+        for view in views {
+            let unresolved = Self.unresolvedKeys(type(of: view).template, stack: [view])
+            #expect(unresolved.isEmpty, "\(type(of: view)): \(unresolved)")
+        }
+    }
+
+    /// Unescaped output (`{{{…}}}`) is only for markup Herald draws itself: the report's charts.
+    @Test func onlyTheChartsAreUnescaped() {
+        for (name, text) in Self.templates {
+            let raw = text.matches(of: #/\{\{(\{|&)\s*([^}\s]*)/#).map { String($0.output.2) }
+            #expect(Set(raw).isSubset(of: ["chart", "deliveryChart"]), "\(name): \(raw)")
+        }
+    }
+}
