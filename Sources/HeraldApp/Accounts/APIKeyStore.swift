@@ -68,24 +68,21 @@ public struct APIKeyStore: Sendable {
             SELECT id::text, name, role, scope, last_used_at IS NULL OR last_used_at < now() - interval '1 minute'
             FROM api_keys WHERE key_sha256 = \(SHA256.hex(key)) AND revoked_at IS NULL
             """)
-        guard let row = rows.first else { return nil }
-        let id = try row.decode(String.self, at: 0)
-        if try row.decode(Bool.self, at: 4) {
+        guard let (id, name, role, scope, unusedForAMinute) = try rows.first?.decode((String, String, Role, APIKeyScope, Bool).self) else {
+            return nil
+        }
+        if unusedForAMinute {
             _ = try connection.execute("UPDATE api_keys SET last_used_at = now() WHERE id = \(id)::uuid")
         }
-        return Viewer(apiKeyID: id, email: "api-key:" + (try row.decode(String.self, at: 1)),
-                      role: Role(rawValue: try row.decode(String.self, at: 2)) ?? .viewer,
-                      scope: APIKeyScope(rawValue: try row.decode(String.self, at: 3)) ?? .events)
+        return Viewer(apiKeyID: id, email: "api-key:" + name, role: role, scope: scope)
     }
 
     static func records(_ rows: PostgresRows) throws -> [APIKeyRecord] {
         try rows.map { row in
-            APIKeyRecord(id: try row.decode(String.self, at: 0), name: try row.decode(String.self, at: 1),
-                         prefix: try row.decode(String.self, at: 2),
-                         role: try row.decode(Role.self, at: 3),
-                         scope: try row.decode(APIKeyScope.self, at: 4),
-                         createdBy: try row.decode(String?.self, at: 5), createdAt: try row.decode(String.self, at: 6),
-                         lastUsedAt: try row.decode(String?.self, at: 7), revokedAt: try row.decode(String?.self, at: 8))
+            let (id, name, prefix, role, scope, createdBy, createdAt, lastUsedAt, revokedAt) =
+                try row.decode((String, String, String, Role, APIKeyScope, String?, String, String?, String?).self)
+            return APIKeyRecord(id: id, name: name, prefix: prefix, role: role, scope: scope, createdBy: createdBy,
+                                createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
         }
     }
 }

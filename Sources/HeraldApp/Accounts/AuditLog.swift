@@ -62,12 +62,11 @@ public struct AuditLog: Sendable {
             FROM audit_log WHERE id < \(before ?? Int64.max) ORDER BY id DESC LIMIT \(limit + 1)
             """)
         var entries = try rows.map { row in
-            AuditEntry(id: try row.decode(Int64.self, at: 0), at: try row.decode(String.self, at: 1),
-                       actor: try row.decode(String.self, at: 2), userID: try row.decode(String?.self, at: 3),
-                       apiKeyID: try row.decode(String?.self, at: 4), action: try row.decode(String.self, at: 5),
-                       objectType: try row.decode(String?.self, at: 6), objectID: try row.decode(String?.self, at: 7),
-                       address: try row.decode(String.self, at: 8),
-                       details: (try? JSON.parse(try row.decode(String.self, at: 9))) ?? .object([:]))
+            let (id, at, actor, userID, apiKeyID, action, objectType, objectID, address, details) =
+                try row.decode((Int64, String, String, String?, String?, String, String?, String?, String, String).self)
+            return AuditEntry(id: id, at: at, actor: actor, userID: userID, apiKeyID: apiKeyID, action: action,
+                              objectType: objectType, objectID: objectID, address: address,
+                              details: (try? JSON.parse(details)) ?? .object([:]))
         }
         var next: Int64?
         if entries.count > limit {

@@ -38,13 +38,13 @@ public struct SessionStore: Sendable {
             WHERE s.id_sha256 = \(hash) AND s.expires_at > now() AND NOT u.disabled
               AND s.last_seen_at > now() - make_interval(secs => \(idleSeconds))
             """)
-        guard let row = rows.first else { return nil }
-        if try row.decode(Bool.self, at: 4) {
+        guard let (userID, email, role, csrfToken, stale) = try rows.first?.decode((String, String, Role, String, Bool).self) else {
+            return nil
+        }
+        if stale {
             _ = try connection.execute("UPDATE sessions SET last_seen_at = now() WHERE id_sha256 = \(hash)")
         }
-        return Viewer(userID: try row.decode(String.self, at: 0), email: try row.decode(String.self, at: 1),
-                      role: try row.decode(Role.self, at: 2),
-                      csrfToken: try row.decode(String.self, at: 3))
+        return Viewer(userID: userID, email: email, role: role, csrfToken: csrfToken)
     }
 
     /// Ends a session for good.

@@ -45,8 +45,10 @@ public struct UserStore: Sendable {
         let rows = try connection.query("""
             SELECT \(fragment: Self.columns), password_hash FROM users WHERE lower(email) = lower(\(email))
             """)
-        guard let user = try Self.records(rows).first, let row = rows.first else { return nil }
-        return (user, try row.decode(String.self, at: 5))
+        return try rows.map { row in
+            let (id, email, role, disabled, createdAt, hash) = try row.decode((String, String, Role, Bool, String, String).self)
+            return (user: UserRecord(id: id, email: email, role: role, disabled: disabled, createdAt: createdAt), passwordHash: hash)
+        }.first
     }
 
     /// Changes role, disabled flag and/or password; disabling or a new password ends the user's sessions.
@@ -65,9 +67,8 @@ public struct UserStore: Sendable {
 
     static func records(_ rows: PostgresRows) throws -> [UserRecord] {
         try rows.map { row in
-            UserRecord(id: try row.decode(String.self, at: 0), email: try row.decode(String.self, at: 1),
-                       role: try row.decode(Role.self, at: 2),
-                       disabled: try row.decode(Bool.self, at: 3), createdAt: try row.decode(String.self, at: 4))
+            let (id, email, role, disabled, createdAt) = try row.decode((String, String, Role, Bool, String).self)
+            return UserRecord(id: id, email: email, role: role, disabled: disabled, createdAt: createdAt)
         }
     }
 }

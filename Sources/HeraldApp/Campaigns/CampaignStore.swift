@@ -129,15 +129,10 @@ public struct CampaignStore: Sendable {
     /// Rows of `columns` as records; the content is read as stored, not validated again.
     static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {
         try rows.map { row in
-            CampaignRecord(
-                id: try row.decode(String.self, at: 0),
-                name: try row.decode(String.self, at: 1),
-                status: try row.decode(CampaignStatus.self, at: 2),
-                version: try row.decode(Int.self, at: 3),
-                content: try JSON.parse(try row.decode(String.self, at: 4)),
-                author: try row.decode(String?.self, at: 5),
-                createdAt: try row.decode(String.self, at: 6),
-                updatedAt: try row.decode(String.self, at: 7))
+            let (id, name, status, version, content, author, createdAt, updatedAt) =
+                try row.decode((String, String, CampaignStatus, Int, String, String?, String, String).self)
+            return CampaignRecord(id: id, name: name, status: status, version: version, content: try JSON.parse(content),
+                                  author: author, createdAt: createdAt, updatedAt: updatedAt)
         }
     }
 

@@ -17,9 +17,8 @@ public struct IdempotencyStore: Sendable {
             SELECT request_sha256, status, response::text FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)
             """)
         return try rows.map { row in
-            Remembered(requestSHA256: try row.decode(String.self, at: 0),
-                       status: try row.decode(Int.self, at: 1),
-                       response: try JSON.parse(try row.decode(String.self, at: 2)))
+            let (hash, status, response) = try row.decode((String, Int, String).self)
+            return Remembered(requestSHA256: hash, status: status, response: try JSON.parse(response))
         }.first
     }
 

@@ -53,8 +53,8 @@ public struct EventStore: Sendable {
             """)
         var result: [String: Counts] = [:]
         for row in rows {
-            result[try row.decode(String.self, at: 0)] = Counts(opens: try row.decode(Int.self, at: 1),
-                                                                 conversions: try row.decode(Int.self, at: 2))
+            let (variant, opens, conversions) = try row.decode((String, Int, Int).self)
+            result[variant] = Counts(opens: opens, conversions: conversions)
         }
         return result
     }

@@ -156,9 +156,8 @@ struct DeliveryStore: Sendable {
                 ORDER BY next_attempt_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
             """).map { row in
-            Claimed(id: try row.decode(Int64.self, at: 0), runID: try row.decode(String.self, at: 1),
-                    body: Array(try row.decode(String.self, at: 2).utf8), attempts: try row.decode(Int.self, at: 3),
-                    lateness: try row.decode(Double.self, at: 4))
+            let (id, runID, body, attempts, lateness) = try row.decode((Int64, String, String, Int, Double).self)
+            return Claimed(id: id, runID: runID, body: Array(body.utf8), attempts: attempts, lateness: lateness)
         }
     }
 

@@ -24,17 +24,13 @@ struct ProgressStore: Sendable {
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
         return try rows.map { row in
-            var run: JSONObject = [
-                "id": .string(try row.decode(String.self, at: 0)),
-                "status": .string(try row.decode(String.self, at: 1)),
-                "planned": .number(Double(try row.decode(Int.self, at: 2))),
-                "warnings": try JSON.parse(try row.decode(String.self, at: 3)),
-                "due_at": .string(try row.decode(String.self, at: 4)),
-                "started_at": .string(try row.decode(String.self, at: 5)),
+            let (id, status, planned, warnings, due, started, finished, variants) =
+                try row.decode((String, RunStatus, Int, String, String, String, String?, String).self)
+            return [
+                "id": .string(id), "status": .string(status.rawValue), "planned": .number(Double(planned)),
+                "warnings": try JSON.parse(warnings), "due_at": .string(due), "started_at": .string(started),
+                "finished_at": finished.map { .string($0) } ?? .null, "variants": try JSON.parse(variants),
             ]
-            run["finished_at"] = try row.decode(String?.self, at: 6).map { .string($0) } ?? .null
-            run["variants"] = try JSON.parse(try row.decode(String.self, at: 7))
-            return .object(run)
         }
     }
 
@@ -50,23 +46,16 @@ struct ProgressStore: Sendable {
             ORDER BY id LIMIT \(limit)
             """)
         return try rows.map { row in
-            let status = try row.decode(String.self, at: 4)
+            let (id, runID, variant, target, status, attempts, name, code, message, sent, nextAttempt) =
+                try row.decode((Int64, String, String, String, DeliveryStatus, Int, String?, String?, String?, String?, String).self)
             var delivery: JSONObject = [
-                "id": .number(Double(try row.decode(Int64.self, at: 0))),
-                "run_id": .string(try row.decode(String.self, at: 1)),
-                "variant": .string(try row.decode(String.self, at: 2)),
-                "target": try JSON.parse(try row.decode(String.self, at: 3)),
-                "status": .string(status),
-                "attempts": .number(Double(try row.decode(Int.self, at: 5))),
+                "id": .number(Double(id)), "run_id": .string(runID), "variant": .string(variant),
+                "target": try JSON.parse(target), "status": .string(status.rawValue), "attempts": .number(Double(attempts)),
             ]
-            if let name = try row.decode(String?.self, at: 6) { delivery["message_name"] = .string(name) }
-            if let code = try row.decode(String?.self, at: 7) {
-                delivery["error"] = ["code": .string(code), "message": .string(try row.decode(String?.self, at: 8) ?? "")]
-            }
-            if let sent = try row.decode(String?.self, at: 9) { delivery["sent_at"] = .string(sent) }
-            if DeliveryStatus(rawValue: status).map(DeliveryStatus.open.contains) == true {
-                delivery["next_attempt_at"] = .string(try row.decode(String.self, at: 10))
-            }
+            if let name { delivery["message_name"] = .string(name) }
+            if let code { delivery["error"] = ["code": .string(code), "message": .string(message ?? "")] }
+            if let sent { delivery["sent_at"] = .string(sent) }
+            if DeliveryStatus.open.contains(status) { delivery["next_attempt_at"] = .string(nextAttempt) }
             return .object(delivery)
         }
     }
