@@ -1,5 +1,4 @@
 import HeraldCrypto
-import HeraldFCM
 import Testing
 
 @Suite struct Base64URLTests {
