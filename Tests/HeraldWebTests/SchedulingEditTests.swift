@@ -8,7 +8,8 @@ import Testing
 @Suite struct SchedulingEditTests {
     @Test func aScheduledCampaignCannotBeMovedIntoThePast() async throws {
         let herald = try TestHerald()
-        let tomorrow = Date().addingTimeInterval(86_400)
+        // Half past a minute: the contract writes a time whose seconds are :00 without them.
+        let tomorrow = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 + 86_400 + 30)
         let future = campaignJSON(name: "Later", topics: ["news"],
                                   schedule: ["kind": "once", "at": .string(utcLocal(tomorrow)), "time_zone": "UTC"])
         let created = try await herald.request("POST", "/api/v1/campaigns", json: future)
