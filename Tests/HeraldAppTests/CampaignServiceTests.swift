@@ -91,7 +91,7 @@ import Testing
             _ = try campaigns.preview(record.id, now: Date())
         } catch AppError.conflict(let code, _, let detail, _) {
             #expect(code == "stored_content_invalid")
-            #expect(detail.contains(record.id))
+            #expect(detail.contains(record.id.description))
         }
     }
 

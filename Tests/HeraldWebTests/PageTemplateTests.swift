@@ -89,7 +89,7 @@ import Testing
 
     static func record() throws -> CampaignRecord {
         let spec = try CampaignForm(fields: CampaignFormTests.fields()).parse().get()
-        return CampaignRecord(id: "c1", name: spec.name, status: .draft, version: 2, content: spec.toJSON(), author: nil,
+        return CampaignRecord(id: CampaignID("00000000-0000-4000-8000-0000000000c1")!, name: spec.name, status: .draft, version: 2, content: spec.toJSON(), author: nil,
                               createdAt: "2026-11-22T09:30:00Z", updatedAt: "2026-11-22T09:30:00Z")
     }
 

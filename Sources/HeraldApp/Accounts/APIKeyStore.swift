@@ -1,4 +1,5 @@
 import HeraldCrypto
+import HeraldCore
 import HeraldJSON
 import HeraldPostgres
 
@@ -53,7 +54,7 @@ public struct APIKeyStore: Sendable {
 
     /// Revokes a key at once; nil when there is no such key.
     public func revoke(id: String, on connection: PostgresConnection) throws -> APIKeyRecord? {
-        guard CampaignStore.isUUID(id) else { return nil }
+        guard UUIDText.isUUID(id) else { return nil }
         let rows = try connection.query("""
             UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = \(id)::uuid
             RETURNING \(fragment: Self.columns)

@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldJSON
 import HeraldPostgres
 
@@ -36,7 +37,7 @@ public struct UserStore: Sendable {
     }
 
     public func find(id: String, on connection: PostgresConnection) throws -> UserRecord? {
-        guard CampaignStore.isUUID(id) else { return nil }
+        guard UUIDText.isUUID(id) else { return nil }
         return try Self.records(connection.query("SELECT \(fragment: Self.columns) FROM users WHERE id = \(id)::uuid")).first
     }
 
@@ -53,7 +54,7 @@ public struct UserStore: Sendable {
 
     /// Changes role, disabled flag and/or password; disabling or a new password ends the user's sessions.
     public func update(id: String, role: Role?, disabled: Bool?, passwordHash hash: String?, on connection: PostgresConnection) throws -> UserRecord? {
-        guard CampaignStore.isUUID(id) else { return nil }
+        guard UUIDText.isUUID(id) else { return nil }
         let rows = try connection.query("""
             UPDATE users SET role = coalesce(\(role), role), disabled = coalesce(\(disabled), disabled),
                 password_hash = coalesce(\(hash), password_hash), updated_at = now()

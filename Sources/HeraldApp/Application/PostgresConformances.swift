@@ -8,3 +8,12 @@ extension RunStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement 
 extension Role: PostgresEncodable, PostgresDecodable {}
 extension APIKeyScope: PostgresEncodable, PostgresDecodable {}
 extension AuditAction: PostgresEncodable {}
+
+extension CampaignID: PostgresEncodable, PostgresDecodable {
+    public static var postgresType: PostgresType { .uuid }
+    public var postgresValue: PostgresValue { PostgresValue(type: .uuid, text: description) }
+    public static func decode(from cell: PostgresCell) throws -> CampaignID {
+        guard let id = CampaignID(try String.decode(from: cell)) else { throw cell.mismatch(CampaignID.self) }
+        return id
+    }
+}

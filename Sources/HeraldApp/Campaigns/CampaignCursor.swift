@@ -1,13 +1,13 @@
 import HeraldCrypto
-import HeraldFCM
+import HeraldCore
 
 /// Where a newest-first listing continues: the last campaign's creation time and id, opaque to
 /// clients (base64url), so they cannot depend on its inside.
 public struct CampaignCursor: Sendable, Equatable {
     public var createdAt: String
-    public var id: String
+    public var id: CampaignID
 
-    public init(createdAt: String, id: String) {
+    public init(createdAt: String, id: CampaignID) {
         self.createdAt = createdAt
         self.id = id
     }
@@ -19,9 +19,9 @@ public struct CampaignCursor: Sendable, Equatable {
     public init?(token: String) {
         guard let bytes = Base64URL.decode(token), let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let parts = text.split(separator: "|", omittingEmptySubsequences: false)
-        guard parts.count == 2, CampaignStore.isUUID(String(parts[1])), Self.isTimestamp(parts[0]) else { return nil }
+        guard parts.count == 2, let id = CampaignID(parts[1]), Self.isTimestamp(parts[0]) else { return nil }
         createdAt = String(parts[0])
-        id = String(parts[1])
+        self.id = id
     }
 
     /// "2026-11-21T23:59:59.123456Z", the only shape the store writes.

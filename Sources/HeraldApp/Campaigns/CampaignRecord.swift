@@ -7,7 +7,7 @@ import HeraldJSON
 /// that a later rule no longer accepts still lists and reads. `spec()` parses it where a use case
 /// needs the rules to hold (editing, planning, previews) and says so when they do not.
 public struct CampaignRecord: Sendable, Equatable {
-    public var id: String
+    public var id: CampaignID
     public var name: String
     public var status: CampaignStatus
     public var version: Int
@@ -18,7 +18,7 @@ public struct CampaignRecord: Sendable, Equatable {
     public var createdAt: String
     public var updatedAt: String
 
-    public init(id: String, name: String, status: CampaignStatus, version: Int, content: JSON, author: String?,
+    public init(id: CampaignID, name: String, status: CampaignStatus, version: Int, content: JSON, author: String?,
                 createdAt: String, updatedAt: String) {
         self.id = id
         self.name = name
@@ -43,7 +43,7 @@ public struct CampaignRecord: Sendable, Equatable {
 
     /// The REST representation: the stored content plus id, status, version and times.
     public var json: JSON {
-        var object: JSONObject = ["id": .string(id), "status": .string(status.rawValue), "version": .number(Double(version))]
+        var object: JSONObject = ["id": .string(id.description), "status": .string(status.rawValue), "version": .number(Double(version))]
         for (key, value) in content.objectValue ?? [:] { object[key] = value }
         if let author { object["author"] = .string(author) }
         object["created_at"] = .string(createdAt)

@@ -29,7 +29,7 @@ public struct CampaignService: Sendable {
 
     // MARK: - Reading
 
-    public func get(_ id: String) throws -> CampaignRecord {
+    public func get(_ id: CampaignID) throws -> CampaignRecord {
         guard let record = try database.read({ try campaigns.find(id: id, on: $0) }) else { throw AppError.notFound(what: "Campaign \(id)") }
         return record
     }
@@ -41,27 +41,27 @@ public struct CampaignService: Sendable {
     }
 
     /// The v1 requests the campaign would send at `now`.
-    public func preview(_ id: String, now: Date) throws -> (CampaignRecord, FanOutPlan) {
+    public func preview(_ id: CampaignID, now: Date) throws -> (CampaignRecord, FanOutPlan) {
         let record = try get(id)
-        return (record, FanOutPlanner.plan(campaign: try record.spec(), buckets: buckets, campaignID: record.id, sendTime: now))
+        return (record, FanOutPlanner.plan(campaign: try record.spec(), buckets: buckets, campaignID: record.id.description, sendTime: now))
     }
 
     /// FCM's opinion of every planned request (a dry run: `validate_only`).
-    public func validate(_ id: String, now: Date) throws -> (CampaignRecord, FanOutPlan, [SendOutcome]) {
+    public func validate(_ id: CampaignID, now: Date) throws -> (CampaignRecord, FanOutPlan, [SendOutcome]) {
         let sender = try configuredSender()
         let (record, plan) = try preview(id, now: now)
         let outcomes = sender.send(batch: plan.requests.map { $0.message.json() }, validateOnly: true, concurrency: 8)
         return (record, plan, outcomes)
     }
 
-    public func runs(_ id: String) throws -> [JSON] {
+    public func runs(_ id: CampaignID) throws -> [JSON] {
         try database.read { connection in
             guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(what: "Campaign \(id)") }
             return try progress.runs(campaignID: id, on: connection)
         }
     }
 
-    public func deliveries(_ id: String, status: DeliveryStatus?, afterID: Int64, limit: Int) throws -> [JSON] {
+    public func deliveries(_ id: CampaignID, status: DeliveryStatus?, afterID: Int64, limit: Int) throws -> [JSON] {
         try database.read { connection in
             guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(what: "Campaign \(id)") }
             return try progress.deliveries(campaignID: id, status: status, afterID: afterID, limit: limit, on: connection)
@@ -113,17 +113,17 @@ public struct CampaignService: Sendable {
     }
 
     /// A copy of the campaign as a new draft named "Copy of …".
-    public func duplicate(_ id: String, by actor: Actor) throws -> CampaignRecord {
+    public func duplicate(_ id: CampaignID, by actor: Actor) throws -> CampaignRecord {
         try database.transaction { connection in
             guard let original = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
             var spec = try original.spec()
             spec.name = String("Copy of \(spec.name)".prefix(CampaignLimits.nameCharacters))
-            return try insert(spec, by: actor, on: connection, details: ["duplicate_of": .string(original.id)])
+            return try insert(spec, by: actor, on: connection, details: ["duplicate_of": .string(original.id.description)])
         }
     }
 
     /// Replaces the content of a draft or scheduled campaign at `expectedVersion`.
-    public func update(_ id: String, expectedVersion: Int, spec: CampaignSpec, by actor: Actor, now: Date) throws -> CampaignRecord {
+    public func update(_ id: CampaignID, expectedVersion: Int, spec: CampaignSpec, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
             try write(.campaignUpdated, by: actor, on: connection,
                       try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, now: now, on: connection))
@@ -131,7 +131,7 @@ public struct CampaignService: Sendable {
     }
 
     /// JSON Merge Patch (RFC 7396) over the campaign's content; the result is validated whole.
-    public func patch(_ id: String, expectedVersion: Int, patch: JSON, by actor: Actor, now: Date) throws -> CampaignRecord {
+    public func patch(_ id: CampaignID, expectedVersion: Int, patch: JSON, by actor: Actor, now: Date) throws -> CampaignRecord {
         guard case .object = patch else {
             throw AppError.invalidField("", "A merge patch must be a JSON object.", code: "invalid_patch", title: "The patch is not valid")
         }
@@ -144,11 +144,11 @@ public struct CampaignService: Sendable {
     }
 
     /// Deletes a draft at `expectedVersion`.
-    public func delete(_ id: String, expectedVersion: Int, by actor: Actor) throws {
+    public func delete(_ id: CampaignID, expectedVersion: Int, by actor: Actor) throws {
         try database.transaction { connection in
             switch try campaigns.delete(id: id, expectedVersion: expectedVersion, on: connection) {
             case .deleted:
-                try audit.record(.campaignDeleted, by: actor, object: ("campaign", id), on: connection)
+                try audit.record(.campaignDeleted, by: actor, object: ("campaign", id.description), on: connection)
             case .notFound:
                 throw AppError.notFound(what: "Campaign \(id)")
             case .versionMismatch(let current):
@@ -162,7 +162,7 @@ public struct CampaignService: Sendable {
     }
 
     /// Arms the campaign: its first run is due at its schedule's next occurrence (at once without one).
-    public func schedule(_ id: String, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
+    public func schedule(_ id: CampaignID, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
             guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
             let due: Date
@@ -176,7 +176,7 @@ public struct CampaignService: Sendable {
     }
 
     /// Starts the campaign's run at once, whatever its schedule says.
-    public func publishNow(_ id: String, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
+    public func publishNow(_ id: CampaignID, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
             try write(.campaignPublished, by: actor, on: connection,
                       try lifecycle.schedule(id: id, expectedVersion: expectedVersion, nextRunAt: now, on: connection))
@@ -184,7 +184,7 @@ public struct CampaignService: Sendable {
     }
 
     /// Stops a campaign that has not finished: no further run, no delivery not yet sent.
-    public func cancel(_ id: String, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
+    public func cancel(_ id: CampaignID, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
         try database.transaction { connection in
             let outcome = try lifecycle.cancel(id: id, expectedVersion: expectedVersion, on: connection)
             if case .notEditable(let current) = outcome {
@@ -197,7 +197,7 @@ public struct CampaignService: Sendable {
     }
 
     /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now.
-    public func testSend(_ id: String, variantKey: String?, tokens: [String], now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
+    public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
         guard (1...TestSend.maximumTokens).contains(tokens.count) else {
             throw AppError.invalid(ValidationErrors(errors: [FieldError(
                 path: "tokens", code: "out_of_range",
@@ -214,14 +214,14 @@ public struct CampaignService: Sendable {
                 message: "campaign has no variant \"\(key)\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))")]),
                 title: "The test message request is not valid")
         }
-        return (record, variant, TestSend.send(record.id, spec, variant: variant, tokens: tokens, sender: sender, now: now))
+        return (record, variant, TestSend.send(record.id.description, spec, variant: variant, tokens: tokens, sender: sender, now: now))
     }
 
     // MARK: - Helpers
 
     func insert(_ spec: CampaignSpec, by actor: Actor, on connection: PostgresConnection, details: JSONObject = [:]) throws -> CampaignRecord {
         let record = try campaigns.insert(spec, author: actor.name, on: connection)
-        try audit.record(.campaignCreated, by: actor, object: ("campaign", record.id), details: details, on: connection)
+        try audit.record(.campaignCreated, by: actor, object: ("campaign", record.id.description), details: details, on: connection)
         return record
     }
 
@@ -230,7 +230,7 @@ public struct CampaignService: Sendable {
                _ outcome: CampaignStore.UpdateOutcome) throws -> CampaignRecord {
         switch outcome {
         case .updated(let record):
-            try audit.record(action, by: actor, object: ("campaign", record.id),
+            try audit.record(action, by: actor, object: ("campaign", record.id.description),
                              details: ["version": .number(Double(record.version)), "status": .string(record.status.rawValue)], on: connection)
             return record
         case .notFound:

@@ -41,8 +41,7 @@ public struct CampaignStore: Sendable {
         return try Self.records(rows)[0]
     }
 
-    public func find(id: String, on connection: PostgresConnection, forUpdate: Bool = false) throws -> CampaignRecord? {
-        guard Self.isUUID(id) else { return nil }
+    public func find(id: CampaignID, on connection: PostgresConnection, forUpdate: Bool = false) throws -> CampaignRecord? {
         let rows = try connection.query(forUpdate
             ? "SELECT \(fragment: Self.columns) FROM campaigns WHERE id = \(id)::uuid FOR UPDATE"
             : "SELECT \(fragment: Self.columns) FROM campaigns WHERE id = \(id)::uuid")
@@ -54,8 +53,7 @@ public struct CampaignStore: Sendable {
     /// A scheduled campaign whose schedule changed is re-armed at its new next occurrence; one
     /// whose new schedule has no occurrence left (a one-off time now past) is refused, unchanged.
     /// Removing the schedule of a scheduled campaign keeps the due time it was armed with.
-    public func update(id: String, expectedVersion: Int, spec: CampaignSpec, now: Date, on connection: PostgresConnection) throws -> UpdateOutcome {
-        guard Self.isUUID(id) else { return .notFound }
+    public func update(id: CampaignID, expectedVersion: Int, spec: CampaignSpec, now: Date, on connection: PostgresConnection) throws -> UpdateOutcome {
         let content = spec.toJSON().serializedString()
         let arming = spec.schedule == nil ? nil : Arming.firstRun(of: spec, now: now)
         let nextRun = try? arming?.get()
@@ -72,7 +70,7 @@ public struct CampaignStore: Sendable {
     }
 
     /// Explains a guarded write: the updated campaign, or why the guard held.
-    func outcome(of rows: PostgresRows, id: String, expectedVersion: Int, arming: Result<Date, ValidationErrors>? = nil,
+    func outcome(of rows: PostgresRows, id: CampaignID, expectedVersion: Int, arming: Result<Date, ValidationErrors>? = nil,
                  on connection: PostgresConnection) throws -> UpdateOutcome {
         if let updated = try Self.records(rows).first { return .updated(updated) }
         guard let current = try find(id: id, on: connection) else { return .notFound }
@@ -84,8 +82,7 @@ public struct CampaignStore: Sendable {
     }
 
     /// Deletes a draft at `expectedVersion`; anything else is explained, not deleted.
-    public func delete(id: String, expectedVersion: Int, on connection: PostgresConnection) throws -> DeleteOutcome {
-        guard Self.isUUID(id) else { return .notFound }
+    public func delete(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> DeleteOutcome {
         let deleted = try connection.execute("""
             DELETE FROM campaigns WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = \(CampaignStatus.draft)
             """)
@@ -130,23 +127,9 @@ public struct CampaignStore: Sendable {
     static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {
         try rows.map { row in
             let (id, name, status, version, content, author, createdAt, updatedAt) =
-                try row.decode((String, String, CampaignStatus, Int, String, String?, String, String).self)
+                try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, String, String).self)
             return CampaignRecord(id: id, name: name, status: status, version: version, content: try JSON.parse(content),
                                   author: author, createdAt: createdAt, updatedAt: updatedAt)
         }
-    }
-
-    /// Ids are UUIDs; anything else cannot name a campaign, and must not reach a ::uuid cast.
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (offset, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(offset) {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                guard (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) else { return false }
-            }
-        }
-        return true
     }
 }

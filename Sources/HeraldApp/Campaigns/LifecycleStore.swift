@@ -8,8 +8,7 @@ struct LifecycleStore: Sendable {
     let campaigns = CampaignStore()
 
     /// Arms a draft or scheduled campaign to start its next run at `nextRunAt`.
-    func schedule(id: String, expectedVersion: Int, nextRunAt: Date, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
-        guard CampaignStore.isUUID(id) else { return .notFound }
+    func schedule(id: CampaignID, expectedVersion: Int, nextRunAt: Date, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
         let rows = try connection.query("""
             UPDATE campaigns SET status = \(CampaignStatus.scheduled), next_run_at = \(nextRunAt), version = version + 1, updated_at = now()
             WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.editable))
@@ -20,8 +19,7 @@ struct LifecycleStore: Sendable {
 
     /// Cancels a campaign that has not finished: no further run starts, and its deliveries not yet
     /// sent are cancelled (requests already in flight still complete and are recorded).
-    func cancel(id: String, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
-        guard CampaignStore.isUUID(id) else { return .notFound }
+    func cancel(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
         let rows = try connection.query("""
             UPDATE campaigns SET status = \(CampaignStatus.cancelled), next_run_at = NULL, version = version + 1, updated_at = now()
             WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.cancellable))

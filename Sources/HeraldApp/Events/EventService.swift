@@ -68,7 +68,7 @@ public struct EventService: Sendable {
                 errors.append(FieldError(path: prefix + "id", code: "required", message: "id is the event's own unique id, 1 to 128 bytes", limit: 128))
             }
             let campaign = object["campaign_id"]?.stringValue ?? ""
-            if !CampaignStore.isUUID(campaign) {
+            if !UUIDText.isUUID(campaign) {
                 errors.append(FieldError(path: prefix + "campaign_id", code: "required", message: "campaign_id is the campaign's id (a UUID)"))
             }
             let variant = object["variant"]?.stringValue ?? ""

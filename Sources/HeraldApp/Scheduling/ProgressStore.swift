@@ -5,8 +5,7 @@ import HeraldPostgres
 /// Reads of a campaign's runs and deliveries, for the progress API and the report page.
 struct ProgressStore: Sendable {
     /// Runs newest first, each with per-variant counts of deliveries by state.
-    func runs(campaignID: String, on connection: PostgresConnection) throws -> [JSON] {
-        guard CampaignStore.isUUID(campaignID) else { return [] }
+    func runs(campaignID: CampaignID, on connection: PostgresConnection) throws -> [JSON] {
         let rows = try connection.query("""
             SELECT r.id::text, r.status, r.planned, r.warnings::text,
                    \(utc: "r.occurrence"),
@@ -35,8 +34,7 @@ struct ProgressStore: Sendable {
     }
 
     /// Deliveries in id order after `afterID`, optionally of one status.
-    func deliveries(campaignID: String, status: DeliveryStatus?, afterID: Int64, limit: Int, on connection: PostgresConnection) throws -> [JSON] {
-        guard CampaignStore.isUUID(campaignID) else { return [] }
+    func deliveries(campaignID: CampaignID, status: DeliveryStatus?, afterID: Int64, limit: Int, on connection: PostgresConnection) throws -> [JSON] {
         let rows = try connection.query("""
             SELECT id, run_id::text, variant_key, target::text, status, attempts, message_name, error_code, error_message,
                    \(utc: "sent_at"),

@@ -29,7 +29,7 @@ struct CampaignsAPI: Sendable {
     }
 
     func get(_ context: RequestContext) throws -> APIResponse {
-        let record = try campaigns.get(context.parameter("id"))
+        let record = try campaigns.get(try context.campaignID())
         if let match = context.request.headers["If-None-Match"], Self.entityTags(match).contains(record.etag) {
             return APIResponse(status: 304, body: nil, headers: [("ETag", record.etag)])
         }
@@ -80,18 +80,18 @@ struct CampaignsAPI: Sendable {
     func replace(_ context: RequestContext) throws -> APIResponse {
         let version = try Self.expectedVersion(context)
         let spec = try CampaignService.validated(try context.jsonBody())
-        return Self.answer(try campaigns.update(context.parameter("id"), expectedVersion: version, spec: spec, by: context.actor, now: Date()))
+        return Self.answer(try campaigns.update(try context.campaignID(), expectedVersion: version, spec: spec, by: context.actor, now: Date()))
     }
 
     /// JSON Merge Patch (RFC 7396) over the campaign's content; the result is validated whole.
     func patch(_ context: RequestContext) throws -> APIResponse {
         let version = try Self.expectedVersion(context)
         let patch = try context.jsonBody(accepting: ["application/merge-patch+json", "application/json"])
-        return Self.answer(try campaigns.patch(context.parameter("id"), expectedVersion: version, patch: patch, by: context.actor, now: Date()))
+        return Self.answer(try campaigns.patch(try context.campaignID(), expectedVersion: version, patch: patch, by: context.actor, now: Date()))
     }
 
     func delete(_ context: RequestContext) throws -> APIResponse {
-        try campaigns.delete(context.parameter("id"), expectedVersion: try Self.expectedVersion(context), by: context.actor)
+        try campaigns.delete(try context.campaignID(), expectedVersion: try Self.expectedVersion(context), by: context.actor)
         return APIResponse(status: 204, body: nil)
     }
 

@@ -10,16 +10,16 @@ struct LifecycleAPI: Sendable {
     /// Arms the campaign: its first run is due at once, or at its schedule's next occurrence.
     func schedule(_ context: RequestContext) throws -> APIResponse {
         let version = try CampaignsAPI.expectedVersion(context)
-        return CampaignsAPI.answer(try campaigns.schedule(context.parameter("id"), expectedVersion: version, by: context.actor, now: Date()))
+        return CampaignsAPI.answer(try campaigns.schedule(try context.campaignID(), expectedVersion: version, by: context.actor, now: Date()))
     }
 
     func cancel(_ context: RequestContext) throws -> APIResponse {
         let version = try CampaignsAPI.expectedVersion(context)
-        return CampaignsAPI.answer(try campaigns.cancel(context.parameter("id"), expectedVersion: version, by: context.actor))
+        return CampaignsAPI.answer(try campaigns.cancel(try context.campaignID(), expectedVersion: version, by: context.actor))
     }
 
     func runs(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: ["items": .array(try campaigns.runs(context.parameter("id")))])
+        APIResponse(status: 200, body: ["items": .array(try campaigns.runs(try context.campaignID()))])
     }
 
     func deliveries(_ context: RequestContext) throws -> APIResponse {
@@ -36,7 +36,7 @@ struct LifecycleAPI: Sendable {
                                          "Unknown or invalid query parameter \"\(name)\": status is one of \(DeliveryStatus.allCases.map(\.rawValue).joined(separator: ", ")), limit is 1 to 500, cursor is a next_cursor.")
             }
         }
-        let items = try campaigns.deliveries(context.parameter("id"), status: status, afterID: after, limit: limit)
+        let items = try campaigns.deliveries(try context.campaignID(), status: status, afterID: after, limit: limit)
         let next: JSON = items.count == limit ? (items.last?["id"]?.intValue).map { .string(String($0)) } ?? .null : .null
         return APIResponse(status: 200, body: ["items": .array(items), "next_cursor": next])
     }

@@ -10,20 +10,20 @@ struct SendingAPI: Sendable {
     let campaigns: CampaignService
 
     func preview(_ context: RequestContext) throws -> APIResponse {
-        let (record, plan) = try campaigns.preview(context.parameter("id"), now: Date())
+        let (record, plan) = try campaigns.preview(try context.campaignID(), now: Date())
         let requests: [JSON] = plan.requests.map { planned in
             ["variant": .string(planned.variantKey), "target": planned.target.json,
              "payload_bytes": .number(Double(planned.message.payloadSize)),
              "body": ["message": planned.message.json(), "validate_only": false]]
         }
         return APIResponse(status: 200, body: [
-            "campaign_id": .string(record.id), "version": .number(Double(record.version)),
+            "campaign_id": .string(record.id.description), "version": .number(Double(record.version)),
             "requests": .array(requests), "warnings": .array(plan.warnings.map { .string($0) }),
         ])
     }
 
     func validate(_ context: RequestContext) throws -> APIResponse {
-        let (record, plan, outcomes) = try campaigns.validate(context.parameter("id"), now: Date())
+        let (record, plan, outcomes) = try campaigns.validate(try context.campaignID(), now: Date())
         let results: [JSON] = zip(plan.requests, outcomes).map { planned, outcome in
             var result = Self.json(outcome)
             result["variant"] = .string(planned.variantKey)
@@ -31,7 +31,7 @@ struct SendingAPI: Sendable {
             return .object(result)
         }
         let valid = outcomes.allSatisfy { $0.error == nil }
-        return APIResponse(status: 200, body: ["campaign_id": .string(record.id), "valid": .bool(valid), "results": .array(results)])
+        return APIResponse(status: 200, body: ["campaign_id": .string(record.id.description), "valid": .bool(valid), "results": .array(results)])
     }
 
     /// Sends the chosen variant to up to 20 registration tokens, now, with a few quick retries.
@@ -56,7 +56,7 @@ struct SendingAPI: Sendable {
         }
         if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid") }
 
-        let (record, variant, sent) = try campaigns.testSend(context.parameter("id"), variantKey: body["variant"]?.stringValue,
+        let (record, variant, sent) = try campaigns.testSend(try context.campaignID(), variantKey: body["variant"]?.stringValue,
                                                              tokens: tokens.compactMap(\.stringValue), now: Date())
         let results: [JSON] = sent.map { sent in
             var result = Self.json(sent.outcome)
@@ -64,7 +64,7 @@ struct SendingAPI: Sendable {
             result["attempts"] = .number(Double(sent.attempts))
             return .object(result)
         }
-        return APIResponse(status: 200, body: ["campaign_id": .string(record.id), "variant": .string(variant.key), "results": .array(results)])
+        return APIResponse(status: 200, body: ["campaign_id": .string(record.id.description), "variant": .string(variant.key), "results": .array(results)])
     }
 
     static func json(_ outcome: SendOutcome) -> JSONObject {

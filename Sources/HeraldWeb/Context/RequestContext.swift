@@ -1,4 +1,5 @@
 import HeraldApp
+import HeraldCore
 import HeraldHTTP
 import HeraldJSON
 
@@ -22,6 +23,14 @@ struct RequestContext: Sendable {
 
     /// A path parameter of the matched route (`{id}`), empty when absent.
     func parameter(_ name: String) -> String { request.parameters[name] ?? "" }
+
+    /// The campaign named by the path's `{id}`; text that is no campaign id is a 404 here, so no
+    /// service is asked about it.
+    func campaignID() throws(AppError) -> CampaignID {
+        let text = parameter("id")
+        guard let id = CampaignID(text) else { throw .notFound(what: "Campaign \(text)") }
+        return id
+    }
 
     /// The first value of a query parameter.
     func query(_ name: String) -> String? { request.queryItems.first { $0.name == name }?.value }

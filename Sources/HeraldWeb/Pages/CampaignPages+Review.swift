@@ -7,7 +7,7 @@ import HeraldHTTP
 /// A refused action shows the review page again with the reason.
 extension CampaignPages {
     func review(_ context: RequestContext) throws -> HTTPResponse {
-        try reviewPage(try campaigns.get(context.parameter("id")), context: context)
+        try reviewPage(try campaigns.get(try context.campaignID()), context: context)
     }
 
     func reviewPage(_ record: CampaignRecord, context: RequestContext, tests: [TestSend.Result]? = nil, testVariant: String? = nil,
@@ -53,8 +53,8 @@ extension CampaignPages {
     /// Runs one action on the campaign at the form's version, then redirects with a notice; a
     /// refusal shows the review page with the reason.
     func act(_ context: RequestContext, notice: Notice, then: String,
-             _ action: (_ id: String, _ version: Int) throws -> CampaignRecord?) throws -> HTTPResponse {
-        let id = context.parameter("id")
+             _ action: (_ id: CampaignID, _ version: Int) throws -> CampaignRecord?) throws -> HTTPResponse {
+        let id = try context.campaignID()
         let version = Int(context.form.value("version") ?? "") ?? 0
         let actionError: String
         let status: Int
@@ -74,13 +74,13 @@ extension CampaignPages {
     }
 
     func duplicate(_ context: RequestContext) throws -> HTTPResponse {
-        let copy = try campaigns.duplicate(context.parameter("id"), by: context.actor)
+        let copy = try campaigns.duplicate(try context.campaignID(), by: context.actor)
         return PageRenderer.redirect(to: "/campaigns/\(copy.id)/edit?notice=\(Notice.duplicated.rawValue)")
     }
 
     /// Sends the chosen variant to the typed tokens (one per line or comma-separated), up to 20.
     func test(_ context: RequestContext) throws -> HTTPResponse {
-        let id = context.parameter("id")
+        let id = try context.campaignID()
         let typed = context.form.value("tokens") ?? ""
         // Browsers send a textarea's lines with CRLF, one Character in Swift: split on any newline.
         let tokens = typed.split(whereSeparator: { $0.isNewline || $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)

@@ -58,14 +58,14 @@ struct CampaignPages: Sendable {
     }
 
     func edit(_ context: RequestContext) throws -> HTTPResponse {
-        let record = try campaigns.get(context.parameter("id"))
-        return composer(CampaignForm(spec: try record.spec(), version: record.version), errors: FormErrors(), id: record.id,
+        let record = try campaigns.get(try context.campaignID())
+        return composer(CampaignForm(spec: try record.spec(), version: record.version), errors: FormErrors(), id: record.id.description,
                         status: record.status, context: context)
     }
 
     /// Creates (`POST /campaigns`) or updates (`POST /campaigns/{id}`) from the composer's form.
     func save(_ context: RequestContext) throws -> HTTPResponse {
-        let id = context.request.parameters["id"]
+        let id = try context.request.parameters["id"].map { _ in try context.campaignID() }
         if let problem = context.formError {
             return pages.page(MessageView(context, heading: "The form could not be read", text: problem), status: 400)
         }
@@ -86,28 +86,28 @@ struct CampaignPages: Sendable {
                 for field in formErrors.order { for message in formErrors[field] { errors.add(field, message) } }
             }
             let status = try id.map { try campaigns.get($0).status }
-            return composer(form, errors: errors, id: id, status: status, context: context, httpStatus: 422)
+            return composer(form, errors: errors, id: id?.description, status: status, context: context, httpStatus: 422)
         }
         let action = context.form.value("action") ?? "save"
         guard let id else {
             let record = try campaigns.create(spec, by: context.actor)
-            return PageRenderer.redirect(to: Self.next(action, record.id))
+            return PageRenderer.redirect(to: Self.next(action, record.id.description))
         }
         do {
             let record = try campaigns.update(id, expectedVersion: form.version, spec: spec, by: context.actor, now: Date())
-            return PageRenderer.redirect(to: Self.next(action, record.id))
+            return PageRenderer.redirect(to: Self.next(action, record.id.description))
         } catch AppError.versionMismatch {
             return try conflict(form: form, current: try campaigns.get(id), context: context)
         } catch AppError.conflict(_, _, _, let status?) {
             var errors = FormErrors()
             errors.add("form", "This campaign is \(Self.statusText(status).lowercased()) and can no longer be edited; duplicate it to reuse its content.")
-            return composer(form, errors: errors, id: id, status: status, context: context, httpStatus: 409)
+            return composer(form, errors: errors, id: id.description, status: status, context: context, httpStatus: 409)
         } catch AppError.invalid(let refusal, _) {
             var errors = FormErrors()
             for error in refusal.errors {
                 errors.add("form", "This campaign is scheduled, so it needs a time still ahead: \(error.message). Change the schedule, or cancel the campaign first.")
             }
-            return composer(form, errors: errors, id: id, status: try campaigns.get(id).status, context: context, httpStatus: 422)
+            return composer(form, errors: errors, id: id.description, status: try campaigns.get(id).status, context: context, httpStatus: 422)
         }
     }
 
@@ -119,7 +119,7 @@ struct CampaignPages: Sendable {
         var ignored = FormErrors()
         let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored), yourVersion: form.version)
         return pages.page(ComposerView(chrome: chrome(context, title: "Conflict: \(current.name)"), form: mine, errors: FormErrors(),
-                                       campaignID: current.id, status: current.status, conflict: conflict), status: 409)
+                                       campaignID: current.id.description, status: current.status, conflict: conflict), status: 409)
     }
 
     func composer(_ form: CampaignForm, errors: FormErrors, id: String?, status: CampaignStatus?, context: RequestContext,

@@ -8,10 +8,10 @@ extension CampaignPages {
     func report(_ context: RequestContext) throws -> HTTPResponse {
         // One read per part of the page; a campaign the rules no longer accept cannot be planned, so says so.
         do {
-            let record = try campaigns.get(context.parameter("id"))
+            let record = try campaigns.get(try context.campaignID())
             let runs = try campaigns.runs(record.id)
             let failures = try campaigns.deliveries(record.id, status: .failed, afterID: 0, limit: 100)
-            let counts = try events.counts(campaignID: record.id)
+            let counts = try events.counts(campaignID: record.id.description)
             let keys = try record.spec().effectiveVariants.map(\.key)
             var delivery: [String: (planned: Int, sent: Int, failed: Int)] = [:]
             for run in runs {

@@ -22,7 +22,7 @@ struct CampaignRow: Sendable {
         let role = viewer?.role ?? .viewer
         // A stored campaign the rules no longer accept still lists, with dashes for what cannot be read.
         let spec = try? record.spec()
-        id = record.id
+        id = record.id.description
         name = record.name
         status = record.status.rawValue
         statusText = CampaignPages.statusText(record.status)
