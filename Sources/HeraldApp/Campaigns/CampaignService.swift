@@ -198,11 +198,11 @@ public struct CampaignService: Sendable {
 
     /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now.
     public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
-        guard (1...TestSend.maximumTokens).contains(tokens.count) else {
+        guard (1...CampaignLimits.testTokens).contains(tokens.count) else {
             throw AppError.invalid(ValidationErrors(errors: [FieldError(
                 path: "tokens", code: "out_of_range",
-                message: "send to 1 to \(TestSend.maximumTokens) registration tokens at a time (you gave \(tokens.count))",
-                limit: TestSend.maximumTokens)]), title: "The test message request is not valid")
+                message: "send to 1 to \(CampaignLimits.testTokens) registration tokens at a time (you gave \(tokens.count))",
+                limit: CampaignLimits.testTokens)]), title: "The test message request is not valid")
         }
         let sender = try configuredSender()
         let record = try get(id)

@@ -6,8 +6,6 @@ import HeraldFCM
 /// A test message: one variant of a campaign sent now to a few registration tokens, with a few
 /// quick retries (`CampaignService.testSend`, for the API and the review page alike).
 public enum TestSend {
-    public static let maximumTokens = 20
-
     public struct Result: Sendable {
         public var token: String
         public var outcome: SendOutcome

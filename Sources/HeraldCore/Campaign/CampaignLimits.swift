@@ -23,6 +23,8 @@ public enum CampaignLimits {
     /// Characters of a data key.
     public static let dataKeyCharacters = 100
     public static let variants = 10
+    /// Registration tokens one test send may reach (the console's limit).
+    public static let testTokens = 20
     public static let variantKeyCharacters = 16
     public static let maximumWeight = 1000
     /// `holdout_percent` is below this.

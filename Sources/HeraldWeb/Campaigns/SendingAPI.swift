@@ -40,10 +40,10 @@ struct SendingAPI: Sendable {
         var errors: [FieldError] = []
         let tokens = body["tokens"]?.arrayValue ?? []
         if body["tokens"]?.arrayValue == nil {
-            errors.append(FieldError(path: "tokens", code: "required", message: "tokens must be a list of 1 to \(TestSend.maximumTokens) registration tokens"))
-        } else if tokens.isEmpty || tokens.count > TestSend.maximumTokens {
+            errors.append(FieldError(path: "tokens", code: "required", message: "tokens must be a list of 1 to \(CampaignLimits.testTokens) registration tokens"))
+        } else if tokens.isEmpty || tokens.count > CampaignLimits.testTokens {
             errors.append(FieldError(path: "tokens", code: "out_of_range",
-                                     message: "send to 1 to \(TestSend.maximumTokens) registration tokens at a time", limit: TestSend.maximumTokens))
+                                     message: "send to 1 to \(CampaignLimits.testTokens) registration tokens at a time", limit: CampaignLimits.testTokens))
         }
         for (index, token) in tokens.enumerated() where (token.stringValue ?? "").isEmpty {
             errors.append(FieldError(path: "tokens[\(index)]", code: "wrong_type", message: "a registration token is a non-empty string"))

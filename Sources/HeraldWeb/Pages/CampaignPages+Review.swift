@@ -92,7 +92,7 @@ extension CampaignPages {
             return try reviewPage(try campaigns.get(id), context: context, testError: "Sending is not configured on this server.", tokens: typed, status: 503)
         } catch AppError.invalid(let errors, _) {
             let message = errors.errors.first.map { $0.path == "tokens"
-                ? "Enter 1 to \(TestSend.maximumTokens) registration tokens (you entered \(tokens.count))." : "This campaign has no variant \(key ?? "")." } ?? ""
+                ? "Enter 1 to \(CampaignLimits.testTokens) registration tokens (you entered \(tokens.count))." : "This campaign has no variant \(key ?? "")." } ?? ""
             return try reviewPage(try campaigns.get(id), context: context, testError: message, tokens: typed, status: 422)
         }
     }

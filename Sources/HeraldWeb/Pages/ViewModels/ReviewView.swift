@@ -55,7 +55,7 @@ struct ReviewView: PageView {
     let sendingConfigured: Bool
     /// The tokens as typed, kept in the form after a test send.
     let tokens: String
-    let maxTokens = TestSend.maximumTokens
+    let maxTokens = CampaignLimits.testTokens
     let variantKeys: [String]
     let actionError: String?
     let testError: String?
