@@ -23,6 +23,9 @@ public struct Database: Sendable {
             return try body()
         } catch let error as PostgresError where error.isConnectionFailure || error.kind == .poolExhausted {
             throw AppError.unavailable("The database cannot be reached right now; nothing was changed. Try again shortly.")
+        } catch let error as PostgresError where error.code == .characterNotInRepertoire {
+            // The faces refuse U+0000 where they parse input; this catches any path they miss.
+            throw AppError.invalidField("", "Text may not contain the NUL character (U+0000).", code: "nul_character")
         }
     }
 }

@@ -26,9 +26,11 @@ struct BoundParameters {
             }
             // libpq reads a text value up to its first NUL: refuse rather than truncate silently.
             if value.format == .text, bytes.contains(0) {
+                // The SQLSTATE the server gives the same refusal, so callers handle both alike.
                 throw PostgresError(
                     kind: .misuse,
-                    message: "bind parameter $\(position + 1) contains a NUL character, which PostgreSQL text cannot hold")
+                    message: "bind parameter $\(position + 1) contains a NUL character, which PostgreSQL text cannot hold",
+                    sqlState: PostgresError.Code.characterNotInRepertoire.rawValue)
             }
             guard bytes.count < Int32.max else {
                 throw PostgresError(kind: .misuse, message: "bind parameter $\(position + 1) is larger than 2 GiB")

@@ -102,6 +102,8 @@ extension PostgresError {
         public var description: String { rawValue }
 
         public static let uniqueViolation: Code = "23505"
+        /// Text PostgreSQL cannot store, such as U+0000 in a text value.
+        public static let characterNotInRepertoire: Code = "22021"
         public static let foreignKeyViolation: Code = "23503"
         public static let notNullViolation: Code = "23502"
         public static let checkViolation: Code = "23514"

@@ -23,6 +23,9 @@ struct SignInPages: Sendable {
         let email = (context.form.value("email") ?? "").trimmingSpaces
         let password = context.form.value("password") ?? ""
         let next = Authentication.safeNext(context.form.value("next"))
+        if context.formError != nil {
+            return render(next: next, email: "", error: "Enter your e-mail address and password.", status: 400)
+        }
         guard let cookie = request.cookie(Self.signInCookie), let sent = context.form.value(Authentication.csrfField),
               !cookie.isEmpty, ConstantTime.equal(cookie, sent) else {
             return render(next: next, email: email, error: "The sign-in form expired. Please try again.", status: 403)

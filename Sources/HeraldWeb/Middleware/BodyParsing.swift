@@ -3,7 +3,13 @@
 enum BodyParsing {
     static func parse(_ context: inout RequestContext) {
         do {
-            if let form = try PostedForm(context.request) { context.form = form }
+            guard let form = try PostedForm(context.request) else { return }
+            // PostgreSQL refuses U+0000 in text; a form that holds one is refused whole, here.
+            if form.fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) {
+                context.formError = "a field contains the NUL character (U+0000), which no text may hold"
+                return
+            }
+            context.form = form
         } catch {
             context.formError = "\(error)"
         }

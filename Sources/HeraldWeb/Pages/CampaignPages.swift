@@ -32,7 +32,7 @@ struct CampaignPages: Sendable {
         for (name, value) in context.request.queryItems {
             switch name {
             case "status": status = CampaignStatus(rawValue: value)
-            case "q": query = String(value.prefix(200))
+            case "q": query = String(value.filter { $0 != "\u{0}" }.prefix(200))
             case "cursor": cursor = CampaignCursor(token: value)
             default: break
             }

@@ -1,0 +1,54 @@
+import Foundation
+import HeraldHTTP
+import HeraldJSON
+import Testing
+@testable import HeraldApp
+@testable import HeraldWeb
+
+/// U+0000 cannot be stored in PostgreSQL text. Wherever it arrives — a JSON field, a form field,
+/// a search — it is refused (or ignored) with an answer that names it, never a 500 or a 503.
+@Suite(.serialized) final class NULCharacterTests {
+    let harness: AccessHarness
+
+    init() throws {
+        harness = try AccessHarness()
+    }
+
+    func postJSON(_ path: String, _ body: String) -> HTTPResponse {
+        harness.send(.post, path, headers: [("Authorization", "Bearer \(harness.herald.apiKey)"), ("Content-Type", "application/json")],
+                     body: Array(body.utf8))
+    }
+
+    @Test func aNULInAJSONFieldIsRefusedWithItsPath() throws {
+        let before = try harness.count("campaigns")
+        let response = postJSON("/api/v1/campaigns",
+                                #"{"name": "Spring\u0000sale", "notification": {"title": "Hi", "body": "There"}, "topics": ["news"]}"#)
+        #expect(response.status == 422)
+        #expect(response.json?["errors"]?.arrayValue?.first?["path"] == "name")
+        #expect(response.json?["errors"]?.arrayValue?.first?["code"] == "nul_character")
+        #expect(try harness.count("campaigns") == before)
+        let event = postJSON("/api/v1/events", #"{"events": [{"id": "e\u0000", "campaign_id": "00000000-0000-4000-8000-000000000000", "variant": "A", "type": "open"}]}"#)
+        #expect(event.status == 422)
+        #expect(event.json?["errors"]?.arrayValue?.first?["path"] == "events[0].id")
+        let key = postJSON("/api/v1/api-keys", #"{"name": "x\u0000", "role": "viewer"}"#)
+        #expect(key.status == 422)
+    }
+
+    @Test func aNULInAFormOrASearchIsNotAServerError() throws {
+        let signIn = harness.send(.post, "/sign-in", headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", "herald_signin=t")],
+                                  body: Array("csrf_token=t&email=a%00b%40example.com&password=whatever".utf8))
+        #expect(signIn.status == 400)
+        let user = try harness.user(.viewer)
+        let session = try harness.session(user)
+        let search = harness.send(.get, "/campaigns?q=%00", headers: [("Cookie", "\(Authentication.sessionCookie)=\(session.id)")])
+        #expect(search.status == 200)
+    }
+
+    /// Below the faces, the database's refusal becomes a 422-kind error, not an internal one.
+    @Test func theServicesTurnTheDatabasesRefusalIntoAnInvalidField() throws {
+        let accounts = harness.herald.server.application.accounts
+        #expect(throws: AppError.self) {
+            try accounts.createKey(name: "nul\u{0}name", role: .viewer, scope: .full, by: Actor(name: "tests"))
+        }
+    }
+}
