@@ -109,3 +109,14 @@ import Testing
         #expect(throws: AppError.self) { try unreachable.campaigns.list(status: nil, after: nil) }
     }
 }
+
+/// Event times are checked as PostgreSQL will read them, so a time it refuses is a field error,
+/// not a 500.
+@Suite struct EventTimeTests {
+    @Test(arguments: ["2026-01-01T00:00:00Z", "2026-02-28T23:59:60.5+15:59", "2024-02-29T09:30:00-05:00", "2026-11-22t09:30:00z"])
+    func accepted(_ text: String) { #expect(EventService.isTimestamp(text)) }
+
+    @Test(arguments: ["2026-01-01T00:00:00-19:16", "2026-01-01T00:00:00+16:00", "2026-01-01T00:00:00+05:60", "2026-02-30T00:00:00Z",
+                      "2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "0000-01-01T00:00:00Z", "2026-01-01 00:00:00Z"])
+    func refused(_ text: String) { #expect(!EventService.isTimestamp(text)) }
+}
