@@ -28,7 +28,23 @@ enum Face: Sendable {
 struct Route: Sendable {
     let access: Access
     let face: Face
+    /// Answered on the event loop, never queued behind the handler threads: only for handlers that
+    /// cannot block (no database, no lock held long), such as the liveness probe.
+    var onLoop = false
     let handler: @Sendable (RequestContext) throws -> HTTPResponse
+
+    init(access: Access, face: Face, handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse) {
+        self.access = access
+        self.face = face
+        self.handler = handler
+    }
+
+    /// This route, answered on the event loop.
+    func onEventLoop() -> Route {
+        var route = self
+        route.onLoop = true
+        return route
+    }
 
     /// A JSON endpoint.
     static func api(_ access: Access, _ handler: @escaping @Sendable (RequestContext) throws -> APIResponse) -> Route {

@@ -8,7 +8,7 @@ enum Routes {
         var t = RouteTable<Route>()
 
         // Health, metrics and files: public on purpose (see HealthAPI, MetricsAPI, StaticFiles).
-        t.add(.get, "/healthz", .api(.open, h.health.live))
+        t.add(.get, "/healthz", Route.api(.open, h.health.live).onEventLoop())
         t.add(.get, "/readyz", .api(.open, h.health.ready))
         t.add(.get, "/metrics", .raw(.open, h.metrics.scrape))
         t.add(.get, "/static/{path...}", .raw(.open, h.files.staticFile))

@@ -24,12 +24,24 @@ struct WebApplication: Sendable {
     }
 
     func respond(_ request: HTTPRequest) -> HTTPResponse {
+        answer(request, routes.match(request.method, path: request.path))
+    }
+
+    /// The answer to a request whose route runs on the event loop; nil for every other request,
+    /// which the server hands to a handler thread.
+    func respondOnLoop(_ request: HTTPRequest) -> HTTPResponse? {
+        let match = routes.match(request.method, path: request.path)
+        guard case .found(let route, _, _, _) = match, route.onLoop else { return nil }
+        return answer(request, match)
+    }
+
+    private func answer(_ request: HTTPRequest, _ match: RouteTable<Route>.Match) -> HTTPResponse {
         observation.observe(request) { requestID in
             var context = RequestContext(
                 request: request, requestID: requestID,
                 clientAddress: proxyTrust.clientAddress(request), host: proxyTrust.host(request),
                 log: RequestLog(log: log, requestID: requestID, method: request.method.rawValue, path: request.path))
-            switch routes.match(request.method, path: request.path) {
+            switch match {
             case .found(let route, let parameters, let pattern, let headForGet):
                 context.request.parameters = parameters
                 var response = run(route, &context)

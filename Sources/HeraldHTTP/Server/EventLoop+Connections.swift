@@ -48,6 +48,10 @@ extension EventLoop {
         case .dispatch(var request, let consumed):
             connection.readBuffer.consume(consumed)
             request.remoteAddress = connection.remoteAddress
+            if let answer = settings.loopHandler?(request) {
+                apply(connection.machine.responseReady(answer), to: connection)
+                return
+            }
             let handler = settings.handler
             let (id, fd) = (connection.id, connection.fd)
             let job = request

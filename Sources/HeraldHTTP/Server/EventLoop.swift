@@ -8,6 +8,7 @@ struct LoopSettings: Sendable {
     var timeouts: ConnectionStateMachine.Timeouts
     var gracePeriod: UInt64
     var handler: HTTPHandler
+    var loopHandler: LoopHandler?
     var pool: HandlerPool
     var log: @Sendable (String) -> Void
 }

@@ -5,6 +5,11 @@ import Synchronization
 /// A request handler: synchronous, run on a handler thread, never on an event loop, so it may block.
 public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
 
+/// Answers the requests it can without blocking, on the event loop (nil: hand it to a handler
+/// thread). It must never block, sleep or wait for a lock held long: the loop serves every
+/// connection of its thread.
+public typealias LoopHandler = @Sendable (HTTPRequest) -> HTTPResponse?
+
 /// An HTTP/1.1 server on raw sockets and epoll.
 ///
 /// All loops share one listening socket; each registers it with `EPOLLEXCLUSIVE`, so the kernel
@@ -27,13 +32,17 @@ public final class HTTPServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: Configuration
     private let handler: HTTPHandler
+    private let loopHandler: LoopHandler?
     private let state = Mutex(State())
     /// Whether the server has stopped, for `wait()`.
     private let stopped = ConditionLock(false)
 
-    /// A server that answers every request with `handler` (typically `router.handle`).
-    public init(configuration: Configuration, handler: @escaping HTTPHandler) {
+    /// A server that answers every request with `handler` (typically `router.handle`). A request
+    /// that `loopHandler` answers is answered on the event loop itself, without queueing for a
+    /// handler thread: a liveness probe then answers even when every handler is busy.
+    public init(configuration: Configuration, loopHandler: LoopHandler? = nil, handler: @escaping HTTPHandler) {
         self.configuration = configuration
+        self.loopHandler = loopHandler
         self.handler = handler
     }
 
@@ -53,7 +62,7 @@ public final class HTTPServer: Sendable {
                 state.pool = pool
                 let settings = LoopSettings(limits: configuration.parserLimits, timeouts: configuration.timeouts,
                                             gracePeriod: configuration.shutdownGracePeriod.nanoseconds,
-                                            handler: handler, pool: pool, log: configuration.log)
+                                            handler: handler, loopHandler: loopHandler, pool: pool, log: configuration.log)
                 for index in 0..<max(1, configuration.eventLoops) {
                     state.loops.append(try EventLoop(index: index, listenFD: listenFD, settings: settings) { [self] in
                         listenerReleased()

@@ -220,4 +220,43 @@ private let echo: HTTPHandler = { request in
             #expect(try client.readResponse().text.hasPrefix("127.0.0.1:"))
         }
     }
+
+    /// What the loop handler answers never waits for a handler thread: with every thread busy and
+    /// the queue full, the liveness route still answers at once while others get 503.
+    @Test func theLoopAnswersItsRoutesWhileEveryHandlerIsBusy() throws {
+        let started = TestSemaphore(), release = TestSemaphore()
+        let handler: HTTPHandler = { request in
+            started.signal()
+            release.wait()
+            return HTTPResponse(status: 200, text: request.path)
+        }
+        let loopHandler: LoopHandler = { request in request.path == "/healthz" ? HTTPResponse(status: 200, text: "ok") : nil }
+        var configuration = HTTPServer.Configuration()
+        configuration.handlerThreads = 1
+        configuration.handlerQueueLimit = 1
+        try withServer(configuration, loopHandler: loopHandler, handler: handler) { server in
+            let running = try TestClient(port: server.port)
+            try running.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(started.wait())
+            let queued = try TestClient(port: server.port)
+            try queued.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n")
+            sleep(milliseconds: 300)  // let the loop queue it
+            let refused = try TestClient(port: server.port)
+            try refused.send("GET /other HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try refused.readResponse().status == 503)
+            let probe = try TestClient(port: server.port)
+            let clock = ContinuousClock()
+            let sent = clock.now
+            try probe.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            let answer = try probe.readResponse()
+            let elapsed = sent.duration(to: clock.now)
+            #expect(answer.status == 200 && answer.text == "ok")
+            // Generous for a loaded machine; a queued probe would wait for the release below.
+            #expect(elapsed < .seconds(1), "the probe took \(elapsed)")
+            release.signal()
+            release.signal()
+            #expect(try running.readResponse().status == 200)
+            #expect(try queued.readResponse().status == 200)
+        }
+    }
 }

@@ -108,13 +108,13 @@ final class TestClient {
 }
 
 /// Runs `body` with a started server on 127.0.0.1 and an ephemeral port, then shuts it down.
-func withServer(_ configuration: HTTPServer.Configuration = .init(), handler: @escaping HTTPHandler,
+func withServer(_ configuration: HTTPServer.Configuration = .init(), loopHandler: LoopHandler? = nil, handler: @escaping HTTPHandler,
                 _ body: (HTTPServer) throws -> Void) throws {
     var configuration = configuration
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configuration.log = { _ in }
-    let server = HTTPServer(configuration: configuration, handler: handler)
+    let server = HTTPServer(configuration: configuration, loopHandler: loopHandler, handler: handler)
     try server.start()
     defer {
         server.shutdown()
