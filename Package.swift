@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 // Herald: a campaign composer for Firebase Cloud Messaging.
-// Dependencies point one way (see DESIGN.md): herald → HeraldWeb → HeraldApp → HeraldCore, HeraldFCM, HeraldPostgres;
-// HeraldWeb → HeraldHTTP;
-// → HeraldJSON and the C system libraries. Nothing lower knows what is above it.
+// Dependencies point one way (see DESIGN.md), and nothing lower knows what is above it:
+//   herald → HeraldWeb (HTTP, HTML) → HeraldApp (use cases, SQL, workers) → HeraldCore (the domain, pure) → FCMMessage;
+//   HeraldWeb → HeraldHTTP; HeraldApp → HeraldPostgres, HeraldFCM;
+//   below them all: HeraldCrypto, HeraldSync, HeraldCalendar, HeraldJSON and the C system libraries.
 import PackageDescription
 
 let package = Package(
@@ -43,8 +44,8 @@ let package = Package(
         // PostgreSQL through libpq: connections, a bounded pool, parameterised queries, migrations.
         // HeraldCrypto: SHA-256 checksums of migration files.
         .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "HeraldCalendar", "HeraldCrypto", "HeraldSync"]),
-        // The FCM v1 message model, topic conditions and message validation: pure, so the domain can
-        // render messages without linking the sender (libcurl).
+        // The FCM v1 vocabulary, pure: the message model, topic conditions, message validation and the
+        // errors FCM answers with, so the domain and the web face use them without linking the sender (libcurl).
         .target(name: "FCMMessage", dependencies: ["HeraldJSON"]),
         // The FCM HTTP v1 API: service-account OAuth, the libcurl sender, retry policy.
         .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldCalendar", "HeraldCrypto", "HeraldJSON", "HeraldSync", "CCurl"]),
@@ -55,11 +56,11 @@ let package = Package(
         // The application: one service per aggregate (each write one transaction with its audit
         // entry), the stores' SQL, the scheduler and workers. It speaks no HTTP and renders no HTML.
         .target(name: "HeraldApp",
-                dependencies: ["HeraldCore", "HeraldPostgres", "HeraldFCM", "HeraldCalendar", "HeraldCrypto", "HeraldJSON", "HeraldSync"]),
+                dependencies: ["HeraldCore", "FCMMessage", "HeraldPostgres", "HeraldFCM", "HeraldCalendar", "HeraldCrypto", "HeraldJSON", "HeraldSync"]),
         // Everything that speaks HTTP or HTML: the one route table, the middleware that builds each
         // request's context, the REST handlers, the pages and their templates, the two error renderers.
         .target(name: "HeraldWeb",
-                dependencies: ["HeraldApp", "HeraldCore", "FCMMessage", "HeraldCrypto", "HeraldHTTP", "HeraldFCM", "HeraldJSON", "HeraldSync",
+                dependencies: ["HeraldApp", "HeraldCore", "FCMMessage", "HeraldCrypto", "HeraldHTTP", "HeraldJSON", "HeraldSync",
                                .product(name: "Mustache", package: "swift-mustache")],
                 // Templates are compiled into the binary, so a release folder has nothing extra to ship.
                 resources: [.embedInCode("Pages/Templates")]),
@@ -78,7 +79,7 @@ let package = Package(
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldSync"]),
         .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres", "HeraldTestSupport"]),
-        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
+        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMMessage", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "FCMMessage", "HeraldJSON", "HeraldFCM"]),
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.

@@ -1,3 +1,4 @@
+import FCMMessage
 @testable import HeraldFCM
 import FCMEmulator
 import Foundation

@@ -1,3 +1,4 @@
+import FCMMessage
 import Foundation
 import HeraldCore
 import HeraldFCM

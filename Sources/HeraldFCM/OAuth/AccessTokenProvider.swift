@@ -1,3 +1,5 @@
+import FCMMessage
+
 /// Where the sender gets its OAuth bearer token.
 public protocol AccessTokenProvider: Sendable {
     /// A token valid for a while yet; fetches a new one when none is cached or the cached one is

@@ -1,3 +1,4 @@
+import FCMMessage
 import HeraldSync
 import HeraldJSON
 import Synchronization

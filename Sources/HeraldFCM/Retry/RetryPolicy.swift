@@ -1,3 +1,5 @@
+import FCMMessage
+
 /// When to try a failed send again, following FCM's guidance ("Best practices when sending FCM
 /// messages at scale"): exponential backoff with full jitter, at least a minute after
 /// QUOTA_EXCEEDED, never sooner than `Retry-After`, and never for a permanent error.

@@ -1,3 +1,4 @@
+import FCMMessage
 import HeraldJSON
 
 /// Turns an HTTP answer from the v1 send endpoint into a `SendOutcome`.

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import FCMMessage
 import HeraldSync
 import Glibc
 #endif

@@ -1,3 +1,4 @@
+import FCMMessage
 import HeraldJSON
 
 /// Sends v1 messages to FCM: one blocking attempt per message, or many at once with bounded

@@ -1,7 +1,7 @@
+import FCMMessage
 import Foundation
 import HeraldApp
 import HeraldCore
-import HeraldFCM
 import HeraldJSON
 
 /// What a campaign becomes on the wire: the planned v1 requests (preview), FCM's opinion of them

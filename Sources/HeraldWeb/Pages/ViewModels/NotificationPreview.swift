@@ -1,7 +1,6 @@
 import FCMMessage
 import Foundation
 import HeraldCore
-import HeraldFCM
 
 /// The Android and iOS mock-ups' content (`preview.mustache`), in the composer and per variant
 /// on the review page. An uploaded image is shown from Herald itself.

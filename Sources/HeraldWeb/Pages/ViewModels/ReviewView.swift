@@ -1,6 +1,5 @@
 import HeraldApp
 import HeraldCore
-import HeraldFCM
 import HeraldJSON
 
 /// The review step: each variant as a device shows it, the exact v1 requests the scheduler will
