@@ -97,4 +97,12 @@ import Testing
             #expect(found.isEmpty, "\(file.path) builds an untyped page context: \(found)")
         }
     }
+
+    /// The web face speaks HTTP and HTML only: no SQL, no libpq, no libcurl.
+    @Test func theWebFaceKnowsNoDatabaseAndNoSender() throws {
+        for file in try Self.sources(in: ["HeraldWeb"]) {
+            let imports = try Self.lines(file.text, matching: #"^\s*import\s+(HeraldPostgres|CLibPQ|HeraldFCM|CCurl)\b"#)
+            #expect(imports.isEmpty, "\(file.path): \(imports)")
+        }
+    }
 }
