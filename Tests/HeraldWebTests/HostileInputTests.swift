@@ -1,6 +1,7 @@
 import Foundation
 import HeraldHTTP
 import HeraldJSON
+import Synchronization
 import Testing
 @testable import HeraldApp
 @testable import HeraldWeb
@@ -50,5 +51,40 @@ import Testing
         #expect(throws: AppError.self) {
             try accounts.createKey(name: "nul\u{0}name", role: .viewer, scope: .full, by: Actor(name: "tests"))
         }
+    }
+}
+
+/// A crafted multipart sign-in (a 30,000-byte boundary, a megabyte of CR) is refused at once by
+/// the one form parser every path uses, instead of costing seconds of CPU per request.
+@Suite(.serialized) final class CraftedFormTests {
+    let harness: AccessHarness
+
+    init() throws {
+        harness = try AccessHarness()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func twentyCraftedMultipartSignInsAreRefusedQuickly() throws {
+        let boundary = String(repeating: "b", count: 30_000)
+        let body = [UInt8](repeating: 0x0D, count: 1 << 20)
+        let signIns = harness
+        let clock = ContinuousClock()
+        let started = clock.now
+        let statuses = Mutex<[Int]>([])
+        let group = DispatchGroup()
+        for _ in 0..<20 {
+            group.enter()
+            Thread.detachNewThread {
+                let response = signIns.send(.post, "/sign-in", headers: [("Content-Type", "multipart/form-data; boundary=\(boundary)"),
+                                                                         ("Cookie", "herald_signin=t")], body: body)
+                statuses.withLock { $0.append(response.status) }
+                group.leave()
+            }
+        }
+        group.wait()
+        let elapsed = started.duration(to: clock.now)
+        #expect(statuses.withLock { $0 } == Array(repeating: 400, count: 20))
+        // Seconds of CPU each when a second multipart scanner copied at every partial match.
+        #expect(elapsed < .seconds(5), "twenty crafted sign-ins took \(elapsed)")
     }
 }
