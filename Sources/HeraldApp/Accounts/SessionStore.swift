@@ -16,35 +16,40 @@ public struct SessionStore: Sendable {
     /// A new session for `userID`: the id for the cookie and the CSRF token for forms.
     func create(userID: String, on connection: PostgresConnection) throws -> (id: String, csrfToken: String) {
         let id = SecureRandom.token()
-        let csrf = SecureRandom.token()
         _ = try connection.execute("""
-            INSERT INTO sessions (id_sha256, user_id, csrf_token, expires_at)
-            VALUES (\(SHA256.hex(id)), \(userID)::uuid, \(csrf), now() + make_interval(secs => \(lifetimeSeconds)))
+            INSERT INTO sessions (id_sha256, user_id, expires_at)
+            VALUES (\(SHA256.hex(id)), \(userID)::uuid, now() + make_interval(secs => \(lifetimeSeconds)))
             """)
         // Expired rows of anyone are swept now and then, here rather than on a timer.
         _ = try connection.execute("""
             DELETE FROM sessions WHERE expires_at < now()
                OR last_seen_at < now() - make_interval(secs => \(idleSeconds))
             """)
-        return (id, csrf)
+        return (id, Self.csrfToken(sessionID: id))
     }
 
     /// The signed-in user of a live session, sliding its idle expiry (at most one write a minute).
     func viewer(sessionID: String, on connection: PostgresConnection) throws -> Viewer? {
         let hash = SHA256.hex(sessionID)
         let rows = try connection.query("""
-            SELECT u.id::text, u.email, u.role, s.csrf_token, s.last_seen_at < now() - interval '1 minute'
+            SELECT u.id::text, u.email, u.role, s.last_seen_at < now() - interval '1 minute'
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.id_sha256 = \(hash) AND s.expires_at > now() AND NOT u.disabled
               AND s.last_seen_at > now() - make_interval(secs => \(idleSeconds))
             """)
-        guard let (userID, email, role, csrfToken, stale) = try rows.first?.decode((String, String, Role, String, Bool).self) else {
+        guard let (userID, email, role, stale) = try rows.first?.decode((String, String, Role, Bool).self) else {
             return nil
         }
         if stale {
             _ = try connection.execute("UPDATE sessions SET last_seen_at = now() WHERE id_sha256 = \(hash)")
         }
-        return Viewer(userID: userID, email: email, role: role, csrfToken: csrfToken)
+        return Viewer(userID: userID, email: email, role: role, csrfToken: Self.csrfToken(sessionID: sessionID))
+    }
+
+    /// The session's CSRF token: a hash of its secret id under a label of its own, so it is never
+    /// stored, cannot be told from the stored SHA-256 of the id, and changes with every sign-in.
+    static func csrfToken(sessionID: String) -> String {
+        Base64URL.encode(SHA256.digest(Array("herald-csrf:\(sessionID)".utf8)))
     }
 
     /// Ends a session for good.
