@@ -98,6 +98,22 @@ import Testing
         #expect(!failed.serializedString().contains(typed))
     }
 
+    /// A client looping on a bad API key writes one warning a minute, not one a request.
+    @Test func rejectedAPIKeysAreLoggedOnceAMinuteAtMost() throws {
+        let lines = Lines()
+        let herald = try TestHerald(log: Log(minimum: .info) { lines.append($0) })
+        var headers = HTTPHeaders()
+        headers.add("Authorization", "Bearer hk_not-a-key")
+        for _ in 0..<100 {
+            let response = herald.server.respond(HTTPRequest(method: .get, target: "/api/v1/campaigns", headers: headers, body: [],
+                                                             remoteAddress: "127.0.0.1:1"))
+            #expect(response.status == 401)
+        }
+        let warnings = lines.lines.withLock { $0 }.filter { $0["message"] == "rejected API key" }
+        #expect(warnings.count == 1)
+        #expect(warnings.first?["similar_lines_held_back"] == 0)
+    }
+
     @Test func metricsParseAsPrometheusText() async throws {
         let herald = try TestHerald()
         _ = try await herald.request("GET", "/api/v1/campaigns")

@@ -8,6 +8,8 @@ import HeraldHTTP
 /// other refusal is thrown and rendered by the route's face.
 struct Authentication: Sendable {
     let authenticator: Authenticator
+    /// Refused API keys are logged once a minute at most, with the count held back.
+    let rejectedKeyLog = LogThrottle(interval: .seconds(60))
 
     static let sessionCookie = "herald_session"
     static let csrfField = "csrf_token"
@@ -61,7 +63,9 @@ struct Authentication: Sendable {
     func apiViewer(_ context: inout RequestContext) throws -> Viewer {
         if let token = context.request.bearerToken {
             guard let viewer = try authenticator.viewer(apiKey: token) else {
-                context.log.warning("rejected API key")
+                if let heldBack = rejectedKeyLog.permit() {
+                    context.log.warning("rejected API key", ["similar_lines_held_back": .number(Double(heldBack))])
+                }
                 throw Self.unauthorized("The API key is not valid or has been revoked.", invalidToken: true)
             }
             context.viewer = viewer
