@@ -98,22 +98,58 @@ struct ChunkedBodyDecoder {
     }
 
     /// chunk-size [ chunk-ext ], where chunk-size = 1*HEXDIG and
-    /// chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ) (RFC 9112 §7.1.1).
+    /// chunk-ext = *( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] ), ext-val = token / quoted-string
+    /// (RFC 9112 §7.1.1). Leading zeros are allowed however many; the value must fit 60 bits.
+    /// Anything else — `5;`, `5;bad[=x`, an unclosed quote, `5 ` with nothing after — is refused,
+    /// so no two parsers can disagree about where this chunk ends.
     static func parseSizeLine(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) throws(HTTPParseError) -> Int {
         var i = start
         var size = 0
         while i < end, let digit = ByteClass.hexValue(bytes[i]) {
-            // 15 hex digits fit an Int; more is an attack or nonsense.
-            guard i - start < 15 else { throw .invalidChunkSize }
+            guard size >> 56 == 0 else { throw .invalidChunkSize }
             size = size << 4 | digit
             i += 1
         }
         guard i > start else { throw .invalidChunkSize }
-        while i < end && ByteClass.isWhitespace(bytes[i]) { i += 1 }
-        guard i == end || bytes[i] == UInt8(ascii: ";") else { throw .invalidChunkSize }
+        func skipWhitespace() { while i < end && ByteClass.isWhitespace(bytes[i]) { i += 1 } }
+        func token() throws(HTTPParseError) {
+            let tokenStart = i
+            while i < end && ByteClass.isTokenChar(bytes[i]) { i += 1 }
+            guard i > tokenStart else { throw .invalidChunkSize }
+        }
         while i < end {
-            guard ByteClass.isFieldValueChar(bytes[i]) else { throw .invalidChunkSize }
+            skipWhitespace()
+            guard i < end, bytes[i] == UInt8(ascii: ";") else { throw .invalidChunkSize }
             i += 1
+            skipWhitespace()
+            try token()
+            let afterName = i
+            skipWhitespace()
+            guard i < end, bytes[i] == UInt8(ascii: "=") else {
+                i = afterName
+                continue
+            }
+            i += 1
+            skipWhitespace()
+            if i < end && bytes[i] == UInt8(ascii: "\"") {
+                // quoted-string = DQUOTE *( qdtext / quoted-pair ) DQUOTE (RFC 9110 §5.6.4)
+                i += 1
+                var closed = false
+                while i < end {
+                    let byte = bytes[i]
+                    if byte == UInt8(ascii: "\"") { closed = true; i += 1; break }
+                    if byte == UInt8(ascii: "\\") {
+                        guard i + 1 < end, ByteClass.isFieldValueChar(bytes[i + 1]) else { throw .invalidChunkSize }
+                        i += 2
+                        continue
+                    }
+                    guard ByteClass.isFieldValueChar(byte) else { throw .invalidChunkSize }
+                    i += 1
+                }
+                guard closed else { throw .invalidChunkSize }
+            } else {
+                try token()
+            }
         }
         return size
     }

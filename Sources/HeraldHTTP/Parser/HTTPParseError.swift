@@ -9,6 +9,8 @@ public enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible 
     case unsupportedVersion
     /// A CR not followed by LF (RFC 9112 §2.2).
     case bareCarriageReturn
+    /// An LF not preceded by CR in the request head.
+    case bareLineFeed
     /// A field line starting with whitespace: obsolete line folding (RFC 9112 §5.2).
     case obsoleteLineFolding
     /// A field name that is empty, has a non-token character, or a line without a colon (RFC 9112 §5).
@@ -58,6 +60,7 @@ public enum HTTPParseError: Error, Equatable, Sendable, CustomStringConvertible 
         case .requestLineTooLong: "request-line too long"
         case .unsupportedVersion: "HTTP version not supported"
         case .bareCarriageReturn: "CR not followed by LF"
+        case .bareLineFeed: "LF not preceded by CR in the request head"
         case .obsoleteLineFolding: "obsolete line folding in a header field"
         case .invalidHeaderName: "invalid header field name"
         case .whitespaceBeforeColon: "whitespace between a header field name and the colon"

@@ -15,10 +15,13 @@ struct RequestHead {
     /// Parses a complete head, `bytes[start..<end]`, which ends with an empty line.
     /// The caller has checked the size limits of the block and of the request-line.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int, limits: HTTPParserLimits) throws(HTTPParseError) -> RequestHead {
-        // RFC 9112 §2.2: a CR anywhere but before LF is refused rather than guessed at.
+        // RFC 9112 §2.2: a CR anywhere but before LF is refused rather than guessed at, and so is
+        // an LF without its CR: a proxy that passes a bare LF inside a value would otherwise see
+        // one request where Herald sees two (request smuggling).
         var i = start
         while i < end {
             if bytes[i] == ByteClass.cr && (i + 1 >= end || bytes[i + 1] != ByteClass.lf) { throw .bareCarriageReturn }
+            if bytes[i] == ByteClass.lf && (i == start || bytes[i - 1] != ByteClass.cr) { throw .bareLineFeed }
             i += 1
         }
         var line = nextLine(bytes, from: start, end: end)
@@ -30,6 +33,7 @@ struct RequestHead {
         var transferCodings: [ArraySlice<UInt8>] = []
         var sawTransferEncoding = false
         var hostCount = 0
+        var emptyHost = false
         var connectionClose = false
         var connectionKeepAlive = false
         var expectsContinue = false
@@ -55,6 +59,7 @@ struct RequestHead {
                 transferCodings += listElements(bytes, field.valueStart, field.valueEnd)
             } else if ByteClass.equalsLowercase(bytes, n0, n1, "host") {
                 hostCount += 1
+                if field.valueStart == field.valueEnd { emptyHost = true }
                 // Host = uri-host [ ":" port ] (RFC 9110 §7.2); an invalid value is a 400 (RFC 9112 §3.2).
                 for j in field.valueStart..<field.valueEnd where !ByteClass.isHostChar(bytes[j]) { throw .invalidHost }
             } else if ByteClass.equalsLowercase(bytes, n0, n1, "connection") {
@@ -71,8 +76,11 @@ struct RequestHead {
             line = nextLine(bytes, from: line.next, end: end)
         }
 
-        // RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without Host or with several.
-        if hostCount > 1 || (hostCount == 0 && !isHTTP10) { throw .invalidHost }
+        // RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without Host or with several;
+        // an http URI always has an authority, so an empty Host is as invalid as a missing one.
+        if hostCount > 1 || (hostCount == 0 && !isHTTP10) || emptyHost { throw .invalidHost }
+        // The asterisk-form is for OPTIONS alone (RFC 9112 §3.2.4).
+        if targetEnd - targetStart == 1 && bytes[targetStart] == UInt8(ascii: "*") && method != .options { throw .invalidRequestLine }
 
         let framing: BodyFraming
         if sawTransferEncoding {
@@ -80,14 +88,14 @@ struct RequestHead {
             if sawContentLength { throw .contentLengthWithTransferEncoding }
             // RFC 9112 §6.1: Transfer-Encoding in HTTP/1.0 means the framing is faulty.
             if isHTTP10 { throw .invalidTransferEncoding }
-            var chunkedCount = 0
-            for coding in transferCodings {
-                let isChunked = coding.withUnsafeBufferPointer { ByteClass.equalsLowercase($0, 0, $0.count, "chunked") }
-                guard isChunked else { throw .unsupportedTransferEncoding }
-                chunkedCount += 1
+            // RFC 9112 §6.3 item 4 and §7.1: chunked must be present, once, and last; a request whose
+            // final coding is not chunked cannot be framed at all (400 and close, §6.1), even when a
+            // coding before it is one Herald does not support.
+            let isChunked = transferCodings.map { coding in
+                coding.withUnsafeBufferPointer { ByteClass.equalsLowercase($0, 0, $0.count, "chunked") }
             }
-            // RFC 9112 §6.3 item 4 and §7.1: chunked must be present, once, and last.
-            if chunkedCount != 1 { throw .invalidTransferEncoding }
+            guard isChunked.last == true, isChunked.filter({ $0 }).count == 1 else { throw .invalidTransferEncoding }
+            guard isChunked.count == 1 else { throw .unsupportedTransferEncoding }
             framing = .chunked
         } else if let contentLength, contentLength > 0 {
             framing = .length(contentLength)

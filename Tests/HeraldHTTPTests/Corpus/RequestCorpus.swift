@@ -26,7 +26,7 @@ enum RequestCorpus {
         Entry("te-chunked-twice", 400, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n"),
         Entry("te-in-http10", 400, "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
         Entry("te-empty", 400, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding:\r\n\r\n"),
-        Entry("te-xchunked", 501, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: xchunked\r\n\r\n"),
+        Entry("te-xchunked", 400, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: xchunked\r\n\r\n"),
         Entry("te-gzip-chunked", 501, "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"),
         Entry("cl-differing", 400, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"),
         Entry("cl-list-differing", 400, "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2, 1\r\n\r\nab"),
