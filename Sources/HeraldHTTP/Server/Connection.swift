@@ -11,6 +11,10 @@ final class Connection {
     var writeOffset = 0
     /// Edge-triggered epoll reports new data once: true while the socket may still hold unread bytes.
     var mayHaveInput = true
+    /// The peer shut its writing side (EPOLLRDHUP): the end of input waits to be read even after a
+    /// short read, so a request sent together with its FIN is answered and the socket closed at
+    /// once, not after the idle timeout.
+    var peerFinished = false
     /// After a final response, input is read and discarded until the peer closes or this instant
     /// passes, so that unread request bytes do not turn the close into a reset that destroys the
     /// response before the client reads it (a "lingering close").

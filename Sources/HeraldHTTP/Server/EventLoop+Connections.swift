@@ -10,6 +10,7 @@ extension EventLoop {
             return
         }
         if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 { connection.mayHaveInput = true }
+        if events & EPOLLRDHUP.rawValue != 0 { connection.peerFinished = true }
         if connection.drainingUntil != nil {
             drain(connection)
         } else {
@@ -94,7 +95,7 @@ extension EventLoop {
         }
         connection.readBuffer.didAppend(received)
         // A short read emptied the socket; edge-triggered epoll will report the next arrival.
-        if received < space.count { connection.mayHaveInput = false }
+        if received < space.count && !connection.peerFinished { connection.mayHaveInput = false }
         return true
     }
 

@@ -230,4 +230,20 @@ private let echo: HTTPHandler = { request in
             #expect(try client.readResponse().text.hasPrefix("127.0.0.1:"))
         }
     }
+
+    /// A request sent together with the client's FIN is answered, and the server closes at once
+    /// rather than after the idle timeout.
+    @Test func aRequestFollowedByFINIsAnsweredAndClosedAtOnce() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.idleTimeout = .seconds(30)
+        try withServer(configuration, handler: { request in HTTPResponse(status: 200, text: request.path) }) { server in
+            let client = try TestClient(port: server.port, timeout: 3)
+            try client.send("GET /bye HTTP/1.1\r\nHost: t\r\n\r\n")
+            client.finishSending()
+            let started = ContinuousClock.now
+            #expect(try client.readResponse().text == "/bye")
+            #expect(try client.isClosedByServer())
+            #expect(started.duration(to: .now) < .seconds(2), "the server waited for its idle timeout")
+        }
+    }
 }

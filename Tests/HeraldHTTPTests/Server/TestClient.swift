@@ -52,6 +52,9 @@ final class TestClient {
         }
     }
 
+    /// Shuts the writing side (sends FIN); the client still reads.
+    func finishSending() { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
+
     /// Reads more bytes into the buffer; false at end of stream.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
