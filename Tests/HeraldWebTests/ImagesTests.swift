@@ -44,6 +44,21 @@ import Testing
         #expect(try ImageInspector.inspect(gif).get() == .init(kind: .gif, width: 300, height: 200))
     }
 
+    /// A small file may declare a huge picture, or stop short: both are refused before any device
+    /// has to decode them.
+    @Test func hugeDeclaredSizesAndCutShortFilesAreRefused() {
+        #expect(ImageInspector.inspect(Self.png(width: 50_000, height: 50_000)) == .failure(.tooManyPixels(width: 50_000, height: 50_000)))
+        #expect(ImageInspector.inspect(Self.png(width: 2_147_483_647, height: 2_147_483_647))
+                == .failure(.tooManyPixels(width: 2_147_483_647, height: 2_147_483_647)))
+        #expect(ImageInspector.inspect(Self.png(width: 4096, height: 1025)) == .failure(.tooManyPixels(width: 4096, height: 1025)))
+        #expect((try? ImageInspector.inspect(Self.png(width: 4096, height: 1024)).get()) != nil)
+        // The signature and IHDR alone: 33 bytes that say 640 × 320 and hold no picture.
+        #expect(ImageInspector.inspect(Array(Self.png().prefix(33))) == .failure(.truncated(.png)))
+        #expect(ImageInspector.inspect(Array(Self.png().dropLast(4))) == .failure(.truncated(.png)))
+        let refusal = ImageInspector.Refusal.tooManyPixels(width: 50_000, height: 50_000)
+        #expect(refusal.description.contains("4096 pixels a side"))
+    }
+
     @Test func contentDecidesNotTheName() {
         #expect(ImageInspector.inspect(Array("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8)) == .failure(.notAnImage))
         #expect(ImageInspector.inspect(Array("GIF89a".utf8)) == .failure(.undecodableHeader(.gif)))

@@ -3,6 +3,12 @@
 public enum ImageInspector {
     /// 300 KB, as 300 × 1024 bytes (the composer's limit; the form says so).
     public static let maximumBytes = 300 * 1024
+    /// A device decodes the image into a bitmap of 4 bytes a pixel before showing it: a small file
+    /// can declare a huge picture (a 50000 × 50000 PNG header fits in 33 bytes). Each side is
+    /// capped at 4096 pixels and the whole at 4 megapixels (16 MB decoded); notification images
+    /// show at about 2:1, so 1024 × 512 is plenty.
+    public static let maximumSide = 4096
+    public static let maximumPixels = 4 * 1024 * 1024
 
     public enum Kind: String, Sendable, CaseIterable {
         case png, jpeg, gif
@@ -28,6 +34,9 @@ public enum ImageInspector {
         case tooLarge(bytes: Int)
         case notAnImage
         case undecodableHeader(Kind)
+        case tooManyPixels(width: Int, height: Int)
+        /// The header is fine but the file stops before the image's end marker (an upload cut short).
+        case truncated(Kind)
 
         public var description: String {
             switch self {
@@ -37,6 +46,10 @@ public enum ImageInspector {
                 "This file is not a PNG, JPEG or GIF image (checked by its content, not its name)."
             case .undecodableHeader(let kind):
                 "This file starts like a \(kind.rawValue.uppercased()) image but its header is damaged, so its size cannot be read."
+            case .tooManyPixels(let width, let height):
+                "The image is \(width) × \(height) pixels; the limit is 4096 pixels a side and 4 megapixels in all (devices decode it whole)."
+            case .truncated(let kind):
+                "This \(kind.rawValue.uppercased()) image stops before its end: the file was cut short. Upload the whole file."
             }
         }
 
@@ -65,7 +78,32 @@ public enum ImageInspector {
         case .gif: gifSize(bytes)
         }
         guard let (width, height) = size, width > 0, height > 0 else { return .failure(.undecodableHeader(kind)) }
+        guard width <= maximumSide, height <= maximumSide, width * height <= maximumPixels else {
+            return .failure(.tooManyPixels(width: width, height: height))
+        }
+        guard isComplete(bytes, kind) else { return .failure(.truncated(kind)) }
         return .success(Inspected(kind: kind, width: width, height: height))
+    }
+
+    /// Whether the file reaches its format's end: PNG chunks that run exactly to IEND, a JPEG that
+    /// ends with EOI, a GIF that ends with its trailer (0x3B).
+    static func isComplete(_ b: [UInt8], _ kind: Kind) -> Bool {
+        switch kind {
+        case .png:
+            var offset = 8
+            while offset + 12 <= b.count {
+                let length = bigEndian(b, offset, 4)
+                guard length <= b.count else { return false }
+                let next = offset + 12 + length
+                if b[(offset + 4)..<(offset + 8)].elementsEqual(Array("IEND".utf8)) { return next == b.count }
+                offset = next
+            }
+            return false
+        case .jpeg:
+            return b.count >= 4 && b[b.count - 2] == 0xFF && b[b.count - 1] == 0xD9
+        case .gif:
+            return b.last == 0x3B
+        }
     }
 
     /// The first chunk must be IHDR (PNG §5.6): length 13, then width and height big-endian.
