@@ -106,3 +106,13 @@ private func failure(_ code: FCMErrorCode, _ status: Int?, retryAfter: Duration?
         #expect(error?.message == "try later")
     }
 }
+
+@Suite struct RetryPolicyLongestWaitTests {
+    @Test func aRetryDueLaterThanTheLongestWaitIsNotMade() {
+        let unavailable = SendOutcome.failed(FCMError(code: .unavailable, httpStatus: 503, message: "later", retryAfter: .seconds(30)))
+        #expect(RetryPolicy(longestWait: .seconds(2)).delay(forAttempt: 1, outcome: unavailable) == nil)
+        #expect(RetryPolicy().delay(forAttempt: 1, outcome: unavailable) == .seconds(30))
+        let soon = SendOutcome.failed(FCMError(code: .unavailable, httpStatus: 503, message: "soon", retryAfter: .seconds(1)))
+        #expect(RetryPolicy(longestWait: .seconds(2)).delay(forAttempt: 1, outcome: soon).map { $0 >= .seconds(1) } == true)
+    }
+}

@@ -1,4 +1,5 @@
 import HeraldTestSupport
+import FCMEmulator
 import HeraldJSON
 import Testing
 
@@ -92,5 +93,27 @@ import Testing
         let test = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": ["t"]])
         #expect(test.status == 503)
         #expect(test.json?["code"] == "sending_not_configured")
+    }
+}
+
+/// A test send is answered while the person waits: a retry FCM asks to come much later is not
+/// waited for inside the request; the failure comes back with the retry time.
+@Suite(.serialized) final class TestSendRetryAfterTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aLongRetryAfterIsReportedNotWaitedFor() async throws {
+        let emulator = try EmulatorSink(faults: FaultInjection(unavailable: 1, unavailableRetryAfter: 30))
+        var environment = emulator.environment
+        environment["HERALD_SCHEDULER"] = "false"
+        let herald = try TestHerald(environment: environment)
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: SendingAPITests.abCampaign)
+        let id = try #require(created.json?["id"]?.stringValue)
+        let started = ContinuousClock.now
+        let test = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": ["token-1"]])
+        #expect(started.duration(to: .now) < .seconds(10), "the request waited out a 30 s Retry-After")
+        #expect(test.status == 200)
+        let result = try #require(test.json?["results"]?.arrayValue?.first)
+        #expect(result["status"] == "failed")
+        #expect(result["attempts"] == 1)
+        #expect(result["error"]?["retry_after_seconds"] == 30)
     }
 }

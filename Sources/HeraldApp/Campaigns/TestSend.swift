@@ -14,7 +14,10 @@ public enum TestSend {
     }
 
     static func send(_ campaignID: String, _ spec: CampaignSpec, variant: Variant, tokens: [String], sender: FCMSender, now: Date) -> [Result] {
-        let quick = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), quotaExceededMinimumDelay: .seconds(2))
+        // A person waits for this answer: a retry FCM asks to come later than 2 s is not waited
+        // for; the error and its retry time are the answer.
+        let quick = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), quotaExceededMinimumDelay: .seconds(2),
+                                longestWait: .seconds(2))
         let messages = tokens.map { token in
             Renderer.render(campaign: spec, variant: variant, target: .token(token), campaignID: campaignID, sendTime: now)
         }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import HeraldSync
 import Glibc
 #endif
+import HeraldSync
 import Foundation
 import HeraldCore
 import HeraldFCM

@@ -15,17 +15,22 @@ public struct RetryPolicy: Sendable, Equatable {
     public var maxDelay: Duration
     /// The least wait after QUOTA_EXCEEDED (FCM: "at least one minute").
     public var quotaExceededMinimumDelay: Duration
+    /// The longest a caller will wait for a retry; a retry due later (a long `Retry-After`) is not
+    /// made, and the error, with its retry time, is the answer. Nil: any wait (the scheduler's).
+    public var longestWait: Duration?
 
     public init(
         maxAttempts: Int = 8,
         baseDelay: Duration = .seconds(1),
         maxDelay: Duration = .seconds(60),
-        quotaExceededMinimumDelay: Duration = .seconds(60)
+        quotaExceededMinimumDelay: Duration = .seconds(60),
+        longestWait: Duration? = nil
     ) {
         self.maxAttempts = maxAttempts
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
         self.quotaExceededMinimumDelay = quotaExceededMinimumDelay
+        self.longestWait = longestWait
     }
 
     /// The wait before the next attempt after attempt number `attempt` (1 for the first) ended
@@ -45,6 +50,7 @@ public struct RetryPolicy: Sendable, Equatable {
         var wait = Duration.nanoseconds(Int64.random(in: 0...ceilingNanoseconds, using: &generator))
         if error.code == .quotaExceeded { wait = max(wait, quotaExceededMinimumDelay) }
         if let retryAfter = error.retryAfter { wait = max(wait, retryAfter) }
+        if let longestWait, wait > longestWait { return nil }
         return wait
     }
 

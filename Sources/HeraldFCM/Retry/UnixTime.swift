@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import HeraldSync
 import Glibc
 #endif
+import HeraldSync
 
 /// A wall-clock time in seconds since 1970, UTC: what JWT claims and HTTP dates are measured in.
 public struct UnixTime: Sendable, Hashable, Comparable {

@@ -1,8 +1,8 @@
 #if canImport(Glibc)
-import FCMMessage
-import HeraldSync
 import Glibc
 #endif
+import FCMMessage
+import HeraldSync
 import HeraldJSON
 
 /// One attempt within `sendWithRetries`: when it started, when its answer came, and what it was.

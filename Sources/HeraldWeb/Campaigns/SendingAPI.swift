@@ -3,6 +3,7 @@ import Foundation
 import HeraldApp
 import HeraldCore
 import HeraldJSON
+import HeraldSync
 
 /// What a campaign becomes on the wire: the planned v1 requests (preview), FCM's opinion of them
 /// (validate, a dry run) and a real send to a few test devices (test), as the console offers.
@@ -74,6 +75,7 @@ struct SendingAPI: Sendable {
         case .failed(let error):
             var failure: JSONObject = ["code": .string(error.code.rawValue), "message": .string(error.message)]
             if let status = error.httpStatus { failure["http_status"] = .number(Double(status)) }
+            if let retryAfter = error.retryAfter { failure["retry_after_seconds"] = .number(retryAfter.seconds.rounded(.up)) }
             return ["status": .string(DeliveryStatus.failed.rawValue), "error": .object(failure)]
         }
     }
