@@ -88,3 +88,32 @@ import Testing
         #expect(elapsed < .seconds(5), "twenty crafted sign-ins took \(elapsed)")
     }
 }
+
+/// Bodies the schema does not describe are refused, not half-read.
+@Suite(.serialized) final class StrictBodyTests {
+    let harness: AccessHarness
+
+    init() throws {
+        harness = try AccessHarness()
+    }
+
+    func send(_ method: HTTPMethod, _ path: String, _ body: String) -> HTTPResponse {
+        harness.send(method, path, headers: [("Authorization", "Bearer \(harness.herald.apiKey)"), ("Content-Type", "application/json")],
+                     body: Array(body.utf8))
+    }
+
+    @Test func aUserPatchMustBeAnObjectOfKnownFields() throws {
+        let user = try harness.user(.viewer)
+        #expect(send(.patch, "/api/v1/users/\(user.id)", "[null,null]").status == 422)
+        let unknown = send(.patch, "/api/v1/users/\(user.id)", #"{"rol": "admin"}"#)
+        #expect(unknown.status == 422)
+        #expect(unknown.json?["errors"]?.arrayValue?.first?["path"] == "rol")
+        #expect(send(.patch, "/api/v1/users/\(user.id)", #"{"role": "editor"}"#).status == 200)
+    }
+
+    @Test func anEventBatchHasNothingBesideItsEvents() {
+        let response = send(.post, "/api/v1/events", #"{"events": [{"id": "e1", "campaign_id": "00000000-0000-4000-8000-000000000000", "variant": "A", "type": "open"}], "extra": 1}"#)
+        #expect(response.status == 422)
+        #expect(response.json?["errors"]?.arrayValue?.contains { $0["path"] == "extra" } == true)
+    }
+}

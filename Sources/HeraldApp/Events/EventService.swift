@@ -55,6 +55,11 @@ public struct EventService: Sendable {
         }
         var events: [EventStore.Event] = []
         var errors: [FieldError] = []
+        if batch {
+            for key in body.objectValue?.keys ?? [] where key != "events" {
+                errors.append(FieldError(path: key, code: "unknown_field", message: "unknown field \"\(key)\" beside events; a batch is {\"events\": [...]}"))
+            }
+        }
         for (index, item) in items.enumerated() {
             let prefix = batch ? "events[\(index)]." : ""
             guard case .object(let object) = item else {

@@ -33,6 +33,12 @@ struct AccountsAPI: Sendable {
 
     func updateUser(_ context: RequestContext) throws -> APIResponse {
         let body = try context.jsonBody(accepting: ["application/merge-patch+json", "application/json"])
+        guard case .object(let members) = body else {
+            throw AppError.invalidField("", "A user patch is a JSON object such as {\"role\": \"editor\"}.", code: "wrong_type")
+        }
+        for key in members.keys where !["role", "disabled", "password"].contains(key) {
+            throw AppError.invalidField(key, "unknown field \"\(key)\"; known: role, disabled, password", code: "unknown_field")
+        }
         if let disabled = body["disabled"], disabled.boolValue == nil {
             throw AppError.invalidField("disabled", "disabled must be true or false.")
         }
