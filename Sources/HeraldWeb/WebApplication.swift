@@ -18,7 +18,8 @@ struct WebApplication: Sendable {
         routes = Routes.table(handlers)
         observation = Observation(log: app.log, metrics: app.metrics)
         proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor)
-        authentication = Authentication(authenticator: app.authenticator)
+        authentication = Authentication(authenticator: app.authenticator,
+                                        sessionCookieName: Authentication.sessionCookieName(secure: settings.cookieSecure))
         self.pages = pages
         log = app.log
     }

@@ -75,3 +75,25 @@ import Testing
         #expect(form.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
     }
 }
+
+/// Behind TLS the session cookie is `__Host-herald_session`: Secure, the whole path, no domain,
+/// so a subdomain can neither set nor shadow it; the plain name is then not a session.
+@Suite(.serialized) final class SecureSessionCookieTests {
+    let harness: AccessHarness
+
+    init() throws {
+        harness = try AccessHarness(environment: ["HERALD_COOKIE_SECURE": "true"])
+    }
+
+    @Test func theSessionCookieTakesTheHostPrefixBehindTLS() throws {
+        let user = try harness.user(.viewer, password: "a long enough password")
+        let signedIn = harness.signIn(user.email, "a long enough password")
+        #expect(signedIn.status == 303)
+        let session = try #require(signedIn.cookie(Authentication.hostOnlySessionCookie))
+        let header = try #require(signedIn.headers.values(for: "Set-Cookie").first { $0.hasPrefix("__Host-") })
+        #expect(header.contains("; Secure") && header.contains("Path=/") && !header.contains("Domain="))
+        #expect(signedIn.cookie(Authentication.sessionCookie) == nil)
+        #expect(harness.send(.get, "/campaigns", headers: [("Cookie", "\(Authentication.hostOnlySessionCookie)=\(session)")]).status == 200)
+        #expect(harness.send(.get, "/campaigns", headers: [("Cookie", "\(Authentication.sessionCookie)=\(session)")]).sendsToSignIn)
+    }
+}

@@ -35,7 +35,7 @@ struct SignInPages: Sendable {
         }
         do {
             let signedIn = try service.signIn(email: email, password: password, address: context.clientAddress,
-                                              previousSession: request.cookie(Authentication.sessionCookie))
+                                              previousSession: request.cookie(cookieName))
             return PageRenderer.redirect(to: next, headers: [
                 ("Set-Cookie", sessionCookie(signedIn.sessionID, maxAge: service.sessionLifetimeSeconds)),
                 ("Set-Cookie", "\(Self.signInCookie)=; Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=0"),
@@ -52,7 +52,7 @@ struct SignInPages: Sendable {
 
     func signOut(_ context: RequestContext) -> HTTPResponse {
         do {
-            try service.signOut(sessionID: context.request.cookie(Authentication.sessionCookie), by: context.actor)
+            try service.signOut(sessionID: context.request.cookie(cookieName), by: context.actor)
         } catch {
             context.log.error("sign-out failed on the database: \(error)")
         }
@@ -60,8 +60,10 @@ struct SignInPages: Sendable {
     }
 
     func sessionCookie(_ value: String, maxAge: Int) -> String {
-        "\(Authentication.sessionCookie)=\(value); Path=/; HttpOnly; SameSite=Lax; Max-Age=\(maxAge)" + (cookieSecure ? "; Secure" : "")
+        "\(cookieName)=\(value); Path=/; HttpOnly; SameSite=Lax; Max-Age=\(maxAge)" + (cookieSecure ? "; Secure" : "")
     }
+
+    var cookieName: String { Authentication.sessionCookieName(secure: cookieSecure) }
 
     /// The form, with a fresh double-submit token in the page and its cookie.
     func render(next: String, email: String, error: String?, status: Int) -> HTTPResponse {

@@ -12,6 +12,14 @@ struct Authentication: Sendable {
     let rejectedKeyLog = LogThrottle(interval: .seconds(60))
 
     static let sessionCookie = "herald_session"
+    /// Behind TLS the cookie takes the `__Host-` prefix: browsers then keep it only if it is
+    /// Secure, for this host alone and the whole path, so no subdomain can set or shadow it.
+    static let hostOnlySessionCookie = "__Host-herald_session"
+
+    static func sessionCookieName(secure: Bool) -> String { secure ? hostOnlySessionCookie : sessionCookie }
+
+    /// The session cookie's name on this server.
+    let sessionCookieName: String
     static let csrfField = "csrf_token"
     static let csrfHeader = "X-CSRF-Token"
 
@@ -55,7 +63,7 @@ struct Authentication: Sendable {
 
     /// The signed-in user of the request's session cookie, if any and live.
     func sessionViewer(_ request: HTTPRequest) throws -> Viewer? {
-        guard let id = request.cookie(Self.sessionCookie) else { return nil }
+        guard let id = request.cookie(sessionCookieName) else { return nil }
         return try authenticator.viewer(sessionID: id)
     }
 
