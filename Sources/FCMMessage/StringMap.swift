@@ -20,11 +20,11 @@ public struct StringMap: Sendable, Equatable, Sequence, ExpressibleByDictionaryL
     public var keys: [String] { pairs.map(\.key) }
 
     /// The value for `key`. Setting appends a new key, replaces an existing one in place, and
-    /// setting nil removes it.
+    /// setting nil removes it. Keys are compared byte for byte, as FCM does (see `JSONObject`).
     public subscript(key: String) -> String? {
-        get { pairs.first(where: { $0.key == key })?.value }
+        get { pairs.first(where: { $0.key.utf8.elementsEqual(key.utf8) })?.value }
         set {
-            if let index = pairs.firstIndex(where: { $0.key == key }) {
+            if let index = pairs.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
                 if let newValue { pairs[index].value = newValue } else { pairs.remove(at: index) }
             } else if let newValue {
                 pairs.append((key, newValue))

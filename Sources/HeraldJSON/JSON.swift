@@ -78,11 +78,12 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     public var keys: [String] { members.map(\.key) }
 
     /// The value for `key`. Setting appends a new key at the end, replaces an existing one in place,
-    /// and setting nil removes it.
+    /// and setting nil removes it. Keys are compared byte for byte, as JSON and FCM compare them:
+    /// "café" composed and decomposed are two keys (Swift's `==` would call them one).
     public subscript(key: String) -> JSON? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { members.first(where: { $0.key.utf8.elementsEqual(key.utf8) })?.value }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = members.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append((key, newValue))

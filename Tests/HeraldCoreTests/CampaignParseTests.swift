@@ -174,3 +174,14 @@ extension Result {
         if case .failure(let failure) = self { failure } else { nil }
     }
 }
+
+@Suite struct DataKeyIdentityTests {
+    /// FCM sees "café" composed and decomposed as two data keys; so does Herald.
+    @Test func keysThatDifferOnlyInNormalizationAreTwoKeys() throws {
+        let composed = "caf\u{e9}", decomposed = "cafe\u{301}"
+        let json = try JSON.parse(Array(#"{"name": "n", "notification": {"title": "t", "body": "b"}, "topics": ["news"], "data": {"\#(composed)": "1", "\#(decomposed)": "2"}}"#.utf8))
+        let spec = try CampaignSpec.parse(json).get()
+        #expect(spec.data.count == 2)
+        #expect(spec.data[composed] == "1" && spec.data[decomposed] == "2")
+    }
+}

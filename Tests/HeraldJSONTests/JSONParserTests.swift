@@ -58,3 +58,15 @@ import Testing
         #expect(a.hashValue == b.hashValue)
     }
 }
+
+/// Keys are compared byte for byte: two keys that differ only in Unicode normalization are two
+/// keys to FCM, so they are two keys here (Swift's `==` on String would merge them).
+@Suite struct JSONKeyIdentityTests {
+    @Test func composedAndDecomposedKeysAreDistinct() throws {
+        let composed = "caf\u{e9}", decomposed = "cafe\u{301}"
+        let object = try JSON.parse(Array("{\"\(composed)\": 1, \"\(decomposed)\": 2}".utf8))
+        #expect(object.objectValue?.count == 2)
+        #expect(object[composed] == 1 && object[decomposed] == 2)
+        #expect(throws: (any Error).self) { try JSON.parse(Array("{\"\(composed)\": 1, \"\(composed)\": 2}".utf8)) }
+    }
+}
