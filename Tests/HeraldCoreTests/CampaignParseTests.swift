@@ -185,3 +185,20 @@ extension Result {
         #expect(spec.data[composed] == "1" && spec.data[decomposed] == "2")
     }
 }
+
+@Suite struct ImageURLExtensionTests {
+    static func parse(image: String) -> Result<CampaignSpec, ValidationErrors> {
+        CampaignSpec.parse(["name": "n", "notification": ["title": "t", "body": "b", "image": .string(image)], "topics": ["news"]])
+    }
+
+    /// Apple reads an image's type from its URL's extension: one without is refused on save.
+    @Test func anImageURLMustEndInItsFileExtension() throws {
+        guard case .failure(let errors) = Self.parse(image: "https://cdn.example.com/banner?id=7") else { Issue.record("accepted"); return }
+        #expect(errors.errors.first?.path == "notification.image")
+        #expect(errors.errors.first?.code == "no_image_extension")
+        #expect(errors.errors.first?.message.contains(".png, .jpg, .jpeg or .gif") == true)
+        #expect((try? Self.parse(image: "https://cdn.example.com/a/banner.PNG?v=2#top").get()) != nil)
+        #expect((try? Self.parse(image: "https://cdn.example.com/photo.jpeg").get()) != nil)
+        guard case .failure = Self.parse(image: "https://cdn.example.com/archive.tar") else { Issue.record("accepted .tar"); return }
+    }
+}

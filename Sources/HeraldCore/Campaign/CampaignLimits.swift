@@ -23,6 +23,8 @@ public enum CampaignLimits {
     /// Characters of a data key.
     public static let dataKeyCharacters = 100
     public static let variants = 10
+    /// File extensions a notification image URL may end in: the types every platform shows.
+    public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "gif"]
     /// Registration tokens one test send may reach (the console's limit).
     public static let testTokens = 20
     public static let variantKeyCharacters = 16

@@ -121,7 +121,21 @@ struct CampaignParser {
         return NotificationContent(
             title: reader.string(object, "title", at: path).flatMap { $0.isEmpty ? nil : $0 },
             body: reader.string(object, "body", at: path).flatMap { $0.isEmpty ? nil : $0 },
-            image: url(object, "image", at: path))
+            image: imageURL(object, at: path))
+    }
+
+    /// The notification image: an https URL whose path ends in the image's file extension, which
+    /// Apple reads the type from (an image at `…/banner?id=7` is never shown on iOS).
+    mutating func imageURL(_ object: JSONObject, at parent: String) -> String? {
+        guard let value = url(object, "image", at: parent) else { return nil }
+        let path = value.split(separator: "?", maxSplits: 1)[0].split(separator: "#", maxSplits: 1)[0]
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        let fileExtension = name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } ?? "" : ""
+        if Message.isHTTPS(value), !CampaignLimits.imageExtensions.contains(fileExtension) {
+            reader.report(JSONReader.path(parent, "image"), "no_image_extension",
+                          "the image URL must end in .png, .jpg, .jpeg or .gif (Apple reads the type from it), found \"\(value)\"")
+        }
+        return value
     }
 
     mutating func parseData(_ object: JSONObject, at parent: String) -> StringMap {

@@ -6,7 +6,7 @@ import HeraldJSON
 ///
 /// Codes: `required`, `wrong_type`, `unknown_field`, `too_long`, `too_many`, `out_of_range`,
 /// `duplicate`, `conflict` (topics and condition both given), `invalid_topic`,
-/// `invalid_condition`, `too_many_topics`, `reserved_key`, `not_https`, `invalid_color`,
+/// `invalid_condition`, `too_many_topics`, `reserved_key`, `not_https`, `no_image_extension`, `invalid_color`,
 /// `invalid_label`, `invalid_key` (variant key), `invalid_value` (an enumeration or format),
 /// `invalid_duration` (in overrides), `invalid_time_zone`, `payload_too_large`.
 public typealias FieldError = JSONIssue
