@@ -113,3 +113,22 @@ import Testing
         #expect(b["data"] == ["v": "b"])
     }
 }
+
+@Suite struct BackgroundPushTests {
+    /// A data-only campaign with a priority is a background push on iOS: Apple refuses
+    /// `apns-priority: 10` for one; it must be 5, with `content-available: 1` and the background type.
+    @Test func aDataOnlyCampaignWithHighPriorityRendersABackgroundPush() throws {
+        let spec = try CampaignSpec.parse(["name": "sync", "topics": ["news"], "data": ["refresh": "1"], "options": ["priority": "high"]]).get()
+        let message = Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date())
+        let apns = try #require(message.json()["apns"])
+        #expect(apns["headers"]?["apns-priority"] == "5")
+        #expect(apns["headers"]?["apns-push-type"] == "background")
+        #expect(apns["payload"]?["aps"]?["content-available"] == 1)
+        #expect(message.json()["android"]?["priority"] == "HIGH")
+        // With something to show, the campaign's priority stands.
+        let shown = try CampaignSpec.parse(["name": "n", "topics": ["news"], "notification": ["title": "t", "body": "b"], "options": ["priority": "high"]]).get()
+        let visible = Renderer.render(campaign: shown, variant: shown.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date())
+        #expect(visible.json()["apns"]?["headers"]?["apns-priority"] == "10")
+        #expect(visible.json()["apns"]?["headers"]?["apns-push-type"] == nil)
+    }
+}

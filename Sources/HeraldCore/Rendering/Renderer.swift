@@ -14,7 +14,7 @@ public typealias Target = Message.Target
 /// | option | android | apns | webpush |
 /// | --- | --- | --- | --- |
 /// | `expiry_seconds` N | `ttl` "Ns" | header `apns-expiration` = send time + N (epoch s; "0" when N = 0: deliver now or never) | header `TTL` "N" |
-/// | `priority` | `priority` HIGH/NORMAL | header `apns-priority` "10"/"5" | header `Urgency` high/normal |
+/// | `priority` | `priority` HIGH/NORMAL | header `apns-priority` "10"/"5" ("5", `apns-push-type: background` and `content-available: 1` for a data-only message) | header `Urgency` high/normal |
 /// | `notification.image` | `notification.image` | `fcm_options.image` + `aps.mutable-content` 1 | `notification.image` |
 /// | `click_action` | `notification.click_action` | `aps.category` (unless `ios_category`) | — |
 /// | `web_link` | — | — | `fcm_options.link` |
@@ -92,7 +92,18 @@ public enum Renderer {
 
     static func apns(_ options: CampaignOptions, _ content: NotificationContent, sendTime: Date) -> APNSConfig? {
         var headers = StringMap()
-        if let priority = options.priority { headers["apns-priority"] = priority == .high ? "10" : "5" }
+        // Nothing to show (no title, text, image, badge, sound or category) and a priority asked
+        // for: a background push, which Apple accepts only with priority 5, `content-available: 1`
+        // and the background push type — "10" would be refused. Without a priority the message is
+        // left as FCM's own data-message examples write it.
+        let background = options.priority != nil && content.title == nil && content.body == nil && content.image == nil
+            && options.iosBadge == nil && (options.iosSound ?? options.sound) == nil && (options.iosCategory ?? options.clickAction) == nil
+        if background {
+            headers["apns-priority"] = "5"
+            headers["apns-push-type"] = "background"
+        } else if let priority = options.priority {
+            headers["apns-priority"] = priority == .high ? "10" : "5"
+        }
         if let expiry = options.expirySeconds {
             let epoch = Int64(sendTime.timeIntervalSince1970.rounded(.down)) + Int64(expiry)
             headers["apns-expiration"] = expiry == 0 ? "0" : String(epoch)
@@ -108,6 +119,7 @@ public enum Renderer {
             aps["mutable-content"] = 1
             config.image = image
         }
+        if background { aps["content-available"] = 1 }
         config.aps = aps
         return config == APNSConfig() ? nil : config
     }
