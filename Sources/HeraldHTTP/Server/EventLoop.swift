@@ -148,12 +148,14 @@ final class EventLoop: @unchecked Sendable {
             inbox.completions.removeAll(keepingCapacity: true)
             return (taken, inbox.shutdownRequested)
         }
+        // Shutdown first: a response that completes after shutdown was asked for carries
+        // `Connection: close` (the two may arrive in the same wake-up, in either order).
+        if shutdown && !shuttingDown { beginShutdown() }
         for (id, fd, response) in completions {
             guard let connection = connections[fd], connection.id == id else { continue }
             apply(connection.machine.responseReady(response), to: connection)
             drive(connection)
         }
-        if shutdown && !shuttingDown { beginShutdown() }
     }
 
     private func acceptConnections() {
