@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "HeraldPostgres", dependencies: ["CLibPQ", "HeraldCalendar", "HeraldCrypto", "HeraldSync"]),
         // The FCM v1 vocabulary, pure: the message model, topic conditions, message validation and the
         // errors FCM answers with, so the domain and the web face use them without linking the sender (libcurl).
-        .target(name: "FCMMessage", dependencies: ["HeraldJSON"]),
+        .target(name: "FCMMessage", dependencies: ["HeraldCalendar", "HeraldJSON"]),
         // The FCM HTTP v1 API: service-account OAuth, the libcurl sender, retry policy.
         .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldCalendar", "HeraldCrypto", "HeraldJSON", "HeraldSync", "CCurl"]),
         // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.
@@ -56,7 +56,7 @@ let package = Package(
         // The application: one service per aggregate (each write one transaction with its audit
         // entry), the stores' SQL, the scheduler and workers. It speaks no HTTP and renders no HTML.
         .target(name: "HeraldApp",
-                dependencies: ["HeraldCore", "FCMMessage", "HeraldPostgres", "HeraldFCM", "HeraldCalendar", "HeraldCrypto", "HeraldJSON", "HeraldSync"]),
+                dependencies: ["HeraldCore", "FCMMessage", "HeraldPostgres", "HeraldFCM", "HeraldCrypto", "HeraldJSON", "HeraldSync"]),
         // Everything that speaks HTTP or HTML: the one route table, the middleware that builds each
         // request's context, the REST handlers, the pages and their templates, the two error renderers.
         .target(name: "HeraldWeb",

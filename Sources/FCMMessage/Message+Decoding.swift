@@ -144,6 +144,10 @@ extension AndroidNotification {
         n.ticker = reader.string(object, "ticker", at: path)
         n.sticky = reader.bool(object, "sticky", at: path)
         n.eventTime = reader.string(object, "event_time", at: path)
+        if let time = n.eventTime, RFC3339.offsetMinutes(time) == nil {
+            reader.report(JSONReader.path(path, "event_time"), "invalid_value",
+                          "expected an RFC 3339 time such as \"2026-11-22T09:30:00Z\", found \"\(time)\"")
+        }
         n.localOnly = reader.bool(object, "local_only", at: path)
         n.notificationPriority = reader.oneOf(object, "notification_priority", at: path, [
             "PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX",
@@ -158,7 +162,10 @@ extension AndroidNotification {
         }
         n.visibility = reader.oneOf(object, "visibility", at: path, ["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"])
         n.notificationCount = reader.int(object, "notification_count", at: path)
-        if let settings = reader.object(object, "light_settings", at: path) { n.lightSettings = .object(settings) }
+        if let settings = reader.object(object, "light_settings", at: path) {
+            Self.checkLightSettings(settings, at: JSONReader.path(path, "light_settings"), reader: &reader)
+            n.lightSettings = .object(settings)
+        }
         n.image = reader.string(object, "image", at: path)
         n.bypassProxyNotification = reader.bool(object, "bypass_proxy_notification", at: path)
         n.proxy = reader.oneOf(object, "proxy", at: path, ["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"])
@@ -171,7 +178,12 @@ extension APNSConfig {
         reader.rejectUnknown(object, known: ["headers", "payload", "fcm_options", "live_activity_token"], at: path)
         var config = APNSConfig()
         config.headers = reader.stringMapValue(object, "headers", at: path)
-        if let payload = reader.object(object, "payload", at: path) { config.payload = .object(payload) }
+        if let payload = reader.object(object, "payload", at: path) {
+            if let aps = reader.object(payload, "aps", at: JSONReader.path(path, "payload")) {
+                Self.checkAPS(aps, at: JSONReader.path(JSONReader.path(path, "payload"), "aps"), reader: &reader)
+            }
+            config.payload = .object(payload)
+        }
         let optionsPath = JSONReader.path(path, "fcm_options")
         if let options = reader.object(object, "fcm_options", at: path) {
             reader.rejectUnknown(options, known: ["analytics_label", "image"], at: optionsPath)
@@ -197,5 +209,48 @@ extension WebpushConfig {
             config.analyticsLabel = reader.string(options, "analytics_label", at: optionsPath)
         }
         return config
+    }
+}
+
+extension AndroidNotification {
+    /// `LightSettings`: a `Color` (red, green, blue and optional alpha, each 0 to 1) and the on
+    /// and off durations, all three required by the v1 API.
+    static func checkLightSettings(_ settings: JSONObject, at path: String, reader: inout JSONReader) {
+        reader.rejectUnknown(settings, known: ["color", "light_on_duration", "light_off_duration"], at: path)
+        let colorPath = JSONReader.path(path, "color")
+        if let color = reader.object(settings, "color", at: path, required: true) {
+            reader.rejectUnknown(color, known: ["red", "green", "blue", "alpha"], at: colorPath)
+            for channel in ["red", "green", "blue", "alpha"] {
+                guard let value = color[channel] else {
+                    if channel != "alpha" { reader.report(JSONReader.path(colorPath, channel), "required", "\(channel) is required, from 0 to 1") }
+                    continue
+                }
+                guard let number = value.doubleValue, (0...1).contains(number) else {
+                    reader.report(JSONReader.path(colorPath, channel), "out_of_range", "\(channel) is a number from 0 to 1")
+                    continue
+                }
+            }
+        }
+        for key in ["light_on_duration", "light_off_duration"] {
+            guard let text = reader.string(settings, key, at: path, required: true) else { continue }
+            if ProtoDuration(text) == nil {
+                reader.report(JSONReader.path(path, key), "invalid_duration", "expected a duration such as \"0.5s\", found \"\(text)\"")
+            }
+        }
+    }
+}
+
+extension APNSConfig {
+    /// The `aps` members Apple types strictly: `badge` a whole number ≥ 0, `mutable-content` and
+    /// `content-available` the number 1.
+    static func checkAPS(_ aps: JSONObject, at path: String, reader: inout JSONReader) {
+        if let badge = aps["badge"], badge.intValue.map({ $0 >= 0 }) != true {
+            reader.report(JSONReader.path(path, "badge"), "wrong_type", "badge is a whole number, 0 or more")
+        }
+        for flag in ["mutable-content", "content-available"] {
+            if let value = aps[flag], value != .number(1) {
+                reader.report(JSONReader.path(path, flag), "invalid_value", "\(flag) is the number 1 (or left out)")
+            }
+        }
     }
 }

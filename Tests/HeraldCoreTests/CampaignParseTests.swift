@@ -202,3 +202,29 @@ extension Result {
         guard case .failure = Self.parse(image: "https://cdn.example.com/archive.tar") else { Issue.record("accepted .tar"); return }
     }
 }
+
+@Suite struct OverrideShapeTests {
+    static func errors(_ overrides: JSON) -> [FieldError] {
+        guard case .failure(let errors) = CampaignSpec.parse(["name": "n", "notification": ["title": "t", "body": "b"], "topics": ["news"],
+                                                              "options": ["overrides": overrides]]) else { return [] }
+        return errors.errors
+    }
+
+    /// Shapes FCM checks only when it is sent are checked when the campaign is saved.
+    @Test func knownOverrideShapesAreCheckedOnSave() {
+        let light = Self.errors(["android": ["notification": ["light_settings": ["color": ["red": 2, "green": 0], "light_on_duration": "soon"]]]])
+        let paths = Set(light.map(\.path))
+        #expect(paths.contains("options.overrides.android.notification.light_settings.color.red"))
+        #expect(paths.contains("options.overrides.android.notification.light_settings.color.blue"))
+        #expect(paths.contains("options.overrides.android.notification.light_settings.light_on_duration"))
+        #expect(paths.contains("options.overrides.android.notification.light_settings.light_off_duration"))
+        #expect(Self.errors(["android": ["notification": ["event_time": "yesterday"]]]).first?.path == "options.overrides.android.notification.event_time")
+        #expect(Self.errors(["apns": ["payload": ["aps": ["badge": "3"]]]]).first?.path == "options.overrides.apns.payload.aps.badge")
+        #expect(Self.errors(["apns": ["payload": ["aps": ["mutable-content": true]]]]).first?.path == "options.overrides.apns.payload.aps.mutable-content")
+        // Well-formed ones pass.
+        #expect(Self.errors(["android": ["notification": [
+            "light_settings": ["color": ["red": 1, "green": 0.5, "blue": 0], "light_on_duration": "0.5s", "light_off_duration": "1s"],
+            "event_time": "2026-11-22T09:30:00.5+03:30"]],
+            "apns": ["payload": ["aps": ["badge": 3, "mutable-content": 1]]]]).isEmpty)
+    }
+}

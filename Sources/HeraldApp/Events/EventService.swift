@@ -1,4 +1,4 @@
-import HeraldCalendar
+import FCMMessage
 import HeraldCore
 import HeraldJSON
 
@@ -110,24 +110,8 @@ public struct EventService: Sendable {
 
     /// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, checked by shape; PostgreSQL checks the calendar.
     static func isTimestamp(_ text: String) -> Bool {
-        let b = Array(text.utf8)
-        guard b.count >= 20, b.count <= 35 else { return false }
-        let digit: (Int) -> Bool = { (0x30...0x39).contains(b[$0]) }
-        let shape = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].allSatisfy(digit)
-            && b[4] == 0x2D && b[7] == 0x2D && (b[10] == 0x54 || b[10] == 0x74) && b[13] == 0x3A && b[16] == 0x3A
-        guard shape else { return false }
-        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) } }
-        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
-        // A real calendar date and clock time: the date survives a round trip through day numbers.
-        guard year >= 1, (1...12).contains(month), (1...31).contains(day),
-              CivilCalendar.date(days: CivilCalendar.days(year: year, month: month, day: day)) == (year, month, day),
-              number(11..<13) <= 23, number(14..<16) <= 59, number(17..<19) <= 60 else { return false }
-        var i = 19
-        if b[i] == 0x2E { i += 1; while i < b.count, digit(i) { i += 1 } }
-        guard i < b.count else { return false }
-        if b[i] == 0x5A || b[i] == 0x7A { return i == b.count - 1 }
         // PostgreSQL keeps offsets up to ±15:59 (RFC 3339 would allow ±23:59).
-        return (b[i] == 0x2B || b[i] == 0x2D) && b.count - i == 6 && digit(i + 1) && digit(i + 2) && b[i + 3] == 0x3A && digit(i + 4) && digit(i + 5)
-            && number((i + 1)..<(i + 3)) <= 15 && number((i + 4)..<(i + 6)) <= 59
+        guard let offset = RFC3339.offsetMinutes(text) else { return false }
+        return abs(offset) <= 15 * 60 + 59
     }
 }

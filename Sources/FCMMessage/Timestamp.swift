@@ -1,0 +1,33 @@
+import HeraldCalendar
+
+/// RFC 3339 times, as the v1 API's `Timestamp` fields (`event_time`) take them:
+/// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` with a real calendar date and clock time.
+public enum RFC3339 {
+    /// The UTC offset in minutes when `text` is such a time (0 for `Z`); nil when it is not.
+    public static func offsetMinutes(_ text: String) -> Int? {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b.count <= 40 else { return nil }
+        let digit: (Int) -> Bool = { (0x30...0x39).contains(b[$0]) }
+        guard [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].allSatisfy(digit),
+              b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54 || b[10] == 0x74, b[13] == 0x3A, b[16] == 0x3A else { return nil }
+        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) } }
+        let (year, month, day) = (number(0..<4), number(5..<7), number(8..<10))
+        // A real calendar date and clock time: the date survives a round trip through day numbers.
+        guard year >= 1, (1...12).contains(month), (1...31).contains(day),
+              CivilCalendar.date(days: CivilCalendar.days(year: year, month: month, day: day)) == (year, month, day),
+              number(11..<13) <= 23, number(14..<16) <= 59, number(17..<19) <= 60 else { return nil }
+        var i = 19
+        if b[i] == 0x2E {
+            i += 1
+            let fractionStart = i
+            while i < b.count, digit(i) { i += 1 }
+            guard i > fractionStart else { return nil }
+        }
+        guard i < b.count else { return nil }
+        if b[i] == 0x5A || b[i] == 0x7A { return i == b.count - 1 ? 0 : nil }
+        guard b[i] == 0x2B || b[i] == 0x2D, b.count - i == 6, digit(i + 1), digit(i + 2), b[i + 3] == 0x3A, digit(i + 4), digit(i + 5),
+              number((i + 1)..<(i + 3)) <= 23, number((i + 4)..<(i + 6)) <= 59 else { return nil }
+        let minutes = number((i + 1)..<(i + 3)) * 60 + number((i + 4)..<(i + 6))
+        return b[i] == 0x2D ? -minutes : minutes
+    }
+}
