@@ -22,11 +22,15 @@ public struct AndroidConfig: Sendable, Equatable {
     public var analyticsLabel: String?
     /// Deliver before the device is unlocked (`direct_boot_ok`).
     public var directBootOk: Bool?
+    /// May be delivered on a bandwidth-constrained network (`bandwidth_constrained_ok`).
+    public var bandwidthConstrainedOk: Bool?
+    /// May be delivered over a restricted satellite network (`restricted_satellite_ok`).
+    public var restrictedSatelliteOk: Bool?
 
     public init(
         collapseKey: String? = nil, priority: Priority? = nil, ttl: ProtoDuration? = nil,
         restrictedPackageName: String? = nil, data: StringMap? = nil, notification: AndroidNotification? = nil,
-        analyticsLabel: String? = nil, directBootOk: Bool? = nil
+        analyticsLabel: String? = nil, directBootOk: Bool? = nil, bandwidthConstrainedOk: Bool? = nil, restrictedSatelliteOk: Bool? = nil
     ) {
         self.collapseKey = collapseKey
         self.priority = priority
@@ -36,6 +40,8 @@ public struct AndroidConfig: Sendable, Equatable {
         self.notification = notification
         self.analyticsLabel = analyticsLabel
         self.directBootOk = directBootOk
+        self.bandwidthConstrainedOk = bandwidthConstrainedOk
+        self.restrictedSatelliteOk = restrictedSatelliteOk
     }
 }
 

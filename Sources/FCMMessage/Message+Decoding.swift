@@ -25,7 +25,7 @@ extension Message {
     }
 
     static let fieldNames: Set<String> = [
-        "name", "token", "topic", "condition", "notification", "data", "android", "apns", "webpush", "fcm_options",
+        "name", "token", "topic", "condition", "fid", "notification", "data", "android", "apns", "webpush", "fcm_options",
     ]
 
     static func decode(_ json: JSON, reader: inout JSONReader) -> Message? {
@@ -35,10 +35,11 @@ extension Message {
         if let token = reader.string(object, "token", at: "") { targets.append(.token(token)) }
         if let topic = reader.string(object, "topic", at: "") { targets.append(.topic(topic)) }
         if let condition = reader.string(object, "condition", at: "") { targets.append(.condition(condition)) }
+        if let fid = reader.string(object, "fid", at: "") { targets.append(.fid(fid)) }
         _ = reader.string(object, "name", at: "")  // output only; FCM ignores it on send
         if targets.count != 1 {
             reader.report("", targets.isEmpty ? "required" : "conflict",
-                "a message needs exactly one of \"token\", \"topic\" or \"condition\"")
+                "a message needs exactly one of \"token\", \"topic\", \"condition\" or \"fid\"")
         }
         var message = Message(target: targets.first ?? .topic(""))
         if let notification = reader.object(object, "notification", at: "") {
@@ -98,7 +99,7 @@ extension AndroidConfig {
     static func decode(_ object: JSONObject, at path: String, reader: inout JSONReader) -> AndroidConfig {
         reader.rejectUnknown(object, known: [
             "collapse_key", "priority", "ttl", "restricted_package_name", "data", "notification", "fcm_options",
-            "direct_boot_ok",
+            "direct_boot_ok", "bandwidth_constrained_ok", "restricted_satellite_ok",
         ], at: path)
         var config = AndroidConfig()
         config.collapseKey = reader.string(object, "collapse_key", at: path)
@@ -115,6 +116,8 @@ extension AndroidConfig {
             config.analyticsLabel = reader.string(options, "analytics_label", at: optionsPath)
         }
         config.directBootOk = reader.bool(object, "direct_boot_ok", at: path)
+        config.bandwidthConstrainedOk = reader.bool(object, "bandwidth_constrained_ok", at: path)
+        config.restrictedSatelliteOk = reader.bool(object, "restricted_satellite_ok", at: path)
         return config
     }
 }

@@ -79,6 +79,8 @@ extension AndroidConfig {
         builder.set("notification", json: notification?.jsonIfAny())
         if let analyticsLabel { builder.object["fcm_options"] = ["analytics_label": .string(analyticsLabel)] }
         builder.set("direct_boot_ok", directBootOk)
+        builder.set("bandwidth_constrained_ok", bandwidthConstrainedOk)
+        builder.set("restricted_satellite_ok", restrictedSatelliteOk)
         return builder.result
     }
 }

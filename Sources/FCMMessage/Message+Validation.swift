@@ -14,7 +14,10 @@ extension Message {
 
     /// The payload limit that applies to this message's target.
     public var payloadLimit: Int {
-        if case .token = target { Self.tokenPayloadLimit } else { Self.topicPayloadLimit }
+        switch target {
+        case .token, .fid: Self.tokenPayloadLimit
+        case .topic, .condition: Self.topicPayloadLimit
+        }
     }
 
     /// Every rule this message breaks (empty when FCM would accept it).
@@ -23,6 +26,8 @@ extension Message {
         switch target {
         case .token(let token):
             if token.isEmpty { issues.report("token", "required", "the registration token is empty") }
+        case .fid(let fid):
+            if fid.isEmpty { issues.report("fid", "required", "the installation ID is empty") }
         case .topic(let topic):
             if !TopicName.isValid(TopicName.stripPrefix(topic)) {
                 issues.report("topic", "invalid_topic",

@@ -10,20 +10,23 @@ public struct Message: Sendable, Equatable {
         case topic(String)
         case condition(String)
         case token(String)
+        /// A Firebase installation ID (`fid`), the v1 API's newer way to name one app instance.
+        case fid(String)
 
-        /// The JSON member name of this target ("topic", "condition", "token").
+        /// The JSON member name of this target ("topic", "condition", "token", "fid").
         public var fieldName: String {
             switch self {
             case .topic: "topic"
             case .condition: "condition"
             case .token: "token"
+            case .fid: "fid"
             }
         }
 
-        /// The topic name, condition expression or token.
+        /// The topic name, condition expression, token or installation ID.
         public var value: String {
             switch self {
-            case .topic(let value), .condition(let value), .token(let value): value
+            case .topic(let value), .condition(let value), .token(let value), .fid(let value): value
             }
         }
     }

@@ -68,7 +68,7 @@ import Testing
                     let condition = try TopicCondition.parse(text)
                     #expect(condition.topicCount <= 5, "\(context)")
                     return (request.variantKey, { condition.evaluate(subscriptions: $0) })
-                case .token: Issue.record("a plan never targets tokens"); return (request.variantKey, { _ in false })
+                case .token, .fid: Issue.record("a plan never targets single devices"); return (request.variantKey, { _ in false })
                 }
             }
 

@@ -97,3 +97,18 @@ import Testing
         #expect(ProtoDuration(text) == nil)
     }
 }
+
+/// The v1 fields of the current discovery document are known: the `fid` target beside `token`,
+/// and Android's `bandwidth_constrained_ok` and `restricted_satellite_ok`.
+@Suite struct CurrentV1FieldsTests {
+    @Test func fidAndTheNewAndroidFlagsRoundTrip() throws {
+        let json: JSON = ["fid": "cAbC123", "data": ["k": "v"],
+                          "android": ["bandwidth_constrained_ok": true, "restricted_satellite_ok": false, "direct_boot_ok": true]]
+        let message = try Message.fromJSON(json)
+        #expect(message.target == .fid("cAbC123"))
+        #expect(message.payloadLimit == Message.tokenPayloadLimit)
+        #expect(message.problems() == [])
+        #expect(message.json() == json)
+        #expect(throws: (any Error).self) { try Message.fromJSON(["fid": "a", "token": "b"]) }
+    }
+}

@@ -92,6 +92,9 @@ import Testing
         #expect(try refusal(["notification": ["title": "Hi"]]).message.contains("Recipient of the message is not set"))
         #expect(try refusal(["topic": "news!"]).message.contains("Invalid topic name"))
         #expect(try send(["topic": "/topics/news"]).status == 200)
+        // The v1 API's installation-ID target and Android's newer delivery flags.
+        #expect(try send(["fid": "cAbC123", "android": ["bandwidth_constrained_ok": true, "restricted_satellite_ok": true]]).status == 200)
+        #expect(try refusal(["fid": "cAbC123", "token": "abc"]).message.contains("oneof field 'target' is already set"))
     }
 
     @Test func checksConditions() throws {

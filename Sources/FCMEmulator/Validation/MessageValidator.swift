@@ -80,10 +80,10 @@ public enum MessageValidator {
     }
 
     private static func checkTarget(_ object: JSONObject) -> ValidationFailure? {
-        let targets = ["token", "topic", "condition"].filter { object[$0] != nil && object[$0] != .null }
+        let targets = ["token", "topic", "condition", "fid"].filter { object[$0] != nil && object[$0] != .null }
         guard targets.count == 1 else {
             return targets.isEmpty
-                ? ValidationFailure(field: "message", message: "Recipient of the message is not set: exactly one of token, topic or condition is required.")
+                ? ValidationFailure(field: "message", message: "Recipient of the message is not set: exactly one of token, topic, condition or fid is required.")
                 : ValidationFailure(field: "message.\(targets[1])",
                                     message: "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot overwrite with '\(targets[1])'")
         }
@@ -91,6 +91,8 @@ public enum MessageValidator {
         switch targets[0] {
         case "token":
             return value.isEmpty ? ValidationFailure(field: "message.token", message: "The registration token is empty.") : nil
+        case "fid":
+            return value.isEmpty ? ValidationFailure(field: "message.fid", message: "The installation ID is empty.") : nil
         case "topic":
             let name = value.hasPrefix("/topics/") ? value.dropFirst("/topics/".count) : Substring(value)
             return FormatRules.isTopicName(name) ? nil
@@ -106,8 +108,8 @@ public enum MessageValidator {
     /// Herald's reading of FCM's limit: the UTF-8 size of the serialized message without its target.
     private static func checkSize(_ object: JSONObject) -> ValidationFailure? {
         var payload = object
-        let toToken = object["token"] != nil
-        for target in ["token", "topic", "condition"] { payload[target] = nil }
+        let toToken = object["token"] != nil || object["fid"] != nil
+        for target in ["token", "topic", "condition", "fid"] { payload[target] = nil }
         let size = JSON.object(payload).serialized().count
         let limit = toToken ? tokenPayloadLimit : topicPayloadLimit
         guard size > limit else { return nil }

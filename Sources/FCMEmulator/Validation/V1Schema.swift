@@ -16,6 +16,7 @@ enum V1Schema {
         "token": .string(),
         "topic": .string(),
         "condition": .string(),
+        "fid": .string(),
     ])
 
     static let notification = MessageSchema(typeName: "google.firebase.fcm.v1.Notification", fields: [
