@@ -132,3 +132,20 @@ import Testing
         #expect(visible.json()["apns"]?["headers"]?["apns-push-type"] == nil)
     }
 }
+
+/// `null` in an override removes the rendered member, in header maps and free-form blocks alike
+/// (JSON Merge Patch), and is accepted on save.
+@Suite struct OverrideNullTests {
+    @Test func nullRemovesARenderedMember() throws {
+        let spec = try CampaignSpec.parse(["name": "n", "topics": ["news"], "notification": ["title": "t", "body": "b"],
+                                           "options": ["priority": "high", "sound": "ding",
+                                                       "overrides": ["apns": ["headers": ["apns-priority": .null],
+                                                                              "payload": ["aps": ["sound": .null]]]]]]).get()
+        let message = Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date())
+        let apns = try #require(message.json()["apns"])
+        #expect(apns["headers"]?["apns-priority"] == nil)
+        #expect(apns["payload"]?["aps"]?["sound"] == nil)
+        #expect(apns.serializedString().contains("null") == false)
+        #expect(message.json()["android"]?["notification"]?["sound"] == "ding")
+    }
+}

@@ -138,7 +138,7 @@ public struct CampaignService: Sendable {
         }
         return try database.transaction { connection in
             guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
-            let spec = try Self.validated(MergePatch.apply(patch, to: current.content))
+            let spec = try Self.validated(current.content.mergePatched(with: patch))
             return try write(.campaignUpdated, by: actor, on: connection,
                              try campaigns.update(id: current.id, expectedVersion: expectedVersion, spec: spec, now: now, on: connection))
         }

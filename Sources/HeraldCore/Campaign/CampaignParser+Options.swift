@@ -82,9 +82,10 @@ extension CampaignParser {
         var overrides = PlatformOverrides()
         for platform in ["android", "apns", "webpush"] {
             guard let block = reader.object(object, platform, at: path) else { continue }
-            // Checked as the only block of a token message, so FCM's own rules apply to it.
+            // Checked as the only block of a token message, so FCM's own rules apply to it; a
+            // `null` member means "remove the rendered member" and is no value of its own.
             var probe: JSONObject = ["token": "probe"]
-            probe[platform] = .object(block)
+            probe[platform] = JSON.object([:]).mergePatched(with: .object(block))
             do {
                 let message = try Message.fromJSON(.object(probe))
                 reader.append(message.problems().filter { $0.code != "payload_too_large" }, under: path)

@@ -139,14 +139,15 @@ public enum Renderer {
         return config == WebpushConfig() ? nil : config
     }
 
-    /// Deep-merges the overrides over the rendered blocks. Overrides were validated when the
-    /// campaign was parsed; should a merge still not decode, the rendered message is kept as is.
+    /// Merges the overrides over the rendered blocks (JSON Merge Patch: `null` removes a rendered
+    /// member). Overrides were validated when the campaign was parsed; should a merge still not
+    /// decode, the rendered message is kept as is.
     static func applying(_ overrides: PlatformOverrides, to message: Message) -> Message {
         guard !overrides.isEmpty, var object = message.json().objectValue else { return message }
         let blocks: [(String, JSONObject?)] = [("android", overrides.android), ("apns", overrides.apns), ("webpush", overrides.webpush)]
         for (key, override) in blocks {
             guard let override else { continue }
-            object[key] = JSON.deepMerge(object[key] ?? .object([:]), .object(override))
+            object[key] = (object[key] ?? .object([:])).mergePatched(with: .object(override))
         }
         return (try? Message.fromJSON(.object(object))) ?? message
     }
@@ -171,13 +172,4 @@ extension TopicName {
     }
 }
 
-extension JSON {
-    /// `overlay` merged into `base`: objects member by member (recursively), anything else replaced.
-    static func deepMerge(_ base: JSON, _ overlay: JSON) -> JSON {
-        guard var merged = base.objectValue, let top = overlay.objectValue else { return overlay }
-        for (key, value) in top {
-            merged[key] = merged[key].map { deepMerge($0, value) } ?? value
-        }
-        return .object(merged)
-    }
-}
+
