@@ -14,7 +14,7 @@ extension FCMEmulator {
         guard let assertion = form["assertion"], !assertion.isEmpty else {
             return .oauthError(400, "invalid_request", "Missing required parameter: assertion")
         }
-        var audiences = configuration.extraAudiences
+        var audiences = configuration.extraAudiences + [JWTVerifier.googleTokenAudience]
         if let host = request.header("Host") { audiences += ["http://\(host)/token", "https://\(host)/token"] }
         if let problem = verifier.problem(with: assertion, audiences: audiences, now: .now()) {
             return .oauthError(400, "invalid_grant", problem)

@@ -23,6 +23,23 @@ import Testing
         return try #require(emulator.handle(EmulatorRequest(method: "POST", target: "/token", headers: [("Host", "emu.test")], body: Array(form.utf8))).response)
     }
 
+    /// What the official Admin SDKs send (google-auth): the audience Google's token endpoint, the
+    /// cloud-platform scope. Google accepts it whatever the key's token_uri says; so does the emulator.
+    @Test func acceptsTheAdminSDKsAudienceAndScope() throws {
+        let account = try TestKeys.serviceAccount(tokenURI: "http://emu.test/token")
+        let jwt = try JWTAssertion.make(for: account, audience: "https://oauth2.googleapis.com/token", issuedAt: Int(UnixTime.now().seconds),
+                                        scope: "https://www.googleapis.com/auth/cloud-platform")
+        let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(jwt)"
+        let answer = try #require(emulator.handle(EmulatorRequest(method: "POST", target: "/token", headers: [("Host", "emu.test")],
+                                                                  body: Array(form.utf8))).response)
+        #expect(answer.status == 200)
+        // A scope that grants no sending is still refused.
+        let other = try JWTAssertion.make(for: account, issuedAt: Int(UnixTime.now().seconds), scope: "https://www.googleapis.com/auth/userinfo.email")
+        let refused = try #require(emulator.handle(EmulatorRequest(method: "POST", target: "/token", headers: [("Host", "emu.test")],
+                                                                   body: Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(other)".utf8))).response)
+        #expect(refused.status == 400)
+    }
+
     func send(_ message: JSON, validateOnly: Bool = false, project: String = "herald-test", bearer: String? = nil) throws -> (status: Int, body: JSON) {
         let body: JSON = ["message": message, "validate_only": .bool(validateOnly)]
         let request = EmulatorRequest(method: "POST", target: "/v1/projects/\(project)/messages:send",

@@ -12,6 +12,12 @@ struct JWTVerifier {
     /// Clock skew allowed on `iat` and `exp`.
     let leeway: Double = 60
 
+    /// Scopes that grant sending, as Google's token endpoint and FCM accept them.
+    static let messagingScopes = [JWTAssertion.firebaseMessagingScope, "https://www.googleapis.com/auth/cloud-platform"]
+    /// The audience google-auth (and so every official Admin SDK) always signs for, whatever the
+    /// key's token_uri: Google's token endpoint accepts it, so the emulator does too.
+    static let googleTokenAudience = "https://oauth2.googleapis.com/token"
+
     /// Nil when the assertion is good, else Google's `error_description` for it.
     func problem(with assertion: String, audiences: [String], now: UnixTime) -> String? {
         let parts = assertion.split(separator: ".", omittingEmptySubsequences: false)
@@ -28,9 +34,10 @@ struct JWTVerifier {
         guard let audience = claims["aud"]?.stringValue, audiences.contains(audience) else {
             return "Invalid JWT: the aud claim must be one of \(audiences.joined(separator: ", "))."
         }
+        // firebase-admin asks for cloud-platform, which FCM accepts as well as its own scope.
         let scopes = claims["scope"]?.stringValue?.split(separator: " ") ?? []
-        guard scopes.contains(Substring(JWTAssertion.firebaseMessagingScope)) else {
-            return "Invalid JWT: the scope must include \(JWTAssertion.firebaseMessagingScope)."
+        guard scopes.contains(where: { Self.messagingScopes.contains(String($0)) }) else {
+            return "Invalid JWT: the scope must include \(Self.messagingScopes.joined(separator: " or "))."
         }
         guard let issuedAt = claims["iat"]?.doubleValue, let expires = claims["exp"]?.doubleValue else {
             return "Invalid JWT: iat and exp are required."
