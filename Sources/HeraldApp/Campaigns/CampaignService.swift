@@ -44,7 +44,12 @@ public struct CampaignService: Sendable {
     /// The v1 requests the campaign would send at `now`.
     public func preview(_ id: CampaignID, now: Date) throws -> (CampaignRecord, FanOutPlan) {
         let record = try get(id)
-        return (record, FanOutPlanner.plan(campaign: try record.spec(), buckets: buckets, campaignID: record.id.description, sendTime: now))
+        return (record, try plan(record, now: now))
+    }
+
+    /// The v1 requests a campaign already read would send at `now` (no second read).
+    public func plan(_ record: CampaignRecord, now: Date) throws -> FanOutPlan {
+        FanOutPlanner.plan(campaign: try record.spec(), buckets: buckets, campaignID: record.id.description, sendTime: now)
     }
 
     /// FCM's opinion of every planned request (a dry run: `validate_only`).
@@ -59,6 +64,16 @@ public struct CampaignService: Sendable {
         try database.read { connection in
             guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(what: "Campaign \(id)") }
             return try progress.runs(campaignID: id, on: connection)
+        }
+    }
+
+    /// What the report shows of a campaign, in one connection: the campaign, its runs and its
+    /// first failed deliveries.
+    public func progress(_ id: CampaignID, failures limit: Int) throws -> (record: CampaignRecord, runs: [JSON], failures: [JSON]) {
+        try database.read { connection in
+            guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            return (record, try progress.runs(campaignID: id, on: connection),
+                    try progress.deliveries(campaignID: id, status: .failed, afterID: 0, limit: limit, on: connection))
         }
     }
 
@@ -199,11 +214,8 @@ public struct CampaignService: Sendable {
 
     /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now.
     public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
-        guard (1...CampaignLimits.testTokens).contains(tokens.count) else {
-            throw AppError.invalid(ValidationErrors(errors: [FieldError(
-                path: "tokens", code: "out_of_range",
-                message: "send to 1 to \(CampaignLimits.testTokens) registration tokens at a time (you gave \(tokens.count))",
-                limit: CampaignLimits.testTokens)]), title: "The test message request is not valid")
+        if let error = TestSend.tokenCountError(tokens.count) {
+            throw AppError.invalid(ValidationErrors(errors: [error]), title: "The test message request is not valid")
         }
         let sender = try configuredSender()
         let record = try get(id)

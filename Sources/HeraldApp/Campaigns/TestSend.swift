@@ -13,6 +13,14 @@ public enum TestSend {
         public var attempts: Int
     }
 
+    /// The rule on how many tokens one test send may reach, or nil when `count` keeps it.
+    public static func tokenCountError(_ count: Int) -> FieldError? {
+        guard !(1...CampaignLimits.testTokens).contains(count) else { return nil }
+        return FieldError(path: "tokens", code: "out_of_range",
+                          message: "send to 1 to \(CampaignLimits.testTokens) registration tokens at a time (you gave \(count))",
+                          limit: CampaignLimits.testTokens)
+    }
+
     static func send(_ campaignID: String, _ spec: CampaignSpec, variant: Variant, tokens: [String], sender: FCMSender, now: Date) -> [Result] {
         // A person waits for this answer: a retry FCM asks to come later than 2 s is not waited
         // for; the error and its retry time are the answer.

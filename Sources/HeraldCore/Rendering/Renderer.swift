@@ -96,8 +96,10 @@ public enum Renderer {
         // for: a background push, which Apple accepts only with priority 5, `content-available: 1`
         // and the background push type — "10" would be refused. Without a priority the message is
         // left as FCM's own data-message examples write it.
+        let sound = options.iosSound ?? options.sound
+        let category = options.iosCategory ?? options.clickAction
         let background = options.priority != nil && content.title == nil && content.body == nil && content.image == nil
-            && options.iosBadge == nil && (options.iosSound ?? options.sound) == nil && (options.iosCategory ?? options.clickAction) == nil
+            && options.iosBadge == nil && sound == nil && category == nil
         if background {
             headers["apns-priority"] = "5"
             headers["apns-push-type"] = "background"
@@ -113,8 +115,8 @@ public enum Renderer {
         config.headers = headers.isEmpty ? nil : headers
         var aps = JSONObject()
         if let badge = options.iosBadge { aps["badge"] = .number(Double(badge)) }
-        if let sound = options.iosSound ?? options.sound { aps["sound"] = .string(sound) }
-        if let category = options.iosCategory ?? options.clickAction { aps["category"] = .string(category) }
+        if let sound { aps["sound"] = .string(sound) }
+        if let category { aps["category"] = .string(category) }
         if let image = content.image {
             aps["mutable-content"] = 1
             config.image = image

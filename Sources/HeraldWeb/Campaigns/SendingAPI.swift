@@ -42,9 +42,9 @@ struct SendingAPI: Sendable {
         let tokens = body["tokens"]?.arrayValue ?? []
         if body["tokens"]?.arrayValue == nil {
             errors.append(FieldError(path: "tokens", code: "required", message: "tokens must be a list of 1 to \(CampaignLimits.testTokens) registration tokens"))
-        } else if tokens.isEmpty || tokens.count > CampaignLimits.testTokens {
-            errors.append(FieldError(path: "tokens", code: "out_of_range",
-                                     message: "send to 1 to \(CampaignLimits.testTokens) registration tokens at a time", limit: CampaignLimits.testTokens))
+        } else if let error = TestSend.tokenCountError(tokens.count) {
+            // Checked here too so that one answer lists it beside every other problem of the body.
+            errors.append(error)
         }
         for (index, token) in tokens.enumerated() where (token.stringValue ?? "").isEmpty {
             errors.append(FieldError(path: "tokens[\(index)]", code: "wrong_type", message: "a registration token is a non-empty string"))

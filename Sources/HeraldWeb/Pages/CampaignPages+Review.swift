@@ -12,7 +12,7 @@ extension CampaignPages {
 
     func reviewPage(_ record: CampaignRecord, context: RequestContext, tests: [TestSend.Result]? = nil, testVariant: String? = nil,
                     testError: String? = nil, tokens: String = "", actionError: String? = nil, status: Int = 200) throws -> HTTPResponse {
-        let (_, plan) = try campaigns.preview(record.id, now: Date())
+        let plan = try campaigns.plan(record, now: Date())
         let spec = try record.spec()
         let role = context.viewer?.role ?? .viewer
         return pages.page(ReviewView(
