@@ -4,6 +4,16 @@ import HeraldJSON
 /// reserved data keys, colours, analytics labels, https links, header formats, the TTL range and
 /// the payload size. Herald checks them before sending, and the emulator answers
 /// INVALID_ARGUMENT for them.
+extension Message.Target {
+    /// FCM's payload limit for messages to this target, in bytes.
+    public var payloadLimit: Int {
+        switch self {
+        case .token, .fid: Message.tokenPayloadLimit
+        case .topic, .condition: Message.topicPayloadLimit
+        }
+    }
+}
+
 extension Message {
     /// Payload limit for topic and condition messages, in bytes.
     public static let topicPayloadLimit = 2048
@@ -13,12 +23,7 @@ extension Message {
     public static let maximumTTLSeconds = 2_419_200
 
     /// The payload limit that applies to this message's target.
-    public var payloadLimit: Int {
-        switch target {
-        case .token, .fid: Self.tokenPayloadLimit
-        case .topic, .condition: Self.topicPayloadLimit
-        }
-    }
+    public var payloadLimit: Int { target.payloadLimit }
 
     /// Every rule this message breaks (empty when FCM would accept it).
     public func problems() -> [JSONIssue] {

@@ -52,6 +52,7 @@ enum Routes {
         t.add(.get, "/campaigns", .page(.page(.viewer), h.campaignPages.list))
         t.add(.get, "/campaigns/new", .page(.page(.editor), h.campaignPages.new))
         t.add(.post, "/campaigns", .page(.page(.editor), h.campaignPages.save))
+        t.add(.post, "/composer/budget", .page(.page(.editor), h.campaignPages.budget))
         t.add(.get, "/campaigns/{id}/edit", .page(.page(.editor), h.campaignPages.edit))
         t.add(.post, "/campaigns/{id}", .page(.page(.editor), h.campaignPages.save))
         t.add(.get, "/campaigns/{id}/review", .page(.page(.viewer), h.campaignPages.review))

@@ -138,10 +138,16 @@ public struct CampaignService: Sendable {
         }
     }
 
-    /// Replaces the content of a draft or scheduled campaign at `expectedVersion`.
+    /// Replaces the content of a draft or scheduled campaign at `expectedVersion`. Saving what is
+    /// already stored changes nothing: no new version, no new time, no audit entry (a form saved
+    /// without an edit must not make everyone else's copy stale).
     public func update(_ id: CampaignID, expectedVersion: Int, spec: CampaignSpec, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
-            try write(.campaignUpdated, by: actor, on: connection,
+            if let current = try campaigns.find(id: id, on: connection), current.version == expectedVersion,
+               current.status.isEditable, current.content == spec.toJSON() {
+                return current
+            }
+            return try write(.campaignUpdated, by: actor, on: connection,
                       try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, now: now, on: connection))
         }
     }

@@ -35,22 +35,16 @@ extension CampaignParser {
     }
 
     /// Renders every variant as a topic message and checks FCM's 2048-byte topic payload limit
-    /// (UTF-8 bytes of the message without its target). A 10-digit `apns-expiration` stands in for
-    /// the value known only at send time; a derived analytics label is not counted, since the
-    /// renderer drops it rather than exceed the limit (an explicit label is counted).
+    /// (UTF-8 bytes of the message without its target), saying how many characters to cut. A
+    /// derived analytics label is not counted, since the renderer drops it rather than exceed the
+    /// limit (an explicit label is counted).
     mutating func checkRenderedPayloads(_ spec: CampaignSpec) {
         let explicit = !spec.variants.isEmpty
-        let sendTime = Date(timeIntervalSince1970: 4_000_000_000)
-        for (index, variant) in spec.effectiveVariants.enumerated() {
-            let message = Renderer.render(
-                campaign: spec, variant: variant, target: .topic("t"), campaignID: nil, sendTime: sendTime)
-            let size = message.payloadSize
-            if size > Message.topicPayloadLimit {
-                let path = explicit ? JSONReader.path("variants", index: index) : spec.notification == nil ? "data" : "notification"
-                reader.report(path, "payload_too_large",
-                    "the rendered message is \(size) bytes; FCM accepts at most \(Message.topicPayloadLimit) bytes for topic and condition messages",
-                    limit: Message.topicPayloadLimit)
-            }
+        for (index, budget) in spec.budgets().enumerated() where budget.bytes > budget.byteLimit {
+            let path = explicit ? JSONReader.path("variants", index: index) : spec.notification == nil ? "data" : "notification"
+            reader.report(path, "payload_too_large",
+                "the message is \(budget.bytes) bytes; FCM accepts at most \(budget.byteLimit) for topic and condition messages. \(budget.advice ?? "")",
+                limit: budget.byteLimit)
         }
     }
 }

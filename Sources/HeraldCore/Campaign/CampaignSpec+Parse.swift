@@ -54,7 +54,8 @@ struct CampaignParser {
         "name", "notification", "topics", "condition", "data", "options", "variants", "holdout_percent", "schedule",
     ]
 
-    mutating func parse(_ json: JSON, ignoring: Set<String>) -> CampaignSpec? {
+    /// `checkingPayloads` false skips rendering each variant (a draft's budget renders them itself).
+    mutating func parse(_ json: JSON, ignoring: Set<String>, checkingPayloads: Bool = true) -> CampaignSpec? {
         guard let object = reader.object(json, at: "") else { return nil }
         reader.rejectUnknown(object, known: Self.topLevelFields.union(ignoring), at: "")
 
@@ -85,7 +86,7 @@ struct CampaignParser {
             options: options, variants: variants, holdoutPercent: holdout, schedule: schedule)
         checkConditionRoom(spec)
         checkVariants(spec)
-        if let audience, !audience.isEmptyTopics {
+        if checkingPayloads, let audience, !audience.isEmptyTopics {
             checkRenderedPayloads(spec)
         }
         return spec

@@ -1,55 +1,96 @@
+import FCMMessage
 import HeraldCore
 import HeraldJSON
 
 /// The composer's form: every field exactly as typed, so a failed save re-renders it unchanged.
-/// `parse` turns it into the campaign JSON contract and lets `CampaignSpec.parse` judge it; each
-/// error's JSON path is mapped back to the field that caused it (`errors[field]`).
+/// It holds everything the campaign contract can say (up to 10 variants with their own text,
+/// image and data; every option; the raw overrides), so a campaign made over the API and saved
+/// in the browser without a change comes back byte for byte (`CampaignForm+Contract.swift`).
+///
+/// Rows (variants, data pairs) are numbered by the posted field names (`variant_key_3`); the
+/// numbers need not be contiguous, since a script may remove a row from the middle.
 struct CampaignForm: Sendable, Equatable {
-    static let variantRows = 4
-    static let dataRows = 5
-    static let optionFields = ["android_channel_id", "priority", "sound", "icon", "color", "click_action",
-                               "ios_badge", "ios_sound", "ios_category", "web_link", "expiry_seconds"]
+    static let optionFields = ["android_channel_id", "priority", "sound", "icon", "web_icon", "color", "click_action",
+                               "ios_badge", "ios_sound", "ios_category", "web_link", "expiry_seconds",
+                               "analytics_label", "collapse_key"]
     static let integerOptions: Set<String> = ["ios_badge", "expiry_seconds"]
     static let weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    /// Empty rows offered beside the stored ones, so a pair can be added without a round trip.
+    static let spareDataRows = 2
+    static let spareVariantDataRows = 1
+    /// Variant rows a new campaign starts with (an A and a B to fill in, or leave blank).
+    static let startingVariantRows = 2
 
-    struct VariantRow: Sendable, Equatable { var key = "", weight = "", title = "", body = "" }
-    struct DataRow: Sendable, Equatable { var key = "", value = "" }
+    struct DataRow: Sendable, Equatable {
+        var id: Int
+        var key = "", value = ""
+        var isBlank: Bool { key.isEmpty && value.isEmpty }
+    }
+
+    struct VariantRow: Sendable, Equatable {
+        var id: Int
+        var key = "", weight = "", title = "", body = "", image = ""
+        var data: [DataRow] = []
+        var isBlank: Bool {
+            key.isEmpty && title.isEmpty && body.isEmpty && image.isEmpty && data.allSatisfy(\.isBlank)
+        }
+    }
 
     var name = "", title = "", body = "", imageURL = ""
     var targetKind = "topics", topics = "", condition = ""
     /// none (keep as a draft), now, once, daily or weekly.
     var scheduleKind = "none", scheduleAt = "", scheduleTime = "", scheduleUntil = "", timeZone = "UTC"
     var scheduleDays: [String] = []
-    var variants = [VariantRow](repeating: VariantRow(), count: variantRows)
+    var variants: [VariantRow] = []
     var holdoutPercent = ""
     var options: [String: String] = [:]
-    var data = [DataRow](repeating: DataRow(), count: dataRows)
+    /// The raw per-platform overrides as JSON text (`{"android": {…}, "apns": {…}, "webpush": {…}}`).
+    var overrides = ""
+    var data: [DataRow] = []
     /// The version the author started from (0 for a new campaign).
     var version = 0
 
+    /// A new campaign's empty form.
+    static func blank(timeZone: String = "UTC") -> CampaignForm {
+        var form = CampaignForm(fields: [("time_zone", timeZone)])
+        form.padRows()
+        return form
+    }
+
     /// Reads the posted fields; unknown names are ignored (the CSRF token, the submit button).
     init(fields: [(name: String, value: String)]) {
-        func value(_ name: String) -> String { fields.last { $0.name == name }?.value ?? "" }
-        name = value("name"); title = value("title"); body = value("body"); imageURL = value("image_url")
+        var values: [String: String] = [:]
+        for (name, value) in fields { values[name] = value }
+        func value(_ name: String) -> String { values[name] ?? "" }
+        /// Text from a textarea: browsers post its line breaks as CRLF whatever was shown.
+        func multiline(_ name: String) -> String { value(name).replacingOccurrences(of: "\r\n", with: "\n") }
+        /// The row numbers posted under `prefix` (`data_key_` → 0, 1, 4), in order.
+        func rows(_ prefix: String) -> [Int] {
+            Set(values.keys.compactMap { name in name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }).sorted()
+        }
+        name = value("name"); title = multiline("title"); body = multiline("body"); imageURL = value("image_url")
         targetKind = value("target_kind") == "condition" ? "condition" : "topics"
         topics = value("topics"); condition = value("condition")
         scheduleKind = ["now", "once", "daily", "weekly"].contains(value("schedule_kind")) ? value("schedule_kind") : "none"
         scheduleAt = value("schedule_at"); scheduleTime = value("schedule_time"); scheduleUntil = value("schedule_until")
         timeZone = value("time_zone")
         scheduleDays = Self.weekdays.filter { day in fields.contains { $0.name == "schedule_days" && $0.value == day } }
-        for index in 0..<Self.variantRows {
-            variants[index] = VariantRow(key: value("variant_key_\(index)"), weight: value("variant_weight_\(index)"),
-                                         title: value("variant_title_\(index)"), body: value("variant_body_\(index)"))
+        variants = rows("variant_key_").map { id in
+            VariantRow(
+                id: id, key: value("variant_key_\(id)"), weight: value("variant_weight_\(id)"),
+                title: multiline("variant_title_\(id)"), body: multiline("variant_body_\(id)"), image: value("variant_image_\(id)"),
+                data: rows("variant_\(id)_data_key_").map { row in
+                    DataRow(id: row, key: value("variant_\(id)_data_key_\(row)"), value: multiline("variant_\(id)_data_value_\(row)"))
+                })
         }
         holdoutPercent = value("holdout_percent")
         for field in Self.optionFields { options[field] = value(field) }
-        for index in 0..<Self.dataRows {
-            data[index] = DataRow(key: value("data_key_\(index)"), value: value("data_value_\(index)"))
-        }
+        overrides = multiline("overrides")
+        data = rows("data_key_").map { DataRow(id: $0, key: value("data_key_\($0)"), value: multiline("data_value_\($0)")) }
         version = Int(value("version")) ?? 0
     }
 
-    /// The form showing a stored campaign.
+    /// The form showing a stored campaign, with spare rows to add to.
     init(spec: CampaignSpec, version: Int) {
         name = spec.name
         title = spec.notification?.title ?? ""; body = spec.notification?.body ?? ""; imageURL = spec.notification?.image ?? ""
@@ -65,9 +106,10 @@ struct CampaignForm: Sendable, Equatable {
             timeZone = schedule["time_zone"]?.stringValue ?? "UTC"
             scheduleDays = (schedule["days"]?.arrayValue ?? []).compactMap(\.stringValue)
         }
-        for (index, variant) in spec.variants.prefix(Self.variantRows).enumerated() {
-            variants[index] = VariantRow(key: variant.key, weight: String(variant.weight),
-                                         title: variant.notification?.title ?? "", body: variant.notification?.body ?? "")
+        variants = spec.variants.enumerated().map { index, variant in
+            VariantRow(id: index, key: variant.key, weight: String(variant.weight), title: variant.notification?.title ?? "",
+                       body: variant.notification?.body ?? "", image: variant.notification?.image ?? "",
+                       data: Self.rows(variant.data))
         }
         holdoutPercent = spec.holdoutPercent == 0 ? "" : String(spec.holdoutPercent)
         let stored = spec.options.toJSON().objectValue ?? [:]
@@ -78,124 +120,64 @@ struct CampaignForm: Sendable, Equatable {
             default: options[field] = ""
             }
         }
-        for (index, key) in spec.data.keys.prefix(Self.dataRows).enumerated() {
-            data[index] = DataRow(key: key, value: spec.data[key] ?? "")
-        }
+        overrides = stored["overrides"]?.prettyString() ?? ""
+        data = Self.rows(spec.data)
         self.version = version
+        padRows()
     }
 
-    /// The campaign, or every error keyed by form field ("form" for those without one).
-    func parse() -> Result<CampaignSpec, FormErrors> {
-        var errors = FormErrors()
-        let json = contractJSON(errors: &errors)
-        switch CampaignSpec.parse(json) {
-        case .success(let spec) where errors.isEmpty:
-            return .success(spec)
-        case .success:
-            return .failure(errors)
-        case .failure(let failure):
-            for error in failure.errors { errors.add(Self.field(for: error.path), error.message) }
-            return .failure(errors)
+    static func rows(_ map: StringMap) -> [DataRow] {
+        map.keys.enumerated().map { DataRow(id: $0, key: $1, value: map[$1] ?? "") }
+    }
+
+    /// Blank rows after the filled ones, so there is room to add without a round trip.
+    mutating func padRows() {
+        func nextID(_ rows: [DataRow]) -> Int { (rows.map(\.id).max() ?? -1) + 1 }
+        while data.filter(\.isBlank).count < Self.spareDataRows { data.append(DataRow(id: nextID(data))) }
+        if variants.isEmpty { variants = (0..<Self.startingVariantRows).map { VariantRow(id: $0) } }
+        for index in variants.indices where !variants[index].data.contains(where: \.isBlank) {
+            for _ in 0..<Self.spareVariantDataRows { variants[index].data.append(DataRow(id: nextID(variants[index].data))) }
         }
     }
 
-    /// The campaign JSON contract built from the fields; blank fields are left out.
-    func contractJSON(errors: inout FormErrors) -> JSON {
-        var object: JSONObject = ["name": .string(name)]
-        var notification = JSONObject()
-        if !title.isEmpty { notification["title"] = .string(title) }
-        if !body.isEmpty { notification["body"] = .string(body) }
-        if !imageURL.isEmpty { notification["image"] = .string(imageURL) }
-        if !notification.isEmpty { object["notification"] = .object(notification) }
-        if targetKind == "condition" {
-            object["condition"] = .string(condition)
-        } else {
-            let list = topics.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\n" || $0 == "\r" }).map { JSON.string(String($0)) }
-            if list.isEmpty { errors.add("topics", "name at least one topic, such as news") }
-            object["topics"] = .array(list)
-        }
-        var dataObject = JSONObject()
-        for row in data where !row.key.isEmpty || !row.value.isEmpty { dataObject[row.key] = .string(row.value) }
-        if !dataObject.isEmpty { object["data"] = .object(dataObject) }
-        var optionObject = JSONObject()
-        for field in Self.optionFields {
-            let text = (options[field] ?? "").trimmingSpaces
-            guard !text.isEmpty else { continue }
-            if Self.integerOptions.contains(field) {
-                guard let number = Int(text) else { errors.add(field, "must be a whole number"); continue }
-                optionObject[field] = .number(Double(number))
-            } else {
-                optionObject[field] = .string(text)
+    // MARK: - Editing the rows without JavaScript
+
+    /// What a composer button other than Save asks for: the same form with a row more or less.
+    enum RowEdit: Equatable {
+        case addVariant, removeVariant(Int), addData, addVariantData(Int)
+
+        /// The edit a submit button's `action` value names (`remove_variant:3`), if any.
+        init?(action: String) {
+            let parts = action.split(separator: ":", maxSplits: 1).map(String.init)
+            let row = parts.count == 2 ? Int(parts[1]) : nil
+            switch (parts.first ?? "", row) {
+            case ("add_variant", nil): self = .addVariant
+            case ("add_data", nil): self = .addData
+            case ("remove_variant", let row?): self = .removeVariant(row)
+            case ("add_variant_data", let row?): self = .addVariantData(row)
+            default: return nil
             }
         }
-        if !optionObject.isEmpty { object["options"] = .object(optionObject) }
-        var variantList: [JSON] = []
-        for (index, row) in variants.enumerated() where !row.key.isEmpty || !row.title.isEmpty || !row.body.isEmpty {
-            var variant: JSONObject = ["key": .string(row.key)]
-            if let weight = Int(row.weight.trimmingSpaces) { variant["weight"] = .number(Double(weight)) } else {
-                errors.add("variant_weight_\(index)", "the weight is a whole number such as 50")
-                variant["weight"] = 1
-            }
-            var content = JSONObject()
-            if !row.title.isEmpty { content["title"] = .string(row.title) }
-            if !row.body.isEmpty { content["body"] = .string(row.body) }
-            if !content.isEmpty { variant["notification"] = .object(content) }
-            variantList.append(.object(variant))
-        }
-        if !variantList.isEmpty { object["variants"] = .array(variantList) }
-        let holdout = holdoutPercent.trimmingSpaces
-        if !holdout.isEmpty {
-            if let number = Int(holdout) { object["holdout_percent"] = .number(Double(number)) } else {
-                errors.add("holdout_percent", "the holdout is a whole percentage from 0 to 99")
-            }
-        }
-        if scheduleKind != "none" {
-            var schedule: JSONObject = ["kind": .string(scheduleKind)]
-            switch scheduleKind {
-            case "once":
-                schedule["at"] = .string(scheduleAt)
-                schedule["time_zone"] = .string(timeZone)
-            case "daily", "weekly":
-                schedule["time"] = .string(scheduleTime)
-                schedule["time_zone"] = .string(timeZone)
-                if !scheduleUntil.isEmpty { schedule["until"] = .string(scheduleUntil) }
-                if scheduleKind == "weekly" { schedule["days"] = .array(scheduleDays.map(JSON.string)) }
-            default: break
-            }
-            object["schedule"] = .object(schedule)
-        }
-        return .object(object)
     }
 
-    /// The form field a contract path belongs to.
-    static func field(for path: String) -> String {
-        let simple: [String: String] = [
-            "name": "name", "notification.title": "title", "notification.body": "body", "notification.image": "image_url",
-            "notification": "body", "condition": "condition", "topics": "topics", "holdout_percent": "holdout_percent",
-            "schedule.at": "schedule_at", "schedule.time": "schedule_time", "schedule.until": "schedule_until",
-            "schedule.time_zone": "time_zone", "schedule.days": "schedule_days", "schedule": "schedule_kind",
-            "variants": "variants", "data": "data",
-        ]
-        if let field = simple[path] { return field }
-        if path.hasPrefix("topics[") { return "topics" }
-        if path.hasPrefix("schedule.days") { return "schedule_days" }
-        if path.hasPrefix("data.") { return "data" }
-        if path.hasPrefix("options.") {
-            let option = String(path.dropFirst("options.".count).prefix { $0 != "." && $0 != "[" })
-            return optionFields.contains(option) ? option : "options"
+    /// Applies `edit`; false when it cannot (the tenth variant is the last).
+    @discardableResult
+    mutating func apply(_ edit: RowEdit) -> Bool {
+        switch edit {
+        case .addVariant:
+            guard variants.count < CampaignLimits.variants else { return false }
+            var row = VariantRow(id: (variants.map(\.id).max() ?? -1) + 1)
+            row.data = [DataRow(id: 0)]
+            variants.append(row)
+        case .removeVariant(let id):
+            variants.removeAll { $0.id == id }
+        case .addData:
+            data.append(DataRow(id: (data.map(\.id).max() ?? -1) + 1))
+        case .addVariantData(let id):
+            guard let index = variants.firstIndex(where: { $0.id == id }) else { return false }
+            variants[index].data.append(DataRow(id: (variants[index].data.map(\.id).max() ?? -1) + 1))
         }
-        if path.hasPrefix("variants["), let close = path.firstIndex(of: "]"),
-           let index = Int(path[path.index(path.startIndex, offsetBy: 9)..<close]) {
-            let rest = path[path.index(after: close)...]
-            switch rest {
-            case ".key": return "variant_key_\(index)"
-            case ".weight": return "variant_weight_\(index)"
-            case ".notification.title": return "variant_title_\(index)"
-            case ".notification.body", ".notification": return "variant_body_\(index)"
-            default: return "variants"
-            }
-        }
-        return "form"
+        return true
     }
 }
 
@@ -207,6 +189,10 @@ struct FormErrors: Error, Sendable, Equatable {
     mutating func add(_ field: String, _ message: String) {
         if byField[field] == nil { order.append(field) }
         byField[field, default: []].append(message)
+    }
+
+    mutating func add(_ other: FormErrors) {
+        for field in other.order { for message in other[field] { add(field, message) } }
     }
 
     var isEmpty: Bool { byField.isEmpty }

@@ -54,7 +54,7 @@ struct CampaignPages: Sendable {
     // MARK: - The composer
 
     func new(_ context: RequestContext) -> HTTPResponse {
-        composer(CampaignForm(fields: [("time_zone", "UTC")]), errors: FormErrors(), id: nil, status: nil, context: context)
+        composer(CampaignForm.blank(), errors: FormErrors(), id: nil, status: nil, context: context)
     }
 
     func edit(_ context: RequestContext) throws -> HTTPResponse {
@@ -79,16 +79,21 @@ struct CampaignPages: Sendable {
                 for error in errors.errors { uploadErrors.add("image_file", error.message) }
             }
         }
+        let action = context.form.value("action") ?? "save"
+        if let edit = CampaignForm.RowEdit(action: action) {
+            // A row added or removed without JavaScript: the same form back, nothing saved yet.
+            var errors = uploadErrors
+            if !form.apply(edit) { errors.add("variants", "A campaign has at most \(CampaignLimits.variants) variants.") }
+            let status = try id.map { try campaigns.get($0).status }
+            return composer(form, errors: errors, id: id?.description, status: status, context: context)
+        }
         let parsed = form.parse()
         guard case .success(let spec) = parsed, uploadErrors.isEmpty else {
             var errors = uploadErrors
-            if case .failure(let formErrors) = parsed {
-                for field in formErrors.order { for message in formErrors[field] { errors.add(field, message) } }
-            }
+            if case .failure(let formErrors) = parsed { errors.add(formErrors) }
             let status = try id.map { try campaigns.get($0).status }
             return composer(form, errors: errors, id: id?.description, status: status, context: context, httpStatus: 422)
         }
-        let action = context.form.value("action") ?? "save"
         guard let id else {
             let record = try campaigns.create(spec, by: context.actor)
             return PageRenderer.redirect(to: Self.next(action, record.id.description))
@@ -126,6 +131,11 @@ struct CampaignPages: Sendable {
                   httpStatus: Int = 200) -> HTTPResponse {
         pages.page(ComposerView(chrome: chrome(context, title: id == nil ? "New campaign" : "Edit: \(form.name)"), form: form,
                                 errors: errors, campaignID: id, status: status), status: httpStatus)
+    }
+
+    /// The counter's figures for the form as typed so far (the composer script asks as the author types).
+    func budget(_ context: RequestContext) -> HTTPResponse {
+        APIResponse(status: 200, body: BudgetView(CampaignForm(fields: context.form.fields)).json).httpResponse
     }
 
     // MARK: - Helpers

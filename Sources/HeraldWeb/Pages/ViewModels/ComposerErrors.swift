@@ -29,6 +29,11 @@ struct ComposerErrors: Sendable {
     let iosCategory: [String]
     let webLink: [String]
     let expirySeconds: [String]
+    let webIcon: [String]
+    let analyticsLabel: [String]
+    let collapseKey: [String]
+    let overrides: [String]
+    let options: [String]
 
     init(_ errors: FormErrors) {
         form = errors["form"]
@@ -58,5 +63,10 @@ struct ComposerErrors: Sendable {
         iosCategory = errors["ios_category"]
         webLink = errors["web_link"]
         expirySeconds = errors["expiry_seconds"]
+        webIcon = errors["web_icon"]
+        analyticsLabel = errors["analytics_label"]
+        collapseKey = errors["collapse_key"]
+        overrides = errors["overrides"]
+        options = errors["options"]
     }
 }

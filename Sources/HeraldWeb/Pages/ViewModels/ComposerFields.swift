@@ -1,53 +1,92 @@
+import Foundation
+import HeraldCore
 /// The composer form's fields as typed (a failed save shows them unchanged), with the choices of
 /// each radio group and select. The posted field names stay snake_case in the template; these are
 /// only the values.
 struct ComposerFields: Sendable {
     /// An A/B variant's row, with its errors beside each of its fields.
     struct VariantRow: Sendable {
-        let index: Int
+        /// The row's number in the posted names (`variant_key_3`); "__ID__" in the script's blank copy.
+        let index: String
         let number: Int
         let key: String
         let weight: String
         let title: String
         let body: String
+        let image: String
+        let data: [DataRow]
+        let dataPrefix: String
         let keyErrors: [String]
         let weightErrors: [String]
         let titleErrors: [String]
         let bodyErrors: [String]
+        let imageErrors: [String]
+        let dataErrors: [String]
         let keyInvalid: Bool
         let weightInvalid: Bool
         let titleInvalid: Bool
         let bodyInvalid: Bool
+        let imageInvalid: Bool
+        let multilineTitle: Bool
+        /// Open when it has an image or data, or an error in them.
+        let moreOpen: Bool
 
-        init(index: Int, _ row: CampaignForm.VariantRow, _ errors: FormErrors) {
-            self.index = index
-            number = index + 1
+        /// What this variant shows: its own title and text, else the notification's.
+        let previewTitle: String
+        let previewBody: String
+
+        init(number: Int, _ row: CampaignForm.VariantRow, _ errors: FormErrors, index: String? = nil,
+             inheriting base: (title: String, body: String) = ("", "")) {
+            previewTitle = row.title.isEmpty ? base.title : row.title
+            previewBody = row.body.isEmpty ? base.body : row.body
+            self.index = index ?? String(row.id)
+            self.number = number
             key = row.key
             weight = row.weight
             title = row.title
             body = row.body
-            keyErrors = errors["variant_key_\(index)"]
-            weightErrors = errors["variant_weight_\(index)"]
-            titleErrors = errors["variant_title_\(index)"]
-            bodyErrors = errors["variant_body_\(index)"]
+            image = row.image
+            let prefix = "variant_\(self.index)_data"
+            data = row.data.enumerated().map { DataRow(prefix: prefix, index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value) }
+            dataPrefix = prefix
+            keyErrors = errors["variant_key_\(row.id)"]
+            weightErrors = errors["variant_weight_\(row.id)"]
+            titleErrors = errors["variant_title_\(row.id)"]
+            bodyErrors = errors["variant_body_\(row.id)"]
+            imageErrors = errors["variant_image_\(row.id)"]
+            dataErrors = errors["variant_data_\(row.id)"]
             keyInvalid = !keyErrors.isEmpty
             weightInvalid = !weightErrors.isEmpty
             titleInvalid = !titleErrors.isEmpty
             bodyInvalid = !bodyErrors.isEmpty
+            imageInvalid = !imageErrors.isEmpty
+            multilineTitle = row.title.contains("\n")
+            moreOpen = !row.image.isEmpty || row.data.contains { !$0.isBlank } || imageInvalid || !dataErrors.isEmpty
         }
     }
 
-    /// A custom data key and value.
+    /// A custom data key and value; a value with a line break is shown in a text area, which keeps it.
     struct DataRow: Sendable {
-        let index: Int
+        /// The posted names are `<prefix>_key_<index>` and `<prefix>_value_<index>`.
+        let prefix: String
+        let index: String
         let number: Int
         let key: String
         let value: String
+        let multiline: Bool
+
+        init(prefix: String, index: String, number: Int, key: String, value: String) {
+            self.prefix = prefix
+            self.index = index
+            self.number = number
+            self.key = key
+            self.value = value
+            multiline = value.contains("\n")
+        }
     }
 
-    static let timeZones = ["UTC", "Europe/London", "Europe/Berlin", "Europe/Paris", "Asia/Tehran", "Asia/Jerusalem",
-                            "Asia/Kolkata", "Asia/Ho_Chi_Minh", "Asia/Tokyo", "America/New_York", "America/Chicago",
-                            "America/Los_Angeles", "America/Sao_Paulo", "Australia/Sydney"]
+    /// Every IANA zone the system knows, for the searchable zone field.
+    static let timeZones: [String] = ["UTC"] + TimeZone.knownTimeZoneIdentifiers.filter { $0 != "UTC" }.sorted()
 
     let name: String
     let title: String
@@ -62,12 +101,17 @@ struct ComposerFields: Sendable {
     let scheduleUntil: String
     let holdoutPercent: String
     let version: Int
-    let characterCount: Int
     let scheduleKinds: [Choice]
-    let timeZones: [Choice]
+    let timeZone: String
+    let timeZones: [String]
     let days: [Choice]
     let variants: [VariantRow]
+    let canAddVariant: Bool
+    let variantTemplate: VariantRow
+    let dataTemplate: DataRow
+    let maximumVariants = CampaignLimits.variants
     let data: [DataRow]
+    let multilineTitle: Bool
     let priorities: [Choice]
     let androidChannelID: String
     let sound: String
@@ -79,6 +123,12 @@ struct ComposerFields: Sendable {
     let iosCategory: String
     let webLink: String
     let expirySeconds: String
+    let webIcon: String
+    let analyticsLabel: String
+    let collapseKey: String
+    let overrides: String
+    /// Open when any option is set or wrong, so nothing stored is hidden.
+    let optionsOpen: Bool
 
     init(_ form: CampaignForm, _ errors: FormErrors = FormErrors()) {
         name = form.name
@@ -94,15 +144,22 @@ struct ComposerFields: Sendable {
         scheduleUntil = form.scheduleUntil
         holdoutPercent = form.holdoutPercent
         version = form.version
-        characterCount = form.title.count + form.body.count
         scheduleKinds = [("none", "Keep as a draft (schedule later)"), ("now", "Send now when published"), ("once", "Once, at a local time"),
                          ("daily", "Every day"), ("weekly", "Every week")].map { Choice($0, text: $1, selected: form.scheduleKind == $0) }
-        // A stored zone not in the short list is kept, first, so saving again does not change it.
-        let zones = Self.timeZones.contains(form.timeZone) || form.timeZone.isEmpty ? Self.timeZones : [form.timeZone] + Self.timeZones
-        timeZones = zones.map { Choice($0, selected: $0 == form.timeZone) }
-        days = CampaignForm.weekdays.map { Choice($0, selected: form.scheduleDays.contains($0)) }
-        variants = form.variants.enumerated().map { VariantRow(index: $0, $1, errors) }
-        data = form.data.enumerated().map { DataRow(index: $0, number: $0 + 1, key: $1.key, value: $1.value) }
+        timeZone = form.timeZone
+        timeZones = Self.timeZones
+        days = zip(CampaignForm.weekdays, ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]).map {
+            Choice($0, text: $1, selected: form.scheduleDays.contains($0))
+        }
+        variants = form.variants.enumerated().map { VariantRow(number: $0 + 1, $1, errors, inheriting: (form.title, form.body)) }
+        canAddVariant = form.variants.count < CampaignLimits.variants
+        data = form.data.enumerated().map { DataRow(prefix: "data", index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value) }
+        // Blank copies the script clones to add a row at once (without it, a button posts for one).
+        var blank = CampaignForm.VariantRow(id: 0)
+        blank.data = [CampaignForm.DataRow(id: 0)]
+        variantTemplate = VariantRow(number: 0, blank, FormErrors(), index: "__ID__")
+        dataTemplate = DataRow(prefix: "__PREFIX__", index: "__ROW__", number: 0, key: "", value: "")
+        multilineTitle = form.title.contains("\n")
         priorities = [("", "Default"), ("high", "High"), ("normal", "Normal")].map {
             Choice($0, text: $1, selected: (form.options["priority"] ?? "") == $0)
         }
@@ -117,5 +174,11 @@ struct ComposerFields: Sendable {
         iosCategory = option("ios_category")
         webLink = option("web_link")
         expirySeconds = option("expiry_seconds")
+        webIcon = option("web_icon")
+        analyticsLabel = option("analytics_label")
+        collapseKey = option("collapse_key")
+        overrides = form.overrides
+        optionsOpen = CampaignForm.optionFields.contains { !option($0).isEmpty } || !form.overrides.isEmpty
+            || errors.order.contains { CampaignForm.optionFields.contains($0) || $0 == "overrides" || $0 == "data" }
     }
 }

@@ -21,7 +21,7 @@ struct ComposerView: PageView {
     let errorSummary: [ErrorLine]
     let action: String
     let isNew: Bool
-    let characterLimit = CampaignLimits.notificationCharacters
+    let budget: BudgetView
     let imageLimitKB = ImageInspector.maximumBytes / 1024
     let preview: NotificationPreview
     let campaignID: String?
@@ -35,7 +35,10 @@ struct ComposerView: PageView {
         self.errors = ComposerErrors(errors)
         hasErrors = !errors.isEmpty
         severalErrors = errors.order.count > 1
-        errorSummary = errors.order.flatMap { field in errors[field].map { ErrorLine(field: field, label: Self.label(field), message: $0) } }
+        errorSummary = errors.order.flatMap { field in
+            errors[field].map { ErrorLine(field: field, label: Self.label(field, in: form), message: $0) }
+        }
+        budget = BudgetView(form)
         action = campaignID.map { "/campaigns/\($0)" } ?? "/campaigns"
         isNew = campaignID == nil
         preview = NotificationPreview(title: form.title, body: form.body, imageURL: form.imageURL,
@@ -46,13 +49,25 @@ struct ComposerView: PageView {
     }
 
     /// A person's name for a form field, for the error summary.
-    static func label(_ field: String) -> String {
+    static func label(_ field: String, in form: CampaignForm) -> String {
         let names = ["name": "Campaign name", "title": "Title", "body": "Text", "image_url": "Image URL", "image_file": "Image upload",
                      "topics": "Topics", "condition": "Condition", "schedule_kind": "Schedule", "schedule_at": "Date and time",
                      "schedule_time": "Time of day", "schedule_until": "Until", "time_zone": "Time zone", "schedule_days": "Days",
-                     "holdout_percent": "Holdout", "variants": "Variants", "data": "Custom data", "form": "Campaign", "version": "Version"]
+                     "holdout_percent": "Holdout", "variants": "Variants", "data": "Custom data", "form": "Campaign", "version": "Version",
+                     "android_channel_id": "Android channel", "priority": "Priority", "sound": "Android sound", "icon": "Android icon",
+                     "web_icon": "Web icon URL", "color": "Android color", "click_action": "Click action", "ios_badge": "iOS badge",
+                     "ios_sound": "iOS sound", "ios_category": "iOS category", "web_link": "Web link", "expiry_seconds": "Expiry",
+                     "analytics_label": "Analytics label", "collapse_key": "Collapse key", "overrides": "Platform overrides",
+                     "options": "Additional options"]
         if let name = names[field] { return name }
-        if field.hasPrefix("variant_") { return "Variant \((Int(field.split(separator: "_").last ?? "") ?? 0) + 1)" }
+        // variant_<part>_<row>: name the variant by its key, as the author wrote it.
+        if field.hasPrefix("variant_"), let id = Int(field.split(separator: "_").last ?? ""),
+           let position = form.variants.firstIndex(where: { $0.id == id }) {
+            let key = form.variants[position].key
+            let part = ["key": "key", "weight": "weight", "title": "title", "body": "text", "image": "image", "data": "custom data"][
+                String(field.split(separator: "_")[1])] ?? ""
+            return "Variant \(key.isEmpty ? String(position + 1) : key) \(part)".trimmingCharacters(in: .whitespaces)
+        }
         return field.replacingOccurrences(of: "_", with: " ").capitalized
     }
 }
