@@ -66,6 +66,7 @@ import Testing
         "GET /campaigns": .page(.viewer),
         "GET /campaigns/new": .page(.editor),
         "POST /campaigns": .page(.editor),
+        "POST /composer/budget": .page(.editor),
         "GET /campaigns/{id}/edit": .page(.editor),
         "POST /campaigns/{id}": .page(.editor),
         "GET /campaigns/{id}/review": .page(.viewer),

@@ -226,19 +226,63 @@ import Testing
     @Test func scheduleThenCancelFromTheReviewPage() async throws {
         _ = post("/campaigns", CampaignFormTests.fields())
         let id = try #require(try await onlyCampaign()["id"]?.stringValue)
+        let review = browser.get("/campaigns/\(id)/review").text
+        // The weekly campaign's button names its next time; the other sends now, and asks first.
+        #expect(review.contains(">Schedule for ") && review.contains(" Asia/Tehran</button>"))
+        #expect(review.contains(">Send now to news, offers</button>") && review.contains("data-confirm=\"“Nowruz” goes to news, offers now."))
         let scheduled = post("/campaigns/\(id)/schedule", [("version", "1")])
         #expect(scheduled.status == 200)
         #expect(scheduled.text.contains("Campaign scheduled."))
         #expect(try await onlyCampaign()["status"] == "scheduled")
-        let stale = post("/campaigns/\(id)/cancel", [("version", "1")])
+        let version = try #require(try await onlyCampaign()["version"]?.intValue)
+        // Cancel asks first: the page says what will happen and nothing changes until confirmed.
+        let asked = post("/campaigns/\(id)/cancel", [("version", String(version))])
+        #expect(asked.status == 200 && asked.text.contains("Cancel this campaign?") && asked.text.contains("name=\"confirmed\" value=\"yes\""))
+        #expect(try await onlyCampaign()["status"] == "scheduled")
+        let stale = post("/campaigns/\(id)/cancel", [("version", String(version - 1)), ("confirmed", "yes")])
         #expect(stale.status == 409)
-        let cancelled = post("/campaigns/\(id)/cancel", [("version", "2")])
-        #expect(cancelled.status == 200)
+        let cancelled = post("/campaigns/\(id)/cancel", FormScraper.fields(asked.text, form: "/cancel\""))
+        #expect(cancelled.status == 200 && cancelled.text.contains("Campaign cancelled."))
         #expect(try await onlyCampaign()["status"] == "cancelled")
         // Each page action is in the audit log under the signed-in user.
         let audit = try await browser.harness.herald.request("GET", "/api/v1/audit")
         let actions = (audit.json?["items"]?.arrayValue ?? []).filter { $0["object_id"]?.stringValue == id }.compactMap { $0["action"]?.stringValue }
         #expect(Set(actions) == ["campaign.created", "campaign.scheduled", "campaign.cancelled"])
+    }
+
+    @Test func aDraftWithoutAScheduleIsNeverSentBySurprise() async throws {
+        _ = post("/campaigns", CampaignFormTests.fields([("schedule_kind", "none")]))
+        let id = try #require(try await onlyCampaign()["id"]?.stringValue)
+        let review = browser.get("/campaigns/\(id)/review").text
+        #expect(!review.contains(">Schedule for") && review.contains(">Send now to news, offers</button>"))
+        // A Schedule post (an old page, a script) is a question, not a send.
+        for action in ["schedule", "publish"] {
+            let asked = post("/campaigns/\(id)/\(action)", [("version", "1")])
+            #expect(asked.status == 200 && asked.text.contains("Send now to news, offers</button>"), "\(action)")
+            #expect(try await onlyCampaign()["status"] == "draft")
+        }
+        let runs = try await browser.harness.herald.request("GET", "/api/v1/campaigns/\(id)/runs")
+        #expect(runs.json?["items"]?.arrayValue?.isEmpty == true)
+        // Delete asks too; confirmed, the draft is gone.
+        let asked = post("/campaigns/\(id)/delete", [("version", "1")])
+        #expect(asked.text.contains("Delete this draft?"))
+        #expect(post("/campaigns/\(id)/delete", [("version", "1"), ("confirmed", "yes")]).text.contains("Draft deleted."))
+    }
+
+    @Test func revokingAnAPIKeyAsksFirstAndTheKeyWorksUntilConfirmed() async throws {
+        let created = try await browser.harness.herald.request("POST", "/api/v1/api-keys", json: ["name": "my scripts", "role": "editor"])
+        let id = try #require(created.json?["id"]?.stringValue)
+        let secret = try #require(created.json?["key"]?.stringValue)
+        func works() async throws -> Bool {
+            try await browser.harness.herald.request("GET", "/api/v1/campaigns", headers: ["Authorization": "Bearer \(secret)"]).status == 200
+        }
+        let page = browser.get("/api-keys").text
+        #expect(page.contains("data-confirm=\"Programs using “my scripts”"))
+        let asked = post("/api-keys/\(id)/revoke", [])
+        #expect(asked.status == 200 && asked.text.contains("Revoke this API key?") && asked.text.contains(">Revoke my scripts</button>"))
+        #expect(try await works())
+        #expect(post("/api-keys/\(id)/revoke", [("confirmed", "yes")]).text.contains("Revoked my scripts"))
+        #expect(try await !works())
     }
 
     /// A campaign with every field the contract has: 10 variants with their own text, image and

@@ -63,8 +63,14 @@ struct AccountsPages: Sendable {
     }
 
     func revokeKey(_ context: RequestContext) throws -> HTTPResponse {
+        let id = try context.parameter("id")
+        if let key = try accounts.listKeys().first(where: { $0.id == id }),
+           let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Revoke this API key?", text: APIKeysView.Row.revokeQuestion(key),
+                                                  confirmLabel: "Revoke \(key.name)", back: "/api-keys") {
+            return page
+        }
         do {
-            let key = try accounts.revokeKey(id: context.parameter("id"), by: context.actor)
+            let key = try accounts.revokeKey(id: id, by: context.actor)
             return try keysPage(context, message: "Revoked \(key.name) (\(key.prefix)…).")
         } catch let error as AppError where Self.shownInPage(error) {
             return try keysPage(context, error: error.message, status: ProblemRenderer.problem(for: error).status)

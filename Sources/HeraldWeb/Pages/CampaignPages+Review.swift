@@ -12,39 +12,98 @@ extension CampaignPages {
 
     func reviewPage(_ record: CampaignRecord, context: RequestContext, tests: [TestSend.Result]? = nil, testVariant: String? = nil,
                     testError: String? = nil, tokens: String = "", actionError: String? = nil, status: Int = 200) throws -> HTTPResponse {
-        let plan = try campaigns.plan(record, now: Date())
+        let now = Date()
+        let plan = try campaigns.plan(record, now: now)
         let spec = try record.spec()
         let role = context.viewer?.role ?? .viewer
+        let when = Self.sendingTime(spec, now: now)
+        let targets = Self.targetText(spec.audience)
+        let canPublish = record.status == .draft && role >= .publisher
         return pages.page(ReviewView(
             chrome: chrome(context, title: "Review: \(record.name)"), campaign: CampaignRow(record, viewer: context.viewer),
             variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.warnings,
             holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
-            canSchedule: record.status.isSchedulable && role >= .publisher, canCancel: record.status.isCancellable && role >= .publisher,
+            actions: ReviewView.Actions(
+                scheduleLabel: canPublish ? when.scheduled.map { "Schedule for \($0.text)" } : nil,
+                sendNowLabel: canPublish ? "Send now to \(targets)" : nil,
+                sendNowQuestion: Self.sendNowQuestion(record.name, targets),
+                nextRun: record.status == .draft || record.status == .scheduled ? when.scheduled : nil,
+                scheduleProblem: record.status == .draft ? when.problem : nil,
+                canCancel: record.status.isCancellable && role >= .publisher),
             canTest: role >= .editor && sendingConfigured, sendingConfigured: sendingConfigured, tokens: tokens,
-            variantKeys: spec.effectiveVariants.map(\.key), actionError: actionError, testError: testError,
-            tests: tests?.map(ReviewView.TestResult.init) ?? []), status: status)
+            variantKeys: spec.effectiveVariants.map { Choice($0.key, selected: $0.key == (testVariant ?? spec.effectiveVariants[0].key)) },
+            actionError: actionError, testError: testError,
+            tests: tests?.map(ReviewView.TestResult.init) ?? [], hasTests: !(tests ?? []).isEmpty), status: status)
     }
 
+    /// When Schedule would send: its time in the campaign's zone (and as an instant for the
+    /// viewer's clock), or why it cannot; nil time without a wall-clock schedule (it would send now).
+    static func sendingTime(_ spec: CampaignSpec, now: Date) -> (scheduled: ReviewView.NextRun?, problem: String?) {
+        guard let schedule = spec.schedule, schedule != .now else { return (nil, nil) }
+        switch Arming.firstRun(of: spec, now: now) {
+        case .success(let date):
+            let zone = schedule.toJSON()["time_zone"]?.stringValue.flatMap(TimeZone.init(identifier:)) ?? .gmt
+            return (ReviewView.NextRun(text: dateTime(date, in: zone), utc: dateTime(date, in: .gmt),
+                                       iso: ISO8601DateFormatter().string(from: date)), nil)
+        case .failure(let errors):
+            return (nil, "It cannot be scheduled: " + errors.errors.map(\.message).joined(separator: "; ") + ". Edit its schedule first.")
+        }
+    }
+
+    static func sendNowQuestion(_ name: String, _ targets: String) -> String {
+        "“\(name)” goes to \(targets) now. Devices get it within seconds, and a sent message cannot be taken back."
+    }
+
+    /// Schedule arms a campaign for its time; one without a time would be sent at once, so that
+    /// is said and confirmed first, never done by surprise.
     func schedule(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: .scheduled, then: "review") { id, version in
+        let record = try campaigns.get(try context.campaignID())
+        let spec = try record.spec()
+        if Self.sendingTime(spec, now: Date()).scheduled == nil, spec.schedule == nil || spec.schedule == .now {
+            let targets = Self.targetText(spec.audience)
+            if let page = ConfirmView.unlessConfirmed(
+                context, pages: pages, heading: "This campaign has no schedule",
+                text: "Scheduling it would send it now: " + Self.sendNowQuestion(record.name, targets) + " To send later, give it a date and time in the composer.",
+                confirmLabel: "Send now to \(targets)", back: "/campaigns/\(record.id)/review") {
+                return page
+            }
+        }
+        return try act(context, notice: .scheduled, then: "review") { id, version in
             try campaigns.schedule(id, expectedVersion: version, by: context.actor, now: Date())
         }
     }
 
     func publish(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: .published, then: "report") { id, version in
+        let record = try campaigns.get(try context.campaignID())
+        let targets = (try? record.spec()).map { Self.targetText($0.audience) } ?? "its audience"
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Send now?", text: Self.sendNowQuestion(record.name, targets),
+                                                  confirmLabel: "Send now to \(targets)", back: "/campaigns/\(record.id)/review") {
+            return page
+        }
+        return try act(context, notice: .published, then: "report") { id, version in
             try campaigns.publishNow(id, expectedVersion: version, by: context.actor, now: Date())
         }
     }
 
     func cancel(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: .cancelled, then: context.form.value("back") == "list" ? "list" : "review") { id, version in
+        let record = try campaigns.get(try context.campaignID())
+        let back = context.form.value("back") == "list" ? "list" : "review"
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Cancel this campaign?", text: CampaignRow.cancelQuestion(record.name),
+                                                  confirmLabel: "Cancel campaign", back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+            return page
+        }
+        return try act(context, notice: .cancelled, then: back) { id, version in
             try campaigns.cancel(id, expectedVersion: version, by: context.actor)
         }
     }
 
     func delete(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: .deleted, then: "list") { id, version in
+        let record = try campaigns.get(try context.campaignID())
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Delete this draft?", text: CampaignRow.deleteQuestion(record.name),
+                                                  confirmLabel: "Delete draft", back: "/campaigns") {
+            return page
+        }
+        return try act(context, notice: .deleted, then: "list") { id, version in
             try campaigns.delete(id, expectedVersion: version, by: context.actor)
             return nil
         }
@@ -87,13 +146,14 @@ extension CampaignPages {
         let key = context.form.value("variant").flatMap { $0.isEmpty ? nil : $0 }
         do {
             let (record, _, results) = try campaigns.testSend(id, variantKey: key, tokens: tokens, now: Date())
-            return try reviewPage(record, context: context, tests: results, tokens: typed)
+            return try reviewPage(record, context: context, tests: results, testVariant: key, tokens: typed)
         } catch AppError.sendingNotConfigured {
-            return try reviewPage(try campaigns.get(id), context: context, testError: "Sending is not configured on this server.", tokens: typed, status: 503)
+            return try reviewPage(try campaigns.get(id), context: context, testVariant: key, testError: "Sending is not configured on this server.",
+                                  tokens: typed, status: 503)
         } catch AppError.invalid(let errors, _) {
             let message = errors.errors.first.map { $0.path == "tokens"
                 ? "Enter 1 to \(CampaignLimits.testTokens) registration tokens (you entered \(tokens.count))." : "This campaign has no variant \(key ?? "")." } ?? ""
-            return try reviewPage(try campaigns.get(id), context: context, testError: message, tokens: typed, status: 422)
+            return try reviewPage(try campaigns.get(id), context: context, testVariant: key, testError: message, tokens: typed, status: 422)
         }
     }
 }

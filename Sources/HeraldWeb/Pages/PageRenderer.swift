@@ -18,7 +18,8 @@ struct PageRenderer: Sendable {
         ("message", PackageResources.message_mustache), ("campaigns", PackageResources.campaigns_mustache),
         ("preview", PackageResources.preview_mustache), ("composer", PackageResources.composer_mustache),
         ("composer-variant", PackageResources.composer_variant_mustache), ("composer-data-row", PackageResources.composer_data_row_mustache),
-        ("review", PackageResources.review_mustache), ("report", PackageResources.report_mustache),
+        ("review", PackageResources.review_mustache),
+        ("confirm", PackageResources.confirm_mustache), ("report", PackageResources.report_mustache),
     ]
 
     init() {

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import HeraldJSON
 
@@ -21,7 +22,7 @@ extension CampaignPages {
         let until = json["until"]?.stringValue.map { " until \($0)" } ?? ""
         switch json["kind"]?.stringValue {
         case "now": return "As soon as published"
-        case "once": return "Once, \((json["at"]?.stringValue ?? "").replacingT) \(zone)"
+        case "once": return "Once, " + localTime(json["at"]?.stringValue ?? "", zone: zone)
         case "daily": return "Daily at \(json["time"]?.stringValue ?? "") \(zone)\(until)"
         case "weekly":
             let days = (json["days"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
@@ -37,23 +38,39 @@ extension CampaignPages {
         }
     }
 
-    /// "2026-11-22 00:48 UTC" from a stored RFC 3339 time.
+    /// "Sun 22 Nov 2026, 00:48 UTC" from a stored RFC 3339 time in UTC (the one date format of the pages).
     static func shortTime(_ iso: String) -> String {
-        String(iso.prefix(16)).replacingT + " UTC"
+        // The stored form is fixed (`\(utc:)`): "2026-11-22T00:48:05.123456Z".
+        localTime(iso, zone: "UTC")
+    }
+
+    /// A wall-clock time in `zone` ("2026-03-20T09:30") in the pages' one format.
+    static func localTime(_ local: String, zone identifier: String) -> String {
+        let fields = local.prefix(16).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
+        guard fields.count == 5, let zone = TimeZone(identifier: identifier) else { return "\(local) \(identifier)" }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        guard let date = calendar.date(from: DateComponents(year: fields[0], month: fields[1], day: fields[2],
+                                                             hour: fields[3], minute: fields[4])) else { return "\(local) \(identifier)" }
+        return dateTime(date, in: zone)
+    }
+
+    /// "Fri 20 Mar 2026, 09:30 Asia/Tehran": weekday, day, month, year, 24-hour time and the zone,
+    /// so a time is never read in the wrong zone.
+    static func dateTime(_ date: Date, in zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute], from: date)
+        let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ number: Int?) -> String { number.map { $0 < 10 ? "0\($0)" : String($0) } ?? "00" }
+        let zoneName = zone.secondsFromGMT() == 0 && ["GMT", "UTC"].contains(zone.identifier) ? "UTC" : zone.identifier
+        return "\(weekdays[(parts.weekday ?? 1) - 1]) \(parts.day ?? 1) \(months[(parts.month ?? 1) - 1]) \(parts.year ?? 0), "
+            + "\(two(parts.hour)):\(two(parts.minute)) \(zoneName)"
     }
 
     static func brief(_ value: JSON) -> String {
         if let text = value.stringValue { return text }
         return value.serializedString()
-    }
-}
-
-extension String {
-    fileprivate var replacingT: String {
-        guard count > 10 else { return self }
-        var copy = self
-        let index = copy.index(copy.startIndex, offsetBy: 10)
-        if copy[index] == "T" { copy.replaceSubrange(index...index, with: " ") }
-        return copy
     }
 }

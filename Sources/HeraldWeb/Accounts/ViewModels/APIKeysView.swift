@@ -14,6 +14,11 @@ struct APIKeysView: PageView {
         let lastUsedAt: String
         let revokedAt: String
         let revoked: Bool
+        let revokeQuestion: String
+
+        static func revokeQuestion(_ key: APIKeyRecord) -> String {
+            "Programs using “\(key.name)” (\(key.prefix)…) stop working at once. A revoked key cannot be restored; create a new one to replace it."
+        }
 
         init(_ key: APIKeyRecord) {
             id = key.id
@@ -25,6 +30,7 @@ struct APIKeysView: PageView {
             createdAt = key.createdAt
             lastUsedAt = key.lastUsedAt ?? "never"
             revokedAt = key.revokedAt ?? ""
+            revokeQuestion = Self.revokeQuestion(key)
             revoked = key.revokedAt != nil
         }
     }

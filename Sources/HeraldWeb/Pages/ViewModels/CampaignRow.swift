@@ -17,6 +17,16 @@ struct CampaignRow: Sendable {
     let cancellable: Bool
     let deletable: Bool
     let canDuplicate: Bool
+    let cancelQuestion: String
+    let deleteQuestion: String
+
+    static func cancelQuestion(_ name: String) -> String {
+        "“\(name)” will send nothing more: no further run starts, and messages not yet sent are dropped. A cancelled campaign cannot be restarted; duplicate it to send it again."
+    }
+
+    static func deleteQuestion(_ name: String) -> String {
+        "The draft “\(name)” is deleted for good."
+    }
 
     init(_ record: CampaignRecord, viewer: Viewer?) {
         let role = viewer?.role ?? .viewer
@@ -36,5 +46,7 @@ struct CampaignRow: Sendable {
         cancellable = record.status.isCancellable && role >= .publisher
         deletable = record.status.isDeletable && role >= .editor
         canDuplicate = role >= .editor
+        cancelQuestion = Self.cancelQuestion(record.name)
+        deleteQuestion = Self.deleteQuestion(record.name)
     }
 }

@@ -40,6 +40,26 @@ struct ReviewView: PageView {
         }
     }
 
+    /// The next send time in the campaign's zone and in UTC; `iso` lets the page's script show it
+    /// on the viewer's own clock too.
+    struct NextRun: Sendable {
+        let text: String
+        let utc: String
+        let iso: String
+    }
+
+    /// The buttons of the "Send it" panel, each saying what it does.
+    struct Actions: Sendable {
+        /// "Schedule for Fri 20 Mar 2026, 09:30 Asia/Tehran"; nil when there is no time to schedule for.
+        let scheduleLabel: String?
+        /// "Send now to news, offers"; nil when the campaign cannot be published.
+        let sendNowLabel: String?
+        let sendNowQuestion: String
+        let nextRun: NextRun?
+        let scheduleProblem: String?
+        let canCancel: Bool
+    }
+
     static let template = "review"
     let chrome: PageChrome
     let campaign: CampaignRow
@@ -48,17 +68,19 @@ struct ReviewView: PageView {
     let warnings: [String]
     let holdout: Int
     let hasHoldout: Bool
-    let canSchedule: Bool
-    let canCancel: Bool
+    let actions: Actions
     let canTest: Bool
     let sendingConfigured: Bool
     /// The tokens as typed, kept in the form after a test send.
     let tokens: String
     let maxTokens = CampaignLimits.testTokens
-    let variantKeys: [String]
+    /// The variant a test goes out as: the one chosen last time stays chosen.
+    let variantKeys: [Choice]
     let actionError: String?
     let testError: String?
     let tests: [TestResult]
+    /// Results to show first, above the form that produced them.
+    let hasTests: Bool
 
     static func variants(_ spec: CampaignSpec) -> [Variant] {
         let options = spec.options

@@ -1,0 +1,18 @@
+// Herald: a time marked data-local-time is also shown on the viewer's own clock, beside the
+// campaign's zone that the server wrote (the server does not know the viewer's zone).
+(function () {
+  "use strict";
+  if (typeof Intl === "undefined") { return; }
+  var format = new Intl.DateTimeFormat(undefined, {
+    weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit",
+    hourCycle: "h23", timeZoneName: "short"
+  });
+  document.querySelectorAll("time[data-local-time]").forEach(function (element) {
+    var date = new Date(element.getAttribute("datetime"));
+    if (isNaN(date.getTime())) { return; }
+    var yours = document.createElement("span");
+    yours.className = "muted local-time";
+    yours.textContent = " · your time: " + format.format(date);
+    element.parentNode.insertBefore(yours, element.nextSibling);
+  });
+})();
