@@ -50,8 +50,10 @@
   }
   function scheduleMeasure() {
     if (budget) {
+      // Characters are known at once; the bytes follow when the server has measured them.
       var n = count(title.value) + count(body.value);
       budget.querySelector("[data-counter]").textContent = String(n);
+      if (n > 1000) { budget.classList.add("over"); }
     }
     clearTimeout(budgetTimer);
     budgetTimer = setTimeout(measure, 250);

@@ -110,3 +110,33 @@ def png_file(path: str, total_bytes: int, width: int = 600, height: int = 300) -
     with open(path, "wb") as file:
         file.write(data)
     return path
+
+
+def api(driver, method: str, path: str, body=None):
+    """Calls Herald's REST API from the signed-in page (session cookie + the page's CSRF token);
+    returns (status, raw text)."""
+    return driver.execute_async_script("""
+        const [method, path, body, done] = arguments;
+        const token = (document.querySelector("input[name=csrf_token]") || {}).value || "";
+        const init = {method, headers: {"X-CSRF-Token": token}};
+        if (body !== null) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+        fetch(path, init).then(r => r.text().then(text => done([r.status, text]))).catch(e => done([0, String(e)]));
+    """, method, path, body)
+
+
+def answer_dialog(driver, yes: bool) -> str:
+    """Answers the confirmation dialog an irreversible action opens (JavaScript on); returns its question."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    dialog = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "dialog.confirm-dialog[open]"))
+    question = dialog.find_element(By.TAG_NAME, "p").text
+    buttons = dialog.find_elements(By.TAG_NAME, "button")
+    if yes:
+        submit_with(driver, buttons[0])
+    else:
+        buttons[1].click()
+        WebDriverWait(driver, 10).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.confirm-dialog"))
+    return question
+
+
+def no_sideways_scroll(driver) -> bool:
+    return driver.execute_script("return document.documentElement.scrollWidth <= document.documentElement.clientWidth")

@@ -7,7 +7,7 @@ import tempfile
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 
-from conftest import BASE, png_file, screenshot, sign_in, submit_with, wait_for_text
+from conftest import BASE, answer_dialog, png_file, screenshot, sign_in, submit_with, wait_for_text
 
 TITLE = "حراج نوروزی"
 BODY = "تا ۲۰٪ تخفیف روی همه‌چیز — فقط تا جمعه. Xin chào! नमस्ते"
@@ -35,7 +35,7 @@ def set_schedule_once(driver):
     # Chrome's en-US datetime-local takes month, day, year, tab, hours, minutes, AM/PM.
     element.send_keys("03202030")
     element.send_keys("\t0900AM")
-    driver.find_element(By.CSS_SELECTOR, "#time_zone option[value='Asia/Tehran']").click()
+    fill(driver, "time_zone", "Asia/Tehran")
 
 
 def no_alert(driver):
@@ -97,10 +97,13 @@ def test_compose_in_persian_fail_a_limit_save_schedule_cancel(browser):
     assert "herald-" in browser.find_element(By.CSS_SELECTOR, "pre.json").get_attribute("textContent")
     screenshot(browser, "review")
 
-    submit_with(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Schedule']"))
+    schedule = browser.find_element(By.XPATH, "//button[starts-with(normalize-space(), 'Schedule for')]")
+    assert schedule.text == "Schedule for Wed 20 Mar 2030, 09:00 Asia/Tehran", schedule.text
+    submit_with(browser, schedule)
     wait_for_text(browser, "Campaign scheduled.")
     assert browser.find_element(By.CSS_SELECTOR, ".page-head .status").text == "Scheduled"
-    submit_with(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Cancel campaign']"))
+    browser.find_element(By.XPATH, "//button[normalize-space()='Cancel campaign']").click()
+    assert "will send nothing more" in answer_dialog(browser, yes=True)
     wait_for_text(browser, "Campaign cancelled.")
 
     browser.get(BASE + "/campaigns")
@@ -144,8 +147,11 @@ def test_every_form_works_without_javascript(browser_without_js):
     submit_with(driver, driver.find_element(By.CSS_SELECTOR, "button[name=action][value=save]"))
     wait_for_text(driver, "Draft saved.")
     driver.find_element(By.LINK_TEXT, "Review").click()
-    submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Schedule']"))
+    submit_with(driver, driver.find_element(By.XPATH, "//button[starts-with(normalize-space(), 'Schedule for')]"))
     wait_for_text(driver, "Campaign scheduled.")
+    # Without JavaScript, Cancel asks on a page of its own.
+    submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Cancel campaign']"))
+    wait_for_text(driver, "Cancel this campaign?")
     submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Cancel campaign']"))
     wait_for_text(driver, "Campaign cancelled.")
     # List actions: duplicate, then delete the copy (a draft).
@@ -154,4 +160,6 @@ def test_every_form_works_without_javascript(browser_without_js):
     wait_for_text(driver, "Campaign duplicated")
     driver.get(BASE + "/campaigns?q=Copy+of")
     submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Delete']"))
+    wait_for_text(driver, "Delete this draft?")
+    submit_with(driver, driver.find_element(By.XPATH, "//button[normalize-space()='Delete draft']"))
     wait_for_text(driver, "Draft deleted.")

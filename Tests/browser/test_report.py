@@ -4,7 +4,7 @@ import time
 
 from selenium.webdriver.common.by import By
 
-from conftest import BASE, screenshot, sign_in, submit_with, wait_for_text
+from conftest import BASE, answer_dialog, screenshot, sign_in, submit_with, wait_for_text
 from test_composer import choose, fill
 
 
@@ -43,7 +43,8 @@ def test_report_of_a_sent_ab_campaign(browser):
     results = browser.find_elements(By.CSS_SELECTOR, ".test-result.ok")
     assert len(results) == 2 and "projects/" in results[0].text, [r.text for r in browser.find_elements(By.CSS_SELECTOR, ".test-result, .field-error")]
 
-    submit_with(browser, browser.find_element(By.XPATH, "//button[normalize-space()='Publish now']"))
+    browser.find_element(By.XPATH, "//button[normalize-space()='Send now to news']").click()
+    answer_dialog(browser, yes=True)
     assert "/report" in browser.current_url
 
     events = [{"id": f"a-open-{i}", "campaign_id": campaign, "variant": "A", "type": "open"} for i in range(400)]

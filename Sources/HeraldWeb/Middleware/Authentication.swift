@@ -40,6 +40,10 @@ struct Authentication: Sendable {
             }
             if context.request.isUnsafeMethod && !Self.carriesCSRFToken(context, of: viewer) {
                 context.log.warning("CSRF token missing or wrong")
+                // A form that could not be read has no token either: say what was wrong with it.
+                if let problem = context.formError {
+                    throw AppError.invalidField("form", "The form could not be read: \(problem).", code: "malformed_form", title: "The form could not be read")
+                }
                 throw AppError.notAllowed("The form was missing its security token or it had expired. Go back, reload the page and try again.")
             }
             return nil

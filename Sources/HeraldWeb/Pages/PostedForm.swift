@@ -5,6 +5,9 @@ import HeraldHTTP
 struct PostedForm: Sendable {
     /// An uploaded file may be somewhat over the image limit, so the form can say by how much.
     static let maximumPartBytes = 2 * 1024 * 1024
+    /// The composer at its fullest (10 variants, each with data pairs) posts a few hundred fields;
+    /// the body limit bounds the total anyway.
+    static let maximumParts = 2000
 
     var fields: [(name: String, value: String)] = []
     var files: [MultipartFormData.Part] = []
@@ -19,7 +22,7 @@ struct PostedForm: Sendable {
             guard let boundary = MultipartFormData.boundary(contentType: contentType) else {
                 throw MultipartFormData.ParseError.missingBoundary
             }
-            let form = try MultipartFormData.parse(request.body, boundary: boundary, maxPartBytes: Self.maximumPartBytes)
+            let form = try MultipartFormData.parse(request.body, boundary: boundary, maxParts: Self.maximumParts, maxPartBytes: Self.maximumPartBytes)
             fields = form.parts.filter { $0.filename == nil }.map { ($0.name, $0.text) }
             files = form.parts.filter { $0.filename != nil && !$0.body.isEmpty }
         } else if media == "application/x-www-form-urlencoded" {

@@ -27,8 +27,8 @@ struct APIKeysView: PageView {
             role = key.role.rawValue
             scope = key.scope.rawValue
             createdBy = key.createdBy ?? ""
-            createdAt = key.createdAt
-            lastUsedAt = key.lastUsedAt ?? "never"
+            createdAt = CampaignPages.shortTime(key.createdAt)
+            lastUsedAt = key.lastUsedAt.map(CampaignPages.shortTime) ?? "never"
             revokedAt = key.revokedAt ?? ""
             revokeQuestion = Self.revokeQuestion(key)
             revoked = key.revokedAt != nil

@@ -13,7 +13,7 @@ struct AuditView: PageView {
         let details: String
 
         init(_ entry: AuditEntry) {
-            at = entry.at
+            at = CampaignPages.shortTime(entry.at)
             actor = entry.actor
             action = entry.action
             objectType = entry.objectType ?? ""

@@ -17,7 +17,7 @@ struct UsersView: PageView {
             email = user.email
             role = user.role.rawValue
             disabled = user.disabled
-            createdAt = user.createdAt
+            createdAt = CampaignPages.shortTime(user.createdAt)
             isSelf = user.id == viewer?.userID
             roles = Role.allCases.map { Choice($0.rawValue, selected: $0 == user.role) }
         }
