@@ -36,7 +36,7 @@ extension Message {
         case .topic(let topic):
             if !TopicName.isValid(TopicName.stripPrefix(topic)) {
                 issues.report("topic", "invalid_topic",
-                    "topic names match ^[a-zA-Z0-9-_.~%]+$ (an optional /topics/ prefix is allowed), found \"\(topic)\"")
+                    "a topic name has letters, digits and - _ . ~ % only (after an optional /topics/), found \"\(topic)\"")
             }
         case .condition(let condition):
             do {
@@ -131,7 +131,7 @@ extension Message {
     static func checkLabel(_ label: String?, at path: String, into issues: inout JSONReader) {
         if let label, !isAnalyticsLabel(label) {
             issues.report(path, "invalid_label",
-                "analytics labels match ^[a-zA-Z0-9-_.~%]{1,50}$, found \"\(label)\"", limit: 50)
+                "an analytics label has 1 to 50 letters, digits and - _ . ~ % only, found \"\(label)\"", limit: 50)
         }
     }
 

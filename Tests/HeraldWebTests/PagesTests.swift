@@ -91,6 +91,17 @@ import Testing
         #expect(audience == .topics(["news", "offers", "sale"]))
     }
 
+    @Test func errorsSpeakAsAMarketerDoesNoPatternsNoEmptyQuotes() {
+        let form = CampaignForm(fields: Self.fields([("schedule_kind", "daily"), ("schedule_time", ""), ("topics", "news, café"),
+                                                     ("analytics_label", "spring sale")]))
+        guard case .failure(let errors) = form.parse() else { Issue.record("accepted"); return }
+        #expect(errors["schedule_time"] == ["fill in a local time such as \"09:00\""])
+        #expect(errors["topics"] == ["a topic name has letters, digits and - _ . ~ % only, found \"café\""])
+        #expect(errors["analytics_label"].first?.hasPrefix("an analytics label has 1 to 50 letters") == true)
+        let everything = errors.order.flatMap { errors[$0] }.joined()
+        #expect(!everything.contains("^[") && !everything.contains("found \"\""))
+    }
+
     @Test func rowsAreAddedAndRemovedWithoutJavaScriptUpToTenVariants() {
         var form = CampaignForm(fields: Self.fields())
         #expect(form.variants.map(\.id) == [0, 1])

@@ -79,7 +79,7 @@ public struct EventService: Sendable {
             }
             let variant = object["variant"]?.stringValue ?? ""
             if !isVariantKey(variant) {
-                errors.append(FieldError(path: prefix + "variant", code: "invalid_key", message: "variant is a variant key such as \"A\" (^[A-Za-z0-9_-]{1,16}$)"))
+                errors.append(FieldError(path: prefix + "variant", code: "invalid_key", message: "variant is a variant key such as \"A\": 1 to 16 letters, digits, - and _"))
             }
             let type = object["type"]?.stringValue ?? ""
             if type != "open" && type != "conversion" {

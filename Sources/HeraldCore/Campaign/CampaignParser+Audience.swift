@@ -36,7 +36,7 @@ extension CampaignParser {
             let name = TopicName.stripPrefix(raw)
             if !TopicName.isValid(name) {
                 reader.report(path, "invalid_topic",
-                    "topic names use only letters, digits and - _ . ~ % (^[a-zA-Z0-9-_.~%]+$), found \"\(raw)\"")
+                    "a topic name has letters, digits and - _ . ~ % only, found \"\(raw)\"")
             } else if name.count > CampaignLimits.topicCharacters {
                 reader.report(path, "too_long", "topic names have at most \(CampaignLimits.topicCharacters) characters",
                     limit: CampaignLimits.topicCharacters)
@@ -99,7 +99,7 @@ extension CampaignParser {
             if reader.member(variant, "key")?.stringValue != nil {
                 if !Self.isVariantKey(key) {
                     reader.report(JSONReader.path(path, "key"), "invalid_key",
-                        "variant keys match ^[A-Za-z0-9_-]{1,\(CampaignLimits.variantKeyCharacters)}$, found \"\(key)\"",
+                        "a variant key has 1 to \(CampaignLimits.variantKeyCharacters) letters, digits, - and _ only, found \"\(key)\"",
                         limit: CampaignLimits.variantKeyCharacters)
                 } else if !keys.insert(key).inserted {
                     reader.report(JSONReader.path(path, "key"), "duplicate", "the variant key \"\(key)\" is used twice")

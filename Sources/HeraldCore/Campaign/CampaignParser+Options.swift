@@ -24,7 +24,7 @@ extension CampaignParser {
         options.webIcon = url(object, "web_icon", at: path)
         options.color = text(object, "color", at: path, limit: short)
         if let color = options.color, !Message.isColor(color) {
-            reader.report(JSONReader.path(path, "color"), "invalid_color", "expected a colour as #rrggbb, found \"\(color)\"")
+            reader.report(JSONReader.path(path, "color"), "invalid_color", "expected a color as #rrggbb (such as #1a73e8), found \"\(color)\"")
         }
         options.clickAction = text(object, "click_action", at: path, limit: short)
         options.iosBadge = ranged(object, "ios_badge", at: path, 0...CampaignLimits.maximumBadge)
@@ -37,7 +37,7 @@ extension CampaignParser {
                 options.analyticsLabel = label
             } else {
                 reader.report(JSONReader.path(path, "analytics_label"), "invalid_label",
-                    "analytics labels match ^[a-zA-Z0-9-_.~%]{1,50}$, found \"\(label)\"",
+                    "an analytics label has 1 to 50 letters, digits and - _ . ~ % only, found \"\(label)\"",
                     limit: CampaignLimits.analyticsLabelCharacters)
             }
         }
@@ -45,7 +45,7 @@ extension CampaignParser {
             options.collapseKey = key
             if !Self.isCollapseKey(key) {
                 reader.report(JSONReader.path(path, "collapse_key"), "invalid_value",
-                    "collapse keys match ^[A-Za-z0-9_-]{1,32}$ (so that APNs and Web Push accept them too), found \"\(key)\"",
+                    "a collapse key has 1 to 32 letters, digits, - and _ only (so that APNs and Web Push accept it too), found \"\(key)\"",
                     limit: CampaignLimits.collapseKeyCharacters)
             }
         }

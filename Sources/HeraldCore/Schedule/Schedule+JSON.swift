@@ -100,7 +100,9 @@ extension Schedule {
     ) -> T? {
         guard let text = reader.string(object, key, at: path, required: required) else { return nil }
         guard let value = make(text) else {
-            reader.report(JSONReader.path(path, key), "invalid_value", "expected \(expected), found \"\(text)\"")
+            // An empty field is a missing answer, not a wrong one: say what to fill in.
+            reader.report(JSONReader.path(path, key), text.isEmpty ? "required" : "invalid_value",
+                          text.isEmpty ? "fill in \(expected)" : "expected \(expected), found \"\(text)\"")
             return nil
         }
         return value

@@ -137,12 +137,13 @@ extension CampaignPages {
         return PageRenderer.redirect(to: "/campaigns/\(copy.id)/edit?notice=\(Notice.duplicated.rawValue)")
     }
 
-    /// Sends the chosen variant to the typed tokens (one per line or comma-separated), up to 20.
+    /// Sends the chosen variant to the typed tokens (one per line), up to 20.
     func test(_ context: RequestContext) throws -> HTTPResponse {
         let id = try context.campaignID()
         let typed = context.form.value("tokens") ?? ""
-        // Browsers send a textarea's lines with CRLF, one Character in Swift: split on any newline.
-        let tokens = typed.split(whereSeparator: { $0.isNewline || $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
+        // One token per line (browsers send CRLF, one Character in Swift): a space inside a line is
+        // part of what was typed, for the token check to refuse, never a second token.
+        let tokens = typed.split(whereSeparator: \.isNewline).map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         let key = context.form.value("variant").flatMap { $0.isEmpty ? nil : $0 }
         do {
             let (record, _, results) = try campaigns.testSend(id, variantKey: key, tokens: tokens, now: Date())

@@ -26,6 +26,7 @@ struct ComposerView: PageView {
     let preview: NotificationPreview
     let campaignID: String?
     let status: String?
+    let statusText: String?
     let conflict: ConflictView?
 
     init(chrome: PageChrome, form: CampaignForm, errors: FormErrors, campaignID: String?, status: CampaignStatus?,
@@ -45,6 +46,7 @@ struct ComposerView: PageView {
                                       color: form.options["color"] ?? "", icon: form.options["icon"] ?? "")
         self.campaignID = campaignID
         self.status = status?.rawValue
+        statusText = status.map(CampaignPages.statusText)
         self.conflict = conflict
     }
 
