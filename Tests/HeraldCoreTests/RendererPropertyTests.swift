@@ -30,9 +30,9 @@ import Testing
                 """)
             let targets: [Target] = [.topic("news"), .condition("'a' in topics && 'b' in topics"), .token("tok")]
             let target = targets.randomElement(using: &rng)!
-            let message = Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: target,
+            let message = exported(Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: target,
                                           campaignID: "id-\(Int.random(in: 0...999, using: &rng))",
-                                          sendTime: Date(timeIntervalSince1970: Double(Int.random(in: 1_600_000_000...2_000_000_000, using: &rng))))
+                                          sendTime: Date(timeIntervalSince1970: Double(Int.random(in: 1_600_000_000...2_000_000_000, using: &rng)))))
             #expect(message.problems() == [], "\(spec.toJSON().serializedString())")
             let json = try JSON.parse(message.json().serialized())
             #expect(try Message.fromJSON(json) == message)

@@ -12,7 +12,7 @@ import Testing
         let variantsMember = variants.map { #", "variants": \#($0)"# } ?? ""
         let spec = try campaign(#"{"name": "n", "topics": ["news"], "notification": \#(notification), "options": \#(options)\#(variantsMember)}"#)
         let message = try #require(spec.variant(key).map {
-            Renderer.render(campaign: spec, variant: $0, target: target, campaignID: id, sendTime: Self.sendTime)
+            exported(Renderer.render(campaign: spec, variant: $0, target: target, campaignID: id, sendTime: Self.sendTime))
         })
         #expect(message.problems() == [])
         return message.json()
@@ -119,7 +119,7 @@ import Testing
     /// `apns-priority: 10` for one; it must be 5, with `content-available: 1` and the background type.
     @Test func aDataOnlyCampaignWithHighPriorityRendersABackgroundPush() throws {
         let spec = try CampaignSpec.parse(["name": "sync", "topics": ["news"], "data": ["refresh": "1"], "options": ["priority": "high"]]).get()
-        let message = Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date())
+        let message = exported(Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date()))
         let apns = try #require(message.json()["apns"])
         #expect(apns["headers"]?["apns-priority"] == "5")
         #expect(apns["headers"]?["apns-push-type"] == "background")
@@ -127,7 +127,7 @@ import Testing
         #expect(message.json()["android"]?["priority"] == "HIGH")
         // With something to show, the campaign's priority stands.
         let shown = try CampaignSpec.parse(["name": "n", "topics": ["news"], "notification": ["title": "t", "body": "b"], "options": ["priority": "high"]]).get()
-        let visible = Renderer.render(campaign: shown, variant: shown.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date())
+        let visible = exported(Renderer.render(campaign: shown, variant: shown.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date()))
         #expect(visible.json()["apns"]?["headers"]?["apns-priority"] == "10")
         #expect(visible.json()["apns"]?["headers"]?["apns-push-type"] == nil)
     }
@@ -141,7 +141,7 @@ import Testing
                                            "options": ["priority": "high", "sound": "ding",
                                                        "overrides": ["apns": ["headers": ["apns-priority": .null],
                                                                               "payload": ["aps": ["sound": .null]]]]]]).get()
-        let message = Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date())
+        let message = exported(Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: .topic("news"), campaignID: "c", sendTime: Date()))
         let apns = try #require(message.json()["apns"])
         #expect(apns["headers"]?["apns-priority"] == nil)
         #expect(apns["payload"]?["aps"]?["sound"] == nil)

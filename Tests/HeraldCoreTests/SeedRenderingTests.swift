@@ -15,7 +15,7 @@ import Testing
     func render(_ campaignJSON: String, to target: Target, key: String = "A") throws -> Message {
         let spec = try campaign(campaignJSON)
         let message = HeraldCore.render(campaign: spec, variantKey: key, target: target, campaignID: nil, sendTime: Self.sendTime)
-        return try #require(message)
+        return exported(try #require(message))
     }
 
     /// Compares member by member (each differing path is its own failure), then the exact bytes.

@@ -1,3 +1,5 @@
+import FCMMessage
+import Foundation
 import HeraldCore
 import HeraldJSON
 import Testing
@@ -28,4 +30,16 @@ func campaign(_ text: String, sourceLocation: SourceLocation = #_sourceLocation)
 /// A JSON string literal of `text`, for building documents in tests.
 func quoted(_ text: String) -> String {
     JSON.string(text).serializedString()
+}
+
+/// Hands back `message`, first writing its request body (`{"message": …}`) into
+/// `$HERALD_FCM_BODIES_DIR` when that is set: `deploy/tests/check-fcm-discovery` then checks every
+/// body the renderer tests produced against Google's discovery document of the v1 API.
+@discardableResult
+func exported(_ message: Message) -> Message {
+    if let folder = ProcessInfo.processInfo.environment["HERALD_FCM_BODIES_DIR"], !folder.isEmpty {
+        let body = JSON.object(["message": message.json()]).serialized()
+        FileManager.default.createFile(atPath: "\(folder)/\(UUID().uuidString).json", contents: Data(body))
+    }
+    return message
 }
