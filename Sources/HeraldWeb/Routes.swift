@@ -30,6 +30,7 @@ enum Routes {
         t.add(.delete, "/api/v1/campaigns/{id}", .api(.api(.editor), h.campaignsAPI.delete))
         t.add(.post, "/api/v1/campaigns/{id}/schedule", .api(.api(.publisher), h.lifecycleAPI.schedule))
         t.add(.post, "/api/v1/campaigns/{id}/cancel", .api(.api(.publisher), h.lifecycleAPI.cancel))
+        t.add(.post, "/api/v1/campaigns/{id}/send-winner", .api(.api(.publisher), h.winnerAPI.send))
         t.add(.get, "/api/v1/campaigns/{id}/runs", .api(.api(.viewer), h.lifecycleAPI.runs))
         t.add(.get, "/api/v1/campaigns/{id}/deliveries", .api(.api(.viewer), h.lifecycleAPI.deliveries))
         t.add(.get, "/api/v1/campaigns/{id}/preview", .api(.api(.viewer), h.sendingAPI.preview))
@@ -59,6 +60,7 @@ enum Routes {
         t.add(.post, "/campaigns/{id}/schedule", .page(.page(.publisher), h.campaignPages.schedule))
         t.add(.post, "/campaigns/{id}/publish", .page(.page(.publisher), h.campaignPages.publish))
         t.add(.post, "/campaigns/{id}/cancel", .page(.page(.publisher), h.campaignPages.cancel))
+        t.add(.post, "/campaigns/{id}/send-winner", .page(.page(.publisher), h.campaignPages.sendWinner))
         t.add(.post, "/campaigns/{id}/delete", .page(.page(.editor), h.campaignPages.delete))
         t.add(.post, "/campaigns/{id}/duplicate", .page(.page(.editor), h.campaignPages.duplicate))
         t.add(.post, "/campaigns/{id}/test", .page(.page(.editor), h.campaignPages.test))
@@ -85,6 +87,7 @@ struct Handlers: Sendable {
     let signIn: SignInPages
     let campaignsAPI: CampaignsAPI
     let lifecycleAPI: LifecycleAPI
+    let winnerAPI: WinnerAPI
     let sendingAPI: SendingAPI
     let eventsAPI: EventsAPI
     let accountsAPI: AccountsAPI
@@ -99,6 +102,7 @@ struct Handlers: Sendable {
         signIn = SignInPages(service: app.signIn, pages: pages, cookieSecure: settings.cookieSecure)
         campaignsAPI = CampaignsAPI(campaigns: app.campaigns)
         lifecycleAPI = LifecycleAPI(campaigns: app.campaigns)
+        winnerAPI = WinnerAPI(campaigns: app.campaigns)
         sendingAPI = SendingAPI(campaigns: app.campaigns)
         eventsAPI = EventsAPI(events: app.events)
         accountsAPI = AccountsAPI(accounts: app.accounts)

@@ -108,3 +108,31 @@ import Testing
         #expect(first["payload_limit"] == 2048)
     }
 }
+
+/// The winner sent to the rest of the audience: the holdout's buckets, nothing else.
+@Suite struct RolloutPlanTests {
+    @Test func theWinnerGoesToExactlyTheHoldoutBuckets() throws {
+        let spec = try campaign("""
+            {"name": "ab", "topics": ["news", "offers"], "notification": {"title": "T"},
+             "variants": [{"key": "A", "weight": 1}, {"key": "B", "weight": 1, "notification": {"title": "B wins"}}], "holdout_percent": 25}
+            """)
+        let buckets = AudienceBuckets(count: 20)
+        let test = FanOutPlanner.plan(campaign: spec, buckets: buckets, campaignID: "c", sendTime: Date(timeIntervalSince1970: 0))
+        let rollout = FanOutPlanner.planRollout(campaign: spec, variantKey: "B", buckets: buckets, campaignID: "c", sendTime: Date(timeIntervalSince1970: 0))
+        #expect(rollout.allocation == [VariantBuckets(key: "B", buckets: test.holdoutBuckets)])
+        #expect(test.holdoutBuckets.count == 5)
+        #expect(!rollout.requests.isEmpty && rollout.requests.allSatisfy { $0.variantKey == "B" && $0.message.notification?.title == "B wins" })
+        let named = rollout.requests.compactMap { request -> String? in if case .condition(let c) = request.target { c } else { nil } }.joined()
+        for bucket in test.holdoutBuckets { #expect(named.contains("'\(buckets.topic(bucket))'")) }
+        for bucket in 0..<test.holdoutBuckets.lowerBound { #expect(!named.contains("'\(buckets.topic(bucket))'")) }
+        #expect(named.contains("'news'") && named.contains("'offers'"))
+    }
+
+    @Test func withoutAHoldoutNobodyIsLeft() throws {
+        let spec = try campaign("""
+            {"name": "ab", "topics": ["news"], "notification": {"title": "T"}, "variants": [{"key": "A", "weight": 1}, {"key": "B", "weight": 1}]}
+            """)
+        let rollout = FanOutPlanner.planRollout(campaign: spec, variantKey: "A", campaignID: "c", sendTime: Date())
+        #expect(rollout.requests.isEmpty && rollout.warnings.first?.contains("no audience bucket is left") == true)
+    }
+}

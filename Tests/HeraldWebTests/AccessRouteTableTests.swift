@@ -44,6 +44,7 @@ import Testing
         "POST /api/v1/campaigns/{id}/test": .api(.editor),
         "POST /api/v1/campaigns/{id}/schedule": .api(.publisher),
         "POST /api/v1/campaigns/{id}/cancel": .api(.publisher),
+        "POST /api/v1/campaigns/{id}/send-winner": .api(.publisher),
 
         "GET /api/v1/me": .api(.viewer),
         "GET /api/v1/users": .api(.admin),
@@ -73,6 +74,7 @@ import Testing
         "POST /campaigns/{id}/schedule": .page(.publisher),
         "POST /campaigns/{id}/publish": .page(.publisher),
         "POST /campaigns/{id}/cancel": .page(.publisher),
+        "POST /campaigns/{id}/send-winner": .page(.publisher),
         "POST /campaigns/{id}/delete": .page(.editor),
         "POST /campaigns/{id}/duplicate": .page(.editor),
         "POST /campaigns/{id}/test": .page(.editor),

@@ -23,8 +23,7 @@ public enum FanOutPlanner {
         var plan = FanOutPlan(requests: [], warnings: [], allocation: [], holdoutBuckets: 0..<0, buckets: buckets)
         let variants = campaign.effectiveVariants
         func add(_ variant: Variant, _ target: Target) {
-            let message = Renderer.render(campaign: campaign, variant: variant, target: target, campaignID: campaignID, sendTime: sendTime)
-            plan.requests.append(PlannedRequest(variantKey: variant.key, target: target, message: message))
+            plan.requests.append(request(campaign, variant, target, campaignID: campaignID, sendTime: sendTime))
         }
 
         guard campaign.usesBuckets else {
@@ -53,23 +52,55 @@ public enum FanOutPlanner {
             }
         }
 
+        addBucketed(Array(zip(variants, allocation)), of: campaign, campaignID: campaignID, sendTime: sendTime, to: &plan)
+        return plan
+    }
+
+    /// The winner of an A/B test sent to the rest of the audience: `variantKey` to the holdout's
+    /// buckets, which got nothing during the test (so no device gets two variants). Without a
+    /// holdout nobody is left, and the plan is empty with a warning saying so.
+    public static func planRollout(
+        campaign: CampaignSpec, variantKey: String, buckets: AudienceBuckets = AudienceBuckets(), campaignID: String?, sendTime: Date
+    ) -> FanOutPlan {
+        let test = plan(campaign: campaign, buckets: buckets, campaignID: campaignID, sendTime: sendTime)
+        var rollout = FanOutPlan(requests: [], warnings: [], allocation: [], holdoutBuckets: 0..<0, buckets: buckets)
+        guard let variant = campaign.variant(variantKey) else {
+            rollout.warnings.append("the campaign has no variant \(variantKey)")
+            return rollout
+        }
+        guard campaign.usesBuckets, !test.holdoutBuckets.isEmpty else {
+            rollout.warnings.append("the test reached the whole audience: no audience bucket is left to send the winner to")
+            return rollout
+        }
+        rollout.allocation = [VariantBuckets(key: variant.key, buckets: test.holdoutBuckets)]
+        addBucketed([(variant, test.holdoutBuckets)], of: campaign, campaignID: campaignID, sendTime: sendTime, to: &rollout)
+        return rollout
+    }
+
+    /// The requests that send each variant to its buckets of the campaign's audience.
+    static func addBucketed(_ assignments: [(Variant, Range<Int>)], of campaign: CampaignSpec, campaignID: String?, sendTime: Date,
+                            to plan: inout FanOutPlan) {
+        let buckets = plan.buckets
+        func add(_ variant: Variant, _ target: Target) {
+            plan.requests.append(request(campaign, variant, target, campaignID: campaignID, sendTime: sendTime))
+        }
         let audienceParts: [TopicCondition]
         switch campaign.audience {
         case .condition(let text):
             guard let parsed = try? TopicCondition.parse(text), parsed.topicCount < TopicCondition.maximumTopics else {
                 plan.warnings.append("the condition leaves no room for audience buckets (at most \(TopicCondition.maximumTopics - 1) topics with A/B); nothing planned")
-                return plan
+                return
             }
             audienceParts = [parsed]
         case .topics(let topics):
-            let size = audienceChunkSize(topics: topics.count, buckets: allocation.map(\.count).max() ?? 1)
+            let size = audienceChunkSize(topics: topics.count, buckets: assignments.map(\.1.count).max() ?? 1)
             let chunks = topics.chunked(size)
             if chunks.count > 1 {
                 plan.warnings.append(Self.splitWarning(topics: topics.count, conditions: chunks.count))
             }
             audienceParts = chunks.map(anyOf)
         }
-        for (variant, range) in zip(variants, allocation) where !range.isEmpty {
+        for (variant, range) in assignments where !range.isEmpty {
             for audience in audienceParts {
                 let room = TopicCondition.maximumTopics - audience.topicCount
                 for bucketChunk in Array(range).chunked(room) {
@@ -78,7 +109,11 @@ public enum FanOutPlanner {
                 }
             }
         }
-        return plan
+    }
+
+    static func request(_ campaign: CampaignSpec, _ variant: Variant, _ target: Target, campaignID: String?, sendTime: Date) -> PlannedRequest {
+        PlannedRequest(variantKey: variant.key, target: target,
+                       message: Renderer.render(campaign: campaign, variant: variant, target: target, campaignID: campaignID, sendTime: sendTime))
     }
 
     /// Splits `buckets` buckets: the holdout's share (rounded, at least one when asked for, and

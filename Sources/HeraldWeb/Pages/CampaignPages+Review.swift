@@ -109,6 +109,24 @@ extension CampaignPages {
         }
     }
 
+    /// The A/B test's winner to the rest of the audience, asked first (it cannot be taken back).
+    func sendWinner(_ context: RequestContext) throws -> HTTPResponse {
+        let record = try campaigns.get(try context.campaignID())
+        let variant = context.form.value("variant") ?? ""
+        if let page = ConfirmView.unlessConfirmed(
+            context, pages: pages, heading: "Send variant \(variant) to the rest?", text: Self.winnerQuestion(record.name, variant),
+            confirmLabel: "Send variant \(variant) to the rest", danger: false, back: "/campaigns/\(record.id)/report") {
+            return page
+        }
+        return try act(context, notice: .winnerSent, then: "report") { id, _ in
+            try campaigns.sendWinner(id, variantKey: variant, by: context.actor, now: Date())
+        }
+    }
+
+    static func winnerQuestion(_ name: String, _ variant: String) -> String {
+        "Variant \(variant) of “\(name)” goes now to the part of the audience the test left out (its holdout). Those devices get it within seconds; it cannot be taken back, and the holdout is no longer a control group."
+    }
+
     /// Runs one action on the campaign at the form's version, then redirects with a notice; a
     /// refusal shows the review page with the reason.
     func act(_ context: RequestContext, notice: Notice, then: String,

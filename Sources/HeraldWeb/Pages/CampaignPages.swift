@@ -152,7 +152,7 @@ struct CampaignPages: Sendable {
     /// The notice a page shows after a redirect, chosen by a word in the query (`?notice=saved`),
     /// so no text from the URL is ever shown.
     enum Notice: String, Sendable {
-        case saved, scheduled, published, cancelled, deleted, duplicated
+        case saved, scheduled, published, cancelled, deleted, duplicated, winnerSent = "winner-sent"
 
         var text: String {
             switch self {
@@ -162,6 +162,7 @@ struct CampaignPages: Sendable {
             case .cancelled: "Campaign cancelled."
             case .deleted: "Draft deleted."
             case .duplicated: "Campaign duplicated: this is the copy."
+            case .winnerSent: "The winner is on its way to the rest of the audience."
             }
         }
     }
