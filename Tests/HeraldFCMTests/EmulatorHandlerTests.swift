@@ -58,6 +58,22 @@ import Testing
         return (detail?["errorCode"]?.stringValue, body["error"]?["message"]?.stringValue ?? "")
     }
 
+    @Test func refusesWhatAPNsRefusesThatASchemaAloneMisses() throws {
+        func apns(_ headers: JSON, _ aps: JSON) -> JSON {
+            ["topic": "news", "apns": ["headers": headers, "payload": ["aps": aps]]]
+        }
+        let background = try refusal(apns(["apns-priority": "10"], ["content-available": 1]))
+        #expect(background.message.contains("must be sent with apns-priority 5"))
+        #expect(try refusal(apns(["apns-push-type": "background", "apns-priority": "10"], ["content-available": 1])).message.contains("apns-priority 5"))
+        #expect(try refusal(apns([:], ["badge": "3"])).message.contains("the badge must be a whole number"))
+        #expect(try refusal(apns([:], ["mutable-content": true])).message.contains("mutable-content must be the number 1"))
+        #expect(try refusal(apns(["apns-push-type": "background", "apns-priority": "5"], ["alert": "Hi", "content-available": 1])).message
+            .contains("cannot carry an alert"))
+        // What Herald renders for a data-only campaign with a priority passes.
+        #expect(try send(apns(["apns-priority": "5", "apns-push-type": "background"], ["content-available": 1])).0 == 200)
+        #expect(try send(apns(["apns-priority": "10"], ["alert": ["title": "Hi"], "badge": 2, "mutable-content": 1])).0 == 200)
+    }
+
     @Test func acceptsAValidTopicMessageAndListsIt() throws {
         let message: JSON = [
             "topic": "news",
