@@ -102,6 +102,24 @@ import Testing
         #expect(!everything.contains("^[") && !everything.contains("found \"\""))
     }
 
+    @Test func dataOnlyIsAChoiceThatRendersASilentPushAndSaysWhatWouldBreakIt() throws {
+        let fields: [(name: String, value: String)] = [("name", "Sync"), ("message_kind", "data"), ("topics", "news"), ("priority", "high"),
+                                                       ("data_key_0", "refresh"), ("data_value_0", "1")]
+        let spec = try CampaignForm(fields: fields).parse().get()
+        #expect(spec.notification == nil && spec.data["refresh"] == "1")
+        let reopened = CampaignForm(spec: spec, version: 1)
+        #expect(reopened.isDataOnly && reopened.dataOnlyWarnings.isEmpty && (try? reopened.parse().get()) == spec)
+        let message = try #require(FanOutPlanner.plan(campaign: spec, campaignID: "c", sendTime: Date()).requests.first?.message.json())
+        #expect(message["apns"]?["headers"]?["apns-priority"] == "5" && message["apns"]?["payload"]?["aps"]?["content-available"] == 1)
+        // A title typed into a data-only message is an error, not silently dropped or sent.
+        guard case .failure(let errors) = CampaignForm(fields: fields + [("title", "Hello")]).parse() else { Issue.record("accepted"); return }
+        #expect(errors["message_kind"].first?.hasPrefix("a data-only message shows nothing") == true)
+        // Display options and a missing priority are warned about, not refused.
+        let warned = CampaignForm(fields: fields.filter { $0.name != "priority" } + [("ios_badge", "2")])
+        #expect(warned.dataOnlyWarnings.count == 2 && warned.dataOnlyWarnings[1].contains("iOS badge"))
+        #expect((try? warned.parse().get()) != nil)
+    }
+
     @Test func rowsAreAddedAndRemovedWithoutJavaScriptUpToTenVariants() {
         var form = CampaignForm(fields: Self.fields())
         #expect(form.variants.map(\.id) == [0, 1])

@@ -9,6 +9,9 @@ extension CampaignForm {
     func parse() -> Result<CampaignSpec, FormErrors> {
         var errors = FormErrors()
         let json = contractJSON(errors: &errors)
+        if isDataOnly, !(title + body + imageURL).isEmpty || variants.contains(where: { !($0.title + $0.body + $0.image).isEmpty }) {
+            errors.add("message_kind", "a data-only message shows nothing: clear the titles, texts and images, or choose Notification")
+        }
         switch CampaignSpec.parse(json) {
         case .success(let spec) where errors.isEmpty:
             return .success(spec)
@@ -126,7 +129,7 @@ extension CampaignForm {
             "notification": "body", "condition": "condition", "topics": "topics", "holdout_percent": "holdout_percent",
             "schedule.at": "schedule_at", "schedule.time": "schedule_time", "schedule.until": "schedule_until",
             "schedule.time_zone": "time_zone", "schedule.days": "schedule_days", "schedule": "schedule_kind", "schedule.kind": "schedule_kind",
-            "variants": "variants", "data": "data",
+            "variants": "variants", "data": "data", "message_kind": "message_kind",
         ]
         if let field = simple[path] { return field }
         if path.hasPrefix("topics[") { return "topics" }

@@ -37,6 +37,8 @@ struct CampaignForm: Sendable, Equatable {
     }
 
     var name = "", title = "", body = "", imageURL = ""
+    /// "notification" (shown to the user) or "data" (data only: a silent message the app handles).
+    var messageKind = "notification"
     var targetKind = "topics", topics = "", condition = ""
     /// none (keep as a draft), now, once, daily or weekly.
     var scheduleKind = "none", scheduleAt = "", scheduleTime = "", scheduleUntil = "", timeZone = "UTC"
@@ -69,6 +71,7 @@ struct CampaignForm: Sendable, Equatable {
             Set(values.keys.compactMap { name in name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }).sorted()
         }
         name = value("name"); title = multiline("title"); body = multiline("body"); imageURL = value("image_url")
+        messageKind = value("message_kind") == "data" ? "data" : "notification"
         targetKind = value("target_kind") == "condition" ? "condition" : "topics"
         topics = value("topics"); condition = value("condition")
         scheduleKind = ["now", "once", "daily", "weekly"].contains(value("schedule_kind")) ? value("schedule_kind") : "none"
@@ -106,6 +109,8 @@ struct CampaignForm: Sendable, Equatable {
             timeZone = schedule["time_zone"]?.stringValue ?? "UTC"
             scheduleDays = (schedule["days"]?.arrayValue ?? []).compactMap(\.stringValue)
         }
+        let shown = spec.notification != nil || spec.variants.contains { $0.notification != nil }
+        messageKind = shown ? "notification" : "data"
         variants = spec.variants.enumerated().map { index, variant in
             VariantRow(id: index, key: variant.key, weight: String(variant.weight), title: variant.notification?.title ?? "",
                        body: variant.notification?.body ?? "", image: variant.notification?.image ?? "",
@@ -124,6 +129,25 @@ struct CampaignForm: Sendable, Equatable {
         data = Self.rows(spec.data)
         self.version = version
         padRows()
+    }
+
+    var isDataOnly: Bool { messageKind == "data" }
+
+    /// What the author should know about a data-only message before sending it (not errors: a
+    /// campaign made over the API that says these things still saves unchanged).
+    var dataOnlyWarnings: [String] {
+        guard isDataOnly else { return [] }
+        var warnings: [String] = []
+        if (options["priority"] ?? "").isEmpty {
+            warnings.append("Without a priority, iOS may hold a data-only message until the app runs: choose High or Normal to send it as a background push.")
+        }
+        let display = [("ios_badge", "iOS badge"), ("sound", "Android sound"), ("ios_sound", "iOS sound"), ("click_action", "click action"),
+                       ("ios_category", "iOS category"), ("icon", "Android icon"), ("color", "Android color")]
+            .filter { !(options[$0.0] ?? "").trimmingSpaces.isEmpty }.map(\.1)
+        if !display.isEmpty {
+            warnings.append("These options make devices show or sound the message, so it is no longer silent: \(display.joined(separator: ", ")).")
+        }
+        return warnings
     }
 
     static func rows(_ map: StringMap) -> [DataRow] {

@@ -4,6 +4,7 @@ struct ComposerErrors: Sendable {
     /// Errors of the campaign as a whole, shown at the top of the form.
     let form: [String]
     let name: [String]
+    let messageKind: [String]
     let title: [String]
     let body: [String]
     let imageFile: [String]
@@ -38,6 +39,7 @@ struct ComposerErrors: Sendable {
     init(_ errors: FormErrors) {
         form = errors["form"]
         name = errors["name"]
+        messageKind = errors["message_kind"]
         title = errors["title"]
         body = errors["body"]
         imageFile = errors["image_file"]

@@ -92,6 +92,8 @@ struct ComposerFields: Sendable {
     let title: String
     let body: String
     let imageURL: String
+    let dataOnly: Bool
+    let dataOnlyWarnings: [String]
     let targetTopics: Bool
     let targetCondition: Bool
     let topics: String
@@ -135,6 +137,8 @@ struct ComposerFields: Sendable {
         title = form.title
         body = form.body
         imageURL = form.imageURL
+        dataOnly = form.isDataOnly
+        dataOnlyWarnings = form.dataOnlyWarnings
         targetTopics = form.targetKind == "topics"
         targetCondition = form.targetKind == "condition"
         topics = form.topics
