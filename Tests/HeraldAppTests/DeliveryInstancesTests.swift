@@ -125,12 +125,17 @@ import Glibc
         let duplicates = received.values.reduce(0) { $0 + $1 - 1 }
         #expect(inFlight > 0)
         #expect(duplicates <= inFlight)
+        // At most one request of each fan-out (run) is repeated.
+        let runs = try probe.connection.query("SELECT body, run_id::text FROM deliveries").map { try $0.decode((String, String).self) }
+        var repeatedPerRun: [String: Int] = [:]
+        for (body, run) in runs { repeatedPerRun[run, default: 0] += max(0, (received[body] ?? 0) - 1) }
+        #expect(repeatedPerRun.values.allSatisfy { $0 <= 1 }, "\(repeatedPerRun.filter { $0.value > 1 })")
         let shares = Self.sentByProcess(deliveries)
         #expect(shares[String(survivor.pid)] ?? 0 > total - sentAtKill - inFlight)
         print("""
             crash: \(total) deliveries; victim killed with \(sentAtKill) sent and \(inFlight) in flight (lease \(lease) s); \
             survivor finished \(finishedAfter) later; received \(received.values.reduce(0, +)) requests, \
-            \(duplicates) duplicated (≤ \(inFlight) in flight); recorded by process \(shares)
+            \(duplicates) duplicated (≤ \(inFlight) in flight, at most \(repeatedPerRun.values.max() ?? 0) per run); recorded by process \(shares)
             """)
     }
 }

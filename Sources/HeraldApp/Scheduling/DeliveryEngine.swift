@@ -176,13 +176,15 @@ public final class DeliveryEngine: Sendable {
             let seen = deliveryBell.generation
             var wait = configuration.pollInterval
             do {
+                // The OAuth token first: nothing is claimed (and so held) while it is fetched.
+                try sender.prepare()
                 let claimed = try outbox.claim(owner: owner, limit: configuration.batchSize, lease: configuration.lease)
                 if !claimed.isEmpty {
                     try send(claimed)
                     continue
                 }
                 if let seconds = try outbox.secondsUntilNextDelivery() {
-                    wait = min(wait, .milliseconds(max(1, Int(seconds * 1000))))
+                    wait = min(wait, .milliseconds(max(20, Int(seconds * 1000))))
                 }
             } catch {
                 log.warning("delivery worker \(index): \(error)")
@@ -192,6 +194,34 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
+    /// Runs `body` while a helper thread extends the leases of `ids` every third of a lease, so a
+    /// slow round never lets another worker take (and send again) what this one is sending.
+    func whileRenewingLeases<R>(of ids: [Int64], _ body: () -> R) -> R {
+        let done = ConditionLock(false)
+        let stopped = ConditionLock(false)
+        do {
+            try startThread(name: "herald-lease") { [self] in
+                while done.wait(until: monotonicDeadline(after: configuration.lease / 3), { $0 ? true : nil }) == nil {
+                    do {
+                        try outbox.renew(ids, owner: owner, lease: configuration.lease)
+                    } catch {
+                        log.warning("renewing \(ids.count) delivery leases failed: \(error)")
+                    }
+                }
+                stopped.withLock { $0 = true }
+                stopped.broadcast()
+            }
+        } catch {
+            log.warning("no lease renewal for this round: \(error)")
+            return body()
+        }
+        let result = body()
+        done.withLock { $0 = true }
+        done.broadcast()
+        stopped.wait { $0 ? true : nil }
+        return result
+    }
+
     /// Sends one claimed batch and records each answer.
     func send(_ claimed: [DeliveryStore.Claimed]) throws {
         for delivery in claimed where delivery.attempts == 1 {
@@ -199,12 +229,10 @@ public final class DeliveryEngine: Sendable {
                             help: "Seconds from a run's due time to each delivery's first attempt.")
         }
         let clock = ContinuousClock()
-        let claimedAt = clock.now
-        let answers = sender.send(batch: claimed.map(\.body), concurrency: configuration.sendConcurrency)
-        if claimedAt.duration(to: clock.now) > configuration.lease {
-            log.warning("a delivery round outlasted its lease: other workers may have sent these requests again",
-                        ["deliveries": .number(Double(claimed.count)), "lease_seconds": .number(Double(configuration.lease.components.seconds))])
+        let answers = whileRenewingLeases(of: claimed.map(\.id)) {
+            sender.send(batch: claimed.map(\.body), concurrency: configuration.sendConcurrency)
         }
+        let answeredAt = clock.now
         var outcomes: [DeliveryStore.Outcome] = []
         for (delivery, answer) in zip(claimed, answers) {
             switch answer {
@@ -225,7 +253,8 @@ public final class DeliveryEngine: Sendable {
                 try outbox.record(outcomes, owner: owner, runIDs: Set(claimed.map(\.runID)))
                 return
             } catch {
-                guard claimedAt.duration(to: clock.now) < configuration.lease - .seconds(1) else { throw error }
+                // The leases were renewed at most a third of a lease before the answers came.
+                guard answeredAt.duration(to: clock.now) < configuration.lease * 2 / 3 - .seconds(1) else { throw error }
                 log.warning("recording \(outcomes.count) delivery outcomes failed, retrying: \(error)")
                 sleepThread(for: .milliseconds(500))
             }

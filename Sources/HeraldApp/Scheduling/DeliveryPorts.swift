@@ -15,6 +15,8 @@ protocol DeliveryOutbox: Sendable {
     func claim(owner: String, limit: Int, lease: Duration) throws -> [DeliveryStore.Claimed]
     /// Seconds until a delivery may next be claimed, or nil when none is waiting.
     func secondsUntilNextDelivery() throws -> Double?
+    /// Extends the leases `owner` still holds on these deliveries.
+    func renew(_ ids: [Int64], owner: String, lease: Duration) throws
     /// Writes what FCM answered for deliveries `owner` still holds, and closes finished runs.
     func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws
     /// Closes every open run whose deliveries are all final, whoever recorded them.
@@ -23,10 +25,17 @@ protocol DeliveryOutbox: Sendable {
 
 /// What the delivery engine needs of FCM: one round of v1 requests sent, one answer each.
 public protocol MessageSending: Sendable {
+    /// Gets ready to send (an OAuth token in hand), so that no delivery is claimed and then held
+    /// while a slow token endpoint answers.
+    func prepare() throws
     func send(batch: [[UInt8]], concurrency: Int) -> [SendOutcome]
 }
 
 extension FCMSender: MessageSending {
+    public func prepare() throws {
+        _ = try credentials.accessToken()
+    }
+
     public func send(batch: [[UInt8]], concurrency: Int) -> [SendOutcome] {
         send(batch: batch, validateOnly: false, concurrency: concurrency)
     }
@@ -52,6 +61,10 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func secondsUntilNextDelivery() throws -> Double? {
         try pool.withConnection { try store.secondsUntilNextDelivery(on: $0) }
+    }
+
+    func renew(_ ids: [Int64], owner: String, lease: Duration) throws {
+        try pool.withConnection { try store.renew(ids, owner: owner, lease: lease, on: $0) }
     }
 
     func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws {

@@ -143,17 +143,34 @@ struct DeliveryStore: Sendable {
 
     /// Takes the lease of up to `limit` deliveries that are ready: never tried, due for a retry, or
     /// held by a worker whose lease expired (it crashed). Each claim counts as an attempt.
+    ///
+    /// At most one delivery of a run is in flight at a time, across every worker and instance: a
+    /// topic or condition request reaches every subscribed device, so a crash during it may repeat
+    /// one fan-out request, never several (FCM also asks for one topic fan-out at a time). The run
+    /// rows are locked (SKIP LOCKED) so that two claimers never pick the same run at once.
     func claim(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
         let seconds = lease.seconds
         return try connection.query("""
+            WITH ready AS (
+                SELECT r.id FROM runs r
+                WHERE r.status = \(RunStatus.sending)
+                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
+                              AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now()))
+                  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
+                                  AND d.lease_expires_at >= now())
+                ORDER BY r.occurrence, r.id LIMIT \(limit)
+                FOR UPDATE OF r SKIP LOCKED
+            ), picked AS (
+                SELECT (SELECT d.id FROM deliveries d
+                        WHERE d.run_id = ready.id AND d.status = ANY(\(DeliveryStatus.open)) AND d.next_attempt_at <= now()
+                          AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                        ORDER BY d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) AS id
+                FROM ready
+            )
             UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(seconds)),
                 attempts = d.attempts + 1, updated_at = now()
             FROM runs r
-            WHERE r.id = d.run_id AND d.id IN (
-                SELECT id FROM deliveries
-                WHERE status = ANY(\(DeliveryStatus.open)) AND next_attempt_at <= now()
-                  AND (lease_expires_at IS NULL OR lease_expires_at < now())
-                ORDER BY next_attempt_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            WHERE r.id = d.run_id AND d.id IN (SELECT id FROM picked WHERE id IS NOT NULL)
             RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
             """).map { row in
             let (id, runID, body, attempts, lateness) = try row.decode((Int64, String, String, Int, Double).self)
@@ -161,11 +178,25 @@ struct DeliveryStore: Sendable {
         }
     }
 
+    /// Extends the leases `owner` still holds on these deliveries: a round that runs long (a slow
+    /// token endpoint, slow answers) keeps them, so no other worker sends them again meanwhile.
+    func renew(_ ids: [Int64], owner: String, lease: Duration, on connection: PostgresConnection) throws {
+        guard !ids.isEmpty else { return }
+        _ = try connection.execute("""
+            UPDATE deliveries SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
+            WHERE id = ANY(\(ids.map(String.init))::bigint[]) AND lease_owner = \(owner) AND status = ANY(\(DeliveryStatus.open))
+            """)
+    }
+
     /// Seconds until a delivery may next be claimed, or nil when none is waiting.
     func secondsUntilNextDelivery(on connection: PostgresConnection) throws -> Double? {
+        // A run with a delivery in flight waits for it (its holder claims the next one itself when it
+        // records the answer), or for that lease to expire if its holder died.
         try connection.query("""
-            SELECT extract(epoch FROM min(greatest(next_attempt_at, coalesce(lease_expires_at, next_attempt_at))) - now())::float8
-            FROM deliveries WHERE status = ANY(\(DeliveryStatus.open))
+            SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at))) - now())::float8
+            FROM deliveries d WHERE d.status = ANY(\(DeliveryStatus.open))
+              AND NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.run_id = d.run_id AND l.id <> d.id
+                              AND l.status = ANY(\(DeliveryStatus.open)) AND l.lease_expires_at >= now())
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }
 
