@@ -10,11 +10,17 @@ public struct AccountService: Sendable {
     let users = UserStore()
     let keys = APIKeyStore()
     let audit = AuditLog()
+    /// This process's credential cache, told at once of what changes here (other instances hear
+    /// it from the database's NOTIFY).
+    let credentials: CredentialCache?
 
     public static let minimumPasswordLength = 12
     public static let maximumKeyNameLength = 100
 
-    public init(database: Database) { self.database = database }
+    public init(database: Database, credentials: CredentialCache? = nil) {
+        self.database = database
+        self.credentials = credentials
+    }
 
     /// Creates a user.
     public func createUser(email: String, role: Role, password: String, by actor: Actor) throws -> UserRecord {
@@ -42,7 +48,7 @@ public struct AccountService: Sendable {
                                     detail: "You cannot demote or disable your own account; ask another admin.")
         }
         let hash = password.map { PasswordHash.make($0) }
-        return try database.transaction { connection in
+        let updated = try database.transaction { connection in
             guard let user = try users.update(id: id, role: role, disabled: disabled, passwordHash: hash, on: connection) else {
                 throw AppError.notFound(what: "User \(id)")
             }
@@ -53,6 +59,8 @@ public struct AccountService: Sendable {
             try audit.record(.userUpdated, by: actor, object: ("user", id), details: details, on: connection)
             return user
         }
+        credentials?.forget("user:\(id)")
+        return updated
     }
 
     /// Creates an API key; the returned key is shown once and never again.
@@ -72,12 +80,14 @@ public struct AccountService: Sendable {
 
     /// Revokes a key; it stops working at once.
     public func revokeKey(id: String, by actor: Actor) throws -> APIKeyRecord {
-        try database.transaction { connection in
+        let revoked = try database.transaction { connection in
             guard let key = try keys.revoke(id: id, on: connection) else { throw AppError.notFound(what: "API key \(id)") }
             try audit.record(.apiKeyRevoked, by: actor, object: ("api_key", id),
                              details: ["name": .string(key.name), "prefix": .string(key.prefix)], on: connection)
             return key
         }
+        credentials?.forget("keyid:\(id)")
+        return revoked
     }
 
     public func listUsers() throws -> [UserRecord] { try database.read { try users.list(on: $0) } }

@@ -11,6 +11,7 @@ public struct SignInService: Sendable {
     let log: Log
     let throttle: SignInThrottle
     let sessions: SessionStore
+    let credentials: CredentialCache?
     let users = UserStore()
     let audit = AuditLog()
 
@@ -23,11 +24,12 @@ public struct SignInService: Sendable {
     /// How long a new session lasts, for the cookie's Max-Age.
     public var sessionLifetimeSeconds: Int { sessions.lifetimeSeconds }
 
-    public init(database: Database, log: Log, throttle: SignInThrottle, sessions: SessionStore) {
+    public init(database: Database, log: Log, throttle: SignInThrottle, sessions: SessionStore, credentials: CredentialCache? = nil) {
         self.database = database
         self.log = log
         self.throttle = throttle
         self.sessions = sessions
+        self.credentials = credentials
     }
 
     /// Signs `email` in from `address`, ending `previousSession` if the browser had one (a session
@@ -78,6 +80,7 @@ public struct SignInService: Sendable {
             if let sessionID { try sessions.delete(sessionID: sessionID, on: connection) }
             try audit.record(.signOut, by: actor, on: connection)
         }
+        if let sessionID { credentials?.forget("session:" + SHA256.hex(sessionID)) }
     }
 }
 
@@ -86,20 +89,31 @@ public struct Authenticator: Sendable {
     let database: Database
     let sessions: SessionStore
     let keys = APIKeyStore()
+    let cache: CredentialCache?
 
-    public init(database: Database, sessions: SessionStore) {
+    public init(database: Database, sessions: SessionStore, cache: CredentialCache?) {
         self.database = database
         self.sessions = sessions
+        self.cache = cache
     }
 
     /// The signed-in user of a live session, if any.
     public func viewer(sessionID: String) throws -> Viewer? {
         guard !sessionID.isEmpty, sessionID.utf8.count < 128 else { return nil }
-        return try database.read { try sessions.viewer(sessionID: sessionID, on: $0) }
+        let key = "session:" + SHA256.hex(sessionID)
+        if let viewer = cache?.viewer(key) { return viewer }
+        guard let (viewer, remaining) = try database.read({ try sessions.viewer(sessionID: sessionID, on: $0) }) else { return nil }
+        cache?.remember(viewer, for: key, validFor: remaining)
+        return viewer
     }
 
     /// The caller behind a live API key, if any.
     public func viewer(apiKey: String) throws -> Viewer? {
-        try database.read { try keys.viewer(key: apiKey, on: $0) }
+        guard apiKey.utf8.count < 128 else { return nil }
+        let key = "key:" + SHA256.hex(apiKey)
+        if let viewer = cache?.viewer(key) { return viewer }
+        guard let viewer = try database.read({ try keys.viewer(key: apiKey, on: $0) }) else { return nil }
+        cache?.remember(viewer, for: key)
+        return viewer
     }
 }

@@ -20,6 +20,8 @@ public final class HeraldApplication: Sendable {
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
     let engine: DeliveryEngine?
+    /// Sessions and keys checked lately; nil when `HERALD_CREDENTIAL_CACHE_SECONDS` is 0.
+    let credentials: CredentialCache?
 
     /// Builds the services; nothing runs until `start()`. Fails on an unreadable service-account key.
     public init(configuration: HeraldConfiguration, log: Log) throws {
@@ -32,12 +34,14 @@ public final class HeraldApplication: Sendable {
         sendingConfigured = sender != nil
         let buckets = AudienceBuckets(count: configuration.delivery.audienceBuckets)
         let sessions = SessionStore(idleSeconds: configuration.accounts.sessionIdleSeconds, lifetimeSeconds: configuration.accounts.sessionLifetimeSeconds)
+        let cacheSeconds = configuration.accounts.credentialCacheSeconds
+        credentials = cacheSeconds > 0 ? CredentialCache(lifetime: .seconds(cacheSeconds)) : nil
         campaigns = CampaignService(database: database, sender: sender, buckets: buckets)
-        accounts = AccountService(database: database)
+        accounts = AccountService(database: database, credentials: credentials)
         signIn = SignInService(database: database, log: log,
                                throttle: SignInThrottle(maxFailures: configuration.accounts.signInMaxFailures, windowSeconds: configuration.accounts.signInWindowSeconds),
-                               sessions: sessions)
-        authenticator = Authenticator(database: database, sessions: sessions)
+                               sessions: sessions, credentials: credentials)
+        authenticator = Authenticator(database: database, sessions: sessions, cache: credentials)
         events = EventService(database: database)
         images = ImageService(database: database)
         if let sender, configuration.delivery.schedulerEnabled {
@@ -61,12 +65,17 @@ public final class HeraldApplication: Sendable {
         log.info("migrations applied", ["directory": .string(configuration.database.migrationsDirectory), "applied": .number(Double(applied.count))])
     }
 
-    /// Starts the scheduler and the delivery workers (when sending is configured and enabled).
-    public func startWorkers() { engine?.start() }
+    /// Starts the scheduler and the delivery workers (when sending is configured and enabled), and
+    /// the credential cache's listener.
+    public func startWorkers() {
+        credentials?.start(databaseURL: configuration.database.url, log: log)
+        engine?.start()
+    }
 
     /// Stops the workers and waits for their current round (bounded by the FCM request timeout),
     /// so a restart repeats no request.
     public func stopWorkers(waiting: Bool) {
+        credentials?.stop()
         engine?.stop()
         if waiting { engine?.waitUntilStopped(timeout: .seconds(40)) }
     }

@@ -67,7 +67,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
             sessionIdleSeconds: try integer("HERALD_SESSION_IDLE_SECONDS", 8 * 3600, 60...(30 * 86400)),
             sessionLifetimeSeconds: try integer("HERALD_SESSION_LIFETIME_SECONDS", 7 * 86400, 60...(365 * 86400)),
             signInMaxFailures: try integer("HERALD_SIGNIN_MAX_FAILURES", 10, 1...1000),
-            signInWindowSeconds: try integer("HERALD_SIGNIN_WINDOW_SECONDS", 15 * 60, 1...86400))
+            signInWindowSeconds: try integer("HERALD_SIGNIN_WINDOW_SECONDS", 15 * 60, 1...86400),
+            credentialCacheSeconds: try integer("HERALD_CREDENTIAL_CACHE_SECONDS", 30, 0...3600))
     }
 }
 

@@ -65,4 +65,7 @@ public struct AccountSettings: Sendable, Equatable {
     public var signInMaxFailures: Int
     /// The sign-in rate-limit window, in seconds.
     public var signInWindowSeconds: Int
+    /// How long a checked session or API key is trusted without asking the database again
+    /// (0: ask every time). Revocations reach every instance at once regardless.
+    public var credentialCacheSeconds: Int
 }

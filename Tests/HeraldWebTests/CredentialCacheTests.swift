@@ -1,0 +1,84 @@
+import Foundation
+import HeraldTestSupport
+import HeraldJSON
+import HeraldPostgres
+import Testing
+@testable import HeraldApp
+
+/// Sessions and API keys are trusted from memory for a while (no query per request), and a
+/// revocation on one instance reaches every instance at once through the database's NOTIFY.
+@Suite(.serialized) final class CredentialCacheTests {
+    /// Runs `body` with the api_keys table out of reach (renamed): any key lookup fails meanwhile.
+    func withoutTheKeysTable<R>(_ herald: TestHerald, _ body: () async throws -> R) async throws -> R {
+        let connection = try PostgresConnection(url: herald.databaseURL)
+        defer { connection.close() }
+        _ = try connection.execute("ALTER TABLE api_keys RENAME TO api_keys_out_of_reach")
+        do {
+            let result = try await body()
+            _ = try connection.execute("ALTER TABLE api_keys_out_of_reach RENAME TO api_keys")
+            return result
+        } catch {
+            _ = try? connection.execute("ALTER TABLE api_keys_out_of_reach RENAME TO api_keys")
+            throw error
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aKeyRevokedOnOneInstanceStopsWorkingOnEveryInstanceWithinASecond() async throws {
+        let first = try TestHerald()
+        let second = try TestHerald(databaseURL: first.databaseURL)
+        let created = try await first.request("POST", "/api/v1/api-keys", json: ["name": "my scripts", "role": "editor"])
+        let id = try #require(created.json?["id"]?.stringValue)
+        let key = try #require(created.json?["key"]?.stringValue)
+        func status(_ herald: TestHerald) async throws -> Int {
+            try await herald.request("GET", "/api/v1/campaigns", headers: ["Authorization": "Bearer \(key)"]).status
+        }
+        // Warm both caches, then revoke on the first instance.
+        #expect(try await status(first) == 200)
+        #expect(try await status(second) == 200)
+        #expect(try await first.request("DELETE", "/api/v1/api-keys/\(id)").status == 200)
+        let revokedAt = ContinuousClock.now
+        // The other instance's own check, polled every 10 ms: the HTTP round trip is not the cache's delay.
+        let authenticator = second.server.application.authenticator
+        while try authenticator.viewer(apiKey: key) != nil, ContinuousClock.now - revokedAt < .seconds(1) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let delay = ContinuousClock.now - revokedAt
+        #expect(delay < .seconds(1))
+        #expect(try await status(second) == 401)
+        #expect(try await status(first) == 401)
+        print("credential cache: a key revoked on one instance was refused by the other \(delay) later")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aCachedKeyIsCheckedWithoutAQueryAndADisabledUsersSessionEndsEverywhere() async throws {
+        let first = try TestHerald()
+        let second = try TestHerald(databaseURL: first.databaseURL)
+        func campaigns(_ herald: TestHerald, _ headers: [String: String]) async throws -> Int {
+            try await herald.request("GET", "/api/v1/campaigns", headers: headers).status
+        }
+        let auth = ["Authorization": "Bearer \(first.apiKey)"]
+        #expect(try await campaigns(first, auth) == 200)
+        // Checked once, the key is known from memory: no lookup, so the table may as well be gone.
+        let answers = try await withoutTheKeysTable(first) {
+            var answers: [Int] = []
+            for _ in 0..<20 { answers.append(try await campaigns(first, auth)) }
+            return answers
+        }
+        #expect(answers.allSatisfy { $0 == 200 }, "\(answers)")
+
+        // A user's session, used on both instances; disabling the user ends it on both.
+        let user = try first.server.application.accounts.createUser(email: "ana@example.com", role: .editor, password: "a long enough password",
+                                                                     by: Actor(name: "test"))
+        let signedIn = try first.server.application.signIn.signIn(email: "ana@example.com", password: "a long enough password",
+                                                                 address: "127.0.0.1", previousSession: nil)
+        let cookie = ["Cookie": "herald_session=\(signedIn.sessionID)"]
+        let before = [try await first.request("GET", "/api/v1/me", headers: cookie, authenticated: false),
+                      try await second.request("GET", "/api/v1/me", headers: cookie, authenticated: false)]
+        #expect(before.map(\.status) == [200, 200], "\(before.map { String(decoding: $0.data, as: UTF8.self) })")
+        _ = try first.server.application.accounts.updateUser(id: user.id, role: nil, disabled: true, password: nil, by: Actor(name: "test"))
+        #expect(try await eventually(timeout: .seconds(1)) {
+            try await second.request("GET", "/api/v1/me", headers: cookie, authenticated: false).status == 401
+        })
+    }
+}
