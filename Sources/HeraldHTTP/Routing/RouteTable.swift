@@ -4,11 +4,27 @@
 /// Patterns are literal segments, `{name}` parameters and a final `{name...}` wildcard; matched
 /// parameters are percent-decoded (a wildcard value may then contain `/` or `..`, so a file
 /// handler must check it). The most specific pattern wins; HEAD finds the GET route.
+///
+/// The patterns are kept as a trie of segments, so a request walks only the branches its own
+/// segments lead to instead of trying every route: the cost of a lookup grows with the depth of
+/// the path, not with the number of routes.
 public struct RouteTable<Value: Sendable>: Sendable {
     struct Entry: Sendable {
         let method: HTTPMethod
         let pattern: RoutePattern
         let value: Value
+    }
+
+    /// One position in the trie. Every pattern ends at exactly one node: patterns that differ only
+    /// in their parameter names end at the same one (and so have the same specificity).
+    struct Node: Sendable {
+        var literals: [(bytes: [UInt8], child: Int)] = []
+        var parameter: Int?
+        var wildcard: Int?
+        /// The entries whose pattern ends here, in the order added.
+        var entries: [Int] = []
+        /// The specificity shared by every pattern that ends here.
+        var specificity: [Int] = []
     }
 
     /// What a request finds.
@@ -23,41 +39,134 @@ public struct RouteTable<Value: Sendable>: Sendable {
     }
 
     private var entries: [Entry] = []
+    private var nodes: [Node] = [Node()]
 
     public init() {}
 
     /// Adds a route. Of two routes with the same method and pattern, the first wins.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ value: Value) {
-        entries.append(Entry(method: method, pattern: RoutePattern(pattern), value: value))
+        let parsed = RoutePattern(pattern)
+        var node = 0
+        for segment in parsed.segments {
+            switch segment {
+            case .literal(let bytes):
+                if let existing = nodes[node].literals.first(where: { $0.bytes == bytes }) {
+                    node = existing.child
+                } else {
+                    let child = newNode()
+                    nodes[node].literals.append((bytes, child))
+                    node = child
+                }
+            case .parameter:
+                if let existing = nodes[node].parameter {
+                    node = existing
+                } else {
+                    let child = newNode()
+                    nodes[node].parameter = child
+                    node = child
+                }
+            case .wildcard:
+                if let existing = nodes[node].wildcard {
+                    node = existing
+                } else {
+                    let child = newNode()
+                    nodes[node].wildcard = child
+                    node = child
+                }
+            }
+        }
+        nodes[node].specificity = parsed.specificity
+        nodes[node].entries.append(entries.count)
+        entries.append(Entry(method: method, pattern: parsed, value: value))
+    }
+
+    private mutating func newNode() -> Int {
+        nodes.append(Node())
+        return nodes.count - 1
     }
 
     /// Every route, in the order added (for tests that walk them all).
     public var routes: [(method: HTTPMethod, pattern: String, value: Value)] { entries.map { ($0.method, $0.pattern.text, $0.value) } }
 
     public func match(_ method: HTTPMethod, path: String) -> Match {
-        let segments = RoutePattern.split(path)
-        var best: (entry: Entry, parameters: [String: String])?
-        var bestForGet: (entry: Entry, parameters: [String: String])?
-        var allowed: [HTTPMethod] = []
-        for entry in entries {
-            guard let parameters = entry.pattern.match(segments) else { continue }
-            if !allowed.contains(entry.method) { allowed.append(entry.method) }
-            if entry.method == method && isBetter(entry, than: best?.entry) { best = (entry, parameters) }
-            if entry.method == .get && isBetter(entry, than: bestForGet?.entry) { bestForGet = (entry, parameters) }
+        PathSegments.with(path) { segments in
+            var search = Search(method: method)
+            visit(0, at: 0, segments, &search)
+            if let best = search.best {
+                return found(best, segments, headForGet: false)
+            }
+            if method == .head, let get = search.bestGet {
+                return found(get, segments, headForGet: true)
+            }
+            guard search.matched else { return .notFound }
+            // A 405 is rare: walk again, this time collecting every matching route.
+            var collecting = Search(method: method, matchedEntries: [])
+            visit(0, at: 0, segments, &collecting)
+            var allowed: [HTTPMethod] = []
+            for entry in collecting.matchedEntries!.sorted() where !allowed.contains(entries[entry].method) {
+                allowed.append(entries[entry].method)
+            }
+            if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
+            return .methodNotAllowed(allowed)
         }
-        if let best { return .found(best.entry.value, parameters: best.parameters, pattern: best.entry.pattern.text, headForGet: false) }
-        if method == .head, let get = bestForGet {
-            return .found(get.entry.value, parameters: get.parameters, pattern: get.entry.pattern.text, headForGet: true)
-        }
-        if allowed.isEmpty { return .notFound }
-        if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
-        return .methodNotAllowed(allowed)
     }
 
-    private func isBetter(_ entry: Entry, than current: Entry?) -> Bool {
+    /// What a walk of the trie has found so far.
+    private struct Search {
+        let method: HTTPMethod
+        var best: Int?
+        var bestGet: Int?
+        var matched = false
+        /// Every entry whose pattern matches, when asked for (to list the methods of a 405).
+        var matchedEntries: [Int]?
+    }
+
+    /// Visits every node whose pattern matches the path from segment `index` on, keeping the most
+    /// specific entry for the method (and for GET, which answers HEAD).
+    private func visit(_ node: Int, at index: Int, _ segments: PathSegments, _ search: inout Search) {
+        let here = nodes[node]
+        if index == segments.count { consider(node, &search) }
+        // A wildcard takes the rest of the path, even an empty rest.
+        if let wildcard = here.wildcard { consider(wildcard, &search) }
+        guard index < segments.count else { return }
+        let segment = segments[index]
+        for literal in here.literals where literal.bytes.count == segment.count && segment.elementsEqual(literal.bytes) {
+            visit(literal.child, at: index + 1, segments, &search)
+        }
+        if let parameter = here.parameter, !segment.isEmpty { visit(parameter, at: index + 1, segments, &search) }
+    }
+
+    /// Keeps the node's entry for the method when its pattern is more specific than the best so
+    /// far. Entries of one node share their specificity, so the first added among them wins, as
+    /// it would in a scan of the routes in order.
+    private func consider(_ node: Int, _ search: inout Search) {
+        let candidate = nodes[node]
+        guard !candidate.entries.isEmpty else { return }
+        search.matched = true
+        search.matchedEntries?.append(contentsOf: candidate.entries)
+        if let entry = candidate.entries.first(where: { entries[$0].method == search.method }),
+           isBetter(candidate, than: search.best) {
+            search.best = entry
+        }
+        if search.method == .head, let entry = candidate.entries.first(where: { entries[$0].method == .get }),
+           isBetter(candidate, than: search.bestGet) {
+            search.bestGet = entry
+        }
+    }
+
+    /// Strictly more specific: at the first difference a literal beats a parameter beats a
+    /// wildcard, and a pattern that goes on where the other has ended beats it.
+    private func isBetter(_ candidate: Node, than current: Int?) -> Bool {
         guard let current else { return true }
-        return entry.pattern.specificity.lexicographicallyPrecedes(current.pattern.specificity) == false
-            && entry.pattern.specificity != current.pattern.specificity
+        let other = entries[current].pattern.specificity
+        return candidate.specificity != other && !candidate.specificity.lexicographicallyPrecedes(other)
+    }
+
+    private func found(_ entry: Int, _ segments: PathSegments, headForGet: Bool) -> Match {
+        let entry = entries[entry]
+        // The trie has matched the shape already; this reads the parameters out by name.
+        let parameters = entry.pattern.match(segments) ?? [:]
+        return .found(entry.value, parameters: parameters, pattern: entry.pattern.text, headForGet: headForGet)
     }
 }
 
