@@ -9,12 +9,50 @@
 /// segments lead to instead of trying every route: the cost of a lookup grows with the depth of
 /// the path, not with the number of routes.
 public struct RouteTable<Value: Sendable>: Sendable {
-    struct Entry: Sendable {
-        let method: HTTPMethod
-        let pattern: RoutePattern
-        let value: Value
+    /// What a request finds.
+    public enum Match {
+        /// A route: its value, the path's parameters, its pattern, and whether it is the GET
+        /// route answering a HEAD (drop the body, keep its length).
+        case found(Value, parameters: [String: String], pattern: String, headForGet: Bool)
+        /// Routes match the path under these other methods only (answer 405 with `Allow`).
+        case methodNotAllowed([HTTPMethod])
+        /// No route matches the path.
+        case notFound
     }
 
+    // The matching itself is not generic, so it runs specialized in every module that uses a
+    // table rather than instantiating generic metadata on each request.
+    private var trie = RouteTrie()
+    private var values: [Value] = []
+
+    public init() {}
+
+    /// Adds a route. Of two routes with the same method and pattern, the first wins.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ value: Value) {
+        trie.add(method, RoutePattern(pattern))
+        values.append(value)
+    }
+
+    /// Every route, in the order added (for tests that walk them all).
+    public var routes: [(method: HTTPMethod, pattern: String, value: Value)] {
+        values.indices.map { (trie.methods[$0], trie.patterns[$0].text, values[$0]) }
+    }
+
+    public func match(_ method: HTTPMethod, path: String) -> Match {
+        switch trie.lookup(method, path: path) {
+        case .found(let entry, let parameters, let headForGet):
+            .found(values[entry], parameters: parameters, pattern: trie.patterns[entry].text, headForGet: headForGet)
+        case .methodNotAllowed(let allowed):
+            .methodNotAllowed(allowed)
+        case .notFound:
+            .notFound
+        }
+    }
+}
+
+/// The patterns of a route table as a trie of path segments, each route known by the order it
+/// was added in.
+struct RouteTrie: Sendable {
     /// One position in the trie. Every pattern ends at exactly one node: patterns that differ only
     /// in their parameter names end at the same one (and so have the same specificity).
     struct Node: Sendable {
@@ -27,27 +65,19 @@ public struct RouteTable<Value: Sendable>: Sendable {
         var specificity: [Int] = []
     }
 
-    /// What a request finds.
-    public enum Match {
-        /// A route: its value, the path's parameters, its pattern, and whether it is the GET
-        /// route answering a HEAD (drop the body, keep its length).
-        case found(Value, parameters: [String: String], pattern: String, headForGet: Bool)
-        /// Routes match the path under these other methods only (answer 405 with `Allow`).
+    enum Lookup {
+        case found(entry: Int, parameters: [String: String], headForGet: Bool)
         case methodNotAllowed([HTTPMethod])
-        /// No route matches the path.
         case notFound
     }
 
-    private var entries: [Entry] = []
+    private(set) var methods: [HTTPMethod] = []
+    private(set) var patterns: [RoutePattern] = []
     private var nodes: [Node] = [Node()]
 
-    public init() {}
-
-    /// Adds a route. Of two routes with the same method and pattern, the first wins.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ value: Value) {
-        let parsed = RoutePattern(pattern)
+    mutating func add(_ method: HTTPMethod, _ pattern: RoutePattern) {
         var node = 0
-        for segment in parsed.segments {
+        for segment in pattern.segments {
             switch segment {
             case .literal(let bytes):
                 if let existing = nodes[node].literals.first(where: { $0.bytes == bytes }) {
@@ -75,9 +105,10 @@ public struct RouteTable<Value: Sendable>: Sendable {
                 }
             }
         }
-        nodes[node].specificity = parsed.specificity
-        nodes[node].entries.append(entries.count)
-        entries.append(Entry(method: method, pattern: parsed, value: value))
+        nodes[node].specificity = pattern.specificity
+        nodes[node].entries.append(patterns.count)
+        methods.append(method)
+        patterns.append(pattern)
     }
 
     private mutating func newNode() -> Int {
@@ -85,29 +116,28 @@ public struct RouteTable<Value: Sendable>: Sendable {
         return nodes.count - 1
     }
 
-    /// Every route, in the order added (for tests that walk them all).
-    public var routes: [(method: HTTPMethod, pattern: String, value: Value)] { entries.map { ($0.method, $0.pattern.text, $0.value) } }
-
-    public func match(_ method: HTTPMethod, path: String) -> Match {
+    func lookup(_ method: HTTPMethod, path: String) -> Lookup {
         PathSegments.with(path) { segments in
-            var search = Search(method: method)
-            visit(0, at: 0, segments, &search)
-            if let best = search.best {
-                return found(best, segments, headForGet: false)
+            nodes.withUnsafeBufferPointer { nodes in
+                var search = Search(method: method)
+                visit(0, at: 0, segments, nodes, &search)
+                if let best = search.best {
+                    return found(best, segments, headForGet: false)
+                }
+                if method == .head, let get = search.bestGet {
+                    return found(get, segments, headForGet: true)
+                }
+                guard search.matched else { return .notFound }
+                // A 405 is rare: walk again, this time collecting every matching route.
+                var collecting = Search(method: method, matchedEntries: [])
+                visit(0, at: 0, segments, nodes, &collecting)
+                var allowed: [HTTPMethod] = []
+                for entry in collecting.matchedEntries!.sorted() where !allowed.contains(methods[entry]) {
+                    allowed.append(methods[entry])
+                }
+                if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
+                return .methodNotAllowed(allowed)
             }
-            if method == .head, let get = search.bestGet {
-                return found(get, segments, headForGet: true)
-            }
-            guard search.matched else { return .notFound }
-            // A 405 is rare: walk again, this time collecting every matching route.
-            var collecting = Search(method: method, matchedEntries: [])
-            visit(0, at: 0, segments, &collecting)
-            var allowed: [HTTPMethod] = []
-            for entry in collecting.matchedEntries!.sorted() where !allowed.contains(entries[entry].method) {
-                allowed.append(entries[entry].method)
-            }
-            if allowed.contains(.get) && !allowed.contains(.head) { allowed.append(.head) }
-            return .methodNotAllowed(allowed)
         }
     }
 
@@ -123,32 +153,31 @@ public struct RouteTable<Value: Sendable>: Sendable {
 
     /// Visits every node whose pattern matches the path from segment `index` on, keeping the most
     /// specific entry for the method (and for GET, which answers HEAD).
-    private func visit(_ node: Int, at index: Int, _ segments: PathSegments, _ search: inout Search) {
-        let here = nodes[node]
-        if index == segments.count { consider(node, &search) }
+    private func visit(_ node: Int, at index: Int, _ segments: PathSegments, _ nodes: UnsafeBufferPointer<Node>,
+                       _ search: inout Search) {
+        if index == segments.count { consider(nodes[node], &search) }
         // A wildcard takes the rest of the path, even an empty rest.
-        if let wildcard = here.wildcard { consider(wildcard, &search) }
+        if let wildcard = nodes[node].wildcard { consider(nodes[wildcard], &search) }
         guard index < segments.count else { return }
         let segment = segments[index]
-        for literal in here.literals where literal.bytes.count == segment.count && segment.elementsEqual(literal.bytes) {
-            visit(literal.child, at: index + 1, segments, &search)
+        for literal in nodes[node].literals where literal.bytes.count == segment.count && segment.elementsEqual(literal.bytes) {
+            visit(literal.child, at: index + 1, segments, nodes, &search)
         }
-        if let parameter = here.parameter, !segment.isEmpty { visit(parameter, at: index + 1, segments, &search) }
+        if let parameter = nodes[node].parameter, !segment.isEmpty { visit(parameter, at: index + 1, segments, nodes, &search) }
     }
 
     /// Keeps the node's entry for the method when its pattern is more specific than the best so
     /// far. Entries of one node share their specificity, so the first added among them wins, as
     /// it would in a scan of the routes in order.
-    private func consider(_ node: Int, _ search: inout Search) {
-        let candidate = nodes[node]
+    private func consider(_ candidate: Node, _ search: inout Search) {
         guard !candidate.entries.isEmpty else { return }
         search.matched = true
         search.matchedEntries?.append(contentsOf: candidate.entries)
-        if let entry = candidate.entries.first(where: { entries[$0].method == search.method }),
+        if let entry = candidate.entries.first(where: { methods[$0] == search.method }),
            isBetter(candidate, than: search.best) {
             search.best = entry
         }
-        if search.method == .head, let entry = candidate.entries.first(where: { entries[$0].method == .get }),
+        if search.method == .head, let entry = candidate.entries.first(where: { methods[$0] == .get }),
            isBetter(candidate, than: search.bestGet) {
             search.bestGet = entry
         }
@@ -158,15 +187,13 @@ public struct RouteTable<Value: Sendable>: Sendable {
     /// wildcard, and a pattern that goes on where the other has ended beats it.
     private func isBetter(_ candidate: Node, than current: Int?) -> Bool {
         guard let current else { return true }
-        let other = entries[current].pattern.specificity
+        let other = patterns[current].specificity
         return candidate.specificity != other && !candidate.specificity.lexicographicallyPrecedes(other)
     }
 
-    private func found(_ entry: Int, _ segments: PathSegments, headForGet: Bool) -> Match {
-        let entry = entries[entry]
+    private func found(_ entry: Int, _ segments: PathSegments, headForGet: Bool) -> Lookup {
         // The trie has matched the shape already; this reads the parameters out by name.
-        let parameters = entry.pattern.match(segments) ?? [:]
-        return .found(entry.value, parameters: parameters, pattern: entry.pattern.text, headForGet: headForGet)
+        .found(entry: entry, parameters: patterns[entry].match(segments) ?? [:], headForGet: headForGet)
     }
 }
 
