@@ -66,10 +66,11 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
 
     /// Appends a field, keeping any existing ones of the same name.
     public mutating func add(_ name: String, _ value: String) {
+        var (name, value) = (name, value)
         let nameStart = bytes.count
-        bytes.append(contentsOf: name.utf8)
+        name.withUTF8 { bytes.append(contentsOf: $0) }
         let valueStart = bytes.count
-        bytes.append(contentsOf: value.utf8)
+        value.withUTF8 { bytes.append(contentsOf: $0) }
         fields.append(Field(name: nameStart..<valueStart, value: valueStart..<bytes.count))
     }
 

@@ -12,11 +12,10 @@ enum ResponseSerializer {
         // RFC 9110 §8.6: no Content-Length on 1xx or 204; 304 carries no body (§15.4.5).
         let noBody = status < 200 || status == 204 || status == 304
         let sendsBody = !noBody && !headRequest
-        let reason = HTTPResponse.reasonPhrase(status).utf8
-        let statusDigits = decimalCount(status)
+        var reason = HTTPResponse.reasonPhrase(status)
         let bodyLength = response.body.count
 
-        var size = 9 + statusDigits + 1 + reason.count + 2
+        var size = 9 + decimalCount(status) + 1 + reason.utf8.count + 2
         // A handler's Content-Length is kept only for HEAD (the last one given, as with any field set twice).
         var keptLength: [UInt8]?
         response.headers.forEachField { name, value in
@@ -33,35 +32,39 @@ enum ResponseSerializer {
         size += 6 + date.count + 2
         let connection: StaticString? = close ? "Connection: close\r\n" : (confirmKeepAlive ? "Connection: keep-alive\r\n" : nil)
         size += (connection?.utf8CodeUnitCount ?? 0) + 2
-        if sendsBody { size += bodyLength }
 
-        out.reserveCapacity(out.count + size)
-        append("HTTP/1.1 ", to: &out)
-        appendDecimal(status, to: &out)
-        out.append(0x20)
-        out.append(contentsOf: reason)
-        append("\r\n", to: &out)
-        response.headers.forEachField { name, value in
-            guard case .kept = framingField(name) else { return }
-            appendSafely(name, to: &out)
-            append(": ", to: &out)
-            appendSafely(value, to: &out)
-            append("\r\n", to: &out)
-        }
-        if !noBody {
-            append("Content-Length: ", to: &out)
-            if let keptLength {
-                keptLength.withUnsafeBufferPointer { appendSafely($0[...], to: &out) }
-            } else {
-                appendDecimal(bodyLength, to: &out)
+        out.reserveCapacity(out.count + size + (sendsBody ? bodyLength : 0))
+        // The head is composed on the stack and copied once; the body follows it.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { head in
+            var cursor = Cursor(head.baseAddress!)
+            cursor.put("HTTP/1.1 ")
+            cursor.putDecimal(status)
+            cursor.put(0x20)
+            reason.withUTF8 { cursor.put($0[...]) }
+            cursor.put("\r\n")
+            response.headers.forEachField { name, value in
+                guard case .kept = framingField(name) else { return }
+                cursor.putSafely(name)
+                cursor.put(": ")
+                cursor.putSafely(value)
+                cursor.put("\r\n")
             }
-            append("\r\n", to: &out)
+            if !noBody {
+                cursor.put("Content-Length: ")
+                if let keptLength {
+                    keptLength.withUnsafeBufferPointer { cursor.putSafely($0[...]) }
+                } else {
+                    cursor.putDecimal(bodyLength)
+                }
+                cursor.put("\r\n")
+            }
+            cursor.put("Date: ")
+            date.withUnsafeBufferPointer { cursor.put($0[...]) }
+            cursor.put("\r\n")
+            if let connection { cursor.put(connection) }
+            cursor.put("\r\n")
+            out.append(contentsOf: UnsafeBufferPointer(start: head.baseAddress, count: cursor.written(since: head.baseAddress!)))
         }
-        append("Date: ", to: &out)
-        out.append(contentsOf: date)
-        append("\r\n", to: &out)
-        if let connection { append(connection, to: &out) }
-        append("\r\n", to: &out)
         if sendsBody { out.append(contentsOf: response.body) }
     }
 
@@ -78,17 +81,49 @@ enum ResponseSerializer {
         return .kept
     }
 
-    /// A CR, LF or NUL from a handler would split the response (header injection); they become spaces.
-    private static func appendSafely(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, to out: inout [UInt8]) {
-        guard bytes.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-            out.append(contentsOf: bytes)
-            return
-        }
-        for byte in bytes { out.append(byte == 0x0D || byte == 0x0A || byte == 0 ? 0x20 : byte) }
-    }
+    /// Writes into memory measured beforehand.
+    private struct Cursor {
+        private var position: UnsafeMutablePointer<UInt8>
 
-    private static func append(_ text: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        init(_ start: UnsafeMutablePointer<UInt8>) { position = start }
+
+        func written(since start: UnsafeMutablePointer<UInt8>) -> Int { position - start }
+
+        mutating func put(_ byte: UInt8) {
+            position.initialize(to: byte)
+            position += 1
+        }
+
+        mutating func put(_ text: StaticString) {
+            position.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
+            position += text.utf8CodeUnitCount
+        }
+
+        mutating func put(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+            guard let base = bytes.base.baseAddress, !bytes.isEmpty else { return }
+            position.initialize(from: base + bytes.startIndex, count: bytes.count)
+            position += bytes.count
+        }
+
+        /// A CR, LF or NUL from a handler would split the response (header injection); they become spaces.
+        mutating func putSafely(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) {
+            let start = position
+            put(bytes)
+            for index in 0..<bytes.count where start[index] == 0x0D || start[index] == 0x0A || start[index] == 0 {
+                start[index] = 0x20
+            }
+        }
+
+        mutating func putDecimal(_ value: Int) {
+            if value < 0 { put(UInt8(ascii: "-")) }
+            let magnitude = value.magnitude
+            var divisor: UInt = 1
+            while magnitude / divisor >= 10 { divisor *= 10 }
+            while divisor > 0 {
+                put(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+                divisor /= 10
+            }
+        }
     }
 
     private static func decimalCount(_ value: Int) -> Int {
@@ -99,17 +134,6 @@ enum ResponseSerializer {
             rest /= 10
         }
         return digits + (value < 0 ? 1 : 0)
-    }
-
-    private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        let magnitude = value.magnitude
-        var divisor: UInt = 1
-        while magnitude / divisor >= 10 { divisor *= 10 }
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
-            divisor /= 10
-        }
     }
 
     /// `HTTP/1.1 100 Continue`, sent before reading a body the client is holding back (RFC 9110 §10.1.1).
