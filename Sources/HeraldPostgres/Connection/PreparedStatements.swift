@@ -10,6 +10,19 @@ struct PreparedStatements {
         let sql: String
         /// The same text with other parameter types is another statement: types are fixed at PREPARE.
         let types: [Oid]
+
+        /// Hashes the length and the ends of the text, not all of it: the application's queries are
+        /// long and few, so this tells them apart for a fraction of the cost, and equality still
+        /// compares the whole text.
+        func hash(into hasher: inout Hasher) {
+            var sql = sql
+            sql.withUTF8 { bytes in
+                hasher.combine(bytes.count)
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<min(bytes.count, 32)])))
+                hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[max(0, bytes.count - 96)...])))
+            }
+            hasher.combine(types)
+        }
     }
 
     private struct Statement {
@@ -29,10 +42,10 @@ struct PreparedStatements {
 
     /// The name the statement was prepared under, marking it used; nil when it is not prepared.
     mutating func name(for key: Key) -> String? {
-        guard statements[key] != nil else { return nil }
+        guard let index = statements.index(forKey: key) else { return nil }
         uses += 1
-        statements[key]!.lastUse = uses
-        return statements[key]!.name
+        statements.values[index].lastUse = uses
+        return statements.values[index].name
     }
 
     /// A name no statement of this connection has had.
