@@ -67,6 +67,11 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
     /// Appends a field, keeping any existing ones of the same name.
     public mutating func add(_ name: String, _ value: String) {
         var (name, value) = (name, value)
+        // A response's fields are added one by one: room for a typical set at once, not growth per field.
+        if fields.isEmpty && bytes.capacity == 0 {
+            bytes.reserveCapacity(256)
+            fields.reserveCapacity(8)
+        }
         let nameStart = bytes.count
         name.withUTF8 { bytes.append(contentsOf: $0) }
         let valueStart = bytes.count

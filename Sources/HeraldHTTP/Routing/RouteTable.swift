@@ -20,10 +20,10 @@ public struct RouteTable<Value: Sendable>: Sendable {
         case notFound
     }
 
-    // The matching itself is not generic, so it runs specialized in every module that uses a
-    // table rather than instantiating generic metadata on each request.
-    private var trie = RouteTrie()
-    private var values: [Value] = []
+    // The matching itself is not generic, so it does not instantiate generic metadata on each
+    // request; `match` is inlinable so that the table's own module specializes the little that is.
+    @usableFromInline var trie = RouteTrie()
+    @usableFromInline var values: [Value] = []
 
     public init() {}
 
@@ -38,10 +38,10 @@ public struct RouteTable<Value: Sendable>: Sendable {
         values.indices.map { (trie.methods[$0], trie.patterns[$0].text, values[$0]) }
     }
 
-    public func match(_ method: HTTPMethod, path: String) -> Match {
+    @inlinable public func match(_ method: HTTPMethod, path: String) -> Match {
         switch trie.lookup(method, path: path) {
         case .found(let entry, let parameters, let headForGet):
-            .found(values[entry], parameters: parameters, pattern: trie.patterns[entry].text, headForGet: headForGet)
+            .found(values[entry], parameters: parameters, pattern: trie.patternText(entry), headForGet: headForGet)
         case .methodNotAllowed(let allowed):
             .methodNotAllowed(allowed)
         case .notFound:
@@ -52,7 +52,7 @@ public struct RouteTable<Value: Sendable>: Sendable {
 
 /// The patterns of a route table as a trie of path segments, each route known by the order it
 /// was added in.
-struct RouteTrie: Sendable {
+@usableFromInline struct RouteTrie: Sendable {
     /// One position in the trie. Every pattern ends at exactly one node: patterns that differ only
     /// in their parameter names end at the same one (and so have the same specificity).
     struct Node: Sendable {
@@ -65,7 +65,7 @@ struct RouteTrie: Sendable {
         var specificity: [Int] = []
     }
 
-    enum Lookup {
+    @usableFromInline enum Lookup {
         case found(entry: Int, parameters: [String: String], headForGet: Bool)
         case methodNotAllowed([HTTPMethod])
         case notFound
@@ -73,6 +73,9 @@ struct RouteTrie: Sendable {
 
     private(set) var methods: [HTTPMethod] = []
     private(set) var patterns: [RoutePattern] = []
+
+    /// The pattern of an entry, as written.
+    @usableFromInline func patternText(_ entry: Int) -> String { patterns[entry].text }
     private var nodes: [Node] = [Node()]
 
     mutating func add(_ method: HTTPMethod, _ pattern: RoutePattern) {
@@ -116,7 +119,7 @@ struct RouteTrie: Sendable {
         return nodes.count - 1
     }
 
-    func lookup(_ method: HTTPMethod, path: String) -> Lookup {
+    @usableFromInline func lookup(_ method: HTTPMethod, path: String) -> Lookup {
         PathSegments.with(path) { segments in
             nodes.withUnsafeBufferPointer { nodes in
                 var search = Search(method: method)
