@@ -91,21 +91,9 @@ public struct RouteTable<Value: Sendable>: Sendable {
                     node = child
                 }
             case .parameter:
-                if let existing = nodes[node].parameter {
-                    node = existing
-                } else {
-                    let child = newNode()
-                    nodes[node].parameter = child
-                    node = child
-                }
+                node = child(\.parameter, of: node)
             case .wildcard:
-                if let existing = nodes[node].wildcard {
-                    node = existing
-                } else {
-                    let child = newNode()
-                    nodes[node].wildcard = child
-                    node = child
-                }
+                node = child(\.wildcard, of: node)
             }
         }
         nodes[node].specificity = pattern.specificity
@@ -117,6 +105,14 @@ public struct RouteTable<Value: Sendable>: Sendable {
     private mutating func newNode() -> Int {
         nodes.append(Node())
         return nodes.count - 1
+    }
+
+    /// The node's parameter or wildcard child, made when missing.
+    private mutating func child(_ slot: WritableKeyPath<Node, Int?>, of node: Int) -> Int {
+        if let existing = nodes[node][keyPath: slot] { return existing }
+        let child = newNode()
+        nodes[node][keyPath: slot] = child
+        return child
     }
 
     @usableFromInline func lookup(_ method: HTTPMethod, path: String) -> Lookup {

@@ -42,8 +42,9 @@ extension EventLoop {
     }
 
     /// Carries out one decision of the state machine; sends are only queued (`drive` writes them).
-    func apply(_ action: ConnectionStateMachine.Action, to connection: Connection) {
-        switch action {
+    /// The action is consumed: a request or response moves through without being copied.
+    func apply(_ action: consuming ConnectionStateMachine.Action, to connection: Connection) {
+        switch consume action {
         case .wait:
             return
         case .dispatch(var request, let consumed):
