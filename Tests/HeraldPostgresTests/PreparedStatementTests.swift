@@ -1,4 +1,4 @@
-import HeraldPostgres
+@testable import HeraldPostgres
 import HeraldTestSupport
 import Testing
 
@@ -79,6 +79,17 @@ import Testing
         }
         let widened = try #require(try connection.query("SELECT * FROM shapes").single())
         #expect(try widened.decode((Int, String, Int).self) == (1, "two", 3))
+    }
+
+    @Test func onlyDataStatementsArePreparable() {
+        for sql in ["SELECT 1", "  select 1", "\n(SELECT 1) UNION (SELECT 2)", "WITH x AS (SELECT 1) SELECT * FROM x",
+                    "values (1)", "INSERT INTO t VALUES (1)", "Update t SET a = 1", "DELETE FROM t"] {
+            #expect(PreparedStatements.isPreparable(sql), "\(sql)")
+        }
+        for sql in ["BEGIN", "COMMIT", "SET LOCAL x TO 1", "LISTEN c", "/* c */ SELECT 1", "CREATE TABLE t (a int)",
+                    "selection", "select_x", "", "   ", "DEALLOCATE ALL"] {
+            #expect(!PreparedStatements.isPreparable(sql), "\(sql)")
+        }
     }
 
     @Test func preparingCanBeTurnedOff() throws {

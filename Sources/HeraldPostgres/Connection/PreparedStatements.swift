@@ -69,22 +69,32 @@ struct PreparedStatements {
         statements.removeValue(forKey: key)?.name
     }
 
-    mutating func removeAll() { statements.removeAll() }
-
     /// Only plain data statements are worth preparing; utility statements (BEGIN, SET, LISTEN,
     /// DDL) run once or change what a plan would depend on.
     static func isPreparable(_ sql: String) -> Bool {
-        let utf8 = sql.utf8
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 || byte == UInt8(ascii: "(") }
-        guard let start = utf8.firstIndex(where: { !isSpace($0) }) else { return false }
-        let rest = utf8[start...]
-        return preparableKeywords.contains { keyword in
-            guard rest.count >= keyword.count, zip(rest, keyword).allSatisfy({ $0 | 0x20 == $1 }) else { return false }
-            // The keyword must be the whole word: "selection" is no SELECT.
-            guard let next = rest.dropFirst(keyword.count).first else { return true }
-            return !((next | 0x20) >= UInt8(ascii: "a") && (next | 0x20) <= UInt8(ascii: "z")) && next != UInt8(ascii: "_")
+        var sql = sql
+        return sql.withUTF8 { bytes in
+            let isLetter = { (byte: UInt8) in (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z") }
+            var index = 0
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
+                || bytes[index] == 0x09 || bytes[index] == UInt8(ascii: "(") {
+                index += 1
+            }
+            // The first word, lower-cased, packed into an integer; a word longer than any keyword is none.
+            var word: UInt64 = 0
+            var length = 0
+            while index < bytes.count, isLetter(bytes[index]) {
+                guard length < 6 else { return false }
+                word = word << 8 | UInt64(bytes[index] | 0x20)
+                length += 1
+                index += 1
+            }
+            if index < bytes.count && bytes[index] == UInt8(ascii: "_") { return false }
+            return preparableKeywords.contains(word)
         }
     }
 
-    private static let preparableKeywords: [[UInt8]] = ["select", "insert", "update", "delete", "with", "values"].map { Array($0.utf8) }
+    private static let preparableKeywords: [UInt64] = ["select", "insert", "update", "delete", "with", "values"].map { keyword in
+        keyword.utf8.reduce(0) { $0 << 8 | UInt64($1) }
+    }
 }
