@@ -22,7 +22,8 @@ extension HTTPRequest {
     }
 
     /// Percent-decodes one component; `+` becomes a space only in form encoding.
-    static func decodeComponent(_ bytes: ArraySlice<UInt8>, plusIsSpace: Bool) -> String {
+    static func decodeComponent<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, plusIsSpace: Bool) -> String
+    where Bytes.Index == Int {
         guard bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(decoding: bytes, as: UTF8.self)
         }

@@ -22,7 +22,14 @@ public enum PercentEncoding {
 
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs (HTTP's optional white space, RFC 9110 §5.6.3).
-    public var trimmingSpaces: String {
+    /// Inlinable so that callers in other modules get it specialized for their string type.
+    @inlinable public var trimmingSpaces: String {
+        // Most values arrive trimmed: when neither end byte is a space or tab, neither end character
+        // can be one (each is that single byte), so the character walk below is not needed.
+        let untrimmed = utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.isEmpty || !(bytes.first! == 0x20 || bytes.first! == 0x09 || bytes.last! == 0x20 || bytes.last! == 0x09)
+        }
+        if untrimmed == true { return String(self) }
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])

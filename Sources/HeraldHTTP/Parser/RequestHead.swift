@@ -19,15 +19,22 @@ struct RequestHead {
         // an LF without its CR: a proxy that passes a bare LF inside a value would otherwise see
         // one request where Herald sees two (request smuggling).
         var i = start
+        var lineCount = 0
         while i < end {
             if bytes[i] == ByteClass.cr && (i + 1 >= end || bytes[i + 1] != ByteClass.lf) { throw .bareCarriageReturn }
-            if bytes[i] == ByteClass.lf && (i == start || bytes[i - 1] != ByteClass.cr) { throw .bareLineFeed }
+            if bytes[i] == ByteClass.lf {
+                if i == start || bytes[i - 1] != ByteClass.cr { throw .bareLineFeed }
+                lineCount += 1
+            }
             i += 1
         }
         var line = nextLine(bytes, from: start, end: end)
         let (method, targetStart, targetEnd, isHTTP10) = try parseRequestLine(bytes, line.start, line.end)
 
-        var headers = HTTPHeaders()
+        // The header lines are copied once, as they came; fields are ranges into that copy.
+        let fieldsStart = line.next
+        var fields: [HTTPHeaders.Field] = []
+        fields.reserveCapacity(max(0, min(lineCount - 2, limits.maxHeaderCount)))
         var contentLength: Int?
         var sawContentLength = false
         var transferCodings: [ArraySlice<UInt8>] = []
@@ -72,9 +79,11 @@ struct RequestHead {
             } else if ByteClass.equalsLowercase(bytes, n0, n1, "expect") {
                 expectsContinue = ByteClass.equalsLowercase(bytes, field.valueStart, field.valueEnd, "100-continue")
             }
-            headers.add(string(bytes, n0, n1), string(bytes, field.valueStart, field.valueEnd))
+            fields.append(HTTPHeaders.Field(name: (n0 - fieldsStart)..<(n1 - fieldsStart),
+                                            value: (field.valueStart - fieldsStart)..<(field.valueEnd - fieldsStart)))
             line = nextLine(bytes, from: line.next, end: end)
         }
+        let headers = HTTPHeaders(bytes: Array(UnsafeBufferPointer(rebasing: bytes[fieldsStart..<line.start])), fields: fields)
 
         // RFC 9112 §3.2: a server MUST respond 400 to an HTTP/1.1 request without Host or with several;
         // an http URI always has an authority, so an empty Host is as invalid as a missing one.

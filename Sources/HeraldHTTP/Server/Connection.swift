@@ -1,3 +1,20 @@
+import Synchronization
+
+/// What a handler thread and the loop share about one connection, so that a handler may write its
+/// response to the socket itself: the loop marks the connection closed under this lock before it
+/// closes the descriptor (which a later connection may then reuse), and the handler writes only
+/// under the same lock, so it never writes to a descriptor that is not this connection's.
+/// Both flags only ever turn on; the lock is held for one non-blocking write at most.
+final class ResponseGate: Sendable {
+    struct State {
+        var closed = false
+        /// Graceful shutdown began: responses must say `Connection: close`, which the loop adds.
+        var shuttingDown = false
+    }
+
+    let state = Mutex(State())
+}
+
 /// One accepted socket: its buffers and its state machine. Owned by one event loop thread.
 final class Connection {
     let fd: Int32
@@ -6,6 +23,7 @@ final class Connection {
     let remoteAddress: String
     let readBuffer = ReadBuffer()
     var machine: ConnectionStateMachine
+    let gate = ResponseGate()
     /// The bytes of the response being sent, reused from response to response.
     var writeBuffer: [UInt8] = []
     var writeOffset = 0

@@ -18,11 +18,26 @@ struct ConnectionStateMachine {
         case close
     }
 
+    /// What the request in flight decides about its response's framing: all a handler thread needs
+    /// to write the response itself, and the one place the decision is made.
+    struct ResponseTerms: Equatable, Sendable {
+        var headRequest: Bool
+        var keepAlive: Bool
+        var http10: Bool
+
+        /// Whether the connection closes after `response`, and whether an HTTP/1.0 client must be
+        /// told `Connection: keep-alive`. A handler may ask to close with `Connection: close`.
+        func framing(of response: HTTPResponse, shuttingDown: Bool) -> (close: Bool, confirmKeepAlive: Bool) {
+            let close = !keepAlive || shuttingDown || ConnectionStateMachine.asksToClose(response)
+            return (close, http10 && !close)
+        }
+    }
+
     enum Phase: Equatable {
         /// Reading a request (or idle between requests, when the buffer is empty).
         case reading
         /// A request is with the handler; no further bytes are parsed until its response is sent.
-        case awaitingResponse(headRequest: Bool, keepAlive: Bool, http10: Bool)
+        case awaitingResponse(ResponseTerms)
         /// A response is being written.
         case writing(close: Bool)
         case closed
@@ -82,7 +97,8 @@ struct ConnectionStateMachine {
             }
             return .wait
         case .request(let request, let consumed):
-            phase = .awaitingResponse(headRequest: request.method == .head, keepAlive: request.keepAlive, http10: request.isHTTP10)
+            phase = .awaitingResponse(ResponseTerms(headRequest: request.method == .head, keepAlive: request.keepAlive,
+                                                    http10: request.isHTTP10))
             setDeadline(.none, .max)
             continueSent = false
             return .dispatch(request, consumed: consumed)
@@ -94,10 +110,29 @@ struct ConnectionStateMachine {
 
     /// The handler's response (or the server's own 503) for the request in flight.
     mutating func responseReady(_ response: HTTPResponse) -> Action {
-        guard case .awaitingResponse(let headRequest, let keepAlive, let http10) = phase else { return .wait }
-        // A handler may ask to close with `Connection: close` (the header itself is rewritten).
-        let close = !keepAlive || shuttingDown || Self.asksToClose(response)
-        return respond(response, headRequest: headRequest, close: close, confirmKeepAlive: http10 && !close)
+        guard case .awaitingResponse(let terms) = phase else { return .wait }
+        let (close, confirmKeepAlive) = terms.framing(of: response, shuttingDown: shuttingDown)
+        return respond(response, headRequest: terms.headRequest, close: close, confirmKeepAlive: confirmKeepAlive)
+    }
+
+    /// The terms of the request in flight, while its response is awaited.
+    var responseTerms: ResponseTerms? {
+        guard case .awaitingResponse(let terms) = phase else { return nil }
+        return terms
+    }
+
+    /// The handler serialized the response itself (and wrote some or all of it): what is left, if
+    /// anything, is the I/O layer's to write, then `writeFinished` follows as after a `send`.
+    mutating func responseSerialized(close: Bool) {
+        guard case .awaitingResponse = phase else { return }
+        phase = .writing(close: close)
+        setDeadline(.none, .max)
+    }
+
+    /// A response is being written (or has been, and `writeFinished` is due).
+    var isWriting: Bool {
+        if case .writing = phase { return true }
+        return false
     }
 
     /// A response could not be written at once; the client has `write` time to read it.
@@ -158,7 +193,7 @@ struct ConnectionStateMachine {
         return .send(response, headRequest: headRequest, close: close, confirmKeepAlive: confirmKeepAlive)
     }
 
-    private static func asksToClose(_ response: HTTPResponse) -> Bool {
+    static func asksToClose(_ response: HTTPResponse) -> Bool {
         guard let value = response.headers["Connection"] else { return false }
         return value.split(separator: ",").contains { option in
             HTTPHeaders.sameName(String(option.filter { $0 != " " && $0 != "\t" }), "close")

@@ -22,7 +22,7 @@ extension EventLoop {
     /// the socket holds — until it must wait for the socket, a handler or the clock.
     func drive(_ connection: Connection) {
         while connections[connection.fd] === connection {
-            if connection.hasPendingWrite {
+            if connection.hasPendingWrite || connection.machine.isWriting {
                 guard writePending(connection) else { return }
                 if case .close = connection.machine.writeFinished(now: monotonicNanoseconds()) {
                     closeAfterFinalResponse(connection)
@@ -42,8 +42,9 @@ extension EventLoop {
     }
 
     /// Carries out one decision of the state machine; sends are only queued (`drive` writes them).
-    func apply(_ action: ConnectionStateMachine.Action, to connection: Connection) {
-        switch action {
+    /// The action is consumed: a request or response moves through without being copied.
+    func apply(_ action: consuming ConnectionStateMachine.Action, to connection: Connection) {
+        switch consume action {
         case .wait:
             return
         case .dispatch(var request, let consumed):
@@ -54,10 +55,11 @@ extension EventLoop {
                 return
             }
             let handler = settings.handler
-            let (id, fd) = (connection.id, connection.fd)
+            let (id, fd, gate) = (connection.id, connection.fd, connection.gate)
+            guard let terms = connection.machine.responseTerms else { return }
             let job = request
-            let accepted = settings.pool.submit { [self] in
-                complete(id: id, fd: fd, response: handler(job))
+            let accepted = settings.pool.submit { [self] scratch in
+                complete(id: id, fd: fd, deliver(handler(job), terms: terms, fd: fd, gate: gate, scratch: &scratch))
             }
             if !accepted {
                 // The handler queue is full: refuse now rather than queue without bound.
@@ -72,6 +74,39 @@ extension EventLoop {
             connection.writeBuffer.append(contentsOf: ResponseSerializer.continueResponse)
         case .close:
             closeConnection(connection)
+        }
+    }
+
+    /// On a handler thread: writes the response to the socket at once when the connection is still
+    /// this one and open, so the client need not wait for the loop to wake up and write it; the
+    /// loop gets only what the socket did not take. Nothing else is written to the socket while
+    /// a request is with its handler (a response is complete before the next request is parsed),
+    /// so pipelined responses stay in order.
+    func deliver(_ response: HTTPResponse, terms: ConnectionStateMachine.ResponseTerms, fd: Int32,
+                             gate: ResponseGate, scratch: inout HandlerPool.Scratch) -> Completion {
+        let (close, confirmKeepAlive) = terms.framing(of: response, shuttingDown: false)
+        scratch.output.removeAll(keepingCapacity: true)
+        ResponseSerializer.write(response, headRequest: terms.headRequest, close: close, confirmKeepAlive: confirmKeepAlive,
+                                 date: scratch.date.current(), into: &scratch.output)
+        // A large body should not pin its memory to the thread once sent.
+        defer { if scratch.output.capacity > Self.scratchCapacityKept { scratch.output = [] } }
+        enum Attempt { case sent(Int), notMine, failed }
+        let attempt = scratch.output.withUnsafeBytes { bytes in
+            gate.state.withLock { state -> Attempt in
+                // Shutting down: the loop adds `Connection: close`, which this response lacks.
+                guard !state.closed, !state.shuttingDown else { return .notMine }
+                do {
+                    // The socket is non-blocking: a full socket takes nothing now (EAGAIN, nil).
+                    return .sent(try systemCall("send") { send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } ?? 0)
+                } catch {
+                    return .failed  // EPIPE, ECONNRESET: the client is gone
+                }
+            }
+        }
+        switch attempt {
+        case .failed: return .failed
+        case .notMine: return .response(response)
+        case .sent(let count): return .written(close: close, remaining: Array(scratch.output[count...]))
         }
     }
 
@@ -162,6 +197,8 @@ extension EventLoop {
     func closeConnection(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
         connections[connection.fd] = nil
+        // A handler may be writing to this descriptor; once marked it never will again.
+        connection.gate.state.withLock { $0.closed = true }
         close(connection.fd)
     }
 }

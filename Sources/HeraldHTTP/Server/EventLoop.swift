@@ -19,8 +19,18 @@ struct LoopSettings: Sendable {
 final class EventLoop: @unchecked Sendable {
     /// What other threads hand to the loop, guarded by a mutex; the eventfd write that wakes the
     /// loop happens under the same lock, so it can never hit a closed (reused) descriptor.
+    /// How a handler finished with a request.
+    enum Completion {
+        /// The loop must serialize and write this response.
+        case response(HTTPResponse)
+        /// The handler wrote the response itself; `remaining` is what the socket did not take.
+        case written(close: Bool, remaining: [UInt8])
+        /// Writing failed (the peer is gone): close.
+        case failed
+    }
+
     private struct Inbox {
-        var completions: [(id: UInt64, fd: Int32, response: HTTPResponse)] = []
+        var completions: [(id: UInt64, fd: Int32, completion: Completion)] = []
         var shutdownRequested = false
         var wakePending = false
         var closed = false
@@ -47,6 +57,8 @@ final class EventLoop: @unchecked Sendable {
     /// Connections accepted per wake-up, so one busy loop cannot starve its connections.
     static let acceptBatch = 64
     static let lingerNanoseconds: UInt64 = 2_000_000_000
+    /// A handler thread's output buffer is kept for the next response up to this size.
+    static let scratchCapacityKept = 64 * 1024
 
     init(index: Int, listenFD: Int32, settings: LoopSettings, onListenerReleased: @escaping @Sendable () -> Void) throws(SystemCallError) {
         self.listenFD = listenFD
@@ -76,11 +88,11 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Called from other threads
 
-    /// A handler finished: queue its response for the connection and wake the loop.
-    func complete(id: UInt64, fd: Int32, response: HTTPResponse) {
+    /// A handler finished: queue what the loop must still do for the connection and wake the loop.
+    func complete(id: UInt64, fd: Int32, _ completion: Completion) {
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
-            inbox.completions.append((id, fd, response))
+            inbox.completions.append((id, fd, completion))
             wakeLocked(&inbox)
         }
     }
@@ -151,9 +163,18 @@ final class EventLoop: @unchecked Sendable {
         // Shutdown first: a response that completes after shutdown was asked for carries
         // `Connection: close` (the two may arrive in the same wake-up, in either order).
         if shutdown && !shuttingDown { beginShutdown() }
-        for (id, fd, response) in completions {
+        for (id, fd, completion) in completions {
             guard let connection = connections[fd], connection.id == id else { continue }
-            apply(connection.machine.responseReady(response), to: connection)
+            switch completion {
+            case .response(let response):
+                apply(connection.machine.responseReady(response), to: connection)
+            case .written(let close, let remaining):
+                connection.machine.responseSerialized(close: close)
+                connection.writeBuffer.append(contentsOf: remaining)
+            case .failed:
+                closeConnection(connection)
+                continue
+            }
             drive(connection)
         }
     }
@@ -220,6 +241,7 @@ final class EventLoop: @unchecked Sendable {
                 closeConnection(connection)
                 continue
             }
+            connection.gate.state.withLock { $0.shuttingDown = true }
             apply(connection.machine.beginShutdown(bufferEmpty: connection.readBuffer.isEmpty), to: connection)
         }
     }

@@ -4,8 +4,17 @@ import HeraldSync
 /// so they never run on a loop; the queue is bounded so that overload is answered with 503
 /// instead of growing without limit.
 final class HandlerPool: Sendable {
+    /// What each worker thread keeps from job to job, so a job that writes its own response
+    /// neither allocates an output buffer nor formats the date anew.
+    struct Scratch {
+        var date = DateCache()
+        var output: [UInt8] = []
+    }
+
+    typealias Job = @Sendable (inout Scratch) -> Void
+
     private struct State {
-        var jobs: [@Sendable () -> Void] = []
+        var jobs: [Job] = []
         var head = 0
         var stopping = false
         var waiting: Int { jobs.count - head }
@@ -28,7 +37,7 @@ final class HandlerPool: Sendable {
     }
 
     /// Queues a job; false (and nothing queued) when the queue is full or the pool stopped.
-    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+    func submit(_ job: @escaping Job) -> Bool {
         lock.withLock { state in
             guard !state.stopping, state.waiting < queueLimit else { return false }
             state.jobs.append(job)
@@ -48,11 +57,12 @@ final class HandlerPool: Sendable {
     }
 
     private func work() {
-        while let job = next() { job() }
+        var scratch = Scratch()
+        while let job = next() { job(&scratch) }
     }
 
-    private func next() -> (@Sendable () -> Void)? {
-        lock.wait { state -> (@Sendable () -> Void)?? in
+    private func next() -> Job? {
+        lock.wait { state -> Job?? in
             guard state.waiting > 0 else { return state.stopping ? .some(nil) : nil }
             let job = state.jobs[state.head]
             state.head += 1

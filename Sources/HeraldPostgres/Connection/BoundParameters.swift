@@ -5,7 +5,7 @@ import CLibPQ
 struct BoundParameters {
     private var buffer: [UInt8] = []
     private var offsets: [Int?] = []
-    private var types: [Oid] = []
+    private(set) var types: [Oid] = []
     private var lengths: [Int32] = []
     private var formats: [Int32] = []
 

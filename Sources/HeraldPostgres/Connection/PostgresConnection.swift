@@ -7,10 +7,17 @@ import Glibc
 /// Every statement goes through `PQexecParams`: values travel as bind parameters, never as SQL text.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
+    private var statements: PreparedStatements
 
     /// Connects with a `postgresql://` URL or a libpq conninfo string (`host=… dbname=…`).
     /// Without a `connect_timeout` in the URL, connecting gives up after 10 seconds.
-    public init(url: String) throws {
+    ///
+    /// Data statements (SELECT, INSERT, UPDATE, DELETE, WITH, VALUES) are prepared on the
+    /// connection the first time they run and executed by name afterwards, keeping the
+    /// `preparedStatements` most recently used; 0 turns this off (for a pooler in transaction
+    /// mode, which cannot keep a statement on one server connection).
+    public init(url: String, preparedStatements: Int = PostgresConnection.defaultPreparedStatements) throws {
+        statements = PreparedStatements(limit: preparedStatements)
         // connect_timeout first: a value in the URL (expanded from dbname) overrides it.
         let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
         let values = ["10", "herald", url]
@@ -37,6 +44,12 @@ public final class PostgresConnection {
     deinit {
         if let handle { PQfinish(handle) }
     }
+
+    /// Enough for every query the application repeats; each costs the server a little memory.
+    public static let defaultPreparedStatements = 256
+
+    /// How many statements this connection has prepared and keeps (for tests and metrics).
+    public var preparedStatementCount: Int { statements.count }
 
     /// Closes the connection; later calls throw. Closing twice is harmless.
     public func close() {
@@ -140,12 +153,59 @@ public final class PostgresConnection {
     private func execute(query: PostgresQuery) throws -> PostgresResult {
         let connection = try openHandle()
         let parameters = try BoundParameters(query.binds)
-        let result = parameters.withPointers { types, values, lengths, formats in
-            PostgresResult(PQexecParams(
-                connection, query.sql, Int32(query.binds.count), types, values, lengths, formats, 0))
+        guard statements.limit > 0, PreparedStatements.isPreparable(query.sql) else {
+            let result = parameters.withPointers { types, values, lengths, formats in
+                PostgresResult(PQexecParams(
+                    connection, query.sql, Int32(query.binds.count), types, values, lengths, formats, 0))
+            }
+            try check(result, connection: connection)
+            return result
+        }
+        let key = PreparedStatements.Key(sql: query.sql, types: parameters.types)
+        do {
+            return try executePrepared(key, parameters, connection)
+        } catch let error as PostgresError where Self.planIsStale(error) {
+            // The server lost the statement (DISCARD, DEALLOCATE) or its result shape changed
+            // (ALTER TABLE under `SELECT *`): forget it, and prepare it afresh unless the failure
+            // has aborted a transaction, which only its owner can roll back.
+            let name = statements.remove(key)
+            guard PQtransactionStatus(connection) == PQTRANS_IDLE else { throw error }
+            if let name { _ = try? executeScript("DEALLOCATE " + name) }
+            return try executePrepared(key, parameters, connection)
+        }
+    }
+
+    /// Runs a statement by name, preparing it first on this connection when it is new.
+    private func executePrepared(_ key: PreparedStatements.Key, _ parameters: BoundParameters,
+                                 _ connection: OpaquePointer) throws -> PostgresResult {
+        let name: String
+        if let prepared = statements.name(for: key) {
+            name = prepared
+        } else {
+            name = statements.newName()
+            let prepared = parameters.withPointers { types, _, _, _ in
+                PostgresResult(PQprepare(connection, name, key.sql, Int32(key.types.count), types))
+            }
+            try check(prepared, connection: connection)
+            if let evicted = statements.insert(key, name: name) {
+                // A failure here leaves an unused statement on the server, nothing worse.
+                _ = try? executeScript("DEALLOCATE " + evicted)
+            }
+        }
+        let result = parameters.withPointers { _, values, lengths, formats in
+            PostgresResult(PQexecPrepared(connection, name, Int32(key.types.count), values, lengths, formats, 0))
         }
         try check(result, connection: connection)
         return result
+    }
+
+    /// Errors that mean a prepared statement, not the query, has gone wrong.
+    private static func planIsStale(_ error: PostgresError) -> Bool {
+        switch error.sqlState {
+        case "26000": true  // invalid_sql_statement_name: the server does not know the name
+        case "0A000": error.message.contains("cached plan must not change result type")
+        default: false
+        }
     }
 
     /// Turns a failed result into a `PostgresError`.

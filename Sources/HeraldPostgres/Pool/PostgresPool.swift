@@ -12,6 +12,7 @@ public final class PostgresPool: Sendable {
     /// How long a caller waits for a free connection.
     public let acquireTimeout: Duration
     private let url: String
+    private let preparedStatements: Int
     private let state: ConditionLock<PoolState>
 
     private struct PoolState {
@@ -28,9 +29,12 @@ public final class PostgresPool: Sendable {
     }
 
     /// A pool for `url` (a `postgresql://` URL or a conninfo string). No connection opens yet.
-    public init(url: String, maxConnections: Int, acquireTimeout: Duration) {
+    /// `preparedStatements` bounds each connection's prepared statements (see `PostgresConnection`).
+    public init(url: String, maxConnections: Int, acquireTimeout: Duration,
+                preparedStatements: Int = PostgresConnection.defaultPreparedStatements) {
         precondition(maxConnections > 0, "a pool needs at least one connection")
         self.url = url
+        self.preparedStatements = preparedStatements
         self.maxConnections = maxConnections
         self.acquireTimeout = acquireTimeout
         self.state = ConditionLock(PoolState())
@@ -109,7 +113,7 @@ public final class PostgresPool: Sendable {
 
     private func openInReservedSlot() throws -> PostgresConnection {
         do {
-            return try PostgresConnection(url: url)
+            return try PostgresConnection(url: url, preparedStatements: preparedStatements)
         } catch {
             state.withLock { state in
                 state.open -= 1

@@ -112,6 +112,33 @@ import Testing
         #expect(request.body == Array("abcd".utf8))
     }
 
+    @Test mutating func aResponseTheHandlerWroteItselfFinishesLikeASentOne() throws {
+        guard case .dispatch(_, let consumed) = deliver("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n", at: 0) else {
+            Issue.record("expected dispatch"); return
+        }
+        buffer.consume(consumed)
+        let terms = try #require(machine.responseTerms)
+        #expect(terms == ConnectionStateMachine.ResponseTerms(headRequest: false, keepAlive: true, http10: false))
+        #expect(terms.framing(of: HTTPResponse(status: 200), shuttingDown: false) == (close: false, confirmKeepAlive: false))
+        #expect(terms.framing(of: HTTPResponse(status: 200), shuttingDown: true) == (close: true, confirmKeepAlive: false))
+        machine.responseSerialized(close: false)
+        #expect(machine.isWriting && !machine.wantsToRead, "the pipelined request waits until the write is finished")
+        guard case .wait = machine.writeFinished(now: 5) else { Issue.record("expected wait"); return }
+        guard case .dispatch(let next, _) = machine.bytesAvailable(buffer.bytes, now: 6) else { Issue.record("expected the next"); return }
+        #expect(next.path == "/b")
+        machine.responseSerialized(close: true)
+        guard case .close = machine.writeFinished(now: 7) else { Issue.record("expected close"); return }
+    }
+
+    @Test mutating func http10TermsConfirmKeepAliveUnlessClosing() throws {
+        _ = deliver("HEAD / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", at: 0)
+        let terms = try #require(machine.responseTerms)
+        #expect(terms.headRequest)
+        #expect(terms.framing(of: HTTPResponse(status: 200), shuttingDown: false) == (close: false, confirmKeepAlive: true))
+        #expect(terms.framing(of: HTTPResponse(status: 200, headers: ["Connection": "close"]), shuttingDown: false)
+                == (close: true, confirmKeepAlive: false))
+    }
+
     @Test func readBufferIsReusedAcrossRequests() {
         let buffer = ReadBuffer(capacity: 64)
         for _ in 0..<10 {

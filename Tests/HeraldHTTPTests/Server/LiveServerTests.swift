@@ -38,6 +38,23 @@ private let echo: HTTPHandler = { request in
         }
     }
 
+    @Test func aResponseLargerThanTheSocketTakesArrivesWholeAndInOrder() throws {
+        // Far more than a loopback socket buffers: the handler thread writes what fits and the
+        // loop writes the rest while the client is not reading yet.
+        let large = [UInt8]((0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+        let handler: HTTPHandler = { request in
+            request.path == "/large" ? HTTPResponse(status: 200, body: large) : HTTPResponse(status: 200, text: request.path)
+        }
+        try withServer(handler: handler) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /large HTTP/1.1\r\nHost: t\r\n\r\nGET /after HTTP/1.1\r\nHost: t\r\n\r\n")
+            sleep(milliseconds: 200)
+            let first = try client.readResponse()
+            #expect(first.status == 200 && first.body.count == large.count && first.body == large)
+            #expect(try client.readResponse().text == "/after")
+        }
+    }
+
     @Test func slowHeadersAreCutOffWith408() throws {
         var configuration = HTTPServer.Configuration()
         configuration.headerTimeout = .milliseconds(200)
