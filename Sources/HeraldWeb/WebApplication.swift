@@ -54,7 +54,7 @@ struct WebApplication: Sendable {
                 response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
                 return (response, nil, context.clientAddress)
             case .notFound:
-                return (Problem(status: 404, code: "not_found", title: "Not found", detail: "Nothing is at \(request.path).").httpResponse,
+                return (Problem(status: 404, code: "not_found", title: "Not found", detail: "Herald has no page or endpoint at \(request.path).").httpResponse,
                         nil, context.clientAddress)
             }
         }

@@ -26,16 +26,24 @@ struct LifecycleAPI: Sendable {
         var status: DeliveryStatus?
         var after: Int64 = 0
         var limit = 100
+        var errors: [FieldError] = []
         for (name, value) in context.request.queryItems {
             switch name {
             case "status" where DeliveryStatus(rawValue: value) != nil: status = DeliveryStatus(rawValue: value)
             case "cursor" where Int64(value).map { $0 >= 0 } == true: after = Int64(value)!
             case "limit" where Int(value).map { (1...500).contains($0) } == true: limit = Int(value)!
+            case "status":
+                errors.append(FieldError(path: name, code: "invalid_value",
+                                         message: "status must be one of \(DeliveryStatus.allCases.map(\.rawValue).joined(separator: ", "))"))
+            case "cursor":
+                errors.append(FieldError(path: name, code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page"))
+            case "limit":
+                errors.append(FieldError(path: name, code: "out_of_range", message: "limit must be a whole number from 1 to 500", limit: 500))
             default:
-                throw Problem.badRequest(code: "invalid_query",
-                                         "Unknown or invalid query parameter \"\(name)\": status is one of \(DeliveryStatus.allCases.map(\.rawValue).joined(separator: ", ")), limit is 1 to 500, cursor is a next_cursor.")
+                errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: status, limit, cursor"))
             }
         }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
         let items = try campaigns.deliveries(try context.campaignID(), status: status, afterID: after, limit: limit)
         let next: JSON = items.count == limit ? (items.last?["id"]?.intValue).map { .string(String($0)) } ?? .null : .null
         return APIResponse(status: 200, body: ["items": .array(items), "next_cursor": next])

@@ -37,7 +37,7 @@ struct CampaignPages: Sendable {
             default: break
             }
         }
-        let page = try campaigns.list(status: status, nameContains: query, limit: Self.pageSize, after: cursor)
+        let page = try campaigns.list(CampaignFilter(statuses: Set([status].compactMap { $0 }), nameContains: query), limit: Self.pageSize, after: cursor)
         let next = page.nextCursor.map { next in
             var items = [("cursor", next.token)]
             if let status { items.append(("status", status.rawValue)) }
@@ -90,7 +90,7 @@ struct CampaignPages: Sendable {
         }
         let action = context.form.value("action") ?? "save"
         guard let id else {
-            let record = try campaigns.create(spec, by: context.actor)
+            let record = try campaigns.create(spec, by: context.actor, now: Date())
             return PageRenderer.redirect(to: Self.next(action, record.id.description))
         }
         do {
