@@ -31,6 +31,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case campaignScheduled = "campaign.scheduled"
     case campaignPublished = "campaign.published"
     case campaignCancelled = "campaign.cancelled"
+    case campaignTestSent = "campaign.test_sent"
     case userCreated = "user.created"
     case userUpdated = "user.updated"
     case apiKeyCreated = "api_key.created"

@@ -231,10 +231,12 @@ public struct CampaignService: Sendable {
         }
     }
 
-    /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now.
-    public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
-        if let error = TestSend.tokenCountError(tokens.count) {
-            throw AppError.invalid(ValidationErrors(errors: [error]), title: "The test message request is not valid")
+    /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now,
+    /// and audits it. Every token is checked before anything is sent: one bad token sends nothing.
+    public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], by actor: Actor, now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
+        let errors = (TestSend.tokenCountError(tokens.count).map { [$0] } ?? []) + TestSend.tokenErrors(tokens)
+        if !errors.isEmpty {
+            throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid")
         }
         let sender = try configuredSender()
         let record = try get(id)
@@ -246,7 +248,16 @@ public struct CampaignService: Sendable {
                 message: "campaign has no variant \"\(key)\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))")]),
                 title: "The test message request is not valid")
         }
-        return (record, variant, TestSend.send(record.id.description, spec, variant: variant, tokens: tokens, sender: sender, now: now))
+        // No connection is held while FCM answers; the audit entry follows with what happened.
+        let results = TestSend.send(record.id.description, spec, variant: variant, tokens: tokens, sender: sender, now: now)
+        let sent = results.filter { $0.outcome.error == nil }.count
+        try database.transaction { connection in
+            try audit.record(.campaignTestSent, by: actor, object: ("campaign", record.id.description), details: [
+                "variant": .string(variant.key), "tokens": .number(Double(tokens.count)),
+                "sent": .number(Double(sent)), "failed": .number(Double(results.count - sent)),
+            ], on: connection)
+        }
+        return (record, variant, results)
     }
 
     // MARK: - Helpers

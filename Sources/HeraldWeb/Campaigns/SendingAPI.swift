@@ -60,7 +60,7 @@ struct SendingAPI: Sendable {
         if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid") }
 
         let (record, variant, sent) = try campaigns.testSend(try context.campaignID(), variantKey: body["variant"]?.stringValue,
-                                                             tokens: tokens.compactMap(\.stringValue), now: Date())
+                                                             tokens: tokens.compactMap(\.stringValue), by: context.actor, now: Date())
         let results: [JSON] = sent.map { sent in
             var result = Self.json(sent.outcome)
             result["token"] = .string(sent.token)
