@@ -36,6 +36,7 @@ enum Routes {
         t.add(.post, "/api/v1/campaigns/{id}/validate", .api(.api(.editor), h.sendingAPI.validate))
         t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test))
         t.add(.post, "/api/v1/events", .api(.events, h.eventsAPI.record))
+        t.add(.post, "/api/v1/images", .api(.api(.editor), h.imagesAPI.upload))
 
         // Accounts API: `me` for anyone signed in, the rest for admins.
         t.add(.get, "/api/v1/me", .api(.api(.viewer), h.accountsAPI.me))
@@ -86,6 +87,7 @@ struct Handlers: Sendable {
     let lifecycleAPI: LifecycleAPI
     let sendingAPI: SendingAPI
     let eventsAPI: EventsAPI
+    let imagesAPI: ImagesAPI
     let accountsAPI: AccountsAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
@@ -100,6 +102,7 @@ struct Handlers: Sendable {
         lifecycleAPI = LifecycleAPI(campaigns: app.campaigns)
         sendingAPI = SendingAPI(campaigns: app.campaigns)
         eventsAPI = EventsAPI(events: app.events)
+        imagesAPI = ImagesAPI(images: app.images)
         accountsAPI = AccountsAPI(accounts: app.accounts)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)

@@ -17,7 +17,7 @@ struct WebApplication: Sendable {
         let handlers = Handlers(app: app, settings: settings, pages: pages)
         routes = Routes.table(handlers)
         observation = Observation(log: app.log, metrics: app.metrics)
-        proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor)
+        proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor, publicURL: settings.publicURL)
         authentication = Authentication(authenticator: app.authenticator,
                                         sessionCookieName: Authentication.sessionCookieName(secure: settings.cookieSecure))
         self.pages = pages
@@ -42,6 +42,7 @@ struct WebApplication: Sendable {
                 request: request, requestID: requestID,
                 clientAddress: proxyTrust.clientAddress(request), host: proxyTrust.host(request),
                 log: RequestLog(log: log, requestID: requestID, method: request.method.rawValue, path: request.path))
+            context.origin = proxyTrust.origin(request)
             switch match {
             case .found(let route, let parameters, let pattern, let headForGet):
                 context.request.parameters = parameters

@@ -160,8 +160,8 @@ struct CampaignPages: Sendable {
         context.query("notice").flatMap(Notice.init(rawValue:))?.text
     }
 
-    /// The https URL devices fetch an uploaded image from (the host this page was reached by).
+    /// The URL devices fetch an uploaded image from (see `RequestContext.publicURL`).
     static func publicURL(_ context: RequestContext, _ path: String) -> String {
-        "https://\(context.host)\(path)"
+        context.publicURL(path)
     }
 }
