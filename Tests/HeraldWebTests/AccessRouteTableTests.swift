@@ -42,6 +42,7 @@ import Testing
         "DELETE /api/v1/campaigns/{id}": .api(.editor),
         "POST /api/v1/campaigns/{id}/validate": .api(.editor),
         "POST /api/v1/campaigns/{id}/test": .api(.editor),
+        "POST /api/v1/images": .api(.editor),
         "POST /api/v1/campaigns/{id}/schedule": .api(.publisher),
         "POST /api/v1/campaigns/{id}/cancel": .api(.publisher),
 
