@@ -32,6 +32,7 @@ enum Routes {
         t.add(.post, "/api/v1/campaigns/{id}/cancel", .api(.api(.publisher), h.lifecycleAPI.cancel))
         t.add(.get, "/api/v1/campaigns/{id}/runs", .api(.api(.viewer), h.lifecycleAPI.runs))
         t.add(.get, "/api/v1/campaigns/{id}/deliveries", .api(.api(.viewer), h.lifecycleAPI.deliveries))
+        t.add(.get, "/api/v1/campaigns/{id}/report", .raw(.api(.viewer), h.lifecycleAPI.report))
         t.add(.get, "/api/v1/campaigns/{id}/preview", .api(.api(.viewer), h.sendingAPI.preview))
         t.add(.post, "/api/v1/campaigns/{id}/validate", .api(.api(.editor), h.sendingAPI.validate))
         t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test))
@@ -63,6 +64,7 @@ enum Routes {
         t.add(.post, "/campaigns/{id}/duplicate", .page(.page(.editor), h.campaignPages.duplicate))
         t.add(.post, "/campaigns/{id}/test", .page(.page(.editor), h.campaignPages.test))
         t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
+        t.add(.get, "/campaigns/{id}/report.csv", .page(.page(.viewer), h.campaignPages.reportCSV))
 
         // Admin pages.
         t.add(.get, "/users", .page(.page(.admin), h.accountsPages.users))

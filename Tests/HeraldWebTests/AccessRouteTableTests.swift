@@ -34,6 +34,7 @@ import Testing
         "GET /api/v1/campaigns": .api(.viewer),
         "GET /api/v1/campaigns/{id}": .api(.viewer),
         "GET /api/v1/campaigns/{id}/preview": .api(.viewer),
+        "GET /api/v1/campaigns/{id}/report": .api(.viewer),
         "GET /api/v1/campaigns/{id}/runs": .api(.viewer),
         "GET /api/v1/campaigns/{id}/deliveries": .api(.viewer),
         "POST /api/v1/campaigns": .api(.editor),
@@ -77,6 +78,7 @@ import Testing
         "POST /campaigns/{id}/duplicate": .page(.editor),
         "POST /campaigns/{id}/test": .page(.editor),
         "GET /campaigns/{id}/report": .page(.viewer),
+        "GET /campaigns/{id}/report.csv": .page(.viewer),
         "GET /images/{file}": .open,
         "POST /api/v1/events": .events,
     ]

@@ -127,8 +127,9 @@ import Testing
                        progressPercent: 50,
                        variants: [.init(key: "A", baseline: true, sent: 1, failed: 0, opens: 10, conversions: 2, rate: "20.0%",
                                         difference: "+1.0 pts", interval: "−1.0 pts to +3.0 pts", confidence: "80.0%")],
-                       verdict: "Not enough data yet.", failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
-                       deliveryChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true),
+                       verdict: "Not enough data yet.", rule: "a winner is called only once every variant has at least 100 opens",
+                       failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
+                       deliveryChart: "<svg></svg>", trendChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true, hasTrend: true),
         ]
     }
 

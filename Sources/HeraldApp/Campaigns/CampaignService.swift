@@ -17,6 +17,7 @@ public struct CampaignService: Sendable {
     let lifecycle = LifecycleStore()
     let idempotency = IdempotencyStore()
     let progress = ProgressStore()
+    let events = EventStore()
     let audit = AuditLog()
 
     public static let defaultPageSize = 20
@@ -79,13 +80,17 @@ public struct CampaignService: Sendable {
         }
     }
 
-    /// What the report shows of a campaign, in one connection: the campaign, its runs and its
-    /// first failed deliveries.
-    public func progress(_ id: CampaignID, failures limit: Int) throws -> (record: CampaignRecord, runs: [JSON], failures: [JSON]) {
+    /// What the report shows of a campaign (the page, its CSV and the API), read in one connection:
+    /// the campaign, its runs, its first failed deliveries, the apps' events and the hourly trend.
+    public func report(_ id: CampaignID, failures limit: Int = 100) throws -> CampaignReport {
         try database.read { connection in
             guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
-            return (record, try progress.runs(campaignID: id, on: connection),
-                    try progress.deliveries(campaignID: id, status: .failed, afterID: 0, limit: limit, on: connection))
+            return CampaignReport(
+                campaign: record, variantKeys: try record.spec().effectiveVariants.map(\.key),
+                runs: try progress.runs(campaignID: id, on: connection),
+                failures: try progress.deliveries(campaignID: id, status: .failed, afterID: 0, limit: limit, on: connection),
+                events: try events.counts(campaignID: id.description, on: connection),
+                hours: try progress.hours(campaignID: id, on: connection))
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldApp
 import HeraldCore
+import HeraldHTTP
 import HeraldJSON
 
 /// Scheduling, cancelling and following a campaign: `/schedule`, `/cancel`, `/runs`, `/deliveries`.
@@ -20,6 +21,21 @@ struct LifecycleAPI: Sendable {
 
     func runs(_ context: RequestContext) throws -> APIResponse {
         APIResponse(status: 200, body: ["items": .array(try campaigns.runs(try context.campaignID()))])
+    }
+
+    /// What the report page shows, as JSON, or as CSV with `?format=csv` or `Accept: text/csv`.
+    func report(_ context: RequestContext) throws -> HTTPResponse {
+        var csv = context.request.headers["Accept"]?.split(separator: ",")
+            .contains { $0.split(separator: ";").first?.trimmingSpaces.lowercased() == "text/csv" } ?? false
+        for (name, value) in context.request.queryItems {
+            guard name == "format", value == "csv" || value == "json" else {
+                throw Problem.invalidQuery([FieldError(path: name, code: name == "format" ? "invalid_value" : "unknown_parameter",
+                                                       message: name == "format" ? "format is csv or json" : "unknown query parameter \"\(name)\"; known: format")])
+            }
+            csv = value == "csv"
+        }
+        let report = try campaigns.report(try context.campaignID())
+        return csv ? CampaignPages.csvResponse(report) : APIResponse(status: 200, body: report.json).httpResponse
     }
 
     func deliveries(_ context: RequestContext) throws -> APIResponse {

@@ -41,6 +41,46 @@ enum SVGChart {
         return svg + "</svg>"
     }
 
+    /// A trend by hour: one thin column per series in each hour, the hour's label under every few
+    /// columns (at most eight labels, so they never overlap), times in UTC like the API's.
+    static func hourly(title: String, hours: [String], series: [Series], values: [[Int]]) -> String {
+        let width = 560, height = 220, left = 48, bottom = 32, top = 28
+        let plotWidth = width - left - 8, plotHeight = height - bottom - top
+        let largest = values.flatMap { $0 }.max() ?? 0
+        let maximum = max(4, (largest + 3) / 4 * 4)
+        let slot = Double(plotWidth) / Double(max(1, hours.count))
+        let column = max(1, slot * 0.8 / Double(max(1, series.count)))
+        let labelEvery = max(1, (hours.count + 7) / 8)
+        var svg = "<svg class=\"chart\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escape(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        svg += "<title>\(escape(title))</title>"
+        for step in 0...4 {
+            let y = top + plotHeight - plotHeight * step / 4
+            svg += "<line class=\"grid\" x1=\"\(left)\" y1=\"\(y)\" x2=\"\(width - 4)\" y2=\"\(y)\"/>"
+            svg += "<text class=\"axis\" x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(maximum * step / 4)</text>"
+        }
+        for (index, hour) in hours.enumerated() {
+            let x0 = Double(left) + slot * Double(index) + slot * 0.1
+            for (number, serie) in series.enumerated() {
+                let value = index < values.count && number < values[index].count ? values[index][number] : 0
+                guard value > 0 else { continue }
+                let barHeight = plotHeight * value / maximum
+                svg += "<rect class=\"\(serie.cssClass)\" x=\"\(Self.fixed(x0 + column * Double(number)))\" y=\"\(top + plotHeight - barHeight)\" width=\"\(Self.fixed(column))\" height=\"\(barHeight)\"><title>\(escape(hour)) · \(escape(serie.label)): \(value)</title></rect>"
+            }
+            if index % labelEvery == 0 {
+                // "2026-11-23T20:00:00Z" → "23 20:00": the day and hour, enough under a column.
+                let label = hour.count >= 16 ? "\(hour.dropFirst(8).prefix(2)) \(hour.dropFirst(11).prefix(5))" : hour
+                svg += "<text class=\"axis\" x=\"\(Self.fixed(x0 + slot * 0.4))\" y=\"\(height - 10)\" text-anchor=\"middle\">\(escape(label))</text>"
+            }
+        }
+        for (index, serie) in series.enumerated() {
+            let x = left + index * 130
+            svg += "<rect class=\"\(serie.cssClass)\" x=\"\(x)\" y=\"6\" width=\"12\" height=\"12\"/><text class=\"legend\" x=\"\(x + 18)\" y=\"16\">\(escape(serie.label))</text>"
+        }
+        return svg + "</svg>"
+    }
+
+    static func fixed(_ value: Double) -> String { String(Double(Int((value * 10).rounded())) / 10) }
+
     /// Text safe inside SVG/HTML text and attribute values.
     static func escape(_ text: String) -> String {
         var result = ""
