@@ -73,7 +73,7 @@ struct ProgressStore: Sendable {
                        count(*) FILTER (WHERE type = 'open') AS opens, count(*) FILTER (WHERE type = 'conversion') AS conversions
                 FROM events WHERE campaign_id = \(campaignID)::uuid GROUP BY 1),
             span AS (
-                SELECT greatest(min(h), max(h) - make_interval(hours => \(maximumHours - 1))) AS first, max(h) AS last
+                SELECT greatest(min(h), max(h) - make_interval(hours => \(maximumHours - 1)::integer)) AS first, max(h) AS last
                 FROM (SELECT h FROM d UNION SELECT h FROM e) AS b)
             SELECT to_char(g, 'YYYY-MM-DD"T"HH24:00:00"Z"'), coalesce(d.sent, 0), coalesce(d.failed, 0),
                    coalesce(e.opens, 0), coalesce(e.conversions, 0)
