@@ -172,3 +172,29 @@ import Testing
         #expect(image.json?["code"] == "not_found")
     }
 }
+
+/// Each version is credited to the actor that wrote it: a user in the browser, a key over the API,
+/// and the conflict page names the key, not the signed-in user.
+@Suite(.serialized) final class AttributionTests {
+    let browser: PagesBrowser
+    var herald: TestHerald { browser.harness.herald }
+
+    init() throws { browser = try PagesBrowser(role: .editor) }
+
+    @Test func aChangeMadeWithAnAPIKeyIsCreditedToTheKeyEverywhere() async throws {
+        _ = browser.post("/campaigns", CampaignFormTests.fields())
+        let created = try #require(try await herald.request("GET", "/api/v1/campaigns").json?["items"]?.arrayValue?.first)
+        let id = try #require(created["id"]?.stringValue)
+        #expect(created["updated_by"]?["kind"] == "user")
+        #expect(created["updated_by"]?["name"]?.stringValue?.contains("@") == true)
+
+        let patched = try await herald.request("PATCH", "/api/v1/campaigns/\(id)", json: ["name": "Renamed by a script"],
+                                               headers: ["If-Match": "\"1\"", "Content-Type": "application/merge-patch+json"])
+        #expect(patched.json?["updated_by"] == ["name": "tests", "kind": "api_key"])
+        #expect(patched.json?["author"] == created["author"])  // the creator stays the creator
+
+        let conflict = browser.post("/campaigns/\(id)", CampaignFormTests.fields([("version", "1"), ("title", "Mine")]))
+        #expect(conflict.status == 409)
+        #expect(conflict.text.contains("tests (API key) saved version 2"))
+    }
+}
