@@ -44,11 +44,6 @@ public struct EventService: Sendable {
         return Recorded(received: events.count, recorded: recorded)
     }
 
-    /// Opens and conversions per variant of one campaign.
-    public func counts(campaignID: String) throws -> [String: EventStore.Counts] {
-        try database.read { try store.counts(campaignID: campaignID, on: $0) }
-    }
-
     /// Every event of the body, or every problem with it (paths like `events[2].type`).
     static func parse(_ body: JSON) -> ([EventStore.Event], [FieldError]) {
         var items: [JSON]
