@@ -198,3 +198,26 @@ import Testing
         #expect(conflict.text.contains("tests (API key) saved version 2"))
     }
 }
+
+/// The review page's test send takes one token per line and names a bad one by its line.
+@Suite(.serialized) final class TestSendPageTests {
+    let sink: EmulatorSink
+    let browser: PagesBrowser
+    var herald: TestHerald { browser.harness.herald }
+
+    init() throws {
+        sink = try EmulatorSink()
+        browser = try PagesBrowser(role: .editor, environment: sink.environment.merging(["HERALD_SCHEDULER": "false"]) { _, new in new })
+    }
+
+    @Test func aTokenWithSpacesIsOneBadTokenNamedByItsLine() async throws {
+        _ = browser.post("/campaigns", CampaignFormTests.fields())
+        let id = try #require(try await herald.request("GET", "/api/v1/campaigns").json?["items"]?.arrayValue?.first?["id"]?.stringValue)
+        let refused = browser.post("/campaigns/\(id)/test", [("tokens", "good-token\r\nbad token with spaces\r\n"), ("variant", "A")])
+        #expect(refused.status == 422)
+        #expect(refused.text.contains("the token on line 2 holds a space"))
+        #expect(sink.emulator.sendAttempts().isEmpty)
+        let audit = try await herald.request("GET", "/api/v1/audit?limit=5").json?["items"]?.arrayValue ?? []
+        #expect(!audit.contains { $0["action"] == "campaign.test_sent" })
+    }
+}
