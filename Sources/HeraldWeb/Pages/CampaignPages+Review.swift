@@ -82,12 +82,9 @@ extension CampaignPages {
     func test(_ context: RequestContext) throws -> HTTPResponse {
         let id = try context.campaignID()
         let typed = context.form.value("tokens") ?? ""
-        // One token per line, kept as typed inside the line: "bad token with spaces" is one bad
-        // token that the service names by its line, never four tokens sent. Browsers send CRLF,
-        // one Character in Swift: split on any newline.
-        let lines = typed.trimmingCharacters(in: .whitespacesAndNewlines)
-        let tokens = lines.isEmpty ? [] : lines.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        // One token per line (browsers send CRLF, one Character in Swift): a space inside a line is
+        // part of what was typed, for the token check to refuse, never a second token.
+        let tokens = typed.split(whereSeparator: \.isNewline).map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         let key = context.form.value("variant").flatMap { $0.isEmpty ? nil : $0 }
         do {
             let (record, _, results) = try campaigns.testSend(id, variantKey: key, tokens: tokens, by: context.actor, now: Date())
