@@ -114,9 +114,12 @@ extension Message {
     }
 
     /// Whether `text` is an absolute https URL with a host.
-    public static func isHTTPS(_ text: String) -> Bool {
-        guard text.lowercased().hasPrefix("https://") else { return false }
-        let rest = text.dropFirst("https://".count)
+    public static func isHTTPS(_ text: String) -> Bool { isAbsoluteURL(text, scheme: "https") }
+
+    /// Whether `text` is an absolute URL of `scheme` with a host and no white space.
+    public static func isAbsoluteURL(_ text: String, scheme: String) -> Bool {
+        guard text.lowercased().hasPrefix(scheme + "://") else { return false }
+        let rest = text.dropFirst(scheme.count + 3)
         let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         return !host.isEmpty && !text.contains(where: { $0.isWhitespace })
     }

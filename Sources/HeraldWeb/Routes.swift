@@ -33,10 +33,12 @@ enum Routes {
         t.add(.post, "/api/v1/campaigns/{id}/send-winner", .api(.api(.publisher), h.winnerAPI.send))
         t.add(.get, "/api/v1/campaigns/{id}/runs", .api(.api(.viewer), h.lifecycleAPI.runs))
         t.add(.get, "/api/v1/campaigns/{id}/deliveries", .api(.api(.viewer), h.lifecycleAPI.deliveries))
+        t.add(.get, "/api/v1/campaigns/{id}/report", .raw(.api(.viewer), h.lifecycleAPI.report))
         t.add(.get, "/api/v1/campaigns/{id}/preview", .api(.api(.viewer), h.sendingAPI.preview))
         t.add(.post, "/api/v1/campaigns/{id}/validate", .api(.api(.editor), h.sendingAPI.validate))
         t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test))
         t.add(.post, "/api/v1/events", .api(.events, h.eventsAPI.record))
+        t.add(.post, "/api/v1/images", .api(.api(.editor), h.imagesAPI.upload))
 
         // Accounts API: `me` for anyone signed in, the rest for admins.
         t.add(.get, "/api/v1/me", .api(.api(.viewer), h.accountsAPI.me))
@@ -65,6 +67,7 @@ enum Routes {
         t.add(.post, "/campaigns/{id}/duplicate", .page(.page(.editor), h.campaignPages.duplicate))
         t.add(.post, "/campaigns/{id}/test", .page(.page(.editor), h.campaignPages.test))
         t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
+        t.add(.get, "/campaigns/{id}/report.csv", .page(.page(.viewer), h.campaignPages.reportCSV))
 
         // Admin pages.
         t.add(.get, "/users", .page(.page(.admin), h.accountsPages.users))
@@ -90,6 +93,7 @@ struct Handlers: Sendable {
     let winnerAPI: WinnerAPI
     let sendingAPI: SendingAPI
     let eventsAPI: EventsAPI
+    let imagesAPI: ImagesAPI
     let accountsAPI: AccountsAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
@@ -105,6 +109,7 @@ struct Handlers: Sendable {
         winnerAPI = WinnerAPI(campaigns: app.campaigns)
         sendingAPI = SendingAPI(campaigns: app.campaigns)
         eventsAPI = EventsAPI(events: app.events)
+        imagesAPI = ImagesAPI(images: app.images)
         accountsAPI = AccountsAPI(accounts: app.accounts)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)

@@ -17,7 +17,7 @@ struct WebApplication: Sendable {
         let handlers = Handlers(app: app, settings: settings, pages: pages)
         routes = Routes.table(handlers)
         observation = Observation(log: app.log, metrics: app.metrics)
-        proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor)
+        proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor, publicURL: settings.publicURL)
         authentication = Authentication(authenticator: app.authenticator,
                                         sessionCookieName: Authentication.sessionCookieName(secure: settings.cookieSecure))
         self.pages = pages
@@ -42,6 +42,7 @@ struct WebApplication: Sendable {
                 request: request, requestID: requestID,
                 clientAddress: proxyTrust.clientAddress(request), host: proxyTrust.host(request),
                 log: RequestLog(log: log, requestID: requestID, method: request.method.rawValue, path: request.path))
+            context.origin = proxyTrust.origin(request)
             switch match {
             case .found(let route, let parameters, let pattern, let headForGet):
                 context.request.parameters = parameters
@@ -54,7 +55,7 @@ struct WebApplication: Sendable {
                 response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
                 return (response, nil, context.clientAddress)
             case .notFound:
-                return (Problem(status: 404, code: "not_found", title: "Not found", detail: "Nothing is at \(request.path).").httpResponse,
+                return (Problem(status: 404, code: "not_found", title: "Not found", detail: "Herald has no page or endpoint at \(request.path).").httpResponse,
                         nil, context.clientAddress)
             }
         }

@@ -33,7 +33,7 @@ import Testing
     func writes() -> [(name: String, run: (CampaignRecord) throws -> Void)] {
         let now = Date()
         return [
-            ("create", { _ in _ = try self.campaigns.create(try Self.spec("Another"), by: self.actor) }),
+            ("create", { _ in _ = try self.campaigns.create(try Self.spec("Another"), by: self.actor, now: Date()) }),
             ("update", { try self.campaigns.update($0.id, expectedVersion: $0.version, spec: try Self.spec("Renamed"), by: self.actor, now: now) }),
             ("patch", { _ = try self.campaigns.patch($0.id, expectedVersion: $0.version, patch: ["name": "Patched"], by: self.actor, now: now) }),
             ("delete", { try self.campaigns.delete($0.id, expectedVersion: $0.version, by: self.actor) }),
@@ -46,7 +46,7 @@ import Testing
 
     @Test func everyWriteRecordsExactlyOneAuditEntry() throws {
         for write in writes() {
-            let draft = try campaigns.create(try Self.spec(), by: actor)
+            let draft = try campaigns.create(try Self.spec(), by: actor, now: Date())
             let before = try harness.count("SELECT count(*)::int8 FROM audit_log")
             try write.run(draft)
             #expect(try harness.count("SELECT count(*)::int8 FROM audit_log") == before + 1, "\(write.name)")
@@ -68,7 +68,7 @@ import Testing
             """)
         for write in writes() {
             try harness.execute("UPDATE audit_failure SET on_ = false")
-            let draft = try campaigns.create(try Self.spec(), by: actor)
+            let draft = try campaigns.create(try Self.spec(), by: actor, now: Date())
             try harness.execute("UPDATE audit_failure SET on_ = true")
             let before = try snapshot()
             #expect(throws: PostgresError.self, "\(write.name) must fail when its audit entry cannot be written") { try write.run(draft) }
@@ -79,10 +79,10 @@ import Testing
     /// A row that today's rules refuse (edited by hand, or written under older rules) still lists
     /// and reads; planning it says it cannot be planned instead of failing every list.
     @Test func aStoredCampaignThatNoLongerValidatesListsAndReadsButDoesNotPlan() throws {
-        let record = try campaigns.create(try Self.spec("Broken by hand"), by: actor)
+        let record = try campaigns.create(try Self.spec("Broken by hand"), by: actor, now: Date())
         let long = String(repeating: "x", count: 2000)
         try harness.execute("UPDATE campaigns SET content = jsonb_set(content, '{notification,title}', '\"\(long)\"') WHERE id = '\(record.id)'")
-        let listed = try campaigns.list(status: nil, after: nil)
+        let listed = try campaigns.list(CampaignFilter(), after: nil)
         #expect(listed.campaigns.contains { $0.id == record.id })
         let read = try campaigns.get(record.id)
         #expect(read.content["notification"]?["title"]?.stringValue == long)
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func aVersionMismatchNamesTheCurrentVersion() throws {
-        let record = try campaigns.create(try Self.spec(), by: actor)
+        let record = try campaigns.create(try Self.spec(), by: actor, now: Date())
         _ = try campaigns.update(record.id, expectedVersion: 1, spec: try Self.spec("One"), by: actor, now: Date())
         #expect(throws: AppError.versionMismatch(currentVersion: 2)) {
             try self.campaigns.update(record.id, expectedVersion: 1, spec: try Self.spec("Two"), by: self.actor, now: Date())
@@ -106,7 +106,7 @@ import Testing
     @Test func theDatabaseGoneIsUnavailableNotAnInternalError() throws {
         let unreachable = try HeraldApplication(configuration: try HeraldConfiguration(environment: [
             "DATABASE_URL": "postgresql://herald@127.0.0.1:1/herald?connect_timeout=1"]), log: Log(minimum: .error))
-        #expect(throws: AppError.self) { try unreachable.campaigns.list(status: nil, after: nil) }
+        #expect(throws: AppError.self) { try unreachable.campaigns.list(CampaignFilter(), after: nil) }
     }
 }
 

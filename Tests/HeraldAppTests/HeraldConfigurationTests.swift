@@ -46,5 +46,10 @@ import Testing
             try HeraldConfiguration(environment: ["HERALD_COOKIE_SECURE": "maybe"])
         }
         #expect((try? HeraldConfiguration(environment: ["HERALD_COOKIE_SECURE": "on"]))?.web.cookieSecure == true)
+        #expect(throws: ConfigurationError(variable: "HERALD_PUBLIC_URL", value: "herald.example.com",
+                                           expected: "an http:// or https:// address such as https://herald.example.com")) {
+            try HeraldConfiguration(environment: ["HERALD_PUBLIC_URL": "herald.example.com"])
+        }
+        #expect((try? HeraldConfiguration(environment: ["HERALD_PUBLIC_URL": "https://herald.example.com/"]))?.web.publicURL == "https://herald.example.com")
     }
 }

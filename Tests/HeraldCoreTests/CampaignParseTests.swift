@@ -39,7 +39,7 @@ import Testing
 
     @Test func reportsEveryFailureAtOnceWithPathsAndCodes() throws {
         let found = try errors(of: """
-            {"name": "", "notification": {"title": 5, "image": "http://x.example/a.png"}, "topics": ["ok", "bad topic"],
+            {"name": "", "notification": {"title": 5, "image": "ftp://x.example/a.png"}, "topics": ["ok", "bad topic"],
              "data": {"from": "x", "google.x": "y", "n": 1},
              "options": {"color": "red", "web_link": "http://example.com", "expiry_seconds": 2419201, "priority": "urgent",
                          "colour": "#ffffff"},
@@ -47,7 +47,7 @@ import Testing
             """)
         let pairs = Set(found.map { "\($0.path) \($0.code)" })
         let expected: Set<String> = [
-            "extra unknown_field", "name required", "notification.title wrong_type", "notification.image not_https",
+            "extra unknown_field", "name required", "notification.title wrong_type", "notification.image not_a_web_url",
             "topics[1] invalid_topic", "data.from reserved_key", "data.google.x reserved_key", "data.n wrong_type",
             "options.colour unknown_field", "options.color invalid_color", "options.web_link not_https",
             "options.expiry_seconds out_of_range", "options.priority invalid_value",

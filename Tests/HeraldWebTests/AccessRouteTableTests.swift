@@ -34,6 +34,7 @@ import Testing
         "GET /api/v1/campaigns": .api(.viewer),
         "GET /api/v1/campaigns/{id}": .api(.viewer),
         "GET /api/v1/campaigns/{id}/preview": .api(.viewer),
+        "GET /api/v1/campaigns/{id}/report": .api(.viewer),
         "GET /api/v1/campaigns/{id}/runs": .api(.viewer),
         "GET /api/v1/campaigns/{id}/deliveries": .api(.viewer),
         "POST /api/v1/campaigns": .api(.editor),
@@ -42,6 +43,7 @@ import Testing
         "DELETE /api/v1/campaigns/{id}": .api(.editor),
         "POST /api/v1/campaigns/{id}/validate": .api(.editor),
         "POST /api/v1/campaigns/{id}/test": .api(.editor),
+        "POST /api/v1/images": .api(.editor),
         "POST /api/v1/campaigns/{id}/schedule": .api(.publisher),
         "POST /api/v1/campaigns/{id}/cancel": .api(.publisher),
         "POST /api/v1/campaigns/{id}/send-winner": .api(.publisher),
@@ -79,6 +81,7 @@ import Testing
         "POST /campaigns/{id}/duplicate": .page(.editor),
         "POST /campaigns/{id}/test": .page(.editor),
         "GET /campaigns/{id}/report": .page(.viewer),
+        "GET /campaigns/{id}/report.csv": .page(.viewer),
         "GET /images/{file}": .open,
         "POST /api/v1/events": .events,
     ]

@@ -6,8 +6,9 @@ import Testing
 
 /// Sign-in: the session cookie, `next` kept local, and the lock after ten failures.
 @Suite(.serialized) final class AccessSignInTests {
-    // Long enough for ten password hashes on a loaded machine: a failure must still be in the window at the eleventh try.
-    static let window = 8
+    /// Far longer than ten password hashes take even on a loaded machine; the window's end is
+    /// reached by ageing the recorded failures, not by sleeping through it.
+    static let window = 600
     let harness: AccessHarness
 
     init() throws {
@@ -32,7 +33,9 @@ import Testing
         let other = try harness.user(.viewer, password: password)
         #expect(harness.signIn(other.email, password).status == 303)
 
-        try await Task.sleep(for: .seconds(Double(Self.window) + 0.5))
+        _ = try harness.pool.withConnection { connection in
+            try connection.execute("UPDATE sign_in_failures SET failed_at = failed_at - make_interval(secs => \(Self.window + 1))")
+        }
         let after = harness.signIn(user.email, password)
         #expect(after.status == 303)
         #expect(after.cookie(Authentication.sessionCookie) != nil)

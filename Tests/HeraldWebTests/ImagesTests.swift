@@ -83,7 +83,8 @@ import Testing
         #expect(saved.status == 200)
         let list = try await herald.request("GET", "/api/v1/campaigns")
         let image = try #require(list.json?["items"]?.arrayValue?.first?["notification"]?["image"]?.stringValue)
-        #expect(image.hasPrefix("https://") && image.hasSuffix(".png"))
+        // The test server speaks plain HTTP: the URL must be one that loads from it.
+        #expect(image.hasPrefix("http://") && image.hasSuffix(".png"))
         let path = String(image[try #require(image.range(of: "/images/")).lowerBound...])
         let served = try await herald.request("GET", path, authenticated: false)
         #expect(served.status == 200)

@@ -134,8 +134,9 @@ import Testing
                        progressPercent: 50,
                        variants: [.init(key: "A", baseline: true, sent: 1, failed: 0, opens: 10, conversions: 2, rate: "20.0%",
                                         difference: "+1.0 pts", interval: "−1.0 pts to +3.0 pts", confidence: "80.0%")],
-                       verdict: "Not enough data yet.", failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
-                       deliveryChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true),
+                       verdict: "Not enough data yet.", rule: "a winner is called only once every variant has at least 100 opens",
+                       failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
+                       deliveryChart: "<svg></svg>", trendChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true, hasTrend: true),
         ]
     }
 
@@ -153,7 +154,7 @@ import Testing
     @Test func onlyTheChartsAreUnescaped() {
         for (name, text) in Self.templates {
             let raw = text.matches(of: #/\{\{(\{|&)\s*([^}\s]*)/#).map { String($0.output.2) }
-            #expect(Set(raw).isSubset(of: ["chart", "deliveryChart"]), "\(name): \(raw)")
+            #expect(Set(raw).isSubset(of: ["chart", "deliveryChart", "trendChart"]), "\(name): \(raw)")
         }
     }
 }

@@ -9,8 +9,8 @@ final class PagesBrowser: Sendable {
     let harness: AccessHarness
     let session: (id: String, csrf: String)
 
-    init(role: Role = .admin) throws {
-        harness = try AccessHarness()
+    init(role: Role = .admin, environment: [String: String] = [:]) throws {
+        harness = try AccessHarness(environment: environment)
         session = try harness.session(try harness.user(role))
     }
 

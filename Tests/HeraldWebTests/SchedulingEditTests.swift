@@ -18,19 +18,20 @@ import Testing
 
         let past = campaignJSON(name: "Later", topics: ["news"],
                                 schedule: ["kind": "once", "at": .string(utcLocal(Date().addingTimeInterval(-3600))), "time_zone": "UTC"])
-        let refused = try await herald.request("PUT", "/api/v1/campaigns/\(id)", json: past, headers: ["If-Match": "\"2\""])
+        // Scheduling leaves the version (it counts content only): the ETag read at creation still holds.
+        let refused = try await herald.request("PUT", "/api/v1/campaigns/\(id)", json: past, headers: ["If-Match": "\"1\""])
         #expect(refused.status == 422)
         #expect(refused.json?["errors"]?.arrayValue?.first?["path"] == "schedule.at")
         let unchanged = try await herald.request("GET", "/api/v1/campaigns/\(id)")
-        #expect(unchanged.json?["version"] == 2)
+        #expect(unchanged.json?["version"] == 1)
         #expect(unchanged.json?["status"] == "scheduled")
         #expect(unchanged.json?["schedule"]?["at"]?.stringValue == utcLocal(tomorrow))
 
         let later = campaignJSON(name: "Later still", topics: ["news"],
                                  schedule: ["kind": "once", "at": .string(utcLocal(tomorrow.addingTimeInterval(3600))), "time_zone": "UTC"])
-        let moved = try await herald.request("PUT", "/api/v1/campaigns/\(id)", json: later, headers: ["If-Match": "\"2\""])
+        let moved = try await herald.request("PUT", "/api/v1/campaigns/\(id)", json: later, headers: ["If-Match": "\"1\""])
         #expect(moved.status == 200)
         #expect(moved.json?["status"] == "scheduled")
-        #expect(moved.json?["version"] == 3)
+        #expect(moved.json?["version"] == 2)
     }
 }

@@ -53,7 +53,7 @@ import Testing
         let validated = try await herald.request("POST", "/api/v1/campaigns/\(id)/validate")
         #expect(validated.status == 200)
         #expect(validated.json?["valid"] == true)
-        #expect(validated.json?["results"]?.arrayValue?.allSatisfy { $0["status"] == "sent" } == true)
+        #expect(validated.json?["results"]?.arrayValue?.allSatisfy { $0["result"] == "valid" && $0["status"] == nil } == true)
         #expect(emulator.emulator.messages().isEmpty, "validate_only must not deliver anything")
     }
 
@@ -67,6 +67,32 @@ import Testing
         let received = emulator.emulator.messages()
         #expect(Set(received.compactMap { $0.message["token"]?.stringValue }) == ["token-1", "token-2"])
         #expect(received.allSatisfy { $0.message["notification"]?["title"] == "Hi there" })
+    }
+
+    @Test func aTestMessageCarriesItsOwnAnalyticsLabelAndIsAudited() async throws {
+        let id = try await create(Self.abCampaign.mergePatched(with: ["options": ["analytics_label": "spring"]]))
+        let sent = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": ["fcm-token:APA91b_x-1"], "variant": "B"])
+        #expect(sent.status == 200)
+        let received = try #require(emulator.emulator.messages().first)
+        #expect(received.message["fcm_options"]?["analytics_label"] == .string("herald-test-\(id.prefix(8))"))
+        let audit = try #require(try await herald.request("GET", "/api/v1/audit?limit=5").json?["items"]?.arrayValue?.first)
+        #expect(audit["action"] == "campaign.test_sent")
+        #expect(audit["object_id"] == .string(id))
+        #expect(audit["details"] == ["variant": "B", "tokens": 1, "sent": 1, "failed": 0])
+    }
+
+    @Test func aTokenNotShapedLikeAnFCMTokenStopsTheWholeTestSend() async throws {
+        let id = try await create(Self.abCampaign)
+        let refused = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": ["good-token", "bad token with spaces", "ok:1"]])
+        #expect(refused.status == 422)
+        let errors = try #require(refused.json?["errors"]?.arrayValue)
+        #expect(errors.count == 1)
+        #expect(errors.first?["path"] == "tokens[1]")
+        #expect(errors.first?["code"] == "invalid_token")
+        #expect(errors.first?["message"]?.stringValue?.hasPrefix("the token on line 2 holds a space") == true)
+        #expect(emulator.emulator.sendAttempts().isEmpty)
+        let audit = try await herald.request("GET", "/api/v1/audit?limit=5").json?["items"]?.arrayValue ?? []
+        #expect(!audit.contains { $0["action"] == "campaign.test_sent" })
     }
 
     @Test func badTestRequestsAreRefusedWithEveryReason() async throws {

@@ -85,9 +85,10 @@ def test_compose_in_persian_fail_a_limit_save_schedule_cancel(browser):
     assert field(browser, "title").get_attribute("value") == TITLE
     assert field(browser, "body").get_attribute("value") == long_body
     assert field(browser, "topics").get_attribute("value") == "news, offers"
-    # The image was accepted on that post and is kept as its https URL ending in .png.
+    # The image was accepted on that post and is kept as its URL ending in .png, with the scheme the
+    # (plain-HTTP) test server was reached by, so that it loads.
     image_url = field(browser, "image_url").get_attribute("value")
-    assert image_url.startswith("https://") and image_url.endswith(".png"), image_url
+    assert image_url.startswith("http://") and image_url.endswith(".png"), image_url
     screenshot(browser, "composer-error")
 
     fill(browser, "body", BODY)

@@ -67,7 +67,8 @@ def test_report_of_a_sent_ab_campaign(browser):
     assert browser.find_element(By.CSS_SELECTOR, ".page-head .status").text == "Sent"
     verdict = browser.find_element(By.CSS_SELECTOR, ".verdict").text
     assert verdict.startswith("Variant B leads"), verdict
-    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart")) == 2
+    # Delivery per variant, events per variant, and the trend by hour.
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart")) == 3
     screenshot(browser, "report")
 
     browser.get(BASE + "/campaigns")

@@ -22,3 +22,46 @@ extension Viewer {
         Actor(userID: userID, apiKeyID: apiKeyID, name: email, address: address)
     }
 }
+
+/// Who made a campaign's current version, as people read it: "ana@example.com" (a user),
+/// "my scripts" (an API key) or "ana" (the command line), with which of these it was.
+public struct Attribution: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case user
+        case apiKey = "api_key"
+        case commandLine = "command_line"
+
+        /// How pages label it: "my scripts (API key)".
+        public var label: String {
+            switch self {
+            case .user: "user"
+            case .apiKey: "API key"
+            case .commandLine: "command line"
+            }
+        }
+    }
+
+    public var name: String
+    public var kind: Kind
+
+    public init(name: String, kind: Kind) {
+        self.name = name
+        self.kind = kind
+    }
+
+    /// "my scripts (API key)", "ana@example.com".
+    public var description: String { kind == .user ? name : "\(name) (\(kind.label))" }
+}
+
+extension Actor {
+    /// The actor as a campaign's history credits it, without the audit log's `api-key:` and `cli:` prefixes.
+    public var attribution: Attribution {
+        if apiKeyID != nil { return Attribution(name: Self.dropping("api-key:", from: name), kind: .apiKey) }
+        if userID == nil, name.hasPrefix("cli:") { return Attribution(name: Self.dropping("cli:", from: name), kind: .commandLine) }
+        return Attribution(name: name, kind: .user)
+    }
+
+    static func dropping(_ prefix: String, from text: String) -> String {
+        text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text
+    }
+}

@@ -32,6 +32,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case campaignPublished = "campaign.published"
     case campaignCancelled = "campaign.cancelled"
     case campaignWinnerSent = "campaign.winner_sent"
+    case campaignTestSent = "campaign.test_sent"
     case userCreated = "user.created"
     case userUpdated = "user.updated"
     case apiKeyCreated = "api_key.created"

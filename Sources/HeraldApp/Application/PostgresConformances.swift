@@ -7,6 +7,7 @@ extension DeliveryStatus: PostgresEncodable, PostgresDecodable, PostgresArrayEle
 extension RunStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension Role: PostgresEncodable, PostgresDecodable {}
 extension APIKeyScope: PostgresEncodable, PostgresDecodable {}
+extension Attribution.Kind: PostgresEncodable, PostgresDecodable {}
 extension AuditAction: PostgresEncodable {}
 
 extension CampaignID: PostgresEncodable, PostgresDecodable {

@@ -10,16 +10,22 @@ public struct CampaignRecord: Sendable, Equatable {
     public var id: CampaignID
     public var name: String
     public var status: CampaignStatus
+    /// Counts content writes only (create, update, patch): lifecycle actions and the scheduler's
+    /// status moves leave it, so an `If-Match` read before a run finished is still current.
     public var version: Int
     /// The contract's JSON as it was stored.
     public var content: JSON
     public var author: String?
+    /// Who wrote the current version (nil for rows older than attribution).
+    public var updatedBy: Attribution?
+    /// When the next run is due (RFC 3339, UTC); nil when nothing is armed.
+    public var nextRunAt: String?
     /// RFC 3339 timestamps in UTC with microseconds, as PostgreSQL keeps them.
     public var createdAt: String
     public var updatedAt: String
 
     public init(id: CampaignID, name: String, status: CampaignStatus, version: Int, content: JSON, author: String?,
-                createdAt: String, updatedAt: String) {
+                createdAt: String, updatedAt: String, updatedBy: Attribution? = nil, nextRunAt: String? = nil) {
         self.id = id
         self.name = name
         self.status = status
@@ -28,6 +34,8 @@ public struct CampaignRecord: Sendable, Equatable {
         self.author = author
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+        self.nextRunAt = nextRunAt
     }
 
     /// The content under today's rules.
@@ -41,13 +49,15 @@ public struct CampaignRecord: Sendable, Equatable {
         }
     }
 
-    /// The REST representation: the stored content plus id, status, version and times.
+    /// The REST representation: the stored content plus id, status, version, times and attribution.
     public var json: JSON {
         var object: JSONObject = ["id": .string(id.description), "status": .string(status.rawValue), "version": .number(Double(version))]
         for (key, value) in content.objectValue ?? [:] { object[key] = value }
         if let author { object["author"] = .string(author) }
         object["created_at"] = .string(createdAt)
         object["updated_at"] = .string(updatedAt)
+        object["updated_by"] = updatedBy.map { ["name": .string($0.name), "kind": .string($0.kind.rawValue)] } ?? .null
+        object["next_run_at"] = nextRunAt.map { .string($0) } ?? .null
         return .object(object)
     }
 

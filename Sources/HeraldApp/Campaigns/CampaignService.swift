@@ -17,6 +17,7 @@ public struct CampaignService: Sendable {
     let lifecycle = LifecycleStore()
     let idempotency = IdempotencyStore()
     let progress = ProgressStore()
+    let events = EventStore()
     let audit = AuditLog()
 
     public static let defaultPageSize = 20
@@ -35,10 +36,22 @@ public struct CampaignService: Sendable {
         return record
     }
 
-    /// Newest first, `limit` at a time after `cursor`, optionally of one status or with a name containing `nameContains`.
-    public func list(status: CampaignStatus?, nameContains: String? = nil, limit: Int = defaultPageSize,
-                     after cursor: CampaignCursor?) throws -> CampaignStore.Page {
-        try database.read { try campaigns.list(status: status, nameContains: nameContains, limit: limit, after: cursor, on: $0) }
+    /// Newest first, `limit` at a time after `cursor`, of `filter`. A cursor continues the listing
+    /// it came from: an empty `filter` takes the cursor's, and a different one is refused rather
+    /// than mixing two listings' pages.
+    public func list(_ filter: CampaignFilter, limit: Int = defaultPageSize, after cursor: CampaignCursor?) throws -> CampaignStore.Page {
+        if let error = CampaignFilter.searchError(filter.nameContains) {
+            throw AppError.invalid(ValidationErrors(errors: [error]), title: "The search is not valid")
+        }
+        var filter = filter
+        if let cursor {
+            if filter.isEmpty { filter = cursor.filter }
+            guard filter == cursor.filter else {
+                throw AppError.invalidField("cursor", "this cursor continues a listing with other filters; repeat that listing's status and q, or start again without a cursor",
+                                            code: "invalid_cursor", title: "The query is not valid")
+            }
+        }
+        return try database.read { try campaigns.list(filter, limit: limit, after: cursor, on: $0) }
     }
 
     /// The v1 requests the campaign would send at `now`.
@@ -67,13 +80,17 @@ public struct CampaignService: Sendable {
         }
     }
 
-    /// What the report shows of a campaign, in one connection: the campaign, its runs and its
-    /// first failed deliveries.
-    public func progress(_ id: CampaignID, failures limit: Int) throws -> (record: CampaignRecord, runs: [JSON], failures: [JSON]) {
+    /// What the report shows of a campaign (the page, its CSV and the API), read in one connection:
+    /// the campaign, its runs, its first failed deliveries, the apps' events and the hourly trend.
+    public func report(_ id: CampaignID, failures limit: Int = 100) throws -> CampaignReport {
         try database.read { connection in
             guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
-            return (record, try progress.runs(campaignID: id, on: connection),
-                    try progress.deliveries(campaignID: id, status: .failed, afterID: 0, limit: limit, on: connection))
+            return CampaignReport(
+                campaign: record, variantKeys: try record.spec().effectiveVariants.map(\.key),
+                runs: try progress.runs(campaignID: id, on: connection),
+                failures: try progress.deliveries(campaignID: id, status: .failed, afterID: 0, limit: limit, on: connection),
+                events: try events.counts(campaignID: id.description, on: connection),
+                hours: try progress.hours(campaignID: id, on: connection))
         }
     }
 
@@ -94,8 +111,9 @@ public struct CampaignService: Sendable {
         }
     }
 
-    public func create(_ spec: CampaignSpec, by actor: Actor) throws -> CampaignRecord {
-        try database.transaction { connection in try insert(spec, by: actor, on: connection) }
+    public func create(_ spec: CampaignSpec, by actor: Actor, now: Date) throws -> CampaignRecord {
+        try Self.refuseUnsavableSchedule(spec, now: now)
+        return try database.transaction { connection in try insert(spec, by: actor, on: connection) }
     }
 
     /// What a create with an `Idempotency-Key` answered: the new campaign, or the first answer again.
@@ -107,13 +125,16 @@ public struct CampaignService: Sendable {
     /// A create that a client may retry with the same key and body: the first answer is
     /// remembered with the campaign, so a retry after a lost response gets it instead of a copy.
     /// Keys are the caller's own: one caller's key never replays another caller's answer.
-    public func create(_ spec: CampaignSpec, by actor: Actor, idempotencyKey key: String, body: [UInt8]) throws -> IdempotentCreate {
+    public func create(_ spec: CampaignSpec, by actor: Actor, now: Date, idempotencyKey key: String, body: [UInt8]) throws -> IdempotentCreate {
         let scope = "campaigns.create:" + (actor.apiKeyID ?? actor.userID ?? actor.name)
         let hash = SHA256.hex(body)
         return try database.read { connection in
             if let remembered = try idempotency.find(scope: scope, key: key, on: connection) {
                 return try replay(remembered, hash: hash)
             }
+            // After the replay: a retry of a create that was accepted is answered as it was, even
+            // when its schedule has passed since.
+            try Self.refuseUnsavableSchedule(spec, now: now)
             do {
                 return try connection.transaction { connection in
                     let record = try insert(spec, by: actor, on: connection)
@@ -147,8 +168,9 @@ public struct CampaignService: Sendable {
                current.status.isEditable, current.content == spec.toJSON() {
                 return current
             }
+            try Self.refuseUnsavableSchedule(spec, now: now)
             return try write(.campaignUpdated, by: actor, on: connection,
-                      try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, now: now, on: connection))
+                             try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution, now: now, on: connection))
         }
     }
 
@@ -160,8 +182,10 @@ public struct CampaignService: Sendable {
         return try database.transaction { connection in
             guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
             let spec = try Self.validated(current.content.mergePatched(with: patch))
+            try Self.refuseUnsavableSchedule(spec, now: now)
             return try write(.campaignUpdated, by: actor, on: connection,
-                             try campaigns.update(id: current.id, expectedVersion: expectedVersion, spec: spec, now: now, on: connection))
+                             try campaigns.update(id: current.id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution,
+                                                  now: now, on: connection))
         }
     }
 
@@ -218,10 +242,12 @@ public struct CampaignService: Sendable {
         }
     }
 
-    /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now.
-    public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
-        if let error = TestSend.tokenCountError(tokens.count) {
-            throw AppError.invalid(ValidationErrors(errors: [error]), title: "The test message request is not valid")
+    /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now,
+    /// and audits it. Every token is checked before anything is sent: one bad token sends nothing.
+    public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], by actor: Actor, now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
+        let errors = (TestSend.tokenCountError(tokens.count).map { [$0] } ?? []) + TestSend.tokenErrors(tokens)
+        if !errors.isEmpty {
+            throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid")
         }
         let sender = try configuredSender()
         let record = try get(id)
@@ -233,13 +259,22 @@ public struct CampaignService: Sendable {
                 message: "campaign has no variant \"\(key)\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))")]),
                 title: "The test message request is not valid")
         }
-        return (record, variant, TestSend.send(record.id.description, spec, variant: variant, tokens: tokens, sender: sender, now: now))
+        // No connection is held while FCM answers; the audit entry follows with what happened.
+        let results = TestSend.send(record.id.description, spec, variant: variant, tokens: tokens, sender: sender, now: now)
+        let sent = results.filter { $0.outcome.error == nil }.count
+        try database.transaction { connection in
+            try audit.record(.campaignTestSent, by: actor, object: ("campaign", record.id.description), details: [
+                "variant": .string(variant.key), "tokens": .number(Double(tokens.count)),
+                "sent": .number(Double(sent)), "failed": .number(Double(results.count - sent)),
+            ], on: connection)
+        }
+        return (record, variant, results)
     }
 
     // MARK: - Helpers
 
     func insert(_ spec: CampaignSpec, by actor: Actor, on connection: PostgresConnection, details: JSONObject = [:]) throws -> CampaignRecord {
-        let record = try campaigns.insert(spec, author: actor.name, on: connection)
+        let record = try campaigns.insert(spec, author: actor.name, by: actor.attribution, on: connection)
         try audit.record(.campaignCreated, by: actor, object: ("campaign", record.id.description), details: details, on: connection)
         return record
     }
@@ -262,6 +297,13 @@ public struct CampaignService: Sendable {
                                     currentStatus: current.status)
         case .unschedulable(_, let errors):
             throw AppError.invalid(errors, title: "The campaign is scheduled and its new schedule has no time left to send at")
+        }
+    }
+
+    /// A schedule with no time left to send at is refused on every save (see `Arming.unsavableSchedule`).
+    static func refuseUnsavableSchedule(_ spec: CampaignSpec, now: Date) throws(AppError) {
+        if let errors = Arming.unsavableSchedule(of: spec, now: now) {
+            throw .invalid(errors, title: "The campaign's schedule has no time left to send at")
         }
     }
 

@@ -28,14 +28,18 @@ public struct CampaignStore: Sendable {
     }
 
     /// The columns `records` decodes, in its order.
-    static let columns: PostgresQuery = "id::text, name, status, version, content::text, author, \(utc: "created_at"), \(utc: "updated_at")"
+    static let columns: PostgresQuery = """
+        id::text, name, status, version, content::text, author, \(utc: "created_at"), \(utc: "updated_at"),
+        updated_by, updated_by_kind, \(utc: "next_run_at")
+        """
 
     public init() {}
 
-    public func insert(_ spec: CampaignSpec, author: String?, on connection: PostgresConnection) throws -> CampaignRecord {
+    public func insert(_ spec: CampaignSpec, author: String?, by attribution: Attribution, on connection: PostgresConnection) throws -> CampaignRecord {
         let content = spec.toJSON().serializedString()
         let rows = try connection.query("""
-            INSERT INTO campaigns (name, content, author) VALUES (\(spec.name), \(content)::jsonb, \(author))
+            INSERT INTO campaigns (name, content, author, updated_by, updated_by_kind)
+            VALUES (\(spec.name), \(content)::jsonb, \(author), \(attribution.name), \(attribution.kind))
             RETURNING \(fragment: Self.columns)
             """)
         return try Self.records(rows)[0]
@@ -53,13 +57,15 @@ public struct CampaignStore: Sendable {
     /// A scheduled campaign whose schedule changed is re-armed at its new next occurrence; one
     /// whose new schedule has no occurrence left (a one-off time now past) is refused, unchanged.
     /// Removing the schedule of a scheduled campaign keeps the due time it was armed with.
-    public func update(id: CampaignID, expectedVersion: Int, spec: CampaignSpec, now: Date, on connection: PostgresConnection) throws -> UpdateOutcome {
+    public func update(id: CampaignID, expectedVersion: Int, spec: CampaignSpec, by attribution: Attribution, now: Date,
+                       on connection: PostgresConnection) throws -> UpdateOutcome {
         let content = spec.toJSON().serializedString()
         let arming = spec.schedule == nil ? nil : Arming.firstRun(of: spec, now: now)
         let nextRun = try? arming?.get()
         let armable = arming == nil || nextRun != nil
         let rows = try connection.query("""
             UPDATE campaigns SET name = \(spec.name), content = \(content)::jsonb, version = version + 1, updated_at = now(),
+                updated_by = \(attribution.name), updated_by_kind = \(attribution.kind),
                 next_run_at = CASE WHEN status = \(CampaignStatus.scheduled) AND \(nextRun)::timestamptz IS NOT NULL
                                    THEN \(nextRun)::timestamptz ELSE next_run_at END
             WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.editable))
@@ -92,14 +98,14 @@ public struct CampaignStore: Sendable {
         return .notADraft(current: current)
     }
 
-    /// Newest first; `cursor` continues after the last campaign of the previous page. `nameContains`
-    /// keeps campaigns whose name contains it, ignoring case (`%` and `_` match themselves).
-    public func list(status: CampaignStatus?, nameContains: String? = nil, limit: Int, after cursor: CampaignCursor?,
-                     on connection: PostgresConnection) throws -> Page {
-        let pattern = nameContains.flatMap { $0.isEmpty ? nil : "%" + Self.likeEscaped($0) + "%" }
+    /// Newest first, of `filter`; `cursor` continues after the last campaign of the previous page.
+    /// The name search ignores case, and `%` and `_` in it match themselves.
+    public func list(_ filter: CampaignFilter, limit: Int, after cursor: CampaignCursor?, on connection: PostgresConnection) throws -> Page {
+        let pattern = filter.nameContains.isEmpty ? nil : "%" + Self.likeEscaped(filter.nameContains) + "%"
+        let statuses = filter.statuses.sorted()
         var campaigns = try Self.records(try connection.query("""
             SELECT \(fragment: Self.columns) FROM campaigns
-            WHERE (\(status)::text IS NULL OR status = \(status))
+            WHERE (cardinality(\(statuses)::text[]) = 0 OR status = ANY(\(statuses)))
               AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
               AND (\(cursor?.createdAt)::timestamptz IS NULL
                    OR (created_at, id) < (\(cursor?.createdAt)::timestamptz, \(cursor?.id)::uuid))
@@ -108,7 +114,7 @@ public struct CampaignStore: Sendable {
         var next: CampaignCursor?
         if campaigns.count > limit {
             campaigns.removeLast()
-            next = campaigns.last.map { CampaignCursor(createdAt: $0.createdAt, id: $0.id) }
+            next = campaigns.last.map { CampaignCursor(createdAt: $0.createdAt, id: $0.id, filter: filter) }
         }
         return Page(campaigns: campaigns, nextCursor: next)
     }
@@ -126,10 +132,12 @@ public struct CampaignStore: Sendable {
     /// Rows of `columns` as records; the content is read as stored, not validated again.
     static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {
         try rows.map { row in
-            let (id, name, status, version, content, author, createdAt, updatedAt) =
-                try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, String, String).self)
+            let (id, name, status, version, content, author, createdAt, updatedAt, updatedBy, updatedByKind, nextRunAt) =
+                try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, String, String, String?, Attribution.Kind?, String?).self)
             return CampaignRecord(id: id, name: name, status: status, version: version, content: try JSON.parse(content),
-                                  author: author, createdAt: createdAt, updatedAt: updatedAt)
+                                  author: author, createdAt: createdAt, updatedAt: updatedAt,
+                                  updatedBy: updatedBy.flatMap { name in updatedByKind.map { Attribution(name: name, kind: $0) } },
+                                  nextRunAt: nextRunAt)
         }
     }
 }

@@ -3,14 +3,15 @@ import HeraldCore
 import HeraldPostgres
 
 /// The SQL of a campaign's state changes by people: scheduling and cancelling. Each runs inside
-/// the caller's transaction (the service's, with its audit entry).
+/// the caller's transaction (the service's, with its audit entry). Both check the caller's version
+/// but leave it, and `updated_at`, as they are: those count content writes only.
 struct LifecycleStore: Sendable {
     let campaigns = CampaignStore()
 
     /// Arms a draft or scheduled campaign to start its next run at `nextRunAt`.
     func schedule(id: CampaignID, expectedVersion: Int, nextRunAt: Date, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
         let rows = try connection.query("""
-            UPDATE campaigns SET status = \(CampaignStatus.scheduled), next_run_at = \(nextRunAt), version = version + 1, updated_at = now()
+            UPDATE campaigns SET status = \(CampaignStatus.scheduled), next_run_at = \(nextRunAt)
             WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.editable))
             RETURNING \(fragment: CampaignStore.columns)
             """)
@@ -21,7 +22,7 @@ struct LifecycleStore: Sendable {
     /// sent are cancelled (requests already in flight still complete and are recorded).
     func cancel(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
         let rows = try connection.query("""
-            UPDATE campaigns SET status = \(CampaignStatus.cancelled), next_run_at = NULL, version = version + 1, updated_at = now()
+            UPDATE campaigns SET status = \(CampaignStatus.cancelled), next_run_at = NULL
             WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.cancellable))
             RETURNING \(fragment: CampaignStore.columns)
             """)

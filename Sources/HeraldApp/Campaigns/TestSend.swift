@@ -21,13 +21,51 @@ public enum TestSend {
                           limit: CampaignLimits.testTokens)
     }
 
+    /// Longer than any token FCM issues, and more than a push request could carry.
+    public static let maximumTokenBytes = 4096
+
+    /// Every typed token that is not shaped like an FCM registration token, by its line (1-based,
+    /// as the review page's one-token-per-line field and the API's list order count them). FCM
+    /// tokens are one piece of letters, digits, `-`, `_` and `:`; "bad token with spaces" is one
+    /// mistyped token, not four, and must stop the send before anything goes out.
+    public static func tokenErrors(_ tokens: [String]) -> [FieldError] {
+        tokens.enumerated().compactMap { index, token in
+            let line = index + 1
+            let problem: String
+            if token.isEmpty {
+                problem = "is empty"
+            } else if token.utf8.count > maximumTokenBytes {
+                problem = "is longer than \(maximumTokenBytes) bytes"
+            } else if let bad = token.unicodeScalars.first(where: { !isTokenScalar($0) }) {
+                problem = bad.properties.isWhitespace ? "holds a space" : "holds \"\(bad)\""
+            } else {
+                return nil
+            }
+            return FieldError(path: "tokens[\(index)]", code: "invalid_token",
+                              message: "the token on line \(line) \(problem); a registration token is one piece of letters, digits, -, _ and : only")
+        }
+    }
+
+    static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ":": true
+        default: false
+        }
+    }
+
+    /// The analytics label of every test message of a campaign: its own, so that test sends never
+    /// count in the campaign's delivery reports.
+    public static func analyticsLabel(campaignID: String) -> String { "herald-test-\(campaignID.prefix(8))" }
+
     static func send(_ campaignID: String, _ spec: CampaignSpec, variant: Variant, tokens: [String], sender: FCMSender, now: Date) -> [Result] {
         // A person waits for this answer: a retry FCM asks to come later than 2 s is not waited
         // for; the error and its retry time are the answer.
         let quick = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), quotaExceededMinimumDelay: .seconds(2),
                                 longestWait: .seconds(2))
         let messages = tokens.map { token in
-            Renderer.render(campaign: spec, variant: variant, target: .token(token), campaignID: campaignID, sendTime: now)
+            var message = Renderer.render(campaign: spec, variant: variant, target: .token(token), campaignID: campaignID, sendTime: now)
+            message.fcmOptions = Message.FCMOptions(analyticsLabel: analyticsLabel(campaignID: campaignID))
+            return message
         }
         // The batch takes the bare v1 `message`; the sender wraps it in the send body.
         let sent = sender.sendWithRetries(batch: messages.map { $0.json().serialized() }, concurrency: 8, policy: quick)

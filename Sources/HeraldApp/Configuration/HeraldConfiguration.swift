@@ -37,6 +37,17 @@ public struct HeraldConfiguration: Sendable, Equatable {
             }
         }
 
+        func publicURL(_ name: String) throws(ConfigurationError) -> String? {
+            guard let text = optional(name) else { return nil }
+            let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+            let lowered = trimmed.lowercased()
+            let rest = lowered.hasPrefix("https://") ? lowered.dropFirst(8) : lowered.hasPrefix("http://") ? lowered.dropFirst(7) : nil
+            guard let rest, !rest.isEmpty, !rest.hasPrefix("/"), !rest.contains(where: { $0.isWhitespace || $0 == "?" || $0 == "#" }) else {
+                throw ConfigurationError(variable: name, value: text, expected: "an http:// or https:// address such as https://herald.example.com")
+            }
+            return trimmed
+        }
+
         database = DatabaseSettings(
             url: string("DATABASE_URL", Self.defaultDatabaseURL),
             poolSize: try integer("HERALD_DB_POOL_SIZE", 10, 1...500),
@@ -51,7 +62,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
             eventLoops: optional("HERALD_EVENT_LOOPS") == nil ? nil : try integer("HERALD_EVENT_LOOPS", 1, 1...256),
             maxBodyBytes: try integer("HERALD_MAX_BODY_BYTES", 1 << 20, 1024...(64 << 20)),
             cookieSecure: try boolean("HERALD_COOKIE_SECURE", false),
-            trustForwardedFor: try boolean("HERALD_TRUST_FORWARDED_FOR", false))
+            trustForwardedFor: try boolean("HERALD_TRUST_FORWARDED_FOR", false),
+            publicURL: try publicURL("HERALD_PUBLIC_URL"))
         fcm = FCMSettings(
             serviceAccountKeyPath: optional("HERALD_SERVICE_ACCOUNT_KEY") ?? optional("GOOGLE_APPLICATION_CREDENTIALS"),
             baseURL: string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com"),

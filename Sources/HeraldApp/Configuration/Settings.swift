@@ -26,6 +26,9 @@ public struct WebSettings: Sendable, Equatable {
     /// `X-Forwarded-Host` (behind a proxy that sets them, like deploy/nginx) rather than the peer's
     /// and `Host`. Only turn on when no one can reach Herald directly.
     public var trustForwardedFor: Bool
+    /// The address devices and browsers reach Herald at (`https://herald.example.com`, no trailing
+    /// slash), for the absolute URLs Herald hands out (uploaded images); nil: from each request.
+    public var publicURL: String?
 }
 
 /// The FCM v1 API: the service-account key that makes sending possible, and where to send.

@@ -25,19 +25,23 @@ public struct EventService: Sendable {
         let (events, errors) = Self.parse(body)
         if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The events are not valid") }
         let recorded = try database.transaction { connection in
-            let known = try store.existingCampaigns(Set(events.map(\.campaignID)), on: connection)
-            let unknown = events.enumerated().filter { !known.contains($0.element.campaignID) }.map { index, event in
-                FieldError(path: Self.path(body, index, "campaign_id"), code: "unknown_campaign", message: "no campaign \(event.campaignID)")
+            let contents = try store.contents(of: Set(events.map(\.campaignID)), on: connection)
+            let variants = contents.compactMapValues(Self.variantKeys)
+            var unknown: [FieldError] = []
+            for (index, event) in events.enumerated() {
+                if contents[event.campaignID] == nil {
+                    unknown.append(FieldError(path: Self.path(body, index, "campaign_id"), code: "unknown_campaign", message: "no campaign \(event.campaignID)"))
+                } else if let keys = variants[event.campaignID], !keys.contains(event.variant) {
+                    // Counted under a key the campaign never sent, the event would skew no variant's
+                    // rate and hide a client's bug; refusing it shows the bug at once.
+                    unknown.append(FieldError(path: Self.path(body, index, "variant"), code: "unknown_variant",
+                                              message: "campaign \(event.campaignID) has no variant \"\(event.variant)\"; it has \(keys.joined(separator: ", "))"))
+                }
             }
             if !unknown.isEmpty { throw AppError.invalid(ValidationErrors(errors: unknown), title: "The events are not valid") }
             return try store.record(events, on: connection)
         }
         return Recorded(received: events.count, recorded: recorded)
-    }
-
-    /// Opens and conversions per variant of one campaign.
-    public func counts(campaignID: String) throws -> [String: EventStore.Counts] {
-        try database.read { try store.counts(campaignID: campaignID, on: $0) }
     }
 
     /// Every event of the body, or every problem with it (paths like `events[2].type`).
@@ -96,6 +100,13 @@ public struct EventService: Sendable {
             events.append(EventStore.Event(id: id, campaignID: campaign.lowercased(), variant: variant, type: type, occurredAt: occurred))
         }
         return (events, errors)
+    }
+
+    /// The campaign's variant keys; nil when its stored content no longer parses (then any key is
+    /// taken rather than losing the app's events over a rule that changed after sending).
+    static func variantKeys(_ content: String) -> [String]? {
+        guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) else { return nil }
+        return spec.effectiveVariants.map(\.key)
     }
 
     static func path(_ body: JSON, _ index: Int, _ field: String) -> String {

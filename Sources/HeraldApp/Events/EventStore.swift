@@ -39,10 +39,10 @@ public struct EventStore: Sendable {
         return inserted
     }
 
-    /// Which of these campaign ids exist.
-    public func existingCampaigns(_ ids: Set<String>, on connection: PostgresConnection) throws -> Set<String> {
-        let rows = try connection.query("SELECT id::text FROM campaigns WHERE id = ANY(\(Array(ids))::uuid[])")
-        return Set(try rows.map { try $0.decode(String.self, at: 0) })
+    /// The stored content of each of these campaigns that exists, by id.
+    public func contents(of ids: Set<String>, on connection: PostgresConnection) throws -> [String: String] {
+        let rows = try connection.query("SELECT id::text, content::text FROM campaigns WHERE id = ANY(\(Array(ids))::uuid[])")
+        return Dictionary(uniqueKeysWithValues: try rows.map { try $0.decode((String, String).self) })
     }
 
     /// Opens and conversions per variant key.

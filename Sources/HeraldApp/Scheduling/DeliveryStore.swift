@@ -81,7 +81,7 @@ struct DeliveryStore: Sendable {
             ON CONFLICT (campaign_id, occurrence) DO NOTHING
             """)
         _ = try connection.execute("""
-            UPDATE campaigns SET status = \(CampaignStatus.failed), next_run_at = NULL, version = version + 1, updated_at = now()
+            UPDATE campaigns SET status = \(CampaignStatus.failed), next_run_at = NULL
             WHERE id = ANY(\(campaigns.map(\.due.campaignID))::uuid[])
             """)
     }
@@ -120,9 +120,8 @@ struct DeliveryStore: Sendable {
         }
         // On to the next occurrence, or (no more) to sending; an occurrence already run moves on too.
         _ = try connection.execute("""
-            UPDATE campaigns c SET next_run_at = to_timestamp(nullif(x.n, '')::float8), updated_at = now(),
-                status = CASE WHEN x.n = '' THEN \(CampaignStatus.sending) ELSE c.status END,
-                version = CASE WHEN x.n = '' THEN c.version + 1 ELSE c.version END
+            UPDATE campaigns c SET next_run_at = to_timestamp(nullif(x.n, '')::float8),
+                status = CASE WHEN x.n = '' THEN \(CampaignStatus.sending) ELSE c.status END
             FROM unnest(\(runs.map(\.campaignID)), \(runs.map { $0.nextRun.map { String(format: "%.6f", $0.timeIntervalSince1970) } ?? "" }))
                  AS x(id, n) WHERE c.id = x.id::uuid
             """)
@@ -258,7 +257,7 @@ struct DeliveryStore: Sendable {
             """).map { try $0.decode((String, String).self) }
         guard !closed.isEmpty else { return }
         _ = try connection.execute("""
-            UPDATE campaigns c SET status = x.status, version = version + 1, updated_at = now()
+            UPDATE campaigns c SET status = x.status
             FROM unnest(\(closed.map(\.0)), \(closed.map(\.1))) AS x(id, status)
             WHERE c.id = x.id::uuid AND c.status = \(CampaignStatus.sending)
               AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(RunStatus.sending))

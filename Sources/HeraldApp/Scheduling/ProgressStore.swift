@@ -57,4 +57,32 @@ struct ProgressStore: Sendable {
             return .object(delivery)
         }
     }
+
+    /// The campaign's hours (UTC) from its first answered request or event to its last, at most
+    /// the last `maximumHours`, each with its answered requests and reported events; hours with
+    /// nothing in them are listed too, so a chart's axis is time, not rows.
+    func hours(campaignID: CampaignID, maximumHours: Int = 14 * 24, on connection: PostgresConnection) throws -> [CampaignReport.Hour] {
+        try connection.query("""
+            WITH d AS (
+                SELECT date_trunc('hour', coalesce(sent_at, updated_at) AT TIME ZONE 'UTC') AS h,
+                       count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
+                       count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed
+                FROM deliveries WHERE campaign_id = \(campaignID)::uuid AND status = ANY(\(DeliveryStatus.answered)) GROUP BY 1),
+            e AS (
+                SELECT date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AS h,
+                       count(*) FILTER (WHERE type = 'open') AS opens, count(*) FILTER (WHERE type = 'conversion') AS conversions
+                FROM events WHERE campaign_id = \(campaignID)::uuid GROUP BY 1),
+            span AS (
+                SELECT greatest(min(h), max(h) - make_interval(hours => \(maximumHours - 1)::integer)) AS first, max(h) AS last
+                FROM (SELECT h FROM d UNION SELECT h FROM e) AS b)
+            SELECT to_char(g, 'YYYY-MM-DD"T"HH24:00:00"Z"'), coalesce(d.sent, 0), coalesce(d.failed, 0),
+                   coalesce(e.opens, 0), coalesce(e.conversions, 0)
+            FROM span, generate_series(span.first, span.last, interval '1 hour') AS g
+            LEFT JOIN d ON d.h = g LEFT JOIN e ON e.h = g
+            ORDER BY g
+            """).map { row in
+            let (start, sent, failed, opens, conversions) = try row.decode((String, Int, Int, Int, Int).self)
+            return CampaignReport.Hour(start: start, requestsSent: sent, requestsFailed: failed, opens: opens, conversions: conversions)
+        }
+    }
 }

@@ -125,14 +125,20 @@ struct CampaignParser {
             image: imageURL(object, at: path))
     }
 
-    /// The notification image: an https URL whose path ends in the image's file extension, which
-    /// Apple reads the type from (an image at `…/banner?id=7` is never shown on iOS).
+    /// The notification image: an http or https URL whose path ends in the image's file extension,
+    /// which Apple reads the type from (an image at `…/banner?id=7` is never shown on iOS). FCM
+    /// takes either scheme; http is what a development server without TLS can offer its own
+    /// uploads at (iOS loads only https, which every production deployment behind TLS gives).
     mutating func imageURL(_ object: JSONObject, at parent: String) -> String? {
-        guard let value = url(object, "image", at: parent) else { return nil }
+        guard let value = text(object, "image", at: parent, limit: CampaignLimits.urlCharacters) else { return nil }
+        let web = Message.isHTTPS(value) || Message.isAbsoluteURL(value, scheme: "http")
+        if !web {
+            reader.report(JSONReader.path(parent, "image"), "not_a_web_url", "must be an https:// (or http://) URL, found \"\(value)\"")
+        }
         let path = value.split(separator: "?", maxSplits: 1)[0].split(separator: "#", maxSplits: 1)[0]
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         let fileExtension = name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } ?? "" : ""
-        if Message.isHTTPS(value), !CampaignLimits.imageExtensions.contains(fileExtension) {
+        if web, !CampaignLimits.imageExtensions.contains(fileExtension) {
             reader.report(JSONReader.path(parent, "image"), "no_image_extension",
                           "the image URL must end in .png, .jpg, .jpeg or .gif (Apple reads the type from it), found \"\(value)\"")
         }

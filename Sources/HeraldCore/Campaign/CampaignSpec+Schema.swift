@@ -14,7 +14,8 @@ extension CampaignSpec {
             "properties": [
                 "title": ["type": "string"],
                 "body": ["type": "string"],
-                "image": url("An https image URL; Apple needs a file extension in it."),
+                "image": url("An https (or, on a development server without TLS, http) image URL; Apple needs a file extension in it.",
+                             pattern: "^https?://"),
             ],
         ]
         let data: JSON = [
@@ -92,8 +93,8 @@ extension CampaignSpec {
         ]
     }
 
-    private static func url(_ description: String) -> JSON {
-        ["type": "string", "format": "uri", "pattern": "^https://", "maxLength": .number(Double(CampaignLimits.urlCharacters)),
+    private static func url(_ description: String, pattern: String = "^https://") -> JSON {
+        ["type": "string", "format": "uri", "pattern": .string(pattern), "maxLength": .number(Double(CampaignLimits.urlCharacters)),
          "description": .string(description)]
     }
 }

@@ -10,8 +10,25 @@ public enum Arming {
             return .failure(ValidationErrors(errors: [FieldError(path: "schedule.until", code: "schedule_ended",
                                        message: "the recurring schedule has no occurrence left after now")]))
         }
-        return .failure(ValidationErrors(errors: [FieldError(path: "schedule.at", code: "in_the_past",
-                                   message: "the schedule's time has already passed in its time zone")]))
+        var message = "this time has already passed in its time zone; choose a later time, or send now"
+        if case .once(let at, let identifier) = schedule, let zone = TimeZone(identifier: identifier) {
+            let local = WallClock.local(at: now, in: zone)
+            message = "\(Self.readable(at)) has already passed in \(identifier) (it is \(Self.readable(local)) there now); choose a later time, or send now"
+        }
+        return .failure(ValidationErrors(errors: [FieldError(path: "schedule.at", code: "in_the_past", message: message)]))
+    }
+
+    /// The rule every save applies (create, replace, patch; the API and the composer alike): a
+    /// schedule with no time left to send at is refused when it is written, not first when someone
+    /// presses Schedule. Nil when the campaign has no schedule or its schedule has a time ahead.
+    public static func unsavableSchedule(of spec: CampaignSpec, now: Date) -> ValidationErrors? {
+        guard spec.schedule != nil, case .failure(let errors) = firstRun(of: spec, now: now) else { return nil }
+        return errors
+    }
+
+    /// "2026-12-01 09:00", as the composer shows local times (minutes only, as marketers pick them).
+    static func readable(_ local: LocalDateTime) -> String {
+        "\(local.date) \(Int.padded(local.time.hour, 2)):\(Int.padded(local.time.minute, 2))"
     }
 
     /// The next occurrence after the one just started; nil ends the campaign's runs. Missed

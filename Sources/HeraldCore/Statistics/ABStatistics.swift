@@ -12,6 +12,12 @@ public enum ABStatistics {
     /// Two-sided 95% value for the confidence interval.
     public static let intervalZ = 1.959963984540054
 
+    /// The one statement of when a verdict is given, for the verdict and the report's explanation
+    /// alike (trials are opens: conversions are compared per open).
+    public static func rule(minimum: Int = minimumSample) -> String {
+        "a winner is called only once every variant has at least \(minimum) opens"
+    }
+
     /// One group's successes out of trials.
     public struct Group: Sendable, Equatable {
         public var key: String
@@ -54,7 +60,7 @@ public enum ABStatistics {
         public var sentence: String {
             switch self {
             case .notEnoughData(let needed):
-                "Not enough data yet: each variant needs at least \(needed) recipients before a winner can be called."
+                "Not enough data yet: \(ABStatistics.rule(minimum: needed))."
             case .noClearWinner(let baseline):
                 "No variant beats \(baseline) with 95% confidence yet."
             case .leads(let key, let baseline, let p):

@@ -12,12 +12,12 @@ struct CampaignsAPI: Sendable {
     func create(_ context: RequestContext) throws -> APIResponse {
         let spec = try CampaignService.validated(try context.jsonBody())
         guard let key = context.request.headers["Idempotency-Key"] else {
-            return created(try campaigns.create(spec, by: context.actor))
+            return created(try campaigns.create(spec, by: context.actor, now: Date()))
         }
         guard !key.isEmpty, key.utf8.count <= Self.maximumIdempotencyKeyLength else {
             throw Problem.badRequest(code: "invalid_idempotency_key", "Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyLength) bytes.")
         }
-        switch try campaigns.create(spec, by: context.actor, idempotencyKey: key, body: context.request.body) {
+        switch try campaigns.create(spec, by: context.actor, now: Date(), idempotencyKey: key, body: context.request.body) {
         case .created(let record):
             return created(record)
         case .replayed(let response):
@@ -36,43 +36,49 @@ struct CampaignsAPI: Sendable {
         return Self.answer(record)
     }
 
+    /// `status` may repeat and hold several values separated by commas; `q` searches names.
     func list(_ context: RequestContext) throws -> APIResponse {
-        var status: CampaignStatus?
+        var filter = CampaignFilter()
         var limit = CampaignService.defaultPageSize
         var cursor: CampaignCursor?
-        var errors: [JSON] = []
+        var errors: [FieldError] = []
         for (name, value) in context.request.queryItems {
             switch name {
             case "status":
-                status = CampaignStatus(rawValue: value)
-                if status == nil {
-                    errors.append(["path": "status", "code": "invalid_value",
-                                   "message": .string("status must be one of \(CampaignStatus.allCases.map(\.rawValue).joined(separator: ", "))")])
+                for text in value.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingSpaces }) {
+                    if let status = CampaignStatus(rawValue: text) {
+                        filter.statuses.insert(status)
+                    } else {
+                        errors.append(FieldError(path: "status", code: "invalid_value",
+                                                 message: "status \"\(text)\" is not one of \(CampaignStatus.allCases.map(\.rawValue).joined(separator: ", "))"))
+                    }
                 }
+            case "q":
+                if let error = CampaignFilter.searchError(value) { errors.append(error) } else { filter.nameContains = value }
             case "limit":
                 if let number = Int(value), (1...CampaignService.maximumPageSize).contains(number) {
                     limit = number
                 } else {
-                    errors.append(["path": "limit", "code": "out_of_range",
-                                   "message": .string("limit must be a whole number from 1 to \(CampaignService.maximumPageSize)"),
-                                   "limit": .number(Double(CampaignService.maximumPageSize))])
+                    errors.append(FieldError(path: "limit", code: "out_of_range",
+                                             message: "limit must be a whole number from 1 to \(CampaignService.maximumPageSize)",
+                                             limit: CampaignService.maximumPageSize))
                 }
             case "cursor":
                 cursor = CampaignCursor(token: value)
                 if cursor == nil {
-                    errors.append(["path": "cursor", "code": "invalid_cursor", "message": "cursor must be a next_cursor value from a previous page"])
+                    errors.append(FieldError(path: "cursor", code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page"))
                 }
             default:
-                errors.append(["path": .string(name), "code": "unknown_parameter",
-                               "message": .string("unknown query parameter \"\(name)\"; known: status, limit, cursor")])
+                errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: status, q, limit, cursor"))
             }
         }
-        if !errors.isEmpty {
-            throw Problem(status: 400, code: "invalid_query", title: "The query is not valid",
-                          detail: "\(errors.count) query parameter\(errors.count == 1 ? " is" : "s are") invalid.",
-                          extensions: ["errors": .array(errors)])
+        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        let page: CampaignStore.Page
+        do {
+            page = try campaigns.list(filter, limit: limit, after: cursor)
+        } catch AppError.invalid(let failure, _) {
+            throw Problem.invalidQuery(failure.errors)
         }
-        let page = try campaigns.list(status: status, limit: limit, after: cursor)
         return APIResponse(status: 200, body: ["items": .array(page.campaigns.map(\.json)),
                                                "next_cursor": page.nextCursor.map { .string($0.token) } ?? .null])
     }

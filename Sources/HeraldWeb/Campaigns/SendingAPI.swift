@@ -25,8 +25,10 @@ struct SendingAPI: Sendable {
 
     func validate(_ context: RequestContext) throws -> APIResponse {
         let (record, plan, outcomes) = try campaigns.validate(try context.campaignID(), now: Date())
+        // A dry run sends nothing: each request is "valid" or "invalid" (with FCM's error), never "sent".
         let results: [JSON] = zip(plan.requests, outcomes).map { planned, outcome in
-            var result = Self.json(outcome)
+            var result: JSONObject = ["result": .string(outcome.error == nil ? "valid" : "invalid")]
+            if let error = Self.json(outcome)["error"] { result["error"] = error }
             result["variant"] = .string(planned.variantKey)
             result["target"] = planned.target.json
             return .object(result)
@@ -58,7 +60,7 @@ struct SendingAPI: Sendable {
         if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid") }
 
         let (record, variant, sent) = try campaigns.testSend(try context.campaignID(), variantKey: body["variant"]?.stringValue,
-                                                             tokens: tokens.compactMap(\.stringValue), now: Date())
+                                                             tokens: tokens.compactMap(\.stringValue), by: context.actor, now: Date())
         let results: [JSON] = sent.map { sent in
             var result = Self.json(sent.outcome)
             result["token"] = .string(sent.token)

@@ -13,6 +13,9 @@ struct RequestContext: Sendable {
     var clientAddress: String
     /// The host the client asked for: `X-Forwarded-Host` when the proxy is trusted, else `Host`.
     var host: String
+    /// Where the client reaches Herald ("http://127.0.0.1:8080", "https://herald.example.com"),
+    /// set by the middleware from `HERALD_PUBLIC_URL` or the request (see `ProxyTrust.origin`).
+    var origin = ""
     /// Who is asking, once authenticated (nil on open routes and before authentication).
     var viewer: Viewer?
     /// The posted form (URL-encoded or multipart), empty when the body is not a form.
@@ -31,6 +34,9 @@ struct RequestContext: Sendable {
         guard let id = CampaignID(text) else { throw .notFound(what: "Campaign \(text)") }
         return id
     }
+
+    /// The absolute URL of one of Herald's own paths, as the client (and its devices) reach it.
+    func publicURL(_ path: String) -> String { origin + path }
 
     /// The first value of a query parameter.
     func query(_ name: String) -> String? { request.queryItems.first { $0.name == name }?.value }

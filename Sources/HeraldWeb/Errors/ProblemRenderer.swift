@@ -57,14 +57,24 @@ enum ProblemRenderer {
 extension Problem {
     /// 422 with every failing field, its machine code, message and limit.
     static func validation(_ failure: ValidationErrors, title: String) -> Problem {
-        let errors: [JSON] = failure.errors.map { error in
+        fields(failure.errors, status: 422, code: "validation_failed", title: title)
+    }
+
+    /// 400 for query parameters, in the validation shape: every bad parameter at once with its path.
+    static func invalidQuery(_ errors: [FieldError]) -> Problem {
+        fields(errors, status: 400, code: "invalid_query", title: "The query is not valid")
+    }
+
+    /// The one shape of a refusal that names fields: `errors` with path, code, message and limit.
+    static func fields(_ failures: [FieldError], status: Int, code: String, title: String) -> Problem {
+        let errors: [JSON] = failures.map { error in
             var object: JSONObject = ["path": .string(error.path), "code": .string(error.code), "message": .string(error.message)]
             if let limit = error.limit { object["limit"] = .number(Double(limit)) }
             return .object(object)
         }
-        let count = failure.errors.count
-        return Problem(status: 422, code: "validation_failed", title: title,
-                       detail: count == 1 ? failure.errors[0].message : "\(count) fields are invalid.",
+        let count = failures.count
+        return Problem(status: status, code: code, title: title,
+                       detail: count == 1 ? failures[0].message : "\(count) fields are invalid.",
                        extensions: ["errors": .array(errors)])
     }
 }

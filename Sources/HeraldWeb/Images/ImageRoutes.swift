@@ -9,7 +9,7 @@ struct ImageRoutes: Sendable {
     func serve(_ context: RequestContext) throws -> HTTPResponse {
         let file = context.parameter("file")
         guard let (bytes, kind) = try images.load(fileName: file) else {
-            return HTTPResponse(status: 404, text: "No image named \(file)\n")
+            return Problem.notFound("The image \(file)").httpResponse
         }
         var headers = HTTPHeaders()
         headers.add("Content-Type", kind.contentType)

@@ -6,6 +6,8 @@ import HeraldHTTP
 /// another address (rate limits, the audit log) or another host (image URLs).
 struct ProxyTrust: Sendable {
     let trustForwardedHeaders: Bool
+    /// `HERALD_PUBLIC_URL`: when set, the one origin of every absolute URL Herald hands out.
+    var publicURL: String? = nil
 
     func clientAddress(_ request: HTTPRequest) -> String {
         if trustForwardedHeaders, let forwarded = request.headers.values(for: "X-Forwarded-For").last?
@@ -18,6 +20,23 @@ struct ProxyTrust: Sendable {
     func host(_ request: HTTPRequest) -> String {
         if trustForwardedHeaders, let forwarded = request.headers["X-Forwarded-Host"], !forwarded.isEmpty { return forwarded }
         return request.headers["Host"].flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+    }
+
+    /// The scheme the client used: a trusted proxy's `X-Forwarded-Proto`, else http — Herald itself
+    /// speaks plain HTTP and leaves TLS to the proxy in front of it.
+    func scheme(_ request: HTTPRequest) -> String {
+        if trustForwardedHeaders, let proto = request.headers["X-Forwarded-Proto"]?.split(separator: ",").first?.trimmingSpaces.lowercased(),
+           proto == "https" || proto == "http" {
+            return proto
+        }
+        return "http"
+    }
+
+    /// Where the client reaches Herald, for absolute URLs (an uploaded image's): `HERALD_PUBLIC_URL`
+    /// when set, else the request's own scheme and host, so a plain-HTTP development server hands
+    /// out http:// URLs that load.
+    func origin(_ request: HTTPRequest) -> String {
+        publicURL ?? "\(scheme(request))://\(host(request))"
     }
 
     /// The peer's IP address without its port ("[::1]:5000" → "::1", "10.0.0.1:5000" → "10.0.0.1").

@@ -164,14 +164,13 @@ extension CampaignPages {
         let tokens = typed.split(whereSeparator: \.isNewline).map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         let key = context.form.value("variant").flatMap { $0.isEmpty ? nil : $0 }
         do {
-            let (record, _, results) = try campaigns.testSend(id, variantKey: key, tokens: tokens, now: Date())
+            let (record, _, results) = try campaigns.testSend(id, variantKey: key, tokens: tokens, by: context.actor, now: Date())
             return try reviewPage(record, context: context, tests: results, testVariant: key, tokens: typed)
         } catch AppError.sendingNotConfigured {
             return try reviewPage(try campaigns.get(id), context: context, testVariant: key, testError: "Sending is not configured on this server.",
                                   tokens: typed, status: 503)
         } catch AppError.invalid(let errors, _) {
-            let message = errors.errors.first.map { $0.path == "tokens"
-                ? "Enter 1 to \(CampaignLimits.testTokens) registration tokens (you entered \(tokens.count))." : "This campaign has no variant \(key ?? "")." } ?? ""
+            let message = errors.errors.map(\.message).joined(separator: "; ") + "."
             return try reviewPage(try campaigns.get(id), context: context, testVariant: key, testError: message, tokens: typed, status: 422)
         }
     }

@@ -37,7 +37,7 @@ struct CampaignPages: Sendable {
             default: break
             }
         }
-        let page = try campaigns.list(status: status, nameContains: query, limit: Self.pageSize, after: cursor)
+        let page = try campaigns.list(CampaignFilter(statuses: Set([status].compactMap { $0 }), nameContains: query), limit: Self.pageSize, after: cursor)
         let next = page.nextCursor.map { next in
             var items = [("cursor", next.token)]
             if let status { items.append(("status", status.rawValue)) }
@@ -95,7 +95,7 @@ struct CampaignPages: Sendable {
             return composer(form, errors: errors, id: id?.description, status: status, context: context, httpStatus: 422)
         }
         guard let id else {
-            let record = try campaigns.create(spec, by: context.actor)
+            let record = try campaigns.create(spec, by: context.actor, now: Date())
             return PageRenderer.redirect(to: Self.next(action, record.id.description))
         }
         do {
@@ -171,8 +171,8 @@ struct CampaignPages: Sendable {
         context.query("notice").flatMap(Notice.init(rawValue:))?.text
     }
 
-    /// The https URL devices fetch an uploaded image from (the host this page was reached by).
+    /// The URL devices fetch an uploaded image from (see `RequestContext.publicURL`).
     static func publicURL(_ context: RequestContext, _ path: String) -> String {
-        "https://\(context.host)\(path)"
+        context.publicURL(path)
     }
 }

@@ -3,52 +3,54 @@ import HeraldCore
 import HeraldHTTP
 import HeraldJSON
 
-/// `/campaigns/{id}/report`: runs, delivery progress, per-variant results and which variant leads.
+/// `/campaigns/{id}/report` and `/campaigns/{id}/report.csv`: runs, delivery progress,
+/// per-variant results, which variant leads and the trend by hour, all from one
+/// `CampaignService.report` (the API's `GET /api/v1/campaigns/{id}/report` reads the same).
 extension CampaignPages {
     func report(_ context: RequestContext) throws -> HTTPResponse {
-        let (record, runs, failures) = try campaigns.progress(try context.campaignID(), failures: 100)
-        let counts = try events.counts(campaignID: record.id.description)
-        let keys = try record.spec().effectiveVariants.map(\.key)
-        var delivery: [String: (planned: Int, sent: Int, failed: Int)] = [:]
-        for run in runs {
-            for (key, value) in run["variants"]?.objectValue ?? [:] {
-                var total = delivery[key] ?? (0, 0, 0)
-                total.planned += value["planned"]?.intValue ?? 0
-                total.sent += value[DeliveryStatus.sent.rawValue]?.intValue ?? 0
-                total.failed += value[DeliveryStatus.failed.rawValue]?.intValue ?? 0
-                delivery[key] = total
-            }
+        let report = try campaigns.report(try context.campaignID())
+        let keys = report.variants.map(\.key)
+        let rows = report.variants.map { line in
+            ReportView.Variant(
+                key: line.key, baseline: line.baseline, sent: line.requestsSent, failed: line.requestsFailed, opens: line.opens,
+                conversions: line.conversions, rate: line.conversionRate.map(Self.percent) ?? "—",
+                difference: line.comparison.map { Self.signedPoints($0.difference) },
+                interval: line.comparison.map { "\(Self.signedPoints($0.interval.lowerBound)) to \(Self.signedPoints($0.interval.upperBound))" },
+                confidence: line.comparison.map { Self.percent(1 - $0.pValue) })
         }
-        let planned = delivery.values.reduce(0) { $0 + $1.planned }
-        let done = delivery.values.reduce(0) { $0 + $1.sent + $1.failed }
-        let sending = record.status == .sending || runs.contains { $0["status"]?.stringValue == RunStatus.sending.rawValue }
-        // Topic sends do not say how many devices received them, so conversions are compared per open.
-        let groups = keys.map { ABStatistics.Group(key: $0, successes: counts[$0]?.conversions ?? 0, trials: counts[$0]?.opens ?? 0) }
-        let stats = groups.count > 1 ? ABStatistics.compare(baseline: groups[0], variants: Array(groups.dropFirst())) : nil
-        let rows = keys.map { key in
-            let d = delivery[key] ?? (0, 0, 0)
-            let c = counts[key] ?? EventStore.Counts()
-            let comparison = stats?.comparisons.first { $0.key == key }
-            return ReportView.Variant(
-                key: key, baseline: key == keys.first && keys.count > 1, sent: d.sent, failed: d.failed, opens: c.opens,
-                conversions: c.conversions, rate: c.opens > 0 ? Self.percent(Double(c.conversions) / Double(c.opens)) : "—",
-                difference: comparison.map { Self.signedPoints($0.difference) },
-                interval: comparison.map { "\(Self.signedPoints($0.interval.lowerBound)) to \(Self.signedPoints($0.interval.upperBound))" },
-                confidence: comparison.map { Self.percent(1 - $0.pValue) })
-        }
+        let planned = report.requestsPlanned, done = report.requestsAnswered
         return pages.page(ReportView(
-            chrome: chrome(context, title: "Report: \(record.name)"), campaign: CampaignRow(record, viewer: context.viewer),
-            runs: runs.map(ReportView.Run.init), noRuns: runs.isEmpty, sending: sending, planned: planned, done: done,
+            chrome: chrome(context, title: "Report: \(report.campaign.name)"), campaign: CampaignRow(report.campaign, viewer: context.viewer),
+            runs: report.runs.map(ReportView.Run.init), noRuns: report.runs.isEmpty, sending: report.isSending, planned: planned, done: done,
             progressPercent: planned > 0 ? done * 100 / planned : 0, variants: rows,
-            verdict: stats?.verdict.sentence ?? (keys.count > 1 ? "" : "One variant: nothing to compare."),
-            failures: failures.map(ReportView.Failure.init),
-            chart: SVGChart.groupedBars(title: "Opens and conversions per variant", categories: keys,
+            verdict: report.verdictSentence, rule: ABStatistics.rule(),
+            failures: report.failures.map(ReportView.Failure.init),
+            chart: SVGChart.groupedBars(title: "Opens and conversions per variant (events the apps reported)", categories: keys,
                                         series: [.init(label: "Opens", cssClass: "bar-opens"), .init(label: "Conversions", cssClass: "bar-conversions")],
-                                        values: keys.map { [counts[$0]?.opens ?? 0, counts[$0]?.conversions ?? 0] }),
-            deliveryChart: SVGChart.groupedBars(title: "Requests sent and failed per variant", categories: keys,
-                                                series: [.init(label: "Sent", cssClass: "bar-sent"), .init(label: "Failed", cssClass: "bar-failed")],
-                                                values: keys.map { [delivery[$0]?.sent ?? 0, delivery[$0]?.failed ?? 0] }),
-            hasDeliveryData: done > 0, hasEventData: counts.values.contains { $0.opens + $0.conversions > 0 }))
+                                        values: report.variants.map { [$0.opens, $0.conversions] }),
+            deliveryChart: SVGChart.groupedBars(title: "Requests to FCM sent and failed per variant", categories: keys,
+                                                series: [.init(label: "Requests sent", cssClass: "bar-sent"), .init(label: "Failed", cssClass: "bar-failed")],
+                                                values: report.variants.map { [$0.requestsSent, $0.requestsFailed] }),
+            trendChart: SVGChart.hourly(title: "By hour (UTC): opens, conversions and failed requests", hours: report.hours.map(\.start),
+                                        series: [.init(label: "Opens", cssClass: "bar-opens"), .init(label: "Conversions", cssClass: "bar-conversions"),
+                                                 .init(label: "Failed requests", cssClass: "bar-failed")],
+                                        values: report.hours.map { [$0.opens, $0.conversions, $0.requestsFailed] }),
+            hasDeliveryData: done > 0, hasEventData: report.variants.contains { $0.opens + $0.conversions > 0 },
+            hasTrend: !report.hours.isEmpty))
+    }
+
+    /// The report as a CSV download (the same rows as the API's `?format=csv`).
+    func reportCSV(_ context: RequestContext) throws -> HTTPResponse {
+        Self.csvResponse(try campaigns.report(try context.campaignID()))
+    }
+
+    static func csvResponse(_ report: CampaignReport) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/csv; charset=utf-8")
+        headers.add("Content-Disposition", "attachment; filename=\"herald-report-\(report.campaign.id).csv\"")
+        headers.add("Cache-Control", "no-store")
+        headers.add("X-Content-Type-Options", "nosniff")
+        return HTTPResponse(status: 200, headers: headers, body: Array(report.csv.utf8))
     }
 
     static func percent(_ value: Double) -> String {

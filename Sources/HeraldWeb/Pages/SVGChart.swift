@@ -7,23 +7,43 @@ enum SVGChart {
         var cssClass: String
     }
 
-    /// Grouped bars: one group per category (variant), one bar per series (opens, conversions).
-    static func groupedBars(title: String, categories: [String], series: [Series], values: [[Int]]) -> String {
-        let width = 560, height = 220, left = 48, bottom = 32, top = 28
-        let plotHeight = height - bottom - top
-        // Four grid steps of whole numbers: the top is the largest value rounded up to a multiple of 4.
-        let largest = values.flatMap { $0 }.max() ?? 0
-        let maximum = max(4, (largest + 3) / 4 * 4)
-        let groupWidth = (width - left - 8) / max(1, categories.count)
-        let barWidth = min(56, max(6, (groupWidth - 16) / max(1, series.count)))
+    /// Every chart's frame, in SVG user units.
+    static let width = 560, height = 220, left = 48, bottom = 32, top = 28
+    static let plotHeight = height - bottom - top
+
+    /// Four grid steps of whole numbers: the top is the largest value rounded up to a multiple of 4.
+    static func scale(_ values: [[Int]]) -> Int {
+        max(4, ((values.flatMap { $0 }.max() ?? 0) + 3) / 4 * 4)
+    }
+
+    /// The element, its title and the grid with its axis values.
+    static func opening(title: String, maximum: Int) -> String {
         var svg = "<svg class=\"chart\" viewBox=\"0 0 \(width) \(height)\" role=\"img\" aria-label=\"\(escape(title))\" xmlns=\"http://www.w3.org/2000/svg\">"
         svg += "<title>\(escape(title))</title>"
         for step in 0...4 {
             let y = top + plotHeight - plotHeight * step / 4
-            let value = maximum * step / 4
             svg += "<line class=\"grid\" x1=\"\(left)\" y1=\"\(y)\" x2=\"\(width - 4)\" y2=\"\(y)\"/>"
-            svg += "<text class=\"axis\" x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(value)</text>"
+            svg += "<text class=\"axis\" x=\"\(left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(maximum * step / 4)</text>"
         }
+        return svg
+    }
+
+    /// The legend and the end of the element.
+    static func closing(_ series: [Series]) -> String {
+        var svg = ""
+        for (index, serie) in series.enumerated() {
+            let x = left + index * 130
+            svg += "<rect class=\"\(serie.cssClass)\" x=\"\(x)\" y=\"6\" width=\"12\" height=\"12\"/><text class=\"legend\" x=\"\(x + 18)\" y=\"16\">\(escape(serie.label))</text>"
+        }
+        return svg + "</svg>"
+    }
+
+    /// Grouped bars: one group per category (variant), one bar per series (opens, conversions).
+    static func groupedBars(title: String, categories: [String], series: [Series], values: [[Int]]) -> String {
+        let maximum = scale(values)
+        let groupWidth = (width - left - 8) / max(1, categories.count)
+        let barWidth = min(56, max(6, (groupWidth - 16) / max(1, series.count)))
+        var svg = opening(title: title, maximum: maximum)
         for (group, category) in categories.enumerated() {
             let x0 = left + group * groupWidth + (groupWidth - barWidth * series.count) / 2
             for (index, serie) in series.enumerated() {
@@ -34,12 +54,36 @@ enum SVGChart {
             }
             svg += "<text class=\"axis\" x=\"\(x0 + barWidth * series.count / 2)\" y=\"\(height - 10)\" text-anchor=\"middle\">\(escape(category))</text>"
         }
-        for (index, serie) in series.enumerated() {
-            let x = left + index * 130
-            svg += "<rect class=\"\(serie.cssClass)\" x=\"\(x)\" y=\"6\" width=\"12\" height=\"12\"/><text class=\"legend\" x=\"\(x + 18)\" y=\"16\">\(escape(serie.label))</text>"
-        }
-        return svg + "</svg>"
+        return svg + closing(series)
     }
+
+    /// A trend by hour: one thin column per series in each hour, the hour's label under every few
+    /// columns (at most eight labels, so they never overlap), times in UTC like the API's.
+    static func hourly(title: String, hours: [String], series: [Series], values: [[Int]]) -> String {
+        let plotWidth = width - left - 8
+        let maximum = scale(values)
+        let slot = Double(plotWidth) / Double(max(1, hours.count))
+        let column = max(1, slot * 0.8 / Double(max(1, series.count)))
+        let labelEvery = max(1, (hours.count + 7) / 8)
+        var svg = opening(title: title, maximum: maximum)
+        for (index, hour) in hours.enumerated() {
+            let x0 = Double(left) + slot * Double(index) + slot * 0.1
+            for (number, serie) in series.enumerated() {
+                let value = index < values.count && number < values[index].count ? values[index][number] : 0
+                guard value > 0 else { continue }
+                let barHeight = plotHeight * value / maximum
+                svg += "<rect class=\"\(serie.cssClass)\" x=\"\(Self.fixed(x0 + column * Double(number)))\" y=\"\(top + plotHeight - barHeight)\" width=\"\(Self.fixed(column))\" height=\"\(barHeight)\"><title>\(escape(hour)) · \(escape(serie.label)): \(value)</title></rect>"
+            }
+            if index % labelEvery == 0 {
+                // "2026-11-23T20:00:00Z" → "23 20:00": the day and hour, enough under a column.
+                let label = hour.count >= 16 ? "\(hour.dropFirst(8).prefix(2)) \(hour.dropFirst(11).prefix(5))" : hour
+                svg += "<text class=\"axis\" x=\"\(Self.fixed(x0 + slot * 0.4))\" y=\"\(height - 10)\" text-anchor=\"middle\">\(escape(label))</text>"
+            }
+        }
+        return svg + closing(series)
+    }
+
+    static func fixed(_ value: Double) -> String { String(Double(Int((value * 10).rounded())) / 10) }
 
     /// Text safe inside SVG/HTML text and attribute values.
     static func escape(_ text: String) -> String {

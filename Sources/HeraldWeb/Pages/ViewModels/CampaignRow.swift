@@ -12,6 +12,8 @@ struct CampaignRow: Sendable {
     let updated: String
     let updatedISO: String
     let author: String
+    /// Who wrote the current version ("my scripts (API key)"), for "Last change … by".
+    let changedBy: String
     let version: Int
     let editable: Bool
     let cancellable: Bool
@@ -41,6 +43,7 @@ struct CampaignRow: Sendable {
         updated = CampaignPages.shortTime(record.updatedAt)
         updatedISO = record.updatedAt
         author = record.author ?? "API"
+        changedBy = record.updatedBy?.description ?? author
         version = record.version
         editable = record.status.isEditable && role >= .editor
         cancellable = record.status.isCancellable && role >= .publisher

@@ -23,7 +23,7 @@ struct ConflictView: Sendable {
     init(current: CampaignRecord, yours: JSON, yourVersion: Int) {
         theirVersion = current.version
         self.yourVersion = yourVersion
-        theirAuthor = current.author ?? "an API client"
+        theirAuthor = current.updatedBy?.description ?? current.author ?? "an API client"
         theirTime = CampaignPages.shortTime(current.updatedAt)
         theirs = current.content.prettyString()
         self.yours = yours.prettyString()

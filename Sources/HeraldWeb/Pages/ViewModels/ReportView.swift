@@ -2,7 +2,7 @@ import HeraldCore
 import HeraldJSON
 
 /// `/campaigns/{id}/report`: runs, delivery progress, per-variant results with the comparison
-/// against the baseline, the failed requests, and two charts Herald draws itself.
+/// against the baseline, the failed requests, and three charts Herald draws itself.
 struct ReportView: PageView {
     /// One run of the campaign (a recurring campaign has one per occurrence).
     struct Run: Sendable {
@@ -68,10 +68,14 @@ struct ReportView: PageView {
     let progressPercent: Int
     let variants: [Variant]
     let verdict: String
+    /// When a winner is called (`ABStatistics.rule`), the same words as the verdict's.
+    let rule: String
     let failures: [Failure]
     /// SVG markup Herald builds (`SVGChart`), the only raw HTML in the pages.
     let chart: String
     let deliveryChart: String
+    let trendChart: String
     let hasDeliveryData: Bool
     let hasEventData: Bool
+    let hasTrend: Bool
 }
