@@ -20,6 +20,7 @@ public final class PostgresPool: Sendable {
         var open = 0
         var inUse = 0
         var waiting = 0
+        var checkouts = 0
         var closed = false
     }
 
@@ -65,7 +66,7 @@ public final class PostgresPool: Sendable {
         state.withLock { state in
             PostgresPoolStatistics(
                 open: state.open, inUse: state.inUse, idle: state.idle.count, waiting: state.waiting,
-                maxConnections: maxConnections)
+                maxConnections: maxConnections, checkouts: state.checkouts)
         }
     }
 
@@ -89,11 +90,13 @@ public final class PostgresPool: Sendable {
             if state.closed { throw PostgresError(kind: .misuse, message: "the PostgreSQL pool is closed") }
             if let connection = state.idle.popLast() {
                 state.inUse += 1
+                state.checkouts += 1
                 return .idle(connection)
             }
             guard state.open < maxConnections else { return nil }
             state.open += 1
             state.inUse += 1
+            state.checkouts += 1
             return .openNew
         }
         switch lease {
@@ -155,4 +158,6 @@ public struct PostgresPoolStatistics: Sendable, Hashable {
     public var waiting: Int
     /// The pool's bound.
     public var maxConnections: Int
+    /// Connections lent out since the pool was made (each a round of work on the database).
+    public var checkouts: Int
 }
