@@ -58,6 +58,9 @@ final class TestHerald: Sendable {
                  headers: [String: String] = [:], authenticated: Bool = true) async throws -> Response {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
+        // Cookies are the test's own: the shared session's cookie store (filled by other tests'
+        // sign-ins on 127.0.0.1) would otherwise replace a Cookie header set here.
+        request.httpShouldHandleCookies = false
         if let json {
             request.httpBody = Data(json.serialized())
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
