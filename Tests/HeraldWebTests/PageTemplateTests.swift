@@ -136,7 +136,8 @@ import Testing
                                         difference: "+1.0 pts", interval: "−1.0 pts to +3.0 pts", confidence: "80.0%")],
                        verdict: "Not enough data yet.", rule: "a winner is called only once every variant has at least 100 opens",
                        failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
-                       deliveryChart: "<svg></svg>", trendChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true, hasTrend: true),
+                       deliveryChart: "<svg></svg>", trendChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true, hasTrend: true,
+                       winnerOffer: .init(choices: [Choice("A", selected: true)], question: "Send?", holdoutPercent: 10), winnerSent: "B"),
         ]
     }
 

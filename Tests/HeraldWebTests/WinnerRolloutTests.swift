@@ -3,6 +3,7 @@ import FCMEmulator
 import Foundation
 import HeraldJSON
 import Testing
+@testable import HeraldWeb
 
 /// "Send the winner to the rest": after an A/B test with a holdout has been sent, the chosen
 /// variant goes to the holdout's buckets (and only there), once, through the scheduler's workers.
@@ -47,6 +48,43 @@ import Testing
         let audit = try await herald.request("GET", "/api/v1/audit")
         let entry = (audit.json?["items"]?.arrayValue ?? []).first { $0["action"] == "campaign.winner_sent" }
         #expect(entry?["details"]?["variant"] == "B")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theReportOffersTheWinnerToAPublisherAsksFirstAndThenSaysItWent() async throws {
+        let sink = try EmulatorSink()
+        let harness = try AccessHarness(environment: sink.environment)
+        let herald = harness.herald
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: [
+            "name": "Spring A/B", "notification": ["title": "Spring"], "topics": ["news"],
+            "variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["title": "Spring sale"]]], "holdout_percent": 10,
+        ])
+        let id = try #require(created.json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        #expect(try await eventually(timeout: .seconds(20)) {
+            try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"]?.stringValue == "sent"
+        })
+        let publisher = try harness.session(try harness.user(.publisher))
+        let viewer = try harness.session(try harness.user(.viewer))
+        func page(_ session: (id: String, csrf: String)) -> String {
+            harness.send(.get, "/campaigns/\(id)/report", headers: [("Cookie", "\(Authentication.sessionCookie)=\(session.id)")]).text
+        }
+        #expect(page(publisher).contains("Send the winner to the rest (10% of the audience"))
+        #expect(!page(viewer).contains("send-winner"))
+        // Asked first (no JavaScript: a page), then sent; the report then says which variant went.
+        let asked = harness.post("/campaigns/\(id)/send-winner", form: [("csrf_token", publisher.csrf), ("variant", "B")], session: publisher.id)
+        #expect(asked.status == 200 && asked.text.contains("Send variant B to the rest?"))
+        let testMessages = sink.emulator.messages().count
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(sink.emulator.messages().count == testMessages)
+        let sent = harness.post("/campaigns/\(id)/send-winner", form: [("csrf_token", publisher.csrf), ("variant", "B"), ("confirmed", "yes")],
+                                session: publisher.id)
+        #expect(sent.status == 303)
+        #expect(try await eventually(timeout: .seconds(20)) { sink.emulator.messages().count > testMessages })
+        #expect(sink.emulator.messages().dropFirst(testMessages).allSatisfy { $0.message["notification"]?["title"] == "Spring sale" })
+        #expect(try await eventually(timeout: .seconds(20)) {
+            page(publisher).contains("Variant B was sent to the rest of the audience.") && !page(publisher).contains("send-winner")
+        })
     }
 
     /// The audience-bucket topics a condition names.

@@ -7,7 +7,7 @@ struct ProgressStore: Sendable {
     /// Runs newest first, each with per-variant counts of deliveries by state.
     func runs(campaignID: CampaignID, on connection: PostgresConnection) throws -> [JSON] {
         let rows = try connection.query("""
-            SELECT r.id::text, r.status, r.planned, r.warnings::text,
+            SELECT r.id::text, r.status, r.planned, r.warnings::text, r.rollout_variant,
                    \(utc: "r.occurrence"),
                    \(utc: "r.started_at"),
                    \(utc: "r.finished_at"),
@@ -23,12 +23,13 @@ struct ProgressStore: Sendable {
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
         return try rows.map { row in
-            let (id, status, planned, warnings, due, started, finished, variants) =
-                try row.decode((String, RunStatus, Int, String, String, String, String?, String).self)
+            let (id, status, planned, warnings, rollout, due, started, finished, variants) =
+                try row.decode((String, RunStatus, Int, String, String?, String, String, String?, String).self)
             return [
                 "id": .string(id), "status": .string(status.rawValue), "planned": .number(Double(planned)),
                 "warnings": try JSON.parse(warnings), "due_at": .string(due), "started_at": .string(started),
                 "finished_at": finished.map { .string($0) } ?? .null, "variants": try JSON.parse(variants),
+                "rollout_variant": rollout.map { .string($0) } ?? .null,
             ]
         }
     }

@@ -36,7 +36,23 @@ extension CampaignPages {
                                                  .init(label: "Failed requests", cssClass: "bar-failed")],
                                         values: report.hours.map { [$0.opens, $0.conversions, $0.requestsFailed] }),
             hasDeliveryData: done > 0, hasEventData: report.variants.contains { $0.opens + $0.conversions > 0 },
-            hasTrend: !report.hours.isEmpty))
+            hasTrend: !report.hours.isEmpty,
+            winnerOffer: Self.winnerOffer(report, role: context.viewer?.role ?? .viewer),
+            winnerSent: report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first))
+    }
+
+    /// The winner can go to the rest once a one-time test with a holdout has been sent, and once.
+    static func winnerOffer(_ report: CampaignReport, role: Role) -> ReportView.WinnerOffer? {
+        guard role >= .publisher, report.campaign.status == .sent || report.campaign.status == .partiallyFailed,
+              let spec = try? report.campaign.spec(), spec.usesBuckets, spec.holdoutPercent > 0, spec.schedule?.isRecurring != true,
+              !report.runs.contains(where: { $0["rollout_variant"]?.stringValue != nil }) else { return nil }
+        // The variant that leads, else the baseline: the one a person would send without more data.
+        var leader = report.variants.first { $0.baseline }?.key
+        if case .leads(let key, _, _)? = report.verdict { leader = key }
+        return ReportView.WinnerOffer(
+            choices: report.variants.map { Choice($0.key, text: "Variant \($0.key)", selected: $0.key == leader) },
+            question: "The chosen variant goes now to the \(spec.holdoutPercent)% of the audience the test left out. Devices get it within seconds; it cannot be taken back, and that holdout is no longer a control group.",
+            holdoutPercent: spec.holdoutPercent)
     }
 
     /// The report as a CSV download (the same rows as the API's `?format=csv`).

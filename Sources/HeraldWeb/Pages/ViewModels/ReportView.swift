@@ -56,6 +56,14 @@ struct ReportView: PageView {
         }
     }
 
+    /// "Send the winner to the rest": offered once a one-time A/B test with a holdout has been
+    /// sent, to a publisher, until it is done; then it says which variant went.
+    struct WinnerOffer: Sendable {
+        let choices: [Choice]
+        let question: String
+        let holdoutPercent: Int
+    }
+
     static let template = "report"
     let chrome: PageChrome
     let campaign: CampaignRow
@@ -78,4 +86,7 @@ struct ReportView: PageView {
     let hasDeliveryData: Bool
     let hasEventData: Bool
     let hasTrend: Bool
+    let winnerOffer: WinnerOffer?
+    /// The variant already sent to the rest, if any.
+    let winnerSent: String?
 }
