@@ -263,6 +263,8 @@ import Testing
         #expect(scheduled.status == 200)
         #expect(scheduled.text.contains("Campaign scheduled."))
         #expect(try await onlyCampaign()["status"] == "scheduled")
+        // The list gives the next send time in the campaign's zone.
+        #expect(browser.get("/campaigns").text.contains("Next: ") && browser.get("/campaigns").text.contains(" Asia/Tehran</td>"))
         let version = try #require(try await onlyCampaign()["version"]?.intValue)
         // Scheduling changed no content: the version the page was opened at still cancels.
         #expect(version == 1)

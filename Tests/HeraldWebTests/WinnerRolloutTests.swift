@@ -70,6 +70,10 @@ import Testing
             harness.send(.get, "/campaigns/\(id)/report", headers: [("Cookie", "\(Authentication.sessionCookie)=\(session.id)")]).text
         }
         #expect(page(publisher).contains("Send the winner to the rest (10% of the audience"))
+        // The list says when it was sent and what went out.
+        let list = harness.send(.get, "/campaigns", headers: [("Cookie", "\(Authentication.sessionCookie)=\(viewer.id)")]).text
+        #expect(list.contains(">Next run / sent<") && list.contains("Sent ") && list.contains(" UTC</td>"))
+        #expect(list.contains("6 requests sent</td>"), "\(list)")
         #expect(!page(viewer).contains("send-winner"))
         // Asked first (no JavaScript: a page), then sent; the report then says which variant went.
         let asked = harness.post("/campaigns/\(id)/send-winner", form: [("csrf_token", publisher.csrf), ("variant", "B")], session: publisher.id)

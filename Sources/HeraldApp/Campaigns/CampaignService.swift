@@ -54,6 +54,11 @@ public struct CampaignService: Sendable {
         return try database.read { try campaigns.list(filter, limit: limit, after: cursor, on: $0) }
     }
 
+    /// What the list shows of each campaign's sending: last run and requests sent and failed.
+    public func summaries(_ ids: [CampaignID]) throws -> [CampaignID: CampaignSummary] {
+        try database.read { try progress.summaries(campaignIDs: ids, on: $0) }
+    }
+
     /// The v1 requests the campaign would send at `now`.
     public func preview(_ id: CampaignID, now: Date) throws -> (CampaignRecord, FanOutPlan) {
         let record = try get(id)

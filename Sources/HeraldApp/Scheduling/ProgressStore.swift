@@ -86,4 +86,33 @@ struct ProgressStore: Sendable {
             return CampaignReport.Hour(start: start, requestsSent: sent, requestsFailed: failed, opens: opens, conversions: conversions)
         }
     }
+
+    /// For the list: per campaign, when its last run finished and its requests sent and failed,
+    /// in one query over the runs' index (campaigns that never ran are absent).
+    func summaries(campaignIDs: [CampaignID], on connection: PostgresConnection) throws -> [CampaignID: CampaignSummary] {
+        guard !campaignIDs.isEmpty else { return [:] }
+        let rows = try connection.query("""
+            SELECT r.campaign_id::text,
+                   to_char(max(r.finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
+                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.failed))
+            FROM runs r LEFT JOIN deliveries d ON d.run_id = r.id
+            WHERE r.campaign_id = ANY(\(campaignIDs.map(\.description))::uuid[])
+            GROUP BY r.campaign_id
+            """)
+        var summaries: [CampaignID: CampaignSummary] = [:]
+        for row in rows {
+            let (id, finishedAt, sent, failed) = try row.decode((CampaignID, String?, Int, Int).self)
+            summaries[id] = CampaignSummary(lastFinishedAt: finishedAt, requestsSent: sent, requestsFailed: failed)
+        }
+        return summaries
+    }
+}
+
+/// What the campaign list says of a campaign's sending so far.
+public struct CampaignSummary: Sendable, Equatable {
+    /// When its last run finished (RFC 3339, UTC), if one has.
+    public var lastFinishedAt: String?
+    public var requestsSent: Int
+    public var requestsFailed: Int
 }

@@ -44,11 +44,13 @@ struct CampaignPages: Sendable {
             if !query.isEmpty { items.append(("q", query)) }
             return "/campaigns?" + items.map { "\($0)=\(PercentEncoding.encode($1))" }.joined(separator: "&")
         }
+        let summaries = try campaigns.summaries(page.campaigns.map(\.id))
+        let rows = page.campaigns.map { CampaignRow($0, viewer: context.viewer, summary: summaries[$0.id]) }
         return pages.page(CampaignListView(
             chrome: chrome(context, title: "Campaigns"), q: query, filtered: status != nil || !query.isEmpty, paged: cursor != nil,
             statuses: [Choice("", text: "All statuses", selected: status == nil)]
                 + CampaignStatus.allCases.map { Choice($0.rawValue, text: Self.statusText($0), selected: $0 == status) },
-            campaigns: page.campaigns.map { CampaignRow($0, viewer: context.viewer) }, empty: page.campaigns.isEmpty, next: next))
+            campaigns: rows, empty: page.campaigns.isEmpty, next: next))
     }
 
     // MARK: - The composer

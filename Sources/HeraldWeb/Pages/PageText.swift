@@ -44,6 +44,17 @@ extension CampaignPages {
         localTime(iso, zone: "UTC")
     }
 
+    /// A stored next-run instant in the schedule's own zone (UTC without one).
+    static func nextRunText(_ iso: String, schedule: Schedule?) -> String? {
+        let fields = iso.prefix(19).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        guard fields.count == 6, let date = calendar.date(from: DateComponents(
+            year: fields[0], month: fields[1], day: fields[2], hour: fields[3], minute: fields[4], second: fields[5])) else { return nil }
+        let zone = schedule?.toJSON()["time_zone"]?.stringValue.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        return dateTime(date, in: zone)
+    }
+
     /// A wall-clock time in `zone` ("2026-03-20T09:30") in the pages' one format.
     static func localTime(_ local: String, zone identifier: String) -> String {
         let fields = local.prefix(16).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }

@@ -19,8 +19,21 @@ struct CampaignRow: Sendable {
     let cancellable: Bool
     let deletable: Bool
     let canDuplicate: Bool
+    /// "Next: Fri 20 Mar 2026, 09:30 Asia/Tehran" or "Sent Mon 23 Nov 2026, 21:10 UTC"; "—" otherwise.
+    var when = "—"
+    /// "12 requests sent · 1 failed"; "—" before any run.
+    var results = "—"
     let cancelQuestion: String
     let deleteQuestion: String
+
+    /// The list's row with what has been sent so far.
+    init(_ record: CampaignRecord, viewer: Viewer?, summary: CampaignSummary?) {
+        self.init(record, viewer: viewer)
+        guard let summary else { return }
+        if when == "—", let finished = summary.lastFinishedAt { when = "Sent " + CampaignPages.shortTime(finished) }
+        results = "\(summary.requestsSent) request\(summary.requestsSent == 1 ? "" : "s") sent"
+            + (summary.requestsFailed > 0 ? " · \(summary.requestsFailed) failed" : "")
+    }
 
     static func cancelQuestion(_ name: String) -> String {
         "“\(name)” will send nothing more: no further run starts, and messages not yet sent are dropped. A cancelled campaign cannot be restarted; duplicate it to send it again."
@@ -50,6 +63,9 @@ struct CampaignRow: Sendable {
         deletable = record.status.isDeletable && role >= .editor
         canDuplicate = role >= .editor
         cancelQuestion = Self.cancelQuestion(record.name)
+        if let next = record.nextRunAt, record.status == .scheduled {
+            when = "Next: " + (spec.flatMap { CampaignPages.nextRunText(next, schedule: $0.schedule) } ?? CampaignPages.shortTime(next))
+        }
         deleteQuestion = Self.deleteQuestion(record.name)
     }
 }
