@@ -20,6 +20,35 @@ public struct HTTPResponse: Sendable {
         self.init(status: status, headers: ["Content-Type": contentType], body: Array(text.utf8))
     }
 
+    /// An RFC 9457 problem (`application/problem+json`) for what the server answers on its own,
+    /// before any handler (a malformed or too large request, a timeout, a full queue), so that
+    /// clients get one error shape whatever answers. `detail` says what was wrong.
+    public static func problem(status: Int, detail: String, headers extra: HTTPHeaders = [:]) -> HTTPResponse {
+        var body: [UInt8] = Array(#"{"type":"about:blank","title":"#.utf8)
+        appendJSONString(reasonPhrase(status), to: &body)
+        body += Array(#","status":\#(status),"detail":"#.utf8)
+        appendJSONString(detail, to: &body)
+        body.append(UInt8(ascii: "}"))
+        var headers = extra
+        headers.set("Content-Type", "application/problem+json")
+        return HTTPResponse(status: status, headers: headers, body: body)
+    }
+
+    private static func appendJSONString(_ text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += Array(#"\""#.utf8)
+            case "\\": output += Array(#"\\"#.utf8)
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+            default: output += Array(String(scalar).utf8)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
     /// The standard reason phrase of a status code (RFC 9110 §15), or "Unknown".
     public static func reasonPhrase(_ status: Int) -> String {
         switch status {

@@ -104,7 +104,7 @@ struct ConnectionStateMachine {
             return .dispatch(request, consumed: consumed)
         case .error(let error):
             lingerOnClose = true
-            return respond(HTTPResponse(status: error.status, text: error.description + "\n"), headRequest: false, close: true)
+            return respond(HTTPResponse.problem(status: error.status, detail: error.description), headRequest: false, close: true)
         }
     }
 
@@ -167,7 +167,7 @@ struct ConnectionStateMachine {
         switch deadlineKind {
         case .header, .body:
             lingerOnClose = true
-            return respond(HTTPResponse(status: 408, text: "request timeout\n"), headRequest: false, close: true)
+            return respond(HTTPResponse.problem(status: 408, detail: "The request did not arrive in time."), headRequest: false, close: true)
         case .idle, .write:
             phase = .closed
             return .close

@@ -63,8 +63,7 @@ extension EventLoop {
             }
             if !accepted {
                 // The handler queue is full: refuse now rather than queue without bound.
-                let busy = HTTPResponse(status: 503, headers: ["Retry-After": "1", "Content-Type": "text/plain; charset=utf-8"],
-                                        body: Array("server busy, retry shortly\n".utf8))
+                let busy = HTTPResponse.problem(status: 503, detail: "The server is busy; retry in a second.", headers: ["Retry-After": "1"])
                 apply(connection.machine.responseReady(busy), to: connection)
             }
         case .send(let response, let headRequest, let close, let confirmKeepAlive):

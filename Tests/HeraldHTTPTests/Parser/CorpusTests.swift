@@ -33,6 +33,10 @@ import Testing
                 let response = try client.readResponse()
                 #expect(response.status == entry.status, "\(entry.name)")
                 #expect(response.headers["Connection"] == "close", "\(entry.name)")
+                // One error shape for every client: an RFC 9457 problem saying what was wrong.
+                #expect(response.headers["Content-Type"] == "application/problem+json", "\(entry.name)")
+                let body = String(decoding: response.body, as: UTF8.self)
+                #expect(body.hasPrefix(#"{"type":"about:blank","title":""#) && body.contains(#""status":\#(entry.status),"detail":""#), "\(entry.name): \(body)")
                 #expect(try client.isClosedByServer(), "\(entry.name)")
             }
             // The server is still serving after all of that.
