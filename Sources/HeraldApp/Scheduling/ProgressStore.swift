@@ -93,7 +93,7 @@ struct ProgressStore: Sendable {
         guard !campaignIDs.isEmpty else { return [:] }
         let rows = try connection.query("""
             SELECT r.campaign_id::text,
-                   to_char(max(r.finished_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+                   \(utc: "max(r.finished_at)"),
                    count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
                    count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.failed))
             FROM runs r LEFT JOIN deliveries d ON d.run_id = r.id
