@@ -543,7 +543,7 @@ enum ConformanceCases {
         .init("probe-clte-smuggled-get-te-obs-fold", "Http11Probe SMUG-CLTE-SMUGGLED-GET-TE-OBS-FOLD", "RFC 9112 §5.2", .reject(400),
               "\(post)Transfer-Encoding:\r\n chunked\r\nContent-Length: 30\r\n\r\n0\r\n\r\nGET / HTTP/1.1\r\n\(h)\r\n"),
         .init("probe-tecl-smuggled-get", "Http11Probe SMUG-TECL-SMUGGLED-GET", "RFC 9112 §6.1", .reject(400),
-              "\(post)\(te)Content-Length: 4\r\n\r\n2c\r\nGET / HTTP/1.1\r\nHost: a\r\nContent-Length: 7\r\n\r\n\r\n0\r\n\r\n"),
+              "\(post)\(te)Content-Length: 4\r\n\r\n2e\r\nGET / HTTP/1.1\r\nHost: a\r\nContent-Length: 7\r\n\r\n\r\n0\r\n\r\n"),
         .init("probe-duplicate-cl-smuggled-get", "Http11Probe SMUG-DUPLICATE-CL-SMUGGLED-GET", "RFC 9110 §8.6", .reject(400),
               "\(post)Content-Length: 4\r\nContent-Length: 29\r\n\r\nabcdGET / HTTP/1.1\r\n\(h)\r\n"),
         .init("probe-clte-desync", "Http11Probe SMUG-CLTE-DESYNC", "RFC 9112 §6.1", .reject(400), "\(post)Content-Length: 6\r\n\(te)\r\n0\r\n\r\nX"),
