@@ -134,6 +134,13 @@ public struct HTTPRequestParser: Sendable {
         while p < n {
             if !lineEnded && p - headStart > limits.maxRequestLineBytes + 1 { throw .requestLineTooLong }
             if p - headStart >= limits.maxHeaderBytes { throw .headersTooLarge }
+            // RFC 9112 §2.2: a bare CR is refused as soon as the byte after it is seen; waiting for
+            // an LF that never comes (`Content-Length: 3\r\n\rabc`) would hold the connection until
+            // the header timeout. A CR at the end of the buffer is looked at again with the next bytes.
+            if bytes[p] == ByteClass.cr {
+                guard p + 1 < n else { break }
+                if bytes[p + 1] != ByteClass.lf { throw .bareCarriageReturn }
+            }
             if bytes[p] == ByteClass.lf {
                 if !lineEnded {
                     let contentLength = p - headStart - (p > headStart && bytes[p - 1] == ByteClass.cr ? 1 : 0)

@@ -136,7 +136,8 @@ struct RequestHead {
         let method = methodFromBytes(bytes, start, i)
         let targetStart = i + 1
         i = targetStart
-        while i < end && ByteClass.isTargetChar(bytes[i]) { i += 1 }
+        // A fragment is never part of a request-target (RFC 9112 §3.2): `#` ends the scan and is refused.
+        while i < end && ByteClass.isTargetChar(bytes[i]) && bytes[i] != UInt8(ascii: "#") { i += 1 }
         guard i > targetStart, i < end, bytes[i] == ByteClass.space else { throw .invalidRequestLine }
         let targetEnd = i
         // HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive (RFC 9112 §2.3).
