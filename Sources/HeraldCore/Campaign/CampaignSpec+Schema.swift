@@ -72,8 +72,19 @@ extension CampaignSpec {
             "title": "Campaign",
             "type": "object", "additionalProperties": false, "required": ["name"],
             "oneOf": [["required": ["topics"]], ["required": ["condition"]]],
+            // Something to send: a title or a body, custom data, or variants (each of which needs
+            // its own text or data when the campaign has none — a rule stated, not schema'd).
+            "anyOf": [
+                ["required": ["notification"], "properties": ["notification": ["anyOf": [
+                    ["required": ["title"], "properties": ["title": ["minLength": 1]]],
+                    ["required": ["body"], "properties": ["body": ["minLength": 1]]],
+                ]]]],
+                ["required": ["data"], "properties": ["data": ["minProperties": 1]]],
+                ["required": ["variants"]],
+            ],
             "properties": [
-                "name": ["type": "string", "minLength": 1, "maxLength": .number(Double(CampaignLimits.nameCharacters))],
+                "name": ["type": "string", "minLength": 1, "maxLength": .number(Double(CampaignLimits.nameCharacters)), "pattern": "\\S",
+                         "description": "Not blank."],
                 "notification": notification,
                 "topics": [
                     "type": "array", "minItems": 1, "maxItems": .number(Double(CampaignLimits.topics)), "uniqueItems": true,
