@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldPostgres
 import HeraldSync
 import Synchronization
@@ -29,6 +30,11 @@ public final class CredentialCache: Sendable {
         self.lifetime = lifetime
         self.capacity = capacity
     }
+
+    /// The cache key of a session id and of an API key: the same "<kind>:<sha256>" the database's
+    /// notifications name them by (migration 0007).
+    static func sessionKey(_ sessionID: String) -> String { "session:" + SHA256.hex(sessionID) }
+    static func apiKeyKey(_ apiKey: String) -> String { "key:" + SHA256.hex(apiKey) }
 
     /// The cached viewer of `key` ("session:<sha256>" or "key:<sha256>"), if still trusted.
     func viewer(_ key: String, now: ContinuousClock.Instant = .now) -> Viewer? {

@@ -80,7 +80,7 @@ public struct SignInService: Sendable {
             if let sessionID { try sessions.delete(sessionID: sessionID, on: connection) }
             try audit.record(.signOut, by: actor, on: connection)
         }
-        if let sessionID { credentials?.forget("session:" + SHA256.hex(sessionID)) }
+        if let sessionID { credentials?.forget(CredentialCache.sessionKey(sessionID)) }
     }
 }
 
@@ -100,7 +100,7 @@ public struct Authenticator: Sendable {
     /// The signed-in user of a live session, if any.
     public func viewer(sessionID: String) throws -> Viewer? {
         guard !sessionID.isEmpty, sessionID.utf8.count < 128 else { return nil }
-        let key = "session:" + SHA256.hex(sessionID)
+        let key = CredentialCache.sessionKey(sessionID)
         if let viewer = cache?.viewer(key) { return viewer }
         guard let (viewer, remaining) = try database.read({ try sessions.viewer(sessionID: sessionID, on: $0) }) else { return nil }
         cache?.remember(viewer, for: key, validFor: remaining)
@@ -110,7 +110,7 @@ public struct Authenticator: Sendable {
     /// The caller behind a live API key, if any.
     public func viewer(apiKey: String) throws -> Viewer? {
         guard apiKey.utf8.count < 128 else { return nil }
-        let key = "key:" + SHA256.hex(apiKey)
+        let key = CredentialCache.apiKeyKey(apiKey)
         if let viewer = cache?.viewer(key) { return viewer }
         guard let viewer = try database.read({ try keys.viewer(key: apiKey, on: $0) }) else { return nil }
         cache?.remember(viewer, for: key)

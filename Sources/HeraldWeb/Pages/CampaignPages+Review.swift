@@ -42,8 +42,7 @@ extension CampaignPages {
         guard let schedule = spec.schedule, schedule != .now else { return (nil, nil) }
         switch Arming.firstRun(of: spec, now: now) {
         case .success(let date):
-            let zone = schedule.toJSON()["time_zone"]?.stringValue.flatMap(TimeZone.init(identifier:)) ?? .gmt
-            return (ReviewView.NextRun(text: dateTime(date, in: zone), utc: dateTime(date, in: .gmt),
+            return (ReviewView.NextRun(text: dateTime(date, in: scheduleZone(schedule)), utc: dateTime(date, in: .gmt),
                                        iso: ISO8601DateFormatter().string(from: date)), nil)
         case .failure(let errors):
             return (nil, "It cannot be scheduled: " + errors.errors.map(\.message).joined(separator: "; ") + ". Edit its schedule first.")

@@ -9,7 +9,6 @@ import HeraldHTTP
 struct CampaignPages: Sendable {
     let campaigns: CampaignService
     let images: ImageService
-    let events: EventService
     let pages: PageRenderer
     let sendingConfigured: Bool
 
@@ -18,7 +17,6 @@ struct CampaignPages: Sendable {
     init(app: HeraldApplication, pages: PageRenderer) {
         campaigns = app.campaigns
         images = app.images
-        events = app.events
         self.pages = pages
         sendingConfigured = app.sendingConfigured
     }

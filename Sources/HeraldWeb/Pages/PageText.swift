@@ -46,24 +46,28 @@ extension CampaignPages {
 
     /// A stored next-run instant in the schedule's own zone (UTC without one).
     static func nextRunText(_ iso: String, schedule: Schedule?) -> String? {
-        let fields = iso.prefix(19).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .gmt
-        guard fields.count == 6, let date = calendar.date(from: DateComponents(
-            year: fields[0], month: fields[1], day: fields[2], hour: fields[3], minute: fields[4], second: fields[5])) else { return nil }
-        let zone = schedule?.toJSON()["time_zone"]?.stringValue.flatMap(TimeZone.init(identifier:)) ?? .gmt
-        return dateTime(date, in: zone)
+        instant(iso, in: .gmt).map { dateTime($0, in: scheduleZone(schedule)) }
     }
 
     /// A wall-clock time in `zone` ("2026-03-20T09:30") in the pages' one format.
     static func localTime(_ local: String, zone identifier: String) -> String {
-        let fields = local.prefix(16).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
-        guard fields.count == 5, let zone = TimeZone(identifier: identifier) else { return "\(local) \(identifier)" }
+        guard let zone = TimeZone(identifier: identifier), let date = instant(local, in: zone) else { return "\(local) \(identifier)" }
+        return dateTime(date, in: zone)
+    }
+
+    /// The instant a wall-clock text ("2026-03-20T09:30", seconds and beyond optional) names in `zone`.
+    static func instant(_ text: String, in zone: TimeZone) -> Date? {
+        let fields = text.prefix(19).split(whereSeparator: { "-T:".contains($0) }).compactMap { Int($0) }
+        guard fields.count >= 5 else { return nil }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        guard let date = calendar.date(from: DateComponents(year: fields[0], month: fields[1], day: fields[2],
-                                                             hour: fields[3], minute: fields[4])) else { return "\(local) \(identifier)" }
-        return dateTime(date, in: zone)
+        return calendar.date(from: DateComponents(year: fields[0], month: fields[1], day: fields[2], hour: fields[3],
+                                                  minute: fields[4], second: fields.count > 5 ? fields[5] : 0))
+    }
+
+    /// The zone a schedule's times are in (UTC without one).
+    static func scheduleZone(_ schedule: Schedule?) -> TimeZone {
+        schedule?.toJSON()["time_zone"]?.stringValue.flatMap(TimeZone.init(identifier:)) ?? .gmt
     }
 
     /// "Fri 20 Mar 2026, 09:30 Asia/Tehran": weekday, day, month, year, 24-hour time and the zone,
