@@ -129,9 +129,9 @@ import Testing
         try probe.insertScheduledCampaigns(2, topics: 15, dueAt: Date().addingTimeInterval(-1), label: "Fan-out")  // 3 requests each
         _ = try RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 10, now: Date(), on: probe.connection)
         let store = DeliveryStore()
-        let first = try store.claim(owner: "a", limit: 10, lease: .seconds(60), on: probe.connection)
+        let first = try store.claim(owner: "a", limit: 10, deviceLimit: 10, lease: .seconds(60), on: probe.connection)
         #expect(first.count == 2 && Set(first.map(\.runID)).count == 2)  // one of each run
-        #expect(try store.claim(owner: "b", limit: 10, lease: .seconds(60), on: probe.connection).isEmpty)
+        #expect(try store.claim(owner: "b", limit: 10, deviceLimit: 10, lease: .seconds(60), on: probe.connection).isEmpty)
         // While a run's request is in flight, its next one is not "ready now" for an idle worker.
         let wait = try #require(try store.secondsUntilNextDelivery(on: probe.connection))
         #expect(wait > 50)
@@ -140,7 +140,7 @@ import Testing
         #expect(try probe.count("SELECT count(*) FROM deliveries WHERE lease_expires_at > now() + interval '100 seconds'") == 2)
         try store.record([DeliveryStore.Outcome(id: first[0].id, status: .sent, messageName: "m")], owner: "a",
                          runIDs: [first[0].runID], on: probe.connection)
-        let next = try store.claim(owner: "b", limit: 10, lease: .seconds(60), on: probe.connection)
+        let next = try store.claim(owner: "b", limit: 10, deviceLimit: 10, lease: .seconds(60), on: probe.connection)
         #expect(next.map(\.runID) == [first[0].runID] && next[0].id != first[0].id)
     }
 

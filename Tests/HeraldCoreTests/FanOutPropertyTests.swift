@@ -47,6 +47,7 @@ import Testing
         switch audience {
         case .topics(let names): !topics.isDisjoint(with: names)
         case .condition(let text): try TopicCondition.parse(text).evaluate(subscriptions: topics)
+        case .segment, .tokens: false  // random campaigns here target topics only
         }
     }
 
@@ -76,6 +77,7 @@ import Testing
             switch campaign.audience {
             case .topics(let names): audienceTopics = names.count
             case .condition(let text): audienceTopics = try TopicCondition.parse(text).topicCount
+            case .segment, .tokens: audienceTopics = 0
             }
             let fits = audienceTopics <= (campaign.usesBuckets ? 4 : 5)
             let owned = result.allocation.flatMap { share in share.buckets.map { ($0, share.key) } }

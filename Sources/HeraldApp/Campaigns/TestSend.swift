@@ -21,36 +21,10 @@ public enum TestSend {
                           limit: CampaignLimits.testTokens)
     }
 
-    /// Longer than any token FCM issues, and more than a push request could carry.
-    public static let maximumTokenBytes = 4096
-
     /// Every typed token that is not shaped like an FCM registration token, by its line (1-based,
-    /// as the review page's one-token-per-line field and the API's list order count them). FCM
-    /// tokens are one piece of letters, digits, `-`, `_` and `:`; "bad token with spaces" is one
-    /// mistyped token, not four, and must stop the send before anything goes out.
+    /// as the review page's one-token-per-line field and the API's list order count them).
     public static func tokenErrors(_ tokens: [String]) -> [FieldError] {
-        tokens.enumerated().compactMap { index, token in
-            let line = index + 1
-            let problem: String
-            if token.isEmpty {
-                problem = "is empty"
-            } else if token.utf8.count > maximumTokenBytes {
-                problem = "is longer than \(maximumTokenBytes) bytes"
-            } else if let bad = token.unicodeScalars.first(where: { !isTokenScalar($0) }) {
-                problem = bad.properties.isWhitespace ? "holds a space" : "holds \"\(bad)\""
-            } else {
-                return nil
-            }
-            return FieldError(path: "tokens[\(index)]", code: "invalid_token",
-                              message: "the token on line \(line) \(problem); a registration token is one piece of letters, digits, -, _ and : only")
-        }
-    }
-
-    static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ":": true
-        default: false
-        }
+        RegistrationToken.errors(tokens, at: "tokens")
     }
 
     /// The analytics label of every test message of a campaign: its own, so that test sends never

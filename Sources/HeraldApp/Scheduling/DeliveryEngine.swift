@@ -22,6 +22,9 @@ public final class DeliveryEngine: Sendable {
         /// Deliveries a worker claims, sends at once and records per round. Small rounds spread a
         /// run over every instance and bound what a crash can repeat (the requests in flight).
         public var batchSize = 32
+        /// Requests to devices a worker claims per round: each reaches one device, so a round may
+        /// be larger (a crash repeats at most these, each to its own device).
+        public var deviceBatchSize = 256
         /// Requests of one round in flight at once.
         public var sendConcurrency = 32
         /// How long a claim holds its deliveries; must outlast one round (the sender's request
@@ -178,7 +181,8 @@ public final class DeliveryEngine: Sendable {
             do {
                 // The OAuth token first: nothing is claimed (and so held) while it is fetched.
                 try sender.prepare()
-                let claimed = try outbox.claim(owner: owner, limit: configuration.batchSize, lease: configuration.lease)
+                let claimed = try outbox.claim(owner: owner, limit: configuration.batchSize, deviceLimit: configuration.deviceBatchSize,
+                                               lease: configuration.lease)
                 if !claimed.isEmpty {
                     try send(claimed)
                     continue

@@ -11,8 +11,9 @@ protocol DeliveryOutbox: Sendable {
     func startDueRuns(limit: Int, now: Date) throws -> [DeliveryStore.StartedRun]
     /// Seconds until the next campaign is due, or nil when none is scheduled.
     func secondsUntilNextDue() throws -> Double?
-    /// Takes the lease of up to `limit` ready deliveries.
-    func claim(owner: String, limit: Int, lease: Duration) throws -> [DeliveryStore.Claimed]
+    /// Takes the lease of up to `deviceLimit` ready deliveries of runs to devices, else of up to
+    /// `limit` of runs to topics (one per run).
+    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration) throws -> [DeliveryStore.Claimed]
     /// Seconds until a delivery may next be claimed, or nil when none is waiting.
     func secondsUntilNextDelivery() throws -> Double?
     /// Extends the leases `owner` still holds on these deliveries.
@@ -55,8 +56,8 @@ struct PostgresOutbox: DeliveryOutbox {
         try pool.withConnection { try store.secondsUntilNextDue(on: $0) }
     }
 
-    func claim(owner: String, limit: Int, lease: Duration) throws -> [DeliveryStore.Claimed] {
-        try pool.withConnection { try store.claim(owner: owner, limit: limit, lease: lease, on: $0) }
+    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration) throws -> [DeliveryStore.Claimed] {
+        try pool.withConnection { try store.claim(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, on: $0) }
     }
 
     func secondsUntilNextDelivery() throws -> Double? {

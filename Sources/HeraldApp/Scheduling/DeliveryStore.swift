@@ -118,11 +118,18 @@ struct DeliveryStore: Sendable {
                 SELECT r::uuid, c::uuid, v, t::jsonb, b FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies)) AS x(r, c, v, t, b)
                 """)
         }
-        // On to the next occurrence, or (no more) to sending; an occurrence already run moves on too.
+        try advance(runs.map { ($0.campaignID, $0.nextRun) }, started: started, on: connection)
+        return started
+    }
+
+    /// Moves each campaign on to its next occurrence, or (no more) to `sending` (an occurrence
+    /// already run moves on too), wakes the workers, and closes the started runs that have nothing to send.
+    func advance(_ campaigns: [(campaignID: String, nextRun: Date?)], started: [StartedRun], on connection: PostgresConnection) throws {
+        guard !campaigns.isEmpty else { return }
         _ = try connection.execute("""
             UPDATE campaigns c SET next_run_at = to_timestamp(nullif(x.n, '')::float8),
                 status = CASE WHEN x.n = '' THEN \(CampaignStatus.sending) ELSE c.status END
-            FROM unnest(\(runs.map(\.campaignID)), \(runs.map { $0.nextRun.map { String(format: "%.6f", $0.timeIntervalSince1970) } ?? "" }))
+            FROM unnest(\(campaigns.map(\.campaignID)), \(campaigns.map { $0.nextRun.map { String(format: "%.6f", $0.timeIntervalSince1970) } ?? "" }))
                  AS x(id, n) WHERE c.id = x.id::uuid
             """)
         if !started.isEmpty {
@@ -130,7 +137,6 @@ struct DeliveryStore: Sendable {
             // A plan with no request is finished as soon as it starts.
             try closeRuns(started.filter { $0.deliveries == 0 }.map(\.runID), on: connection)
         }
-        return started
     }
 
     /// Seconds until the next campaign is due (negative when overdue), or nil when none is scheduled.
@@ -147,12 +153,31 @@ struct DeliveryStore: Sendable {
     /// topic or condition request reaches every subscribed device, so a crash during it may repeat
     /// one fan-out request, never several (FCM also asks for one topic fan-out at a time). The run
     /// rows are locked (SKIP LOCKED) so that two claimers never pick the same run at once.
-    func claim(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
+    ///
+    /// A run to devices has no such limit: each of its requests reaches one device, so a crash
+    /// repeats at most the requests in flight, each once, and up to `deviceLimit` are claimed at once.
+    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
         let seconds = lease.seconds
+        let perDevice = try connection.query("""
+            WITH picked AS (
+                SELECT d.id FROM deliveries d JOIN runs r ON r.id = d.run_id
+                WHERE r.status = \(RunStatus.sending) AND r.per_device
+                  AND d.status = ANY(\(DeliveryStatus.open)) AND d.next_attempt_at <= now()
+                  AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                ORDER BY d.next_attempt_at, d.id LIMIT \(deviceLimit)
+                FOR UPDATE OF d SKIP LOCKED
+            )
+            UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(seconds)),
+                attempts = d.attempts + 1, updated_at = now()
+            FROM runs r
+            WHERE r.id = d.run_id AND d.id IN (SELECT id FROM picked)
+            RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
+            """).map(Self.claimed)
+        guard perDevice.isEmpty else { return perDevice }
         return try connection.query("""
             WITH ready AS (
                 SELECT r.id FROM runs r
-                WHERE r.status = \(RunStatus.sending)
+                WHERE r.status = \(RunStatus.sending) AND NOT r.per_device
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
                               AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now()))
                   AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
@@ -171,10 +196,12 @@ struct DeliveryStore: Sendable {
             FROM runs r
             WHERE r.id = d.run_id AND d.id IN (SELECT id FROM picked WHERE id IS NOT NULL)
             RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
-            """).map { row in
-            let (id, runID, body, attempts, lateness) = try row.decode((Int64, String, String, Int, Double).self)
-            return Claimed(id: id, runID: runID, body: Array(body.utf8), attempts: attempts, lateness: lateness)
-        }
+            """).map(Self.claimed)
+    }
+
+    static func claimed(_ row: PostgresRow) throws -> Claimed {
+        let (id, runID, body, attempts, lateness) = try row.decode((Int64, String, String, Int, Double).self)
+        return Claimed(id: id, runID: runID, body: Array(body.utf8), attempts: attempts, lateness: lateness)
     }
 
     /// Extends the leases `owner` still holds on these deliveries: a round that runs long (a slow
@@ -194,8 +221,9 @@ struct DeliveryStore: Sendable {
         try connection.query("""
             SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at))) - now())::float8
             FROM deliveries d WHERE d.status = ANY(\(DeliveryStatus.open))
-              AND NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.run_id = d.run_id AND l.id <> d.id
-                              AND l.status = ANY(\(DeliveryStatus.open)) AND l.lease_expires_at >= now())
+              AND (d.device_token IS NOT NULL
+                   OR NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.run_id = d.run_id AND l.id <> d.id
+                                  AND l.status = ANY(\(DeliveryStatus.open)) AND l.lease_expires_at >= now()))
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }
 
@@ -220,8 +248,27 @@ struct DeliveryStore: Sendable {
                   -- A request that was in flight when the campaign was cancelled still reached FCM.
                   AND (d.status = ANY(\(DeliveryStatus.open)) OR (d.status = \(DeliveryStatus.cancelled) AND x.status = \(DeliveryStatus.sent)))
                 """)
+            // Token hygiene: a device FCM no longer knows is sent nothing again until it registers anew.
+            let refused = outcomes.filter { $0.status == .failed && Self.meansInvalidToken($0) }
+            if !refused.isEmpty {
+                _ = try connection.execute("""
+                    UPDATE devices v SET status = 'invalid', invalid_reason = d.error_code || ': ' || coalesce(d.error_message, ''), updated_at = now()
+                    FROM deliveries d
+                    WHERE d.id = ANY(\(refused.map { String($0.id) })::bigint[]) AND d.device_token = v.token AND v.status <> 'invalid'
+                    """)
+            }
         }
         try connection.transaction { connection in try closeRuns(Array(runIDs), on: connection) }
+    }
+
+    /// Whether FCM's answer says the token itself is dead: UNREGISTERED (404), a token of another
+    /// sender, or an INVALID_ARGUMENT that names the registration token (not the message).
+    static func meansInvalidToken(_ outcome: Outcome) -> Bool {
+        switch outcome.errorCode {
+        case "UNREGISTERED", "SENDER_ID_MISMATCH": true
+        case "INVALID_ARGUMENT": outcome.errorMessage?.localizedCaseInsensitiveContains("registration token") ?? false
+        default: false
+        }
     }
 
     /// Closes every open run whose deliveries are all final, whoever recorded them.

@@ -13,11 +13,20 @@ struct RunStarter: Sendable {
         try connection.transaction { connection in
             var planned: [DeliveryStore.PlannedRun] = []
             var unplannable: [(due: DeliveryStore.Due, reason: String)] = []
+            var deviceRuns: [DeliveryStore.StartedRun] = [], deviceCampaigns: [(campaignID: String, nextRun: Date?)] = []
             for due in try store.lockDue(limit: limit, on: connection) {
                 switch CampaignSpec.parse(due.content) {
                 case .failure(let errors):
                     unplannable.append((due, "The campaign cannot be planned: its content no longer passes validation ("
                                              + errors.errors.map { "\($0.path): \($0.message)" }.joined(separator: "; ") + ")."))
+                case .success(let spec) where spec.audience.isPerDevice:
+                    guard let audience = try Self.devices(of: spec.audience, on: connection) else {
+                        unplannable.append((due, "The campaign cannot be planned: its segment has been deleted."))
+                        continue
+                    }
+                    let planner = DevicePlanner(campaign: spec, campaignID: due.campaignID, sendTime: due.occurrence)
+                    if let run = try DeviceRunWriter().write(due, audience: audience, planner: planner, on: connection) { deviceRuns.append(run) }
+                    deviceCampaigns.append((due.campaignID, Arming.nextRun(of: spec, after: due.occurrence, now: now)))
                 case .success(let spec):
                     planned.append(DeliveryStore.PlannedRun(
                         campaignID: due.campaignID, occurrenceText: due.occurrenceText,
@@ -26,7 +35,17 @@ struct RunStarter: Sendable {
                 }
             }
             try store.failUnplannable(unplannable, on: connection)
-            return try store.writeRuns(planned, on: connection)
+            try store.advance(deviceCampaigns, started: deviceRuns, on: connection)
+            return try store.writeRuns(planned, on: connection) + deviceRuns
+        }
+    }
+
+    /// The devices a device audience names: a segment's rule (nil when the segment is gone), or the tokens.
+    static func devices(of audience: Audience, on connection: PostgresConnection) throws -> DeviceAudience? {
+        switch audience {
+        case .segment(let id): try SegmentService.load(id, on: connection).map { .segment($0.rule) }
+        case .tokens(let tokens): .tokens(tokens)
+        case .topics, .condition: nil
         }
     }
 }

@@ -27,6 +27,8 @@ public enum CampaignLimits {
     public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "gif"]
     /// Registration tokens one test send may reach (the console's limit).
     public static let testTokens = 20
+    /// Registration tokens a campaign may name as its audience (a segment reaches any number).
+    public static let audienceTokens = 1000
     public static let variantKeyCharacters = 16
     public static let maximumWeight = 1000
     /// `holdout_percent` is below this.

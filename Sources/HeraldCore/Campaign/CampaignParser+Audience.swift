@@ -2,24 +2,48 @@ import FCMMessage
 import HeraldJSON
 
 extension CampaignParser {
-    /// `topics` or `condition`, exactly one of them.
+    /// The audience members, exactly one of them.
+    static let audienceFields = ["topics", "condition", "segment", "tokens"]
+
+    /// `topics`, `condition`, `segment` or `tokens`, exactly one of them.
     mutating func parseAudience(_ object: JSONObject) -> Audience? {
-        let hasTopics = reader.member(object, "topics") != nil
-        let hasCondition = reader.member(object, "condition") != nil
-        if hasTopics && hasCondition {
-            reader.report("condition", "conflict", "give either \"topics\" or \"condition\", not both")
+        let given = Self.audienceFields.filter { reader.member(object, $0) != nil }
+        if given.count > 1 {
+            reader.report(given[1], "conflict", "give one audience: \(given.map { "\"\($0)\"" }.joined(separator: " or ")), not several")
         }
-        if !hasTopics && !hasCondition {
-            reader.report("topics", "required", "a campaign needs \"topics\" (1 to \(CampaignLimits.topics) topic names) or a \"condition\"")
+        guard let field = given.first else {
+            reader.report("topics", "required",
+                "a campaign needs \"topics\" (1 to \(CampaignLimits.topics) topic names), a \"condition\", a \"segment\" or \"tokens\"")
             return nil
         }
-        if hasTopics {
+        switch field {
+        case "topics":
             guard let names = reader.strings(object, "topics", at: "") else { return nil }
             return .topics(checkTopics(names))
+        case "condition":
+            guard let condition = reader.string(object, "condition", at: "") else { return nil }
+            checkCondition(condition)
+            return .condition(condition)
+        case "segment":
+            guard let id = reader.string(object, "segment", at: "") else { return nil }
+            if !UUIDText.isUUID(id) {
+                reader.report("segment", "invalid_value", "a segment is named by its id (a UUID), found \"\(id)\"")
+            }
+            return .segment(id.lowercased())
+        default:
+            guard let tokens = reader.strings(object, "tokens", at: "") else { return nil }
+            if !(1...CampaignLimits.audienceTokens).contains(tokens.count) {
+                reader.report("tokens", "out_of_range",
+                    "a campaign names 1 to \(CampaignLimits.audienceTokens) registration tokens (use a segment for more), found \(tokens.count)",
+                    limit: CampaignLimits.audienceTokens)
+            }
+            for error in RegistrationToken.errors(tokens, at: "tokens") { reader.report(error.path, error.code, error.message) }
+            var seen: Set<String> = []
+            for (index, token) in tokens.enumerated() where !seen.insert(token).inserted {
+                reader.report(JSONReader.path("tokens", index: index), "duplicate", "the token on line \(index + 1) is listed twice")
+            }
+            return .tokens(tokens)
         }
-        guard let condition = reader.string(object, "condition", at: "") else { return nil }
-        checkCondition(condition)
-        return .condition(condition)
     }
 
     mutating func checkTopics(_ names: [String]) -> [String] {
@@ -127,5 +151,39 @@ extension CampaignParser {
                 default: false
                 }
             }
+    }
+}
+
+extension CampaignParser {
+    /// The variables in titles and texts: well formed, only for device audiences (a topic message
+    /// is one text for everyone), and with a default wherever a device may lack the value.
+    mutating func checkVariables(_ spec: CampaignSpec) {
+        var texts: [(path: String, text: String?)] = []
+        func add(_ content: NotificationContent?, at path: String) {
+            texts.append((JSONReader.path(path, "title"), content?.title))
+            texts.append((JSONReader.path(path, "body"), content?.body))
+        }
+        add(spec.notification, at: "notification")
+        for (index, variant) in spec.variants.enumerated() {
+            add(variant.notification, at: JSONReader.path(JSONReader.path("variants", index: index), "notification"))
+        }
+        for (path, text) in texts {
+            guard let text, text.contains("{{") else { continue }
+            switch MessageTemplate.parse(text) {
+            case .failure(let problem):
+                reader.report(path, problem.code, problem.message)
+            case .success(let template):
+                guard template.hasVariables else { continue }
+                guard spec.audience.isPerDevice else {
+                    reader.report(path, "needs_devices",
+                        "variables such as {{\(template.variables[0].name)}} are filled in per device: target a segment or tokens, not topics")
+                    continue
+                }
+                for variable in template.variables where variable.fallback == nil && !MessageTemplate.alwaysPresent.contains(variable.name) {
+                    reader.report(path, "missing_default",
+                        "{{\(variable.name)}} needs a default for devices without it, as {{\(variable.name) | default: \"…\"}}")
+                }
+            }
+        }
     }
 }

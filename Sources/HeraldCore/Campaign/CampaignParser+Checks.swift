@@ -43,7 +43,7 @@ extension CampaignParser {
         for (index, budget) in spec.budgets().enumerated() where budget.bytes > budget.byteLimit {
             let path = explicit ? JSONReader.path("variants", index: index) : spec.notification == nil ? "data" : "notification"
             reader.report(path, "payload_too_large",
-                "the message is \(budget.bytes) bytes; FCM accepts at most \(budget.byteLimit) for topic and condition messages. \(budget.advice ?? "")",
+                "the message is \(budget.bytes) bytes; FCM accepts at most \(budget.byteLimit) for \(spec.audience.isPerDevice ? "a message to one device" : "topic and condition messages"). \(budget.advice ?? "")",
                 limit: budget.byteLimit)
         }
     }

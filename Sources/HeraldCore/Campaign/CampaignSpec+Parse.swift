@@ -12,12 +12,17 @@ extension CampaignSpec {
     /// | `name` | string | required, 1…200 characters |
     /// | `notification` | object | `title`, `body` (strings), `image` (https URL, ≤ 1000); required unless every variant has its own text or data |
     /// | `topics` | [string] | 1…50 topic names `^[a-zA-Z0-9-_.~%]+$` (≤ 256 each, `/topics/` prefix stripped, no duplicates) |
-    /// | `condition` | string | FCM condition: `'t' in topics`, `&&`, `||`, `!`, `( )`; ≤ 5 topic mentions (≤ 4 with variants or a holdout), ≤ 1000 characters. Exactly one of `topics`/`condition` |
+    /// | `condition` | string | FCM condition: `'t' in topics`, `&&`, `||`, `!`, `( )`; ≤ 5 topic mentions (≤ 4 with variants or a holdout), ≤ 1000 characters |
+    /// | `segment` | string | a saved segment's id (UUID): its active devices, one request each |
+    /// | `tokens` | [string] | 1…1000 registration tokens, one request each. Exactly one of `topics`/`condition`/`segment`/`tokens` |
     /// | `data` | {string: string} | keys 1…100 characters, not `from`, `message_type`, `google.*`, `gcm.*` |
     /// | `options` | object | see below |
     /// | `variants` | [object] | 1…10 of `{key, weight, notification?, data?}`; key `^[A-Za-z0-9_-]{1,16}$`, unique; weight integer 1…1000 |
     /// | `holdout_percent` | integer | 0…99, share of the audience that gets nothing |
     /// | `schedule` | object | optional; see `Schedule.toJSON()` (now, once, daily, weekly in an IANA zone) |
+    ///
+    /// Title and body may hold variables (`{{first_name | default: "there"}}`, see `MessageTemplate`)
+    /// when the audience is devices (a segment or tokens); every variable a device may lack needs a default.
     ///
     /// Each variant's title + body (its own, completed from the campaign's `notification`) is at
     /// most 1000 characters; each variant needs a title, a body or data; and each rendered message
@@ -51,7 +56,7 @@ struct CampaignParser {
     var reader = JSONReader()
 
     static let topLevelFields: Set<String> = [
-        "name", "notification", "topics", "condition", "data", "options", "variants", "holdout_percent", "schedule",
+        "name", "notification", "topics", "condition", "segment", "tokens", "data", "options", "variants", "holdout_percent", "schedule",
     ]
 
     /// `checkingPayloads` false skips rendering each variant (a draft's budget renders them itself).
@@ -86,6 +91,7 @@ struct CampaignParser {
             options: options, variants: variants, holdoutPercent: holdout, schedule: schedule)
         checkConditionRoom(spec)
         checkVariants(spec)
+        checkVariables(spec)
         if checkingPayloads, let audience, !audience.isEmptyTopics {
             checkRenderedPayloads(spec)
         }

@@ -69,6 +69,23 @@ public enum Audience: Sendable, Equatable {
     case topics([String])
     /// Devices matching an FCM condition such as `'news' in topics && !'muted' in topics`.
     case condition(String)
+    /// The active devices of a saved segment (by its id), each sent its own request.
+    case segment(String)
+    /// These registration tokens, each sent its own request.
+    case tokens([String])
+
+    /// Sent one request per device (planned by `DevicePlanner`), not as one fan-out to topics.
+    public var isPerDevice: Bool {
+        switch self {
+        case .segment, .tokens: true
+        case .topics, .condition: false
+        }
+    }
+
+    /// A target of the audience's kind, for measuring a message against its payload limit.
+    public var sampleTarget: Target {
+        isPerDevice ? .token(String(repeating: "x", count: 163)) : .topic("t")
+    }
 }
 
 /// Notification text and image. Every field is optional so that a variant can inherit the others.

@@ -29,9 +29,10 @@ public struct MessageBudget: Sendable, Equatable {
 }
 
 extension CampaignSpec {
-    /// The budget of each variant as sent to a topic or a condition (the audiences Herald sends to).
+    /// The budget of each variant as sent to its audience: a topic or condition, or one device
+    /// (with every variable at its default; each device's own text is measured again when planned).
     public func budgets() -> [MessageBudget] {
-        effectiveVariants.map { MessageBudget.measure(campaign: self, variant: $0, target: .topic("t")) }
+        effectiveVariants.map { MessageBudget.measure(campaign: self, variant: $0.withDefaults, target: audience.sampleTarget) }
     }
 
     /// The budgets of a campaign still being written: its JSON read as far as it goes, even when

@@ -25,12 +25,23 @@ public enum FanOutPlanner {
         func add(_ variant: Variant, _ target: Target) {
             plan.requests.append(request(campaign, variant, target, campaignID: campaignID, sendTime: sendTime))
         }
+        if campaign.audience.isPerDevice {
+            // Planned per device when it runs (`DevicePlanner`); a preview shows each variant once,
+            // with its variables at their defaults, to a stand-in device.
+            plan.warnings.append("sent as one request per device; each variant is shown once, its variables at their defaults")
+            let example: String
+            if case .tokens(let tokens) = campaign.audience, let first = tokens.first { example = first } else { example = "DEVICE_TOKEN" }
+            for variant in variants { add(variant.withDefaults, .token(example)) }
+            return plan
+        }
 
         guard campaign.usesBuckets else {
             guard let variant = variants.first else { return plan }
             switch campaign.audience {
             case .condition(let condition):
                 add(variant, .condition(condition))
+            case .segment, .tokens:
+                break  // planned per device above
             case .topics(let topics):
                 let chunks = topics.chunked(TopicCondition.maximumTopics)
                 if chunks.count > 1 {
@@ -92,6 +103,8 @@ public enum FanOutPlanner {
                 return
             }
             audienceParts = [parsed]
+        case .segment, .tokens:
+            return  // planned per device (`DevicePlanner`)
         case .topics(let topics):
             let size = audienceChunkSize(topics: topics.count, buckets: assignments.map(\.1.count).max() ?? 1)
             let chunks = topics.chunked(size)

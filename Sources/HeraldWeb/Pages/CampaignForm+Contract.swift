@@ -30,9 +30,15 @@ extension CampaignForm {
     func contractJSON(errors: inout FormErrors) -> JSON {
         var object: JSONObject = ["name": .string(name)]
         object["notification"] = Self.notification(title: title, body: body, image: imageURL)
-        if targetKind == "condition" {
+        switch targetKind {
+        case "condition":
             object["condition"] = .string(condition)
-        } else {
+        case "segment":
+            object["segment"] = .string(segment)
+        case "tokens":
+            // One token per line, as the test send's field takes them.
+            object["tokens"] = .array(tokens.split(whereSeparator: \.isNewline).map { JSON.string($0.trimmingSpaces) }.filter { $0 != .string("") })
+        default:
             object["topics"] = .array(topicList(errors: &errors).map(JSON.string))
         }
         object["data"] = Self.dataObject(data, field: "data", errors: &errors)
@@ -126,13 +132,14 @@ extension CampaignForm {
     func field(for path: String) -> String {
         let simple: [String: String] = [
             "name": "name", "notification.title": "title", "notification.body": "body", "notification.image": "image_url",
-            "notification": "body", "condition": "condition", "topics": "topics", "holdout_percent": "holdout_percent",
+            "notification": "body", "condition": "condition", "topics": "topics", "segment": "segment", "tokens": "tokens", "holdout_percent": "holdout_percent",
             "schedule.at": "schedule_at", "schedule.time": "schedule_time", "schedule.until": "schedule_until",
             "schedule.time_zone": "time_zone", "schedule.days": "schedule_days", "schedule": "schedule_kind", "schedule.kind": "schedule_kind",
             "variants": "variants", "data": "data", "message_kind": "message_kind",
         ]
         if let field = simple[path] { return field }
         if path.hasPrefix("topics[") { return "topics" }
+        if path.hasPrefix("tokens[") { return "tokens" }
         if path.hasPrefix("schedule.days") { return "schedule_days" }
         if path.hasPrefix("data.") { return "data" }
         if path.hasPrefix("options.overrides") { return "overrides" }

@@ -39,7 +39,7 @@ struct CampaignForm: Sendable, Equatable {
     var name = "", title = "", body = "", imageURL = ""
     /// "notification" (shown to the user) or "data" (data only: a silent message the app handles).
     var messageKind = "notification"
-    var targetKind = "topics", topics = "", condition = ""
+    var targetKind = "topics", topics = "", condition = "", segment = "", tokens = ""
     /// none (keep as a draft), now, once, daily or weekly.
     var scheduleKind = "none", scheduleAt = "", scheduleTime = "", scheduleUntil = "", timeZone = "UTC"
     var scheduleDays: [String] = []
@@ -72,8 +72,8 @@ struct CampaignForm: Sendable, Equatable {
         }
         name = value("name"); title = multiline("title"); body = multiline("body"); imageURL = value("image_url")
         messageKind = value("message_kind") == "data" ? "data" : "notification"
-        targetKind = value("target_kind") == "condition" ? "condition" : "topics"
-        topics = value("topics"); condition = value("condition")
+        targetKind = ["condition", "segment", "tokens"].contains(value("target_kind")) ? value("target_kind") : "topics"
+        topics = value("topics"); condition = value("condition"); segment = value("segment"); tokens = multiline("tokens")
         scheduleKind = ["now", "once", "daily", "weekly"].contains(value("schedule_kind")) ? value("schedule_kind") : "none"
         scheduleAt = value("schedule_at"); scheduleTime = value("schedule_time"); scheduleUntil = value("schedule_until")
         timeZone = value("time_zone")
@@ -100,6 +100,8 @@ struct CampaignForm: Sendable, Equatable {
         switch spec.audience {
         case .topics(let list): targetKind = "topics"; topics = list.joined(separator: ", ")
         case .condition(let text): targetKind = "condition"; condition = text
+        case .segment(let id): targetKind = "segment"; segment = id
+        case .tokens(let list): targetKind = "tokens"; tokens = list.joined(separator: "\n")
         }
         if let schedule = spec.schedule?.toJSON().objectValue {
             scheduleKind = schedule["kind"]?.stringValue ?? "none"

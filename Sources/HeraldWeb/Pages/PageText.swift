@@ -35,6 +35,8 @@ extension CampaignPages {
         switch audience {
         case .topics(let topics): topics.joined(separator: ", ")
         case .condition(let condition): condition
+        case .segment: "a segment"
+        case .tokens(let tokens): "\(tokens.count) device\(tokens.count == 1 ? "" : "s")"
         }
     }
 

@@ -1,0 +1,166 @@
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+
+/// The device registry's use cases: register, forget, look up, import and export devices.
+public struct DeviceService: Sendable {
+    let database: Database
+    let store = DeviceStore()
+
+    public init(database: Database) { self.database = database }
+
+    /// Registers or updates the device with `token` from its document; returns it as stored and
+    /// whether it is new. A device FCM refused, or a stale one, becomes active again.
+    public func register(token: String, document: JSON) throws -> (device: StoredDevice, created: Bool) {
+        let device = try Self.checked(Device.parse(document, token: token, ignoring: ["registered_at", "status", "invalid_reason"]))
+        return try database.transaction { connection in
+            let created = try store.upsert([device], on: connection) == 1
+            guard let stored = try store.get(device.token, on: connection) else { throw AppError.notFound(what: "The device") }
+            return (stored, created)
+        }
+    }
+
+    public func get(_ token: String) throws -> StoredDevice {
+        guard let device = try database.read({ try store.get(token, on: $0) }) else { throw AppError.notFound(what: "The device") }
+        return device
+    }
+
+    /// Forgets a device; false when it was not registered.
+    public func forget(_ token: String) throws {
+        guard try database.read({ try store.delete(token, on: $0) }) else { throw AppError.notFound(what: "The device") }
+    }
+
+    public func list(_ filter: DeviceFilter, after: String?, limit: Int) throws -> [StoredDevice] {
+        try database.read { try store.list(filter, after: after, limit: limit, on: $0) }
+    }
+
+    public func counts() throws -> DeviceCounts {
+        try database.read { try store.counts(on: $0) }
+    }
+
+    /// Marks devices unseen for `days` days stale (the scheduler does it once an hour).
+    @discardableResult
+    public func markStale(unseenForDays days: Int) throws -> Int {
+        try database.read { try store.markStale(unseenForDays: days, on: $0) }
+    }
+
+    /// Imports devices from CSV or NDJSON read chunk by chunk from `next` (nil at the end), a
+    /// batch at a time: memory stays bounded whatever the size. Rows with errors are reported by
+    /// line and skipped; the others are stored.
+    public func importDevices(format: DeviceImportFormat, batchSize: Int = 5000, _ next: () throws -> [UInt8]?) throws -> DeviceImportReport {
+        var report = DeviceImportReport()
+        var batch: [Device] = []
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            let devices = batch
+            let created = try database.transaction { try store.upsert(devices, on: $0) }
+            report.created += created
+            report.updated += devices.count - created
+            batch.removeAll(keepingCapacity: true)
+        }
+        func take(line: Int, _ document: JSON?) throws {
+            report.rows += 1
+            guard let document else {
+                report.fail(line: line, FieldError(path: "", code: "malformed", message: "the line is not a JSON object"))
+                return
+            }
+            switch Device.parse(document) {
+            case .success(let device):
+                batch.append(device)
+                if batch.count >= batchSize { try flush() }
+            case .failure(let errors):
+                for error in errors.errors { report.fail(line: line, error) }
+            }
+        }
+        switch format {
+        case .csv:
+            var reader = CSVRecordReader()
+            var layout: DeviceCSVLayout?
+            func handle(_ record: (line: Int, fields: [String])) throws {
+                guard let layout else {
+                    switch DeviceCSVLayout.header(record.fields) {
+                    case .success(let found): layout = found
+                    case .failure(let errors): throw AppError.invalid(errors, title: "The CSV file cannot be imported")
+                    }
+                    return
+                }
+                try take(line: record.line, layout.document(record.fields))
+            }
+            while let chunk = try next() {
+                for record in reader.feed(chunk) { try handle(record) }
+            }
+            if let last = reader.finish() { try handle(last) }
+        case .ndjson:
+            var pending: [UInt8] = []
+            var line = 0
+            func handle(_ bytes: ArraySlice<UInt8>) throws {
+                line += 1
+                guard bytes.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\r") }) else { return }
+                try take(line: line, try? JSON.parse(String(decoding: bytes, as: UTF8.self)))
+            }
+            while let chunk = try next() {
+                pending.append(contentsOf: chunk)
+                var start = pending.startIndex
+                while let end = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    try handle(pending[start..<end])
+                    start = end + 1
+                }
+                pending.removeSubrange(..<start)
+            }
+            if !pending.isEmpty { try handle(pending[...]) }
+        }
+        try flush()
+        return report
+    }
+
+    /// Writes every device as CSV through `write`, a page at a time, with a column for every
+    /// property some device has.
+    public func exportCSV(_ write: (String) throws -> Void) throws {
+        let properties = try database.read { try store.propertyNames(on: $0) }.sorted()
+        try write(DeviceCSVLayout.exportHeader(properties: properties).joined(separator: ",") + "\r\n")
+        var after: String?
+        while true {
+            let page = try list(DeviceFilter(), after: after, limit: 5000)
+            guard let last = page.last else { return }
+            try write(page.map { DeviceCSVLayout.exportRow($0.device, properties: properties) + "\r\n" }.joined())
+            after = last.device.token
+        }
+    }
+
+    static func checked<T>(_ result: Result<T, ValidationErrors>) throws -> T {
+        switch result {
+        case .success(let value): return value
+        case .failure(let errors): throw AppError.invalid(errors, title: "The device is not valid")
+        }
+    }
+}
+
+public enum DeviceImportFormat: String, Sendable {
+    case csv, ndjson
+}
+
+/// What an import did: rows read, devices created and updated, and the rows refused, by line.
+public struct DeviceImportReport: Sendable, Equatable {
+    public var rows = 0
+    public var created = 0
+    public var updated = 0
+    public var failedRows = 0
+    /// The first `maximumErrors` problems, each with its line.
+    public var errors: [(line: Int, error: FieldError)] = []
+    public static let maximumErrors = 1000
+    var lastFailedLine = 0
+
+    mutating func fail(line: Int, _ error: FieldError) {
+        if line != lastFailedLine { failedRows += 1; lastFailedLine = line }
+        if errors.count < Self.maximumErrors { errors.append((line, error)) }
+    }
+
+    public var json: JSON {
+        ["rows": .number(Double(rows)), "created": .number(Double(created)), "updated": .number(Double(updated)),
+         "failed": .number(Double(failedRows)),
+         "errors": .array(errors.map { ["line": .number(Double($0.line)), "field": .string($0.error.path), "code": .string($0.error.code),
+                                        "message": .string($0.error.message)] })]
+    }
+
+    public static func == (lhs: DeviceImportReport, rhs: DeviceImportReport) -> Bool { lhs.json == rhs.json }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+
+/// The SQL of the device registry.
+struct DeviceStore: Sendable {
+    /// The columns a `StoredDevice` is read from, in `decode`'s order.
+    static let columns: PostgresQuery = """
+        token, platform, app_id, app_version, language, country, time_zone, properties::text,
+        \(utc: "last_seen_at"), \(utc: "registered_at"), status, invalid_reason
+        """
+
+    /// Registers or updates devices in one statement (each a new registration: an invalid or
+    /// stale device becomes active again). Returns how many were new.
+    @discardableResult
+    func upsert(_ devices: [Device], on connection: PostgresConnection) throws -> Int {
+        guard !devices.isEmpty else { return 0 }
+        func column(_ value: (Device) -> String?) -> [String] { devices.map { value($0) ?? "" } }
+        return try connection.query("""
+            INSERT INTO devices AS d (token, platform, app_id, app_version, app_version_key, language, country, time_zone, properties, last_seen_at)
+            SELECT t, p, nullif(a, ''), nullif(v, ''), nullif(k, '')::integer[], nullif(l, ''), nullif(c, ''), nullif(z, ''), j::jsonb,
+                   coalesce(nullif(s, '')::timestamptz, now())
+            FROM unnest(\(column(\.token)), \(column(\.platform.rawValue)), \(column(\.appID)), \(column(\.appVersion)),
+                        \(column { $0.appVersion.flatMap(AppVersion.key).map { "{" + $0.map(String.init).joined(separator: ",") + "}" } }),
+                        \(column(\.language)), \(column(\.country)), \(column(\.timeZone)),
+                        \(column { Self.propertiesJSON($0.properties) }), \(column(\.lastSeen)))
+                 AS x(t, p, a, v, k, l, c, z, j, s)
+            ON CONFLICT (token) DO UPDATE SET platform = excluded.platform, app_id = excluded.app_id, app_version = excluded.app_version,
+                app_version_key = excluded.app_version_key, language = excluded.language, country = excluded.country,
+                time_zone = excluded.time_zone, properties = excluded.properties,
+                last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at), status = 'active', invalid_reason = NULL, updated_at = now()
+            RETURNING (xmax = 0)
+            """).filter { try $0.decode(Bool.self, at: 0) }.count
+    }
+
+    func get(_ token: String, on connection: PostgresConnection) throws -> StoredDevice? {
+        try connection.query("SELECT \(fragment: Self.columns) FROM devices WHERE token = \(token)").map(Self.decode).first
+    }
+
+    func delete(_ token: String, on connection: PostgresConnection) throws -> Bool {
+        try connection.execute("DELETE FROM devices WHERE token = \(token)") > 0
+    }
+
+    /// A page of devices in token order after `after`, filtered by status, platform, language
+    /// (its primary subtag) and country, and by `search` within the token.
+    func list(_ filter: DeviceFilter, after: String?, limit: Int, on connection: PostgresConnection) throws -> [StoredDevice] {
+        try connection.query("""
+            SELECT \(fragment: Self.columns) FROM devices
+            WHERE (\(after)::text IS NULL OR token > \(after))
+              AND (\(filter.status)::text IS NULL OR status = \(filter.status))
+              AND (\(filter.platform)::text IS NULL OR platform = \(filter.platform))
+              AND (\(filter.language)::text IS NULL OR split_part(language, '-', 1) = \(filter.language))
+              AND (\(filter.country)::text IS NULL OR country = \(filter.country))
+              AND (\(filter.search)::text IS NULL OR strpos(token, \(filter.search)) > 0)
+            ORDER BY token LIMIT \(limit)
+            """).map(Self.decode)
+    }
+
+    /// Devices by status, and active ones by platform, language, country and app version (the
+    /// ten most common of each).
+    func counts(on connection: PostgresConnection) throws -> DeviceCounts {
+        var counts = DeviceCounts()
+        for row in try connection.query("SELECT status, count(*) FROM devices GROUP BY status") {
+            let (status, count) = try row.decode((String, Int).self)
+            counts.byStatus[status] = count
+        }
+        func top(_ expression: StaticString) throws -> [(String, Int)] {
+            try connection.query("""
+                SELECT coalesce(\(literal: expression), '(unknown)') AS v, count(*) AS n FROM devices WHERE status = 'active'
+                GROUP BY v ORDER BY n DESC, v LIMIT 10
+                """).map { try $0.decode((String, Int).self) }
+        }
+        counts.byPlatform = try top("platform")
+        counts.byLanguage = try top("split_part(language, '-', 1)")
+        counts.byCountry = try top("country")
+        counts.byAppVersion = try top("app_version")
+        return counts
+    }
+
+    /// The property names some device has, for checking a campaign's variables.
+    func propertyNames(on connection: PostgresConnection) throws -> Set<String> {
+        Set(try connection.query("SELECT DISTINCT jsonb_object_keys(properties) FROM devices").map { try $0.decode(String.self, at: 0) })
+    }
+
+    /// Marks devices FCM refused as invalid, with the reason; they are sent nothing until registered again.
+    func markInvalid(_ tokens: [String], reasons: [String], on connection: PostgresConnection) throws {
+        guard !tokens.isEmpty else { return }
+        _ = try connection.execute("""
+            UPDATE devices d SET status = 'invalid', invalid_reason = x.r, updated_at = now()
+            FROM unnest(\(tokens), \(reasons)) AS x(t, r) WHERE d.token = x.t AND d.status <> 'invalid'
+            """)
+    }
+
+    /// Marks active devices unseen for `days` days as stale; returns how many.
+    func markStale(unseenForDays days: Int, on connection: PostgresConnection) throws -> Int {
+        try connection.execute("""
+            UPDATE devices SET status = 'stale', updated_at = now()
+            WHERE status = 'active' AND last_seen_at < now() - make_interval(days => \(days))
+            """)
+    }
+
+    /// Active devices matching `rule` (all active devices when nil).
+    func count(_ rule: SegmentRule?, on connection: PostgresConnection) throws -> Int {
+        let condition = SegmentSQL.condition(rule, firstParameter: 1)
+        return try connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM devices WHERE status = 'active' AND \(condition.sql)",
+                                                  binds: condition.binds)).map { try $0.decode(Int.self, at: 0) }.first ?? 0
+    }
+
+    /// Calls `body` with the active devices matching `rule` (or having one of `tokens`), `batch`
+    /// at a time, through a cursor: a million devices are never in memory at once. Needs a transaction.
+    func forEachActive(matching audience: DeviceAudience, batch: Int, on connection: PostgresConnection,
+                       _ body: ([StoredDevice]) throws -> Void) throws {
+        let declare: PostgresQuery
+        switch audience {
+        case .segment(let rule):
+            let condition = SegmentSQL.condition(rule, firstParameter: 1)
+            declare = PostgresQuery(unsafeSQL: "DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(Self.columns.sql) FROM devices WHERE status = 'active' AND \(condition.sql)",
+                                    binds: condition.binds)
+        case .tokens(let tokens):
+            declare = "DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(fragment: Self.columns) FROM devices WHERE status = 'active' AND token = ANY(\(tokens))"
+        }
+        _ = try connection.execute(declare)
+        defer { _ = try? connection.execute("CLOSE herald_devices") }
+        while true {
+            let rows = try connection.query(PostgresQuery(unsafeSQL: "FETCH \(batch) FROM herald_devices")).map(Self.decode)
+            if rows.isEmpty { return }
+            try body(rows)
+        }
+    }
+
+    static func decode(_ row: PostgresRow) throws -> StoredDevice {
+        let (token, platform, appID, appVersion, language, country, timeZone) = try row.decode((String, String, String?, String?, String?, String?, String?).self)
+        let properties = try row.decode(String.self, at: 7)
+        let (lastSeen, registered, status, reason) = (try row.decode(String.self, at: 8), try row.decode(String.self, at: 9),
+                                                      try row.decode(String.self, at: 10), try row.decode(String?.self, at: 11))
+        var map: [String: String] = [:]
+        if properties != "{}", case .object(let object)? = try? JSON.parse(properties) {
+            for (key, value) in object { map[key] = value.stringValue }
+        }
+        return StoredDevice(device: Device(token: token, platform: DevicePlatform(rawValue: platform) ?? .android, appID: appID, appVersion: appVersion,
+                                           language: language, country: country, timeZone: timeZone, properties: map, lastSeen: lastSeen),
+                            registeredAt: registered, status: status, invalidReason: reason)
+    }
+
+    static func propertiesJSON(_ properties: [String: String]) -> String {
+        JSON.object(JSONObject(properties.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) })).serializedString()
+    }
+}
+
+/// Which devices a run reaches.
+enum DeviceAudience {
+    case segment(SegmentRule)
+    case tokens([String])
+}
+
+/// A device as the registry holds it.
+public struct StoredDevice: Sendable, Equatable {
+    public var device: Device
+    public var registeredAt: String
+    /// `active`, `invalid` or `stale`.
+    public var status: String
+    public var invalidReason: String?
+
+    public var json: JSON {
+        let device = device
+        var object: JSONObject = ["token": .string(device.token), "platform": .string(device.platform.rawValue)]
+        object["app_id"] = device.appID.map(JSON.string) ?? .null
+        object["app_version"] = device.appVersion.map(JSON.string) ?? .null
+        object["language"] = device.language.map(JSON.string) ?? .null
+        object["country"] = device.country.map(JSON.string) ?? .null
+        object["time_zone"] = device.timeZone.map(JSON.string) ?? .null
+        object["properties"] = .object(JSONObject(device.properties.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }))
+        object["last_seen_at"] = device.lastSeen.map(JSON.string) ?? .null
+        object["registered_at"] = .string(registeredAt)
+        object["status"] = .string(status)
+        object["invalid_reason"] = invalidReason.map(JSON.string) ?? .null
+        return .object(object)
+    }
+}
+
+/// The devices page's and the list API's filters; nil is "any".
+public struct DeviceFilter: Sendable, Equatable {
+    public var status: String?
+    public var platform: String?
+    public var language: String?
+    public var country: String?
+    public var search: String?
+
+    public init(status: String? = nil, platform: String? = nil, language: String? = nil, country: String? = nil, search: String? = nil) {
+        self.status = status
+        self.platform = platform
+        self.language = language
+        self.country = country
+        self.search = search
+    }
+}
+
+/// How many devices there are, by status and by what segments filter on.
+public struct DeviceCounts: Sendable {
+    public var byStatus: [String: Int] = [:]
+    public var byPlatform: [(String, Int)] = []
+    public var byLanguage: [(String, Int)] = []
+    public var byCountry: [(String, Int)] = []
+    public var byAppVersion: [(String, Int)] = []
+
+    public var active: Int { byStatus["active"] ?? 0 }
+    public var invalid: Int { byStatus["invalid"] ?? 0 }
+    public var stale: Int { byStatus["stale"] ?? 0 }
+}

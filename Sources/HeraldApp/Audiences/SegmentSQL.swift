@@ -1,0 +1,55 @@
+import HeraldCore
+import HeraldPostgres
+
+/// A segment rule as a SQL condition over `devices`, with its values as bind parameters: the
+/// same rule `SegmentRule.matches` states in Swift (the tests hold the two together).
+enum SegmentSQL {
+    /// The condition, numbering its parameters from `firstParameter`; `TRUE` for no rule.
+    static func condition(_ rule: SegmentRule?, firstParameter: Int) -> (sql: String, binds: [PostgresValue]) {
+        var binds: [PostgresValue] = []
+        func bind(_ value: some PostgresEncodable) -> String {
+            binds.append(value.postgresValue)
+            return "$\(firstParameter + binds.count - 1)"
+        }
+        func compile(_ rule: SegmentRule) -> String {
+            switch rule {
+            case .all(let rules): return "(" + rules.map(compile).joined(separator: " AND ") + ")"
+            case .any(let rules): return "(" + rules.map(compile).joined(separator: " OR ") + ")"
+            case .condition(let condition): return compileCondition(condition)
+            }
+        }
+        func matchAny(_ field: SegmentField, _ values: [String]) -> String {
+            // A language without a region matches its regions ("fa" matches "fa-IR"), through the
+            // primary subtag; a tag with a region matches exactly.
+            guard field == .language else { return "\(column(field)) = ANY(\(bind(values)))" }
+            let primaries = values.filter { !$0.contains("-") }, exact = values.filter { $0.contains("-") }
+            return "(split_part(language, '-', 1) = ANY(\(bind(primaries))) OR language = ANY(\(bind(exact))))"
+        }
+        func compileCondition(_ condition: SegmentCondition) -> String {
+            switch condition {
+            case .equals(let field, let value): return matchAny(field, [value])
+            case .isIn(let field, let values): return matchAny(field, values)
+            case .notIn(let field, let values): return "(\(column(field)) IS NOT NULL AND NOT \(matchAny(field, values)))"
+            case .appVersionAtLeast(let minimum):
+                return "app_version_key >= \(bind("{" + (AppVersion.key(minimum) ?? [0]).map(String.init).joined(separator: ",") + "}"))::integer[]"
+            case .lastSeenWithinDays(let days): return "last_seen_at >= now() - make_interval(days => \(bind(days)))"
+            case .propertyEquals(let name, let value):
+                return "properties @> \(bind(PostgresJSONB(DeviceStore.propertiesJSON([name: value]))))"
+            case .propertyExists(let name): return "properties ? \(bind(name))"
+            }
+        }
+        guard let rule else { return ("TRUE", []) }
+        return (compile(rule), binds)
+    }
+
+    static func column(_ field: SegmentField) -> String {
+        switch field {
+        case .platform: "platform"
+        case .language: "language"
+        case .country: "country"
+        case .appID: "app_id"
+        case .appVersion: "app_version"
+        case .timeZone: "time_zone"
+        }
+    }
+}

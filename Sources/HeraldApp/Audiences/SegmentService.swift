@@ -1,0 +1,124 @@
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+
+/// A saved segment.
+public struct Segment: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var rule: SegmentRule
+    public var createdBy: String?
+    public var updatedAt: String
+
+    public var json: JSON {
+        ["id": .string(id), "name": .string(name), "rule": rule.toJSON(), "created_by": createdBy.map(JSON.string) ?? .null,
+         "updated_at": .string(updatedAt)]
+    }
+}
+
+/// Saved segments and their reach.
+public struct SegmentService: Sendable {
+    let database: Database
+    let devices = DeviceStore()
+    let audit = AuditLog()
+
+    public init(database: Database) { self.database = database }
+
+    /// Reads `{"name", "rule"}`, every problem at once.
+    public static func parse(_ json: JSON) -> Result<(name: String, rule: SegmentRule), ValidationErrors> {
+        var reader = JSONReader()
+        guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
+        reader.rejectUnknown(object, known: ["name", "rule", "id", "created_by", "updated_at"], at: "")
+        let name = reader.string(object, "name", at: "", required: true) ?? ""
+        if reader.member(object, "name") != nil, name.allSatisfy(\.isWhitespace) || name.count > 200 {
+            reader.report("name", "invalid_value", "a segment's name has 1 to 200 characters")
+        }
+        var rule: SegmentRule?
+        if let value = reader.member(object, "rule") {
+            switch SegmentRule.parse(value) {
+            case .success(let parsed): rule = parsed
+            case .failure(let errors): reader.append(errors.errors)
+            }
+        } else {
+            reader.report("rule", "required", "\"rule\" is required: conditions under \"all\" or \"any\"")
+        }
+        guard let rule, reader.issues.isEmpty else { return .failure(ValidationErrors(errors: reader.issues)) }
+        return .success((name, rule))
+    }
+
+    public func create(_ json: JSON, by actor: Actor) throws -> Segment {
+        let (name, rule) = try DeviceService.checked(Self.parse(json))
+        return try database.transaction { connection in
+            guard let row = try connection.query("""
+                INSERT INTO segments (name, rule, created_by) VALUES (\(name), \(PostgresJSONB(rule.toJSON().serializedString())), \(actor.name))
+                ON CONFLICT (name) DO NOTHING
+                RETURNING id::text, \(utc: "updated_at")
+                """).first else {
+                throw AppError.conflict(code: "duplicate_name", title: "The name is taken", detail: "A segment named \"\(name)\" exists already.")
+            }
+            let (id, updated) = try row.decode((String, String).self)
+            try audit.record(.segmentSaved, by: actor, object: ("segment", id), details: ["name": .string(name)], on: connection)
+            return Segment(id: id, name: name, rule: rule, createdBy: actor.name, updatedAt: updated)
+        }
+    }
+
+    public func update(_ id: String, _ json: JSON, by actor: Actor) throws -> Segment {
+        guard UUIDText.isUUID(id) else { throw AppError.notFound(what: "The segment") }
+        let (name, rule) = try DeviceService.checked(Self.parse(json))
+        return try database.transaction { connection in
+            let rows = try connection.query("""
+                UPDATE segments SET name = \(name), rule = \(PostgresJSONB(rule.toJSON().serializedString())), updated_at = now()
+                WHERE id = \(id)::uuid RETURNING created_by, \(utc: "updated_at")
+                """)
+            guard let row = rows.first else { throw AppError.notFound(what: "The segment") }
+            let (createdBy, updated) = try row.decode((String?, String).self)
+            try audit.record(.segmentSaved, by: actor, object: ("segment", id), details: ["name": .string(name)], on: connection)
+            return Segment(id: id, name: name, rule: rule, createdBy: createdBy, updatedAt: updated)
+        }
+    }
+
+    /// Deletes a segment that no campaign waiting to send targets.
+    public func delete(_ id: String, by actor: Actor) throws {
+        guard UUIDText.isUUID(id) else { throw AppError.notFound(what: "The segment") }
+        try database.transaction { connection in
+            let users = try connection.query("""
+                SELECT name FROM campaigns WHERE content->>'segment' = \(id.lowercased()) AND status = ANY(\(CampaignStatus.cancellable)) LIMIT 3
+                """).map { try $0.decode(String.self, at: 0) }
+            if !users.isEmpty {
+                throw AppError.conflict(code: "segment_in_use", title: "The segment is in use",
+                                        detail: "Campaigns not yet sent target it: \(users.joined(separator: ", ")). Change their audience first.")
+            }
+            guard try connection.execute("DELETE FROM segments WHERE id = \(id)::uuid") > 0 else { throw AppError.notFound(what: "The segment") }
+            try audit.record(.segmentDeleted, by: actor, object: ("segment", id), on: connection)
+        }
+    }
+
+    public func get(_ id: String) throws -> Segment {
+        guard UUIDText.isUUID(id), let segment = try database.read({ try Self.load(id, on: $0) }) else { throw AppError.notFound(what: "The segment") }
+        return segment
+    }
+
+    public func list() throws -> [Segment] {
+        try database.read { connection in
+            try connection.query("SELECT id::text, name, rule::text, created_by, \(utc: "updated_at") FROM segments ORDER BY name").map(Self.decode)
+        }
+    }
+
+    /// The active devices a rule reaches now (all active devices when nil).
+    public func reach(_ rule: SegmentRule?) throws -> Int {
+        try database.read { try devices.count(rule, on: $0) }
+    }
+
+    static func load(_ id: String, on connection: PostgresConnection) throws -> Segment? {
+        try connection.query("SELECT id::text, name, rule::text, created_by, \(utc: "updated_at") FROM segments WHERE id = \(id)::uuid")
+            .map(Self.decode).first
+    }
+
+    static func decode(_ row: PostgresRow) throws -> Segment {
+        let (id, name, rule, createdBy, updated) = try row.decode((String, String, String, String?, String).self)
+        guard case .success(let parsed) = SegmentRule.parse(try JSON.parse(rule)) else {
+            throw AppError.unavailable("The stored rule of segment \(id) can no longer be read.")
+        }
+        return Segment(id: id, name: name, rule: parsed, createdBy: createdBy, updatedAt: updated)
+    }
+}

@@ -1,0 +1,196 @@
+import FCMMessage
+import Foundation
+import HeraldJSON
+
+/// The platforms FCM delivers to.
+public enum DevicePlatform: String, Sendable, CaseIterable {
+    case android, ios, web
+}
+
+/// One app install Herald knows, by its registration token: what segments filter on and what
+/// personalised messages read.
+public struct Device: Sendable, Equatable {
+    public var token: String
+    public var platform: DevicePlatform
+    public var appID: String?
+    public var appVersion: String?
+    /// A BCP 47 tag, normalised ("fa-IR", "zh-Hant-TW").
+    public var language: String?
+    /// An ISO 3166-1 alpha-2 code, upper case.
+    public var country: String?
+    /// An IANA time zone.
+    public var timeZone: String?
+    /// Free-form attributes (`first_name`, `city`), sorted by key.
+    public var properties: [String: String]
+    /// When the app last saw the device (RFC 3339); nil means now, at registration.
+    public var lastSeen: String?
+
+    public init(token: String, platform: DevicePlatform, appID: String? = nil, appVersion: String? = nil, language: String? = nil,
+                country: String? = nil, timeZone: String? = nil, properties: [String: String] = [:], lastSeen: String? = nil) {
+        self.token = token
+        self.platform = platform
+        self.appID = appID
+        self.appVersion = appVersion
+        self.language = language
+        self.country = country
+        self.timeZone = timeZone
+        self.properties = properties
+        self.lastSeen = lastSeen
+    }
+
+    /// The fields of a device document; `token` comes from the URL when registering one.
+    static let fields: Set<String> = ["token", "platform", "app_id", "app_version", "language", "country", "time_zone", "properties", "last_seen_at"]
+
+    /// Reads and validates a device document (`PUT /api/v1/devices/{token}`, a line of NDJSON, a
+    /// row of CSV turned into an object), every problem at once. `token` given outside the document
+    /// (the URL's) wins over one inside it; `ignoring` names server fields to skip.
+    public static func parse(_ json: JSON, token: String? = nil, ignoring: Set<String> = []) -> Result<Device, ValidationErrors> {
+        var reader = JSONReader()
+        guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
+        reader.rejectUnknown(object, known: fields.union(ignoring), at: "")
+        let token = token ?? reader.string(object, "token", at: "", required: true) ?? ""
+        if let problem = RegistrationToken.problem(token) {
+            reader.report("token", "invalid_token", "the registration token \(problem); it is one piece of letters, digits, -, _ and : only")
+        }
+        var platform = DevicePlatform.android
+        if let text = reader.string(object, "platform", at: "", required: true) {
+            if let known = DevicePlatform(rawValue: text.lowercased()) {
+                platform = known
+            } else {
+                reader.report("platform", "invalid_value", "the platform is android, ios or web, found \"\(text)\"")
+            }
+        }
+        func text(_ key: String, limit: Int) -> String? {
+            guard let value = reader.string(object, key, at: ""), !value.isEmpty else { return nil }
+            if value.count > limit {
+                reader.report(key, "too_long", "at most \(limit) characters, found \(value.count)", limit: limit)
+            }
+            return value
+        }
+        let appID = text("app_id", limit: DeviceLimits.textCharacters)
+        let appVersion = text("app_version", limit: DeviceLimits.versionCharacters)
+        if let appVersion, AppVersion.key(appVersion) == nil {
+            reader.report("app_version", "invalid_value", "an app version starts with a number, such as 5.2 or 5.2.1-beta, found \"\(appVersion)\"")
+        }
+        var language = text("language", limit: DeviceLimits.languageCharacters)
+        if let tag = language {
+            language = LanguageTag.normalized(tag)
+            if language == nil {
+                reader.report("language", "invalid_value", "a language is a BCP 47 tag such as fa, fa-IR or zh-Hant-TW, found \"\(tag)\"")
+            }
+        }
+        var country = text("country", limit: 2)
+        if let code = country {
+            country = code.uppercased()
+            if !CountryCode.isKnown(code.uppercased()) {
+                reader.report("country", "invalid_value", "a country is an ISO 3166 two-letter code such as IR or DE, found \"\(code)\"")
+            }
+        }
+        let timeZone = text("time_zone", limit: DeviceLimits.textCharacters)
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            reader.report("time_zone", "invalid_time_zone", "unknown IANA time zone \"\(timeZone)\"")
+        }
+        var properties: [String: String] = [:]
+        if let pairs = reader.stringMap(object, "properties", at: "") {
+            if pairs.count > DeviceLimits.properties {
+                reader.report("properties", "too_many", "at most \(DeviceLimits.properties) properties, found \(pairs.count)",
+                              limit: DeviceLimits.properties)
+            }
+            for (key, value) in pairs {
+                let path = JSONReader.path("properties", key)
+                if !DeviceLimits.isPropertyName(key) {
+                    reader.report(path, "invalid_key",
+                                  "a property name has 1 to \(DeviceLimits.propertyNameCharacters) letters, digits and _, starting with a letter, found \"\(key)\"",
+                                  limit: DeviceLimits.propertyNameCharacters)
+                } else if value.count > DeviceLimits.propertyValueCharacters {
+                    reader.report(path, "too_long", "property values have at most \(DeviceLimits.propertyValueCharacters) characters, found \(value.count)",
+                                  limit: DeviceLimits.propertyValueCharacters)
+                }
+                properties[key] = value
+            }
+        }
+        let lastSeen = reader.string(object, "last_seen_at", at: "")
+        if let stamp = lastSeen {
+            // PostgreSQL keeps offsets up to ±15:59 (RFC 3339 would allow ±23:59).
+            if RFC3339.offsetMinutes(stamp).map({ abs($0) > 15 * 60 + 59 }) ?? true {
+                reader.report("last_seen_at", "invalid_value", "a time is RFC 3339, such as 2026-11-23T09:30:00Z, found \"\(stamp)\"")
+            }
+        }
+        guard reader.issues.isEmpty else { return .failure(ValidationErrors(errors: reader.issues)) }
+        return .success(Device(token: token, platform: platform, appID: appID, appVersion: appVersion, language: language,
+                               country: country, timeZone: timeZone, properties: properties, lastSeen: lastSeen))
+    }
+
+    /// The value a personalisation variable or a segment condition reads: an attribute by its
+    /// name, or a property (`city`, or `properties.city`).
+    public func value(of name: String) -> String? {
+        switch name {
+        case "token": token
+        case "platform": platform.rawValue
+        case "app_id": appID
+        case "app_version": appVersion
+        case "language": language
+        case "country": country
+        case "time_zone": timeZone
+        default: properties[name.hasPrefix("properties.") ? String(name.dropFirst("properties.".count)) : name]
+        }
+    }
+
+    /// The attributes a device has besides its properties, by the names variables and segments use.
+    public static let attributes: Set<String> = ["token", "platform", "app_id", "app_version", "language", "country", "time_zone"]
+}
+
+/// The bounds of a device document.
+public enum DeviceLimits {
+    public static let properties = 50
+    public static let propertyNameCharacters = 64
+    public static let propertyValueCharacters = 500
+    public static let textCharacters = 200
+    public static let versionCharacters = 50
+    public static let languageCharacters = 35
+
+    /// `first_name`, `city`, `plan2`: a letter, then letters, digits and `_`.
+    public static func isPropertyName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, (1...propertyNameCharacters).contains(name.unicodeScalars.count) else { return false }
+        func letter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
+        return letter(first) && name.unicodeScalars.allSatisfy { letter($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+}
+
+/// BCP 47 language tags in their usual case: language lower ("fa"), script title ("Hant"),
+/// region upper ("IR"), the rest lower.
+public enum LanguageTag {
+    public static func normalized(_ tag: String) -> String? {
+        let parts = tag.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy(\.isASCIILetter) else { return nil }
+        var result = [first.lowercased()]
+        for part in parts.dropFirst() {
+            guard (1...8).contains(part.count), part.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit }) else { return nil }
+            if part.count == 4 && part.allSatisfy(\.isASCIILetter) {
+                result.append(part.prefix(1).uppercased() + part.dropFirst().lowercased())
+            } else if part.count == 2 && part.allSatisfy(\.isASCIILetter) {
+                result.append(part.uppercased())
+            } else {
+                result.append(part.lowercased())
+            }
+        }
+        return result.joined(separator: "-")
+    }
+
+    /// The primary language of a tag ("fa" of "fa-IR").
+    public static func primary(_ tag: String) -> String {
+        String(tag.split(separator: "-").first ?? "").lowercased()
+    }
+}
+
+/// ISO 3166-1 alpha-2 codes as Foundation knows them.
+public enum CountryCode {
+    static let known: Set<String> = Set(Locale.Region.isoRegions.map(\.identifier).filter { $0.count == 2 })
+
+    public static func isKnown(_ code: String) -> Bool { known.contains(code) }
+}
+
+extension Character {
+    var isASCIILetter: Bool { isASCII && isLetter }
+    var isASCIIDigit: Bool { isASCII && isNumber }
+}

@@ -1,0 +1,134 @@
+import FCMMessage
+import Foundation
+
+/// Plans a run to devices: one v1 request per device, each device in one stable bucket of the
+/// campaign (so no device ever gets two variants of it, run after run), its text personalised
+/// from its properties, and each message measured against FCM's 4096-byte limit for one device.
+/// Pure; the store streams the devices through it and writes what it returns.
+public struct DevicePlanner: Sendable {
+    /// Buckets of devices: 1000 gives A/B weights and holdouts to a tenth of a percent.
+    public static let buckets = 1000
+
+    let campaign: CampaignSpec
+    let campaignID: String
+    let sendTime: Date
+    /// Which variant each bucket gets (nil: the holdout, which gets nothing).
+    let variantOfBucket: [Variant?]
+    /// The message of each unpersonalised variant around its token, rendered once for every device.
+    let prepared: [String: (before: String, after: String)]
+
+    /// The test (or, without variants, the whole send): each variant to its weight's share of the
+    /// buckets, the holdout to none.
+    public init(campaign: CampaignSpec, campaignID: String, sendTime: Date) {
+        let variants = campaign.effectiveVariants
+        let (ranges, _) = FanOutPlanner.allocate(variants.map(\.weight), buckets: Self.buckets, holdoutPercent: campaign.holdoutPercent)
+        var table = [Variant?](repeating: nil, count: Self.buckets)
+        for (variant, range) in zip(variants, ranges) { for bucket in range { table[bucket] = variant } }
+        self.init(campaign: campaign, campaignID: campaignID, sendTime: sendTime, table: table)
+    }
+
+    /// The winner sent to the rest: `variantKey` to the holdout's buckets only, which got nothing
+    /// in the test. Nil when the campaign has no such variant.
+    public init?(rollout variantKey: String, of campaign: CampaignSpec, campaignID: String, sendTime: Date) {
+        guard let winner = campaign.variant(variantKey) else { return nil }
+        let test = DevicePlanner(campaign: campaign, campaignID: campaignID, sendTime: sendTime)
+        self.init(campaign: campaign, campaignID: campaignID, sendTime: sendTime,
+                  table: test.variantOfBucket.map { $0 == nil ? winner : nil })
+    }
+
+    init(campaign: CampaignSpec, campaignID: String, sendTime: Date, table: [Variant?]) {
+        self.campaign = campaign
+        self.campaignID = campaignID
+        self.sendTime = sendTime
+        variantOfBucket = table
+        var prepared: [String: (String, String)] = [:]
+        for variant in campaign.effectiveVariants where !variant.isPersonalized {
+            let body = Self.render(campaign, variant, token: Self.placeholder, campaignID: campaignID, sendTime: sendTime)
+            let parts = body.components(separatedBy: Self.placeholder)
+            if parts.count == 2 { prepared[variant.key] = (parts[0], parts[1]) }
+        }
+        self.prepared = prepared
+    }
+
+    /// Whether any device gets something (a rollout without a holdout reaches nobody).
+    public var reachesAnyone: Bool { variantOfBucket.contains { $0 != nil } }
+
+    /// The bucket of a device in a campaign: FNV-1a of the campaign and the token, so each
+    /// campaign splits its audience anew but always the same way.
+    public static func bucket(of token: String, campaignID: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in campaignID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        hash = (hash ^ 0x3a) &* 0x0000_0100_0000_01b3
+        for byte in token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return Int(hash % UInt64(buckets))
+    }
+
+    /// The variant `device` gets, or nil when it is in the holdout.
+    public func variant(for device: Device) -> Variant? {
+        variantOfBucket[Self.bucket(of: device.token, campaignID: campaignID)]
+    }
+
+    /// The request for `device`, or nil when its bucket gets nothing.
+    public func request(for device: Device) -> DeviceRequest? {
+        guard let variant = variant(for: device) else { return nil }
+        if let (before, after) = prepared[variant.key] {
+            return DeviceRequest(variantKey: variant.key, token: device.token, body: before + device.token + after, failure: nil)
+        }
+        let personal = variant.personalized(for: device)
+        let message = Renderer.render(campaign: campaign, variant: personal, target: .token(device.token), campaignID: campaignID, sendTime: sendTime)
+        let size = message.payloadSize
+        guard size <= Message.tokenPayloadLimit else {
+            return DeviceRequest(variantKey: variant.key, token: device.token, body: nil,
+                                 failure: "personalised for this device the message is \(size) bytes, over FCM's \(Message.tokenPayloadLimit) for one device")
+        }
+        return DeviceRequest(variantKey: variant.key, token: device.token, body: message.json().serializedString(), failure: nil)
+    }
+
+    /// A token-shaped stand-in that cannot occur in a rendered message by chance.
+    static let placeholder = "HERALD-DEVICE-TOKEN-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
+    static func render(_ campaign: CampaignSpec, _ variant: Variant, token: String, campaignID: String, sendTime: Date) -> String {
+        Renderer.render(campaign: campaign, variant: variant, target: .token(token), campaignID: campaignID, sendTime: sendTime)
+            .json().serializedString()
+    }
+}
+
+/// One device's request in a plan: its body, or why it cannot be sent.
+public struct DeviceRequest: Sendable, Equatable {
+    public var variantKey: String
+    public var token: String
+    /// The v1 `message` JSON; nil when `failure` says why the device cannot be sent to.
+    public var body: String?
+    public var failure: String?
+}
+
+extension Variant {
+    /// Whether the title or text holds variables.
+    public var isPersonalized: Bool {
+        [notification.title, notification.body].contains { $0.map(Self.hasVariables) ?? false }
+    }
+
+    /// This variant for one device: its variables filled in from the device.
+    public func personalized(for device: Device) -> Variant {
+        mapTexts { MessageTemplate.parse($0).map { $0.render(for: device) } }
+    }
+
+    /// This variant with every variable at its default, as the composer previews and measures it.
+    public var withDefaults: Variant {
+        mapTexts { MessageTemplate.parse($0).map(\.withDefaults) }
+    }
+
+    func mapTexts(_ transform: (String) -> Result<String, TemplateProblem>) -> Variant {
+        guard isPersonalized else { return self }
+        var copy = self
+        func apply(_ text: String?) -> String? {
+            guard let text, Self.hasVariables(text), case .success(let result) = transform(text) else { return text }
+            return result
+        }
+        copy.notification.title = apply(notification.title)
+        copy.notification.body = apply(notification.body)
+        return copy
+    }
+
+    static func hasVariables(_ text: String) -> Bool { text.contains("{{") }
+}

@@ -1,0 +1,191 @@
+import HeraldJSON
+
+/// A saved filter over devices: conditions combined with all-of / any-of, nested at most
+/// `SegmentRule.maximumDepth` deep. Its JSON form is the contract (`parse`, `toJSON`); the store
+/// compiles it to SQL, and `matches` is the same rule in Swift (the tests hold the two together).
+///
+/// ```json
+/// {"all": [
+///   {"field": "language", "in": ["fa"]},
+///   {"field": "app_version", "at_least": "5.2"},
+///   {"last_seen_within_days": 30},
+///   {"any": [{"property": "city", "equals": "Tehran"}, {"property": "vip", "exists": true}]}
+/// ]}
+/// ```
+///
+/// A language without a region matches every region of it ("fa" matches "fa-IR").
+public indirect enum SegmentRule: Sendable, Equatable {
+    case all([SegmentRule])
+    case any([SegmentRule])
+    case condition(SegmentCondition)
+
+    public static let maximumDepth = 3
+    public static let maximumConditions = 50
+    public static let maximumValues = 200
+
+    /// Reads a rule, every problem at once (paths under `path`).
+    public static func parse(_ json: JSON, at path: String = "rule") -> Result<SegmentRule, ValidationErrors> {
+        var reader = JSONReader()
+        var count = 0
+        let rule = parse(json, at: path, depth: 1, count: &count, reader: &reader)
+        if count > maximumConditions {
+            reader.report(path, "too_many", "a segment has at most \(maximumConditions) conditions, found \(count)", limit: maximumConditions)
+        }
+        guard let rule, reader.issues.isEmpty else { return .failure(ValidationErrors(errors: reader.issues)) }
+        return .success(rule)
+    }
+
+    static func parse(_ json: JSON, at path: String, depth: Int, count: inout Int, reader: inout JSONReader) -> SegmentRule? {
+        guard let object = reader.object(json, at: path) else { return nil }
+        for group in ["all", "any"] where object[group] != nil {
+            reader.rejectUnknown(object, known: [group], at: path)
+            let groupPath = JSONReader.path(path, group)
+            guard depth <= maximumDepth else {
+                reader.report(groupPath, "too_deep", "groups nest at most \(maximumDepth) deep", limit: maximumDepth)
+                return nil
+            }
+            guard let elements = object[group]?.arrayValue, !elements.isEmpty else {
+                reader.report(groupPath, "required", "\"\(group)\" is a non-empty array of conditions")
+                return nil
+            }
+            let rules = elements.enumerated().compactMap { index, element in
+                parse(element, at: JSONReader.path(groupPath, index: index), depth: depth + 1, count: &count, reader: &reader)
+            }
+            return group == "all" ? .all(rules) : .any(rules)
+        }
+        count += 1
+        return SegmentCondition.parse(object, at: path, reader: &reader).map(SegmentRule.condition)
+    }
+
+    public func toJSON() -> JSON {
+        switch self {
+        case .all(let rules): ["all": .array(rules.map { $0.toJSON() })]
+        case .any(let rules): ["any": .array(rules.map { $0.toJSON() })]
+        case .condition(let condition): condition.toJSON()
+        }
+    }
+
+    /// Whether `device`, last seen `daysSinceSeen` days ago, is in the segment.
+    public func matches(_ device: Device, daysSinceSeen: Double) -> Bool {
+        switch self {
+        case .all(let rules): rules.allSatisfy { $0.matches(device, daysSinceSeen: daysSinceSeen) }
+        case .any(let rules): rules.contains { $0.matches(device, daysSinceSeen: daysSinceSeen) }
+        case .condition(let condition): condition.matches(device, daysSinceSeen: daysSinceSeen)
+        }
+    }
+}
+
+/// One test on a device.
+public enum SegmentCondition: Sendable, Equatable {
+    case equals(SegmentField, String)
+    case isIn(SegmentField, [String])
+    case notIn(SegmentField, [String])
+    /// The app version is this one or later (5.10 > 5.9).
+    case appVersionAtLeast(String)
+    case lastSeenWithinDays(Int)
+    case propertyEquals(String, String)
+    case propertyExists(String)
+
+    static func parse(_ object: JSONObject, at path: String, reader: inout JSONReader) -> SegmentCondition? {
+        if object["last_seen_within_days"] != nil {
+            reader.rejectUnknown(object, known: ["last_seen_within_days"], at: path)
+            guard let days = reader.int(object, "last_seen_within_days", at: path) else { return nil }
+            guard (1...3650).contains(days) else {
+                reader.report(JSONReader.path(path, "last_seen_within_days"), "out_of_range", "from 1 to 3650 days, found \(days)", limit: 3650)
+                return nil
+            }
+            return .lastSeenWithinDays(days)
+        }
+        if object["property"] != nil {
+            reader.rejectUnknown(object, known: ["property", "equals", "exists"], at: path)
+            guard let name = reader.string(object, "property", at: path) else { return nil }
+            guard DeviceLimits.isPropertyName(name) else {
+                reader.report(JSONReader.path(path, "property"), "invalid_key", "a property name has letters, digits and _, starting with a letter, found \"\(name)\"")
+                return nil
+            }
+            if let value = reader.string(object, "equals", at: path) { return .propertyEquals(name, value) }
+            if reader.bool(object, "exists", at: path) == true { return .propertyExists(name) }
+            reader.report(path, "required", "a property condition needs \"equals\" (a string) or \"exists\": true")
+            return nil
+        }
+        reader.rejectUnknown(object, known: ["field", "equals", "in", "not_in", "at_least"], at: path)
+        guard let name = reader.string(object, "field", at: path, required: true) else {
+            return nil
+        }
+        guard let field = SegmentField(rawValue: name) else {
+            reader.report(JSONReader.path(path, "field"), "invalid_value",
+                          "a field is one of \(SegmentField.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(name)\"")
+            return nil
+        }
+        if let minimum = reader.string(object, "at_least", at: path) {
+            guard field == .appVersion, AppVersion.key(minimum) != nil else {
+                reader.report(JSONReader.path(path, "at_least"), "invalid_value", "\"at_least\" takes an app version such as 5.2, on the field app_version")
+                return nil
+            }
+            return .appVersionAtLeast(minimum)
+        }
+        if let value = reader.string(object, "equals", at: path) { return .equals(field, field.normalized(value)) }
+        for (key, build) in [("in", SegmentCondition.isIn), ("not_in", SegmentCondition.notIn)] where object[key] != nil {
+            guard let values = reader.strings(object, key, at: path) else { return nil }
+            guard (1...SegmentRule.maximumValues).contains(values.count) else {
+                reader.report(JSONReader.path(path, key), "out_of_range", "give 1 to \(SegmentRule.maximumValues) values, found \(values.count)",
+                              limit: SegmentRule.maximumValues)
+                return nil
+            }
+            return build(field, values.map(field.normalized))
+        }
+        reader.report(path, "required", "a field condition needs \"equals\", \"in\", \"not_in\" or (for app_version) \"at_least\"")
+        return nil
+    }
+
+    func toJSON() -> JSON {
+        switch self {
+        case .equals(let field, let value): ["field": .string(field.rawValue), "equals": .string(value)]
+        case .isIn(let field, let values): ["field": .string(field.rawValue), "in": .array(values.map(JSON.string))]
+        case .notIn(let field, let values): ["field": .string(field.rawValue), "not_in": .array(values.map(JSON.string))]
+        case .appVersionAtLeast(let minimum): ["field": "app_version", "at_least": .string(minimum)]
+        case .lastSeenWithinDays(let days): ["last_seen_within_days": .number(Double(days))]
+        case .propertyEquals(let name, let value): ["property": .string(name), "equals": .string(value)]
+        case .propertyExists(let name): ["property": .string(name), "exists": true]
+        }
+    }
+
+    func matches(_ device: Device, daysSinceSeen: Double) -> Bool {
+        switch self {
+        case .equals(let field, let value): field.matches(device.value(of: field.rawValue), value)
+        case .isIn(let field, let values): values.contains { field.matches(device.value(of: field.rawValue), $0) }
+        case .notIn(let field, let values):
+            // As SQL reads it: a device without the attribute is in no list and so not in "not in" either.
+            device.value(of: field.rawValue) != nil && !values.contains { field.matches(device.value(of: field.rawValue), $0) }
+        case .appVersionAtLeast(let minimum): device.appVersion.map { AppVersion.isAtLeast($0, minimum) } ?? false
+        case .lastSeenWithinDays(let days): daysSinceSeen <= Double(days)
+        case .propertyEquals(let name, let value): device.properties[name] == value
+        case .propertyExists(let name): device.properties[name] != nil
+        }
+    }
+}
+
+/// The device attributes a segment filters on by value.
+public enum SegmentField: String, Sendable, CaseIterable {
+    case platform, language, country
+    case appID = "app_id"
+    case appVersion = "app_version"
+    case timeZone = "time_zone"
+
+    /// A value as devices store it (languages and countries in their usual case).
+    func normalized(_ value: String) -> String {
+        switch self {
+        case .language: LanguageTag.normalized(value) ?? value
+        case .country: value.uppercased()
+        case .platform: value.lowercased()
+        default: value
+        }
+    }
+
+    /// Whether a device's value matches `wanted`: a language without a region matches its regions.
+    public func matches(_ value: String?, _ wanted: String) -> Bool {
+        guard let value else { return false }
+        if self == .language, !wanted.contains("-") { return LanguageTag.primary(value) == wanted }
+        return value == wanted
+    }
+}
