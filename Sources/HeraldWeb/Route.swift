@@ -14,6 +14,8 @@ enum Access: Sendable, Equatable {
     case page(Role)
     case api(Role)
     case events
+    /// Registering and forgetting devices: a `devices`-scope key, or the editor role and above.
+    case devices
 }
 
 /// Which of the two error renderers answers a route's failures.

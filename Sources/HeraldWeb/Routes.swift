@@ -40,6 +40,21 @@ enum Routes {
         t.add(.post, "/api/v1/events", .api(.events, h.eventsAPI.record))
         t.add(.post, "/api/v1/images", .api(.api(.editor), h.imagesAPI.upload))
 
+        // Audiences: devices (the apps' backends register them) and segments over them.
+        t.add(.get, "/api/v1/devices", .api(.api(.viewer), h.devicesAPI.list))
+        t.add(.put, "/api/v1/devices/{token}", .api(.devices, h.devicesAPI.put))
+        t.add(.get, "/api/v1/devices/{token}", .api(.api(.viewer), h.devicesAPI.get))
+        t.add(.delete, "/api/v1/devices/{token}", .api(.devices, h.devicesAPI.delete))
+        t.add(.get, "/api/v1/device-counts", .api(.api(.viewer), h.devicesAPI.counts))
+        t.add(.post, "/api/v1/device-imports", .api(.devices, h.devicesAPI.importDevices))
+        t.add(.get, "/api/v1/device-export", .raw(.api(.viewer), h.devicesAPI.export))
+        t.add(.get, "/api/v1/segments", .api(.api(.viewer), h.segmentsAPI.list))
+        t.add(.post, "/api/v1/segments", .api(.api(.editor), h.segmentsAPI.create))
+        t.add(.get, "/api/v1/segments/{id}", .api(.api(.viewer), h.segmentsAPI.get))
+        t.add(.put, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.replace))
+        t.add(.delete, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.delete))
+        t.add(.post, "/api/v1/segment-reach", .api(.api(.viewer), h.segmentsAPI.reach))
+
         // Accounts API: `me` for anyone signed in, the rest for admins.
         t.add(.get, "/api/v1/me", .api(.api(.viewer), h.accountsAPI.me))
         t.add(.get, "/api/v1/users", .api(.api(.admin), h.accountsAPI.listUsers))
@@ -94,6 +109,8 @@ struct Handlers: Sendable {
     let sendingAPI: SendingAPI
     let eventsAPI: EventsAPI
     let imagesAPI: ImagesAPI
+    let devicesAPI: DevicesAPI
+    let segmentsAPI: SegmentsAPI
     let accountsAPI: AccountsAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
@@ -110,6 +127,8 @@ struct Handlers: Sendable {
         sendingAPI = SendingAPI(campaigns: app.campaigns)
         eventsAPI = EventsAPI(events: app.events)
         imagesAPI = ImagesAPI(images: app.images)
+        devicesAPI = DevicesAPI(devices: app.devices)
+        segmentsAPI = SegmentsAPI(segments: app.segments)
         accountsAPI = AccountsAPI(accounts: app.accounts)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)

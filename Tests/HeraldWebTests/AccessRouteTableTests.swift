@@ -17,6 +17,8 @@ import Testing
         case api(Role)
         /// `POST /api/v1/events`: an events-scope key or editor and above.
         case events
+        /// Registering devices: a devices-scope key or editor and above.
+        case devices
         /// A browser page for this role and above (session cookie only).
         case page(Role)
     }
@@ -84,6 +86,20 @@ import Testing
         "GET /campaigns/{id}/report.csv": .page(.viewer),
         "GET /images/{file}": .open,
         "POST /api/v1/events": .events,
+
+        "GET /api/v1/devices": .api(.viewer),
+        "PUT /api/v1/devices/{token}": .devices,
+        "GET /api/v1/devices/{token}": .api(.viewer),
+        "DELETE /api/v1/devices/{token}": .devices,
+        "GET /api/v1/device-counts": .api(.viewer),
+        "POST /api/v1/device-imports": .devices,
+        "GET /api/v1/device-export": .api(.viewer),
+        "GET /api/v1/segments": .api(.viewer),
+        "POST /api/v1/segments": .api(.editor),
+        "GET /api/v1/segments/{id}": .api(.viewer),
+        "PUT /api/v1/segments/{id}": .api(.editor),
+        "DELETE /api/v1/segments/{id}": .api(.editor),
+        "POST /api/v1/segment-reach": .api(.viewer),
     ]
 
     let harness: AccessHarness
@@ -98,6 +114,7 @@ import Testing
     static func target(_ pattern: String) -> String {
         pattern.replacingOccurrences(of: "{path...}", with: "herald.css")
             .replacingOccurrences(of: "{id}", with: "00000000-0000-4000-8000-000000000000")
+            .replacingOccurrences(of: "{token}", with: "no-such-device-token")
     }
 
     @Test func everyRouteHasADecisionAndEveryDecisionARoute() {
@@ -116,6 +133,7 @@ import Testing
             keys[role] = try harness.key(role)
         }
         let eventsKey = try harness.key(.editor, scope: .events)
+        let devicesKey = try harness.key(.editor, scope: .devices)
 
         for route in harness.routes {
             let name = Self.name(route)
@@ -143,7 +161,7 @@ import Testing
                 let asEvents = api([("Authorization", "Bearer \(eventsKey)")])
                 #expect(asEvents.status == anonymous.status, "\(name) answers an events key \(asEvents.status)")
 
-            case .api, .events:
+            case .api, .events, .devices:
                 let minimum: Role = if case .api(let role) = decision { role } else { .editor }
                 let anonymous = api([])
                 #expect(anonymous.status == 401, "\(name) without credentials: \(anonymous.status)")
@@ -165,6 +183,12 @@ import Testing
                     #expect(![401, 403].contains(events.status), "\(name) with an events key: \(events.status)")
                 } else {
                     #expect(events.status == 403, "\(name) with an events-scope key: \(events.status)")
+                }
+                let devices = api([("Authorization", "Bearer \(devicesKey)")])
+                if case .devices = decision {
+                    #expect(![401, 403].contains(devices.status), "\(name) with a devices key: \(devices.status)")
+                } else {
+                    #expect(devices.status == 403, "\(name) with a devices-scope key: \(devices.status)")
                 }
                 // A browser session works for the API too, but unsafe methods need the CSRF header.
                 let session = try harness.session(users[.admin]!)
@@ -213,7 +237,7 @@ import Testing
             switch decision {
             case .open:
                 #expect(operation["security"] == .array([]), "\(name) is open but the document asks for credentials")
-            case .api, .events:
+            case .api, .events, .devices:
                 #expect(operation["responses"]?["401"] != nil, "\(name): 401 undocumented")
                 #expect(operation["responses"]?["403"] != nil, "\(name): 403 undocumented")
             case .page:

@@ -45,4 +45,6 @@ public enum APIKeyScope: String, Sendable, CaseIterable {
     case full
     /// Only `POST /api/v1/events` (for apps reporting opens and conversions).
     case events
+    /// Only registering, updating and forgetting devices (for the apps' backends).
+    case devices
 }

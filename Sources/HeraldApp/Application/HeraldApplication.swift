@@ -17,6 +17,8 @@ public final class HeraldApplication: Sendable {
     public let authenticator: Authenticator
     public let events: EventService
     public let images: ImageService
+    public let devices: DeviceService
+    public let segments: SegmentService
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
     let engine: DeliveryEngine?
@@ -44,6 +46,8 @@ public final class HeraldApplication: Sendable {
         authenticator = Authenticator(database: database, sessions: sessions, cache: credentials)
         events = EventService(database: database)
         images = ImageService(database: database)
+        devices = DeviceService(database: database)
+        segments = SegmentService(database: database)
         if let sender, configuration.delivery.schedulerEnabled {
             var settings = DeliveryEngine.Configuration()
             settings.workers = configuration.delivery.workers

@@ -127,7 +127,7 @@ public struct DeviceService: Sendable {
         }
     }
 
-    static func checked<T>(_ result: Result<T, ValidationErrors>) throws -> T {
+    public static func checked<T>(_ result: Result<T, ValidationErrors>) throws -> T {
         switch result {
         case .success(let value): return value
         case .failure(let errors): throw AppError.invalid(errors, title: "The device is not valid")

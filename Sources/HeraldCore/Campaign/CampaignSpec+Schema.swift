@@ -71,7 +71,7 @@ extension CampaignSpec {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": "Campaign",
             "type": "object", "additionalProperties": false, "required": ["name"],
-            "oneOf": [["required": ["topics"]], ["required": ["condition"]]],
+            "oneOf": [["required": ["topics"]], ["required": ["condition"]], ["required": ["segment"]], ["required": ["tokens"]]],
             // Something to send: a title or a body, custom data, or variants (each of which needs
             // its own text or data when the campaign has none — a rule stated, not schema'd).
             "anyOf": [
@@ -90,6 +90,15 @@ extension CampaignSpec {
                     "type": "array", "minItems": 1, "maxItems": .number(Double(CampaignLimits.topics)), "uniqueItems": true,
                     "items": ["type": "string", "pattern": "^(/topics/)?[a-zA-Z0-9-_.~%]+$",
                               "maxLength": .number(Double(CampaignLimits.topicCharacters + "/topics/".count))],
+                ],
+                "segment": [
+                    "type": "string", "format": "uuid",
+                    "description": "A saved segment's id: its active devices, one request each; titles and texts may then hold {{variables}}.",
+                ],
+                "tokens": [
+                    "type": "array", "minItems": 1, "maxItems": .number(Double(CampaignLimits.audienceTokens)), "uniqueItems": true,
+                    "items": ["type": "string", "pattern": "^[A-Za-z0-9_:-]+$", "maxLength": .number(Double(RegistrationToken.maximumBytes))],
+                    "description": "Registration tokens, one request each; titles and texts may then hold {{variables}}.",
                 ],
                 "condition": [
                     "type": "string", "maxLength": .number(Double(CampaignLimits.conditionCharacters)),

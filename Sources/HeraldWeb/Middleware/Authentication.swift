@@ -49,8 +49,10 @@ struct Authentication: Sendable {
             return nil
         case .api(let minimum):
             let viewer = try apiViewer(&context)
-            guard viewer.scope != .events else {
-                throw Self.forbidden("This API key has the events scope: it may only post to /api/v1/events.")
+            switch viewer.scope {
+            case .events: throw Self.forbidden("This API key has the events scope: it may only post to /api/v1/events.")
+            case .devices: throw Self.forbidden("This API key has the devices scope: it may only register and forget devices (PUT and DELETE /api/v1/devices/{token}, POST /api/v1/device-imports).")
+            case .full, nil: break
             }
             guard viewer.role >= minimum else {
                 throw Self.forbidden("This needs the \(minimum.rawValue) role; the caller has \(viewer.role.rawValue).")
@@ -58,8 +60,14 @@ struct Authentication: Sendable {
             return nil
         case .events:
             let viewer = try apiViewer(&context)
-            guard viewer.scope == .events || viewer.role >= .editor else {
+            guard viewer.scope == .events || (viewer.scope != .devices && viewer.role >= .editor) else {
                 throw Self.forbidden("Posting events needs a key of the events scope or the editor role.")
+            }
+            return nil
+        case .devices:
+            let viewer = try apiViewer(&context)
+            guard viewer.scope == .devices || (viewer.scope != .events && viewer.role >= .editor) else {
+                throw Self.forbidden("Registering devices needs a key of the devices scope or the editor role.")
             }
             return nil
         }

@@ -1,0 +1,104 @@
+import HeraldApp
+import HeraldCore
+import HeraldHTTP
+import HeraldJSON
+
+/// `/api/v1/devices`: the apps' backends register, update and forget devices (a `devices`-scope
+/// key is enough); people list, count, import and export them.
+struct DevicesAPI: Sendable {
+    let devices: DeviceService
+
+    static let maximumPageSize = 1000
+
+    func put(_ context: RequestContext) throws -> APIResponse {
+        let (device, created) = try devices.register(token: context.parameter("token"), document: try context.jsonBody())
+        return APIResponse(status: created ? 201 : 200, body: device.json,
+                           headers: created ? [("Location", "/api/v1/devices/\(device.device.token)")] : [])
+    }
+
+    func get(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: try devices.get(context.parameter("token")).json)
+    }
+
+    func delete(_ context: RequestContext) throws -> APIResponse {
+        try devices.forget(context.parameter("token"))
+        return APIResponse(status: 204, body: nil)
+    }
+
+    /// Filters `status`, `platform`, `language`, `country`, `q` (part of the token); `limit`, `cursor`.
+    func list(_ context: RequestContext) throws -> APIResponse {
+        var filter = DeviceFilter()
+        var limit = 100
+        var cursor: String?
+        var errors: [FieldError] = []
+        for (name, value) in context.request.queryItems {
+            func oneOf(_ allowed: [String]) -> String? {
+                if allowed.contains(value) { return value }
+                errors.append(FieldError(path: name, code: "invalid_value", message: "\(name) is one of \(allowed.joined(separator: ", ")), found \"\(value)\""))
+                return nil
+            }
+            switch name {
+            case "status": filter.status = oneOf(["active", "invalid", "stale"])
+            case "platform": filter.platform = oneOf(DevicePlatform.allCases.map(\.rawValue))
+            case "language": filter.language = LanguageTag.primary(value)
+            case "country": filter.country = value.uppercased()
+            case "q": filter.search = value.isEmpty ? nil : value
+            case "cursor": cursor = value.isEmpty ? nil : value
+            case "limit":
+                if let number = Int(value), (1...Self.maximumPageSize).contains(number) {
+                    limit = number
+                } else {
+                    errors.append(FieldError(path: "limit", code: "out_of_range", message: "limit is a whole number from 1 to \(Self.maximumPageSize)",
+                                             limit: Self.maximumPageSize))
+                }
+            default:
+                errors.append(FieldError(path: name, code: "unknown_parameter",
+                                         message: "unknown query parameter \"\(name)\"; known: status, platform, language, country, q, limit, cursor"))
+            }
+        }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        let page = try devices.list(filter, after: cursor, limit: limit)
+        return APIResponse(status: 200, body: ["items": .array(page.map(\.json)),
+                                               "next_cursor": page.count == limit ? page.last.map { .string($0.device.token) } ?? .null : .null])
+    }
+
+    /// Devices by status, and active ones by platform, language, country and app version.
+    func counts(_ context: RequestContext) throws -> APIResponse {
+        let counts = try devices.counts()
+        func pairs(_ list: [(String, Int)]) -> JSON { .array(list.map { ["value": .string($0.0), "devices": .number(Double($0.1))] }) }
+        return APIResponse(status: 200, body: [
+            "active": .number(Double(counts.active)), "invalid": .number(Double(counts.invalid)), "stale": .number(Double(counts.stale)),
+            "platforms": pairs(counts.byPlatform), "languages": pairs(counts.byLanguage), "countries": pairs(counts.byCountry),
+            "app_versions": pairs(counts.byAppVersion),
+        ])
+    }
+
+    /// CSV (`text/csv`) or NDJSON (`application/x-ndjson`), a device per row; answers what was
+    /// stored and each refused row by its line.
+    func importDevices(_ context: RequestContext) throws -> APIResponse {
+        let type = context.request.headers["Content-Type"]?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
+        let format: DeviceImportFormat
+        switch type {
+        case "text/csv": format = .csv
+        case "application/x-ndjson", "application/jsonl": format = .ndjson
+        default: throw Problem.unsupportedMediaType("text/csv or application/x-ndjson")
+        }
+        var body: [UInt8]? = context.request.body
+        let report = try devices.importDevices(format: format) {
+            defer { body = nil }
+            return body
+        }
+        return APIResponse(status: 200, body: report.json)
+    }
+
+    /// Every device as CSV, with a column per property.
+    func export(_ context: RequestContext) throws -> HTTPResponse {
+        var csv: [UInt8] = []
+        try devices.exportCSV { csv.append(contentsOf: $0.utf8) }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/csv; charset=utf-8")
+        headers.add("Content-Disposition", "attachment; filename=\"herald-devices.csv\"")
+        headers.add("Cache-Control", "no-store")
+        return HTTPResponse(status: 200, headers: headers, body: csv)
+    }
+}

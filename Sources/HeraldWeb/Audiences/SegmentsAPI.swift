@@ -1,0 +1,49 @@
+import HeraldApp
+import HeraldCore
+import HeraldJSON
+
+/// `/api/v1/segments`: saved filters over devices, and how many devices a rule reaches.
+struct SegmentsAPI: Sendable {
+    let segments: SegmentService
+
+    func list(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: ["items": .array(try segments.list().map(\.json))])
+    }
+
+    func create(_ context: RequestContext) throws -> APIResponse {
+        let segment = try segments.create(try context.jsonBody(), by: context.actor)
+        return APIResponse(status: 201, body: try withReach(segment), headers: [("Location", "/api/v1/segments/\(segment.id)")])
+    }
+
+    func get(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: try withReach(try segments.get(context.parameter("id"))))
+    }
+
+    func replace(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: try withReach(try segments.update(context.parameter("id"), try context.jsonBody(), by: context.actor)))
+    }
+
+    func delete(_ context: RequestContext) throws -> APIResponse {
+        try segments.delete(context.parameter("id"), by: context.actor)
+        return APIResponse(status: 204, body: nil)
+    }
+
+    /// `{"rule": …}` → how many active devices it reaches now (the editor's live count).
+    func reach(_ context: RequestContext) throws -> APIResponse {
+        let body = try context.jsonBody()
+        guard let value = body["rule"] else {
+            throw AppError.invalidField("rule", "\"rule\" is required: conditions under \"all\" or \"any\"", code: "required")
+        }
+        let rule = try DeviceService.checked(SegmentRule.parse(value))
+        return APIResponse(status: 200, body: ["devices": .number(Double(try segments.reach(rule)))])
+    }
+
+    func withReach(_ segment: Segment) throws -> JSON {
+        var json = segment.json
+        if case .object(var object) = json {
+            object["devices"] = .number(Double(try segments.reach(segment.rule)))
+            json = .object(object)
+        }
+        return json
+    }
+}
