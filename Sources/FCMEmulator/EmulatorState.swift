@@ -37,6 +37,9 @@ struct EmulatorState {
     var nextSequence = 1
     var attempts: BoundedLog<SendAttemptRecord>
     var random: SplitMix64
+    /// Topic subscriptions made through the Instance ID API, by topic.
+    var subscriptions: [String: Set<String>] = [:]
+    var topicManagementCalls = 0
 
     init(capacity: Int, random: SplitMix64) {
         messages = BoundedLog(capacity: capacity)

@@ -7,6 +7,7 @@ import Synchronization
 /// A stand-in for FCM's HTTP v1 API and Google's OAuth token endpoint, for development and tests.
 ///
 /// Endpoints (see `handle(_:)`): `POST /token`, `POST /v1/projects/{project}/messages:send`,
+/// `POST /iid/v1:batchAdd` and `:batchRemove` (topic subscriptions),
 /// `GET /emulator/messages[?since=N]`, `DELETE /emulator/messages`. The request handling is a
 /// pure function of the request and the emulator's state; `start(host:port:)` serves it on
 /// HeraldHTTP.
@@ -65,6 +66,10 @@ public final class FCMEmulator: Sendable {
             let listed = messages(since: since)
             return .respond(.json(200, ["messages": .array(listed.map(\.json)),
                                         "last_sequence": .number(Double(listed.last?.sequence ?? since))]), delay: nil)
+        case ("POST", "/iid/v1:batchAdd"):
+            return .respond(manageTopic(request, adding: true), delay: nil)
+        case ("POST", "/iid/v1:batchRemove"):
+            return .respond(manageTopic(request, adding: false), delay: nil)
         case ("DELETE", "/emulator/messages"):
             reset()
             return .respond(EmulatorResponse(status: 204), delay: nil)

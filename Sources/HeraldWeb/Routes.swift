@@ -54,6 +54,7 @@ enum Routes {
         t.add(.put, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.replace))
         t.add(.delete, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.delete))
         t.add(.post, "/api/v1/segment-reach", .api(.api(.viewer), h.segmentsAPI.reach))
+        t.add(.post, "/api/v1/topic-subscriptions", .api(.api(.publisher), h.devicesAPI.changeTopic))
 
         // Accounts API: `me` for anyone signed in, the rest for admins.
         t.add(.get, "/api/v1/me", .api(.api(.viewer), h.accountsAPI.me))

@@ -100,6 +100,7 @@ import Testing
         "PUT /api/v1/segments/{id}": .api(.editor),
         "DELETE /api/v1/segments/{id}": .api(.editor),
         "POST /api/v1/segment-reach": .api(.viewer),
+        "POST /api/v1/topic-subscriptions": .api(.publisher),
     ]
 
     let harness: AccessHarness

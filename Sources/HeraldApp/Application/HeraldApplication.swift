@@ -46,7 +46,7 @@ public final class HeraldApplication: Sendable {
         authenticator = Authenticator(database: database, sessions: sessions, cache: credentials)
         events = EventService(database: database)
         images = ImageService(database: database)
-        devices = DeviceService(database: database)
+        devices = DeviceService(database: database, sender: sender)
         segments = SegmentService(database: database)
         if let sender, configuration.delivery.schedulerEnabled {
             var settings = DeliveryEngine.Configuration()

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldFCM
 import HeraldJSON
 import HeraldPostgres
 
@@ -6,8 +7,13 @@ import HeraldPostgres
 public struct DeviceService: Sendable {
     let database: Database
     let store = DeviceStore()
+    /// Server-side topic subscriptions need it; nil when sending is not configured.
+    let sender: FCMSender?
 
-    public init(database: Database) { self.database = database }
+    public init(database: Database, sender: FCMSender? = nil) {
+        self.database = database
+        self.sender = sender
+    }
 
     /// Registers or updates the device with `token` from its document; returns it as stored and
     /// whether it is new. A device FCM refused, or a stale one, becomes active again.

@@ -46,6 +46,15 @@ extension CampaignParser {
         }
     }
 
+    /// `segment` or `tokens`, exactly one of them (a topic subscription's audience).
+    public mutating func parseDeviceAudience(_ object: JSONObject) -> Audience? {
+        guard object["segment"] != nil || object["tokens"] != nil else {
+            reader.report("segment", "required", "give \"segment\" (a segment's id) or \"tokens\" (registration tokens)")
+            return nil
+        }
+        return parseAudience(object)
+    }
+
     mutating func checkTopics(_ names: [String]) -> [String] {
         if names.isEmpty {
             reader.report("topics", "required", "at least one topic is required", limit: 1)

@@ -52,8 +52,10 @@ extension CampaignSpec {
 }
 
 /// One pass over a campaign document; `reader` collects the problems.
-struct CampaignParser {
-    var reader = JSONReader()
+public struct CampaignParser {
+    public var reader = JSONReader()
+
+    public init() {}
 
     static let topLevelFields: Set<String> = [
         "name", "notification", "topics", "condition", "segment", "tokens", "data", "options", "variants", "holdout_percent", "schedule",

@@ -8,6 +8,11 @@ public struct FCMConfiguration: Sendable {
     public var requestTimeout: Duration
     /// The policy `sendWithRetries` follows.
     public var retryPolicy: RetryPolicy
+    /// Scheme, host and port of the Instance ID API (server-side topic subscriptions).
+    public var instanceIDBaseURL: String
+
+    /// The Instance ID API's own endpoint.
+    public static let googleInstanceIDBaseURL = "https://iid.googleapis.com"
 
     /// FCM's own endpoint.
     public static let googleBaseURL = "https://fcm.googleapis.com"
@@ -16,12 +21,16 @@ public struct FCMConfiguration: Sendable {
         projectID: String,
         baseURL: String = FCMConfiguration.googleBaseURL,
         requestTimeout: Duration = .seconds(30),
-        retryPolicy: RetryPolicy = RetryPolicy()
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        instanceIDBaseURL: String? = nil
     ) {
         self.projectID = projectID
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.requestTimeout = requestTimeout
         self.retryPolicy = retryPolicy
+        // The emulator serves both APIs; against Google each has its own host.
+        let iid = instanceIDBaseURL ?? (self.baseURL == Self.googleBaseURL ? Self.googleInstanceIDBaseURL : self.baseURL)
+        self.instanceIDBaseURL = iid.hasSuffix("/") ? String(iid.dropLast()) : iid
     }
 
     /// `{base}/v1/projects/{project_id}/messages:send`.

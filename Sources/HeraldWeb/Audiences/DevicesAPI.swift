@@ -91,6 +91,12 @@ struct DevicesAPI: Sendable {
         return APIResponse(status: 200, body: report.json)
     }
 
+    /// Subscribes (or, with `"unsubscribe": true`) unsubscribes a segment's or a token list's
+    /// devices to a topic, server-side through the Instance ID API.
+    func changeTopic(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: try devices.changeTopic(try context.jsonBody(), by: context.actor).json)
+    }
+
     /// Every device as CSV, with a column per property.
     func export(_ context: RequestContext) throws -> HTTPResponse {
         var csv: [UInt8] = []

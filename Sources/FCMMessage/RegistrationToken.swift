@@ -19,16 +19,16 @@ public enum RegistrationToken {
 
     /// Every token of a list that is not shaped like a registration token, at `path[index]`, naming
     /// its line (1-based) as a one-token-per-line field counts them.
-    public static func errors(_ tokens: [String], at path: String) -> [FieldError] {
+    public static func errors(_ tokens: [String], at path: String) -> [JSONIssue] {
         tokens.enumerated().compactMap { index, token in
             problem(token).map { problem in
-                FieldError(path: JSONReader.path(path, index: index), code: "invalid_token",
+                JSONIssue(path: JSONReader.path(path, index: index), code: "invalid_token",
                            message: "the token on line \(index + 1) \(problem); a registration token is one piece of letters, digits, -, _ and : only")
             }
         }
     }
 
-    static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isTokenScalar(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {
         case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ":": true
         default: false
