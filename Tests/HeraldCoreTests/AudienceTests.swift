@@ -1,0 +1,159 @@
+import FCMMessage
+import Foundation
+import HeraldJSON
+import Testing
+@testable import HeraldCore
+
+/// Devices, segments, personalisation and the per-device planner: the pure rules of audiences.
+@Suite struct AudienceTests {
+    static let token = "fcm-token:APA91bH" + String(repeating: "x", count: 140)
+
+    func device(_ token: String = AudienceTests.token, _ json: JSON = ["platform": "android"]) throws -> Device {
+        guard case .success(let device) = Device.parse(json, token: token) else { throw ValidationErrors(errors: []) }
+        return device
+    }
+
+    @Test func aDeviceDocumentIsCheckedFieldByFieldAndNormalised() throws {
+        let device = try device(Self.token, ["platform": "IOS", "language": "fa_ir", "country": "ir", "time_zone": "Asia/Tehran",
+                                             "app_version": "5.2.0-beta", "properties": ["first_name": "Sara"]])
+        #expect(device.platform == .ios)
+        #expect(device.language == "fa-IR")
+        #expect(device.country == "IR")
+        #expect(device.properties == ["first_name": "Sara"])
+
+        guard case .failure(let errors) = Device.parse(["platform": "tv", "language": "persian!", "country": "XX", "time_zone": "Mars/Base",
+                                                        "app_version": "beta", "properties": ["1st": "x"], "extra": 1], token: "bad token")
+        else { Issue.record("accepted"); return }
+        #expect(Set(errors.errors.map(\.path)) == ["token", "platform", "language", "country", "time_zone", "app_version", "properties.1st", "extra"])
+        #expect(errors.at("token").first?.message.contains("holds a space") == true)
+    }
+
+    @Test func appVersionsCompareAsPeopleReadThem() {
+        #expect(AppVersion.isAtLeast("5.10", "5.9"))
+        #expect(AppVersion.isAtLeast("5.2.0", "5.2"))
+        #expect(!AppVersion.isAtLeast("5.1.9", "5.2"))
+        #expect(AppVersion.key("5.2.0-beta") == [5, 2])
+        #expect(AppVersion.key("v5") == nil)
+    }
+
+    @Test func aSegmentRuleRoundTripsAndMatchesAsWritten() throws {
+        let json: JSON = ["all": [["field": "language", "in": ["fa"]], ["field": "app_version", "at_least": "5.2"],
+                                  ["any": [["property": "city", "equals": "Tehran"], ["property": "vip", "exists": true]]]]]
+        guard case .success(let rule) = SegmentRule.parse(json) else { Issue.record("refused"); return }
+        #expect(rule.toJSON() == json)
+        let sara = try device("a", ["platform": "android", "language": "fa-IR", "app_version": "5.10", "properties": ["city": "Tehran"]])
+        let old = try device("b", ["platform": "android", "language": "fa", "app_version": "5.1", "properties": ["city": "Tehran"]])
+        let german = try device("c", ["platform": "android", "language": "de", "app_version": "6", "properties": ["vip": "1"]])
+        #expect(rule.matches(sara, daysSinceSeen: 1))
+        #expect(!rule.matches(old, daysSinceSeen: 1))
+        #expect(!rule.matches(german, daysSinceSeen: 1))
+        #expect(SegmentRule.condition(.lastSeenWithinDays(30)).matches(sara, daysSinceSeen: 31) == false)
+    }
+
+    @Test func aBadSegmentRuleSaysWhatIsWrongWhere() {
+        guard case .failure(let errors) = SegmentRule.parse(["all": [["field": "colour", "equals": "red"], ["field": "language"],
+                                                                      ["field": "country", "at_least": "5"], ["last_seen_within_days": 0]]])
+        else { Issue.record("accepted"); return }
+        #expect(errors.errors.map(\.path) == ["rule.all[0].field", "rule.all[1]", "rule.all[2].at_least", "rule.all[3].last_seen_within_days"])
+    }
+
+    @Test func variablesAreFilledInPerDeviceWithTheirDefaults() throws {
+        guard case .success(let template) = MessageTemplate.parse("Hello {{first_name | default: \"there\"}}, news for {{ properties.city | default: \"your city\" }}")
+        else { Issue.record("refused"); return }
+        let sara = try device("s", ["platform": "android", "properties": ["first_name": "Sara", "city": "Shiraz"]])
+        let nobody = try device("n", ["platform": "android"])
+        #expect(template.render(for: sara) == "Hello Sara, news for Shiraz")
+        #expect(template.render(for: nobody) == "Hello there, news for your city")
+        #expect(template.withDefaults == "Hello there, news for your city")
+        if case .success = MessageTemplate.parse("Hello {{first_name") { Issue.record("an unclosed variable was accepted") }
+        if case .success = MessageTemplate.parse("Hello {{first name}}") { Issue.record("a bad name was accepted") }
+    }
+
+    @Test func aCampaignChecksItsVariablesWhenSaved() {
+        func errors(_ json: JSON) -> [FieldError] {
+            if case .failure(let failure) = CampaignSpec.parse(json) { return failure.errors }
+            return []
+        }
+        let onTopics = errors(["name": "n", "notification": ["title": "Hello {{first_name | default: \"you\"}}"], "topics": ["news"]])
+        #expect(onTopics.map(\.code) == ["needs_devices"])
+        let noDefault = errors(["name": "n", "notification": ["title": "Hello {{first_name}}"], "tokens": [.string(Self.token)]])
+        #expect(noDefault.map(\.code) == ["missing_default"])
+        #expect(noDefault.first?.path == "notification.title")
+        let fine = errors(["name": "n", "notification": ["title": "Hello {{first_name | default: \"you\"}} on {{platform}}"], "tokens": [.string(Self.token)]])
+        #expect(fine.isEmpty)
+        let badToken = errors(["name": "n", "notification": ["title": "t"], "tokens": ["ok-token", "bad token"]])
+        #expect(badToken.map(\.path) == ["tokens[1]"])
+        let both = errors(["name": "n", "notification": ["title": "t"], "topics": ["a"], "segment": "00000000-0000-4000-8000-000000000000"])
+        #expect(both.map(\.code) == ["conflict"])
+    }
+
+    static func abCampaign(holdout: Int = 10) -> CampaignSpec {
+        CampaignSpec(name: "A/B", notification: NotificationContent(title: "Hello {{first_name | default: \"there\"}}", body: "News"),
+                     audience: .segment("00000000-0000-4000-8000-000000000000"),
+                     variants: [VariantSpec(key: "A", weight: 50, notification: NotificationContent(body: "Variant A")),
+                                VariantSpec(key: "B", weight: 50, notification: NotificationContent(body: "Variant B"))],
+                     holdoutPercent: holdout)
+    }
+
+    @Test func devicesSplitByWeightWithAHoldoutTheSameWayEveryTime() throws {
+        let planner = DevicePlanner(campaign: Self.abCampaign(), campaignID: "c1", sendTime: Date(timeIntervalSince1970: 0))
+        var counts: [String: Int] = [:]
+        for index in 0..<20_000 {
+            let device = Device(token: "device-\(index)", platform: .android)
+            let key = planner.variant(for: device)?.key ?? "holdout"
+            counts[key, default: 0] += 1
+            #expect(planner.variant(for: device)?.key ?? "holdout" == key)  // stable
+        }
+        #expect(abs(counts["holdout", default: 0] - 2000) < 300, "\(counts)")
+        #expect(abs(counts["A", default: 0] - 9000) < 400, "\(counts)")
+        #expect(abs(counts["B", default: 0] - 9000) < 400, "\(counts)")
+
+        // The rollout reaches exactly the holdout.
+        let rollout = try #require(DevicePlanner(rollout: "B", of: Self.abCampaign(), campaignID: "c1", sendTime: Date(timeIntervalSince1970: 0)))
+        for index in 0..<2000 {
+            let device = Device(token: "device-\(index)", platform: .android)
+            #expect((rollout.variant(for: device) != nil) == (planner.variant(for: device) == nil))
+        }
+    }
+
+    @Test func eachDeviceGetsItsOwnRenderedMessageAndAnOverflowIsAFailureNotASend() throws {
+        let planner = DevicePlanner(campaign: Self.abCampaign(holdout: 0), campaignID: "c1", sendTime: Date(timeIntervalSince1970: 0))
+        let sara = Device(token: "sara-token", platform: .android, properties: ["first_name": "Sara"])
+        let request = try #require(planner.request(for: sara))
+        let message = try JSON.parse(try #require(request.body))
+        #expect(message["token"] == "sara-token")
+        #expect(message["notification"]?["title"] == "Hello Sara")
+        let other = try #require(planner.request(for: Device(token: "other", platform: .android)))
+        #expect(try JSON.parse(try #require(other.body))["notification"]?["title"] == "Hello there")
+
+        let long = Device(token: "long", platform: .android, properties: ["first_name": String(repeating: "ب", count: 3000)])
+        let overflow = try #require(planner.request(for: long))
+        #expect(overflow.body == nil)
+        #expect(overflow.failure?.contains("4096") == true)
+
+        // Without variables the message is rendered once and each token spliced in, byte for byte
+        // what a full render gives.
+        var plain = Self.abCampaign(holdout: 0)
+        plain.notification = NotificationContent(title: "Sale", body: "Today")
+        let fast = DevicePlanner(campaign: plain, campaignID: "c1", sendTime: Date(timeIntervalSince1970: 0))
+        let device = Device(token: "tok-1", platform: .ios)
+        let variant = try #require(fast.variant(for: device))
+        #expect(fast.request(for: device)?.body == DevicePlanner.render(plain, variant, token: "tok-1", campaignID: "c1", sendTime: Date(timeIntervalSince1970: 0)))
+    }
+
+    @Test func csvRecordsArriveWholeWhateverTheChunks() {
+        let text = "token,platform,first_name\r\nt1,android,\"Sara, the \"\"first\"\"\"\nt2,ios,\"two\nlines\"\nt3,web,last"
+        for size in [1, 2, 7, 1000] {
+            var reader = CSVRecordReader()
+            var records: [(line: Int, fields: [String])] = []
+            let bytes = Array(text.utf8)
+            for start in stride(from: 0, to: bytes.count, by: size) { records += reader.feed(bytes[start..<min(start + size, bytes.count)]) }
+            if let last = reader.finish() { records.append(last) }
+            #expect(records.map(\.fields) == [["token", "platform", "first_name"], ["t1", "android", "Sara, the \"first\""],
+                                              ["t2", "ios", "two\nlines"], ["t3", "web", "last"]], "chunks of \(size)")
+            #expect(records.map(\.line) == [1, 2, 3, 5])
+        }
+        let layout = try? DeviceCSVLayout.header(["token", "platform", "language", "first_name"]).get()
+        #expect(layout?.document(["t", "android", "", "Sara"]) == ["token": "t", "platform": "android", "properties": ["first_name": "Sara"]])
+    }
+}
