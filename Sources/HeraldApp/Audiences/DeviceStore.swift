@@ -96,7 +96,7 @@ struct DeviceStore: Sendable {
     func markStale(unseenForDays days: Int, on connection: PostgresConnection) throws -> Int {
         try connection.execute("""
             UPDATE devices SET status = 'stale', updated_at = now()
-            WHERE status = 'active' AND last_seen_at < now() - make_interval(days => \(days))
+            WHERE status = 'active' AND last_seen_at < now() - make_interval(days => \(days)::integer)
             """)
     }
 
@@ -130,10 +130,12 @@ struct DeviceStore: Sendable {
     }
 
     static func decode(_ row: PostgresRow) throws -> StoredDevice {
-        let (token, platform, appID, appVersion, language, country, timeZone) = try row.decode((String, String, String?, String?, String?, String?, String?).self)
+        func text(_ column: Int) throws -> String? { try row.decode(String?.self, at: column) }
+        let token = try row.decode(String.self, at: 0), platform = try row.decode(String.self, at: 1)
+        let (appID, appVersion, language, country, timeZone) = (try text(2), try text(3), try text(4), try text(5), try text(6))
         let properties = try row.decode(String.self, at: 7)
         let (lastSeen, registered, status, reason) = (try row.decode(String.self, at: 8), try row.decode(String.self, at: 9),
-                                                      try row.decode(String.self, at: 10), try row.decode(String?.self, at: 11))
+                                                      try row.decode(String.self, at: 10), try text(11))
         var map: [String: String] = [:]
         if properties != "{}", case .object(let object)? = try? JSON.parse(properties) {
             for (key, value) in object { map[key] = value.stringValue }

@@ -32,7 +32,7 @@ enum SegmentSQL {
             case .notIn(let field, let values): return "(\(column(field)) IS NOT NULL AND NOT \(matchAny(field, values)))"
             case .appVersionAtLeast(let minimum):
                 return "app_version_key >= \(bind("{" + (AppVersion.key(minimum) ?? [0]).map(String.init).joined(separator: ",") + "}"))::integer[]"
-            case .lastSeenWithinDays(let days): return "last_seen_at >= now() - make_interval(days => \(bind(days)))"
+            case .lastSeenWithinDays(let days): return "last_seen_at >= now() - make_interval(days => \(bind(days))::integer)"
             case .propertyEquals(let name, let value):
                 return "properties @> \(bind(PostgresJSONB(DeviceStore.propertiesJSON([name: value]))))"
             case .propertyExists(let name): return "properties ? \(bind(name))"

@@ -1,0 +1,200 @@
+import FCMEmulator
+import FCMMessage
+import HeraldFCM
+import Foundation
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+import HeraldTestSupport
+import Testing
+@testable import HeraldApp
+
+/// Device audiences end to end: the registry in PostgreSQL, a campaign planned one request per
+/// device, sent through the emulator over real sockets, and FCM's answers kept in the registry.
+@Suite(.serialized) struct AudienceDeliveryTests {
+    let actor = Actor(name: "marketer@example.com")
+
+    static func token(_ index: Int) -> String { "device-\(index):APA91b" + String(repeating: "k", count: 120) }
+
+    /// A database, its pool and the registry's services over it.
+    struct Setup {
+        let url: String
+        let probe: OutboxProbe
+        let database: Database
+        let devices: DeviceService
+        let segments: SegmentService
+
+        init(sender: FCMSenderSource? = nil) throws {
+            url = try DeliveryOutboxTests.migratedDatabase()
+            probe = try OutboxProbe(url: url)
+            database = Database(pool: PostgresPool(url: url, maxConnections: 4, acquireTimeout: .seconds(5)))
+            devices = DeviceService(database: database, sender: try sender?.sender())
+            segments = SegmentService(database: database)
+        }
+
+        /// Registers devices by NDJSON import, as an app backend's bulk upload would.
+        func register(_ documents: [JSON]) throws {
+            var body: [UInt8]? = Array(documents.map { $0.serializedString() }.joined(separator: "\n").utf8)
+            let report = try devices.importDevices(format: .ndjson) { defer { body = nil }; return body }
+            #expect(report.failedRows == 0, "\(report.json.serializedString())")
+        }
+
+        /// A campaign due now with this content, as scheduling leaves it.
+        @discardableResult
+        func schedule(_ content: JSON) throws -> String {
+            try #require(try probe.connection.query("""
+                INSERT INTO campaigns (name, status, content, next_run_at)
+                VALUES (\(content["name"]?.stringValue ?? "c"), 'scheduled', \(PostgresJSONB(content.serializedString())), now())
+                RETURNING id::text
+                """).first?.decode(String.self, at: 0))
+        }
+
+        func status(_ campaign: String) throws -> String {
+            try probe.connection.query("SELECT status FROM campaigns WHERE id = \(campaign)::uuid").first?.decode(String.self, at: 0) ?? ""
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aPersonalisedCampaignGreetsSaraByNameAndEveryoneElseWithTheDefault() async throws {
+        let sink = try EmulatorSink()
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        try setup.register([["token": .string(Self.token(1)), "platform": "android", "language": "fa-IR", "properties": ["first_name": "Sara"]],
+                            ["token": .string(Self.token(2)), "platform": "ios", "language": "fa"],
+                            ["token": .string(Self.token(3)), "platform": "web", "language": "de", "properties": ["first_name": "Jonas"]]])
+        let segment = try setup.segments.create(["name": "Persian speakers", "rule": ["all": [["field": "language", "equals": "fa"]]]], by: actor)
+        #expect(try setup.segments.reach(segment.rule) == 2)
+        let campaign = try setup.schedule(["name": "Hello", "notification": ["title": "Hello {{first_name | default: \"friend\"}}", "body": "A gift for you"],
+                                           "segment": .string(segment.id)])
+        let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
+        defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+        #expect(try await eventually(timeout: .seconds(30)) { try setup.status(campaign) == "sent" })
+
+        let titles = Dictionary(uniqueKeysWithValues: sink.emulator.messages().map {
+            ($0.message["token"]?.stringValue ?? "", $0.message["notification"]?["title"]?.stringValue ?? "")
+        })
+        #expect(titles == [Self.token(1): "Hello Sara", Self.token(2): "Hello friend"])  // the German device is not in the segment
+        #expect(try setup.probe.count("SELECT count(*) FROM deliveries WHERE device_token IS NOT NULL") == 2)
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func devicesFCMNoLongerKnowsAreMarkedInvalidAndLeftOutOfTheNextCampaign() async throws {
+        let all = (0..<400).map(Self.token)
+        let dead = Set(all.enumerated().filter { $0.offset % 20 == 7 }.map(\.element))  // 5%
+        let sink = try EmulatorSink(handlerThreads: 32, unregistered: dead)
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        try setup.register(all.map { ["token": .string($0), "platform": "android"] })
+        let segment = try setup.segments.create(["name": "Everyone", "rule": ["all": [["field": "platform", "in": ["android", "ios", "web"]]]]], by: actor)
+        let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
+        defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+
+        let first = try setup.schedule(["name": "First", "notification": ["title": "One"], "segment": .string(segment.id)])
+        #expect(try await eventually(timeout: .seconds(30)) { try setup.status(first) == "partially_failed" })
+        let invalid = Set(try setup.probe.connection.query("SELECT token FROM devices WHERE status = 'invalid'").map { try $0.decode(String.self, at: 0) })
+        #expect(invalid == dead)
+        let reasons = try setup.probe.connection.query("SELECT DISTINCT invalid_reason FROM devices WHERE status = 'invalid'").map { try $0.decode(String.self, at: 0) }
+        #expect(reasons.count == 1 && reasons[0].hasPrefix("UNREGISTERED"))
+
+        let second = try setup.schedule(["name": "Second", "notification": ["title": "Two"], "segment": .string(segment.id)])
+        #expect(try await eventually(timeout: .seconds(30)) { try setup.status(second) == "sent" })
+        let planned = Set(try setup.probe.connection.query("""
+            SELECT device_token FROM deliveries WHERE campaign_id = \(second)::uuid
+            """).map { try $0.decode(String.self, at: 0) })
+        #expect(planned.count == 380)
+        #expect(planned.isDisjoint(with: dead))
+        let counts = try setup.devices.counts()
+        #expect(counts.active == 380 && counts.invalid == 20)
+
+        // Registering again brings a device back.
+        _ = try setup.devices.register(token: dead.first!, document: ["platform": "android"])
+        #expect(try setup.devices.get(dead.first!).status == "active")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func subscribing2500DevicesToATopicTakesThreeInstanceIDCalls() throws {
+        let sink = try EmulatorSink()
+        let setup = try Setup(sender: sink)
+        defer { setup.probe.close() }
+        try setup.register((0..<2500).map { ["token": .string(Self.token($0)), "platform": "android", "country": "IR"] })
+        let segment = try setup.segments.create(["name": "Iran", "rule": ["all": [["field": "country", "equals": "IR"]]]], by: actor)
+        let change = try setup.devices.changeTopic(["topic": "herald-bucket-07", "segment": .string(segment.id)], by: actor)
+        #expect(change == DeviceService.TopicChange(devices: 2500, changed: 2500, failed: 0, calls: 3))
+        #expect(sink.emulator.topicManagementCalls == 3)
+        #expect(sink.emulator.subscribers(of: "herald-bucket-07").count == 2500)
+
+        let removed = try setup.devices.changeTopic(["topic": "/topics/herald-bucket-07", "tokens": [.string(Self.token(0))], "unsubscribe": true], by: actor)
+        #expect(removed.changed == 1 && removed.calls == 1)
+        #expect(sink.emulator.subscribers(of: "herald-bucket-07").count == 2499)
+        #expect(try setup.probe.count("SELECT count(*) FROM audit_log WHERE action = 'topic.subscribed'") == 2)
+    }
+
+    /// The SQL a segment compiles to and `SegmentRule.matches` agree on every device.
+    @Test(.timeLimit(.minutes(1)))
+    func aSegmentCountsInPostgreSQLWhatItMatchesInSwift() throws {
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        var random = SystemRandomNumberGenerator()
+        let languages = ["fa", "fa-IR", "he", "hi-IN", "vi", "en-US", "de"]
+        let documents: [JSON] = (0..<600).map { index in
+            var document: JSONObject = ["token": .string(Self.token(index)), "platform": .string(["android", "ios", "web"].randomElement(using: &random)!)]
+            if index % 7 != 0 { document["language"] = .string(languages.randomElement(using: &random)!) }
+            if index % 5 != 0 { document["app_version"] = .string(["5.1", "5.2", "5.2.1", "5.10", "6"].randomElement(using: &random)!) }
+            if index % 3 == 0 { document["properties"] = ["city": .string(["Tehran", "Shiraz"].randomElement(using: &random)!)] }
+            if index % 4 == 0 { document["country"] = .string(["IR", "IL", "VN"].randomElement(using: &random)!) }
+            return .object(document)
+        }
+        try setup.register(documents)
+        let rules: [JSON] = [
+            ["all": [["field": "language", "in": ["fa", "he"]]]],
+            ["all": [["field": "language", "equals": "fa-IR"]]],
+            ["all": [["field": "app_version", "at_least": "5.2"], ["field": "platform", "not_in": ["web"]]]],
+            ["any": [["property": "city", "equals": "Tehran"], ["field": "country", "equals": "VN"]]],
+            ["all": [["property": "city", "exists": true], ["field": "language", "not_in": ["de"]]]],
+            ["all": [["last_seen_within_days": 1], ["any": [["field": "country", "in": ["IR", "IL"]], ["field": "app_version", "equals": "6"]]]]],
+        ]
+        let stored = try setup.devices.list(DeviceFilter(), after: nil, limit: 1000)
+        #expect(stored.count == 600)
+        for json in rules {
+            guard case .success(let rule) = SegmentRule.parse(json) else { Issue.record("refused \(json)"); continue }
+            let inSwift = stored.filter { rule.matches($0.device, daysSinceSeen: 0) }.count
+            #expect(try setup.segments.reach(rule) == inSwift, "\(json.serializedString())")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aCSVImportStoresTheGoodRowsReportsTheBadOnesByLineAndExportsBack() throws {
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        let csv = """
+            token,platform,language,app_version,first_name
+            tok-1,android,fa-IR,5.2,Sara
+            tok 2,android,fa,5.2,Bad
+            tok-3,toaster,fa,5.2,Bad
+            tok-4,ios,,,"Lee, Jr."
+            """
+        var chunks = Array(csv.utf8).chunks(of: 7)
+        let report = try setup.devices.importDevices(format: .csv) { chunks.isEmpty ? nil : chunks.removeFirst() }
+        #expect(report.rows == 4 && report.created == 2 && report.failedRows == 2)
+        #expect(report.errors.map(\.line) == [3, 4])
+        #expect(report.errors.map(\.error.path) == ["token", "platform"])
+        var exported = ""
+        try setup.devices.exportCSV { exported += $0 }
+        #expect(exported == "token,platform,app_id,app_version,language,country,time_zone,last_seen_at,properties.first_name\r\n"
+            + "tok-1,android,,5.2,fa-IR,,,\(try setup.devices.get("tok-1").device.lastSeen ?? ""),Sara\r\n"
+            + "tok-4,ios,,,,,,\(try setup.devices.get("tok-4").device.lastSeen ?? ""),\"Lee, Jr.\"\r\n")
+    }
+}
+
+/// Anything that can make a sender for a test's services.
+protocol FCMSenderSource {
+    func sender() throws -> HeraldFCM.FCMSender
+}
+
+extension EmulatorSink: FCMSenderSource {}
+
+extension Array {
+    func chunks(of size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}
