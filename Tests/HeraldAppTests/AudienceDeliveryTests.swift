@@ -198,3 +198,71 @@ extension Array {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
 }
+
+extension DeliveryInstancesTests {
+    /// Two `herald serve` processes send one A/B campaign (50/50, 10% holdout) to 20,000 devices;
+    /// one is killed mid-run. Every device outside the holdout gets its own variant, exactly once
+    /// but for the requests in flight at the kill; the holdout gets nothing.
+    @Test(.timeLimit(.minutes(3)))
+    func twoProcessesSendAnABCampaignTo20000DevicesAndAKillRepeatsOnlyWhatWasInFlight() async throws {
+        let url = try DeliveryOutboxTests.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let tokens = (0..<20_000).map(AudienceDeliveryTests.token)
+        for start in stride(from: 0, to: tokens.count, by: 5000) {
+            try DeviceStore().upsert(tokens[start..<(start + 5000)].map { Device(token: $0, platform: .android) }, on: probe.connection)
+        }
+        let segment = try #require(try probe.connection.query("""
+            INSERT INTO segments (name, rule) VALUES ('Everyone', '{"all": [{"field": "platform", "equals": "android"}]}') RETURNING id::text
+            """).first?.decode(String.self, at: 0))
+        let content: JSON = ["name": "Big A/B", "notification": ["body": "Hello"], "segment": .string(segment), "holdout_percent": 10,
+                             "variants": [["key": "A", "weight": 50, "notification": ["title": "A"]], ["key": "B", "weight": 50, "notification": ["title": "B"]]]]
+        guard case .success(let spec) = CampaignSpec.parse(content) else { Issue.record("the campaign is invalid"); return }
+
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(20)), handlerThreads: 64)
+        let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
+        let survivor = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
+        try victim.waitUntilSending()
+        try survivor.waitUntilSending()
+        let campaign = try #require(try probe.connection.query("""
+            INSERT INTO campaigns (name, status, content, next_run_at) VALUES ('Big A/B', 'scheduled', \(PostgresJSONB(content.serializedString())), now())
+            RETURNING id::text
+            """).first?.decode(String.self, at: 0))
+
+        #expect(try await eventually(timeout: .seconds(60)) {
+            try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 4000
+        })
+        victim.stop(SIGKILL)
+        let inFlight = try probe.connection.query("""
+            SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
+            """).first?.decode(Int.self, at: 0) ?? -1
+        #expect(try await eventually(timeout: .seconds(90)) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 1
+        })
+
+        var received: [String: [String]] = [:]
+        for message in sink.emulator.messages() {
+            received[message.message["token"]?.stringValue ?? "", default: []].append(message.message["notification"]?["title"]?.stringValue ?? "")
+        }
+        let planner = DevicePlanner(campaign: spec, campaignID: campaign, sendTime: Date())
+        var holdout = 0, wrongVariant = 0, missing = 0, duplicates = 0
+        for token in tokens {
+            let got = received[token] ?? []
+            guard let variant = planner.variant(for: Device(token: token, platform: .android)) else {
+                holdout += 1
+                #expect(got.isEmpty, "a holdout device got \(got)")
+                continue
+            }
+            if got.isEmpty { missing += 1 }
+            if got.contains(where: { $0 != variant.key }) { wrongVariant += 1 }
+            duplicates += max(0, got.count - 1)
+        }
+        #expect(missing == 0)
+        #expect(wrongVariant == 0)
+        #expect(inFlight > 0)
+        #expect(duplicates <= inFlight)
+        #expect(abs(holdout - 2000) < 300)
+        print("20,000 devices, A/B 50/50 with a 10% holdout, two processes, one killed with \(inFlight) requests in flight: "
+              + "\(20_000 - holdout) devices sent their own variant, \(holdout) held out and sent nothing, \(duplicates) duplicates")
+    }
+}
