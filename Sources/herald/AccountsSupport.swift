@@ -11,6 +11,13 @@ extension APIKeyScope: ExpressibleByArgument {}
 /// The account service over a one-connection pool, after applying missing migrations (unless
 /// HERALD_MIGRATE_ON_START=false), so the first admin can be made before the first `serve`.
 func accountService() throws -> (AccountService, PostgresPool) {
+    let (database, pool) = try preparedDatabase()
+    return (AccountService(database: database), pool)
+}
+
+/// The database over a one-connection pool, with missing migrations applied (unless
+/// HERALD_MIGRATE_ON_START=false), for the commands that act on it directly.
+func preparedDatabase() throws -> (Database, PostgresPool) {
     let configuration = try loadConfiguration()
     let pool = PostgresPool(url: configuration.database.url, maxConnections: 1, acquireTimeout: .seconds(10))
     do {
@@ -21,7 +28,7 @@ func accountService() throws -> (AccountService, PostgresPool) {
         print("herald: cannot prepare the database: \(error)")
         throw ExitCode.failure
     }
-    return (AccountService(database: Database(pool: pool)), pool)
+    return (Database(pool: pool), pool)
 }
 
 /// Who runs the command, for the audit log: `cli:<login name>`.

@@ -129,6 +129,24 @@ import Testing
         #expect(try setup.probe.count("SELECT count(*) FROM audit_log WHERE action = 'topic.subscribed'") == 2)
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func devicesUnseenForLongerThanTheLimitAreMarkedStaleAndNotSentTo() async throws {
+        let sink = try EmulatorSink()
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        let longAgo = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-300 * 86400))
+        try setup.register([["token": "seen-today", "platform": "android"],
+                            ["token": "seen-300-days-ago", "platform": "android", "last_seen_at": .string(longAgo)]])
+        let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)  // 270 days by default
+        defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+        #expect(try await eventually(timeout: .seconds(20)) { try setup.devices.get("seen-300-days-ago").status == "stale" })
+        #expect(try setup.devices.get("seen-today").status == "active")
+        let campaign = try setup.schedule(["name": "To both", "notification": ["title": "Hi"], "tokens": ["seen-today", "seen-300-days-ago"]])
+        #expect(try await eventually(timeout: .seconds(20)) { try setup.status(campaign) == "sent" })
+        #expect(sink.emulator.messages().map { $0.message["token"]?.stringValue } == ["seen-today"])
+        #expect(try setup.devices.counts().stale == 1)
+    }
+
     /// The SQL a segment compiles to and `SegmentRule.matches` agree on every device.
     @Test(.timeLimit(.minutes(1)))
     func aSegmentCountsInPostgreSQLWhatItMatchesInSwift() throws {

@@ -54,6 +54,8 @@ public final class HeraldApplication: Sendable {
             settings.pollInterval = .seconds(configuration.delivery.pollSeconds)
             settings.lease = .seconds(configuration.delivery.leaseSeconds)
             settings.batchSize = configuration.delivery.batchSize
+            settings.deviceBatchSize = configuration.delivery.deviceBatchSize
+            settings.staleDeviceDays = configuration.delivery.staleDeviceDays
             settings.buckets = buckets
             engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,
                                     sender: sender, log: log, metrics: metrics)

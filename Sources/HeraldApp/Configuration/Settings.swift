@@ -55,6 +55,11 @@ public struct DeliverySettings: Sendable, Equatable {
     public var pollSeconds: Int
     /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
     public var audienceBuckets: Int
+    /// Requests to single devices a worker claims and sends per round (each reaches one device).
+    public var deviceBatchSize: Int
+    /// Devices unseen for this many days are marked stale and sent nothing (FCM drops tokens
+    /// unused for 270 days).
+    public var staleDeviceDays: Int
 }
 
 /// Browser sessions and the sign-in rate limit.

@@ -25,6 +25,8 @@ public final class DeliveryEngine: Sendable {
         /// Requests to devices a worker claims per round: each reaches one device, so a round may
         /// be larger (a crash repeats at most these, each to its own device).
         public var deviceBatchSize = 256
+        /// Devices unseen this long are marked stale (once an hour).
+        public var staleDeviceDays = 270
         /// Requests of one round in flight at once.
         public var sendConcurrency = 32
         /// How long a claim holds its deliveries; must outlast one round (the sender's request
@@ -144,6 +146,7 @@ public final class DeliveryEngine: Sendable {
     func schedule() {
         let clock = ContinuousClock()
         var lastSweep = clock.now
+        var lastStaleSweep: ContinuousClock.Instant?
         while !stopped {
             let seen = scheduleBell.generation
             var wait = configuration.pollInterval
@@ -153,6 +156,11 @@ public final class DeliveryEngine: Sendable {
                 if lastSweep.duration(to: clock.now) >= configuration.pollInterval {
                     lastSweep = clock.now
                     try outbox.closeFinishedRuns()
+                }
+                if lastStaleSweep.map({ $0.duration(to: clock.now) >= .seconds(3600) }) ?? true {
+                    lastStaleSweep = clock.now
+                    let stale = try outbox.markStaleDevices(unseenForDays: configuration.staleDeviceDays)
+                    if stale > 0 { log.info("devices marked stale", ["devices": .number(Double(stale)), "unseen_days": .number(Double(configuration.staleDeviceDays))]) }
                 }
                 let started = try outbox.startDueRuns(limit: Self.runsPerPass, now: Date())
                 // This process's workers need not wait for the notification to come round.

@@ -22,6 +22,8 @@ protocol DeliveryOutbox: Sendable {
     func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws
     /// Closes every open run whose deliveries are all final, whoever recorded them.
     func closeFinishedRuns() throws
+    /// Marks active devices unseen for `days` days stale; returns how many.
+    func markStaleDevices(unseenForDays days: Int) throws -> Int
 }
 
 /// What the delivery engine needs of FCM: one round of v1 requests sent, one answer each.
@@ -74,5 +76,9 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func closeFinishedRuns() throws {
         try pool.withConnection { try store.closeFinishedRuns(on: $0) }
+    }
+
+    func markStaleDevices(unseenForDays days: Int) throws -> Int {
+        try pool.withConnection { try DeviceStore().markStale(unseenForDays: days, on: $0) }
     }
 }
