@@ -284,3 +284,22 @@ extension DeliveryInstancesTests {
               + "\(20_000 - holdout) devices sent their own variant, \(holdout) held out and sent nothing, \(duplicates) duplicates")
     }
 }
+
+extension AudienceDeliveryTests {
+    @Test func eventsThatNameTheirDeviceCountOncePerDevice() throws {
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        let campaign = try setup.schedule(["name": "Rates", "notification": ["title": "Hi"], "tokens": ["d1", "d2"]])
+        let events = EventService(database: setup.database)
+        let batch: [JSON] = [
+            ["id": "e1", "campaign_id": .string(campaign), "variant": "A", "type": "open", "device_token": "d1"],
+            ["id": "e2", "campaign_id": .string(campaign), "variant": "A", "type": "open", "device_token": "d1"],  // the same device again
+            ["id": "e3", "campaign_id": .string(campaign), "variant": "A", "type": "open", "device_token": "d2"],
+            ["id": "e4", "campaign_id": .string(campaign), "variant": "A", "type": "open"],  // no device: counted per event
+        ]
+        #expect(try events.record(["events": .array(batch)]).recorded == 4)
+        let counts = try setup.database.read { try EventStore().counts(campaignID: campaign, on: $0) }
+        #expect(counts["A"]?.opens == 3)
+        #expect(throws: AppError.self) { try events.record(["id": "e5", "campaign_id": .string(campaign), "variant": "A", "type": "open", "device_token": "bad token"]) }
+    }
+}

@@ -9,7 +9,7 @@ public struct EventService: Sendable {
     let store = EventStore()
 
     public static let maximumBatch = 500
-    static let fields: Set<String> = ["id", "campaign_id", "variant", "type", "occurred_at"]
+    static let fields: Set<String> = ["id", "campaign_id", "variant", "type", "occurred_at", "device_token"]
 
     public init(database: Database) { self.database = database }
 
@@ -97,7 +97,18 @@ public struct EventService: Sendable {
                     errors.append(FieldError(path: prefix + "occurred_at", code: "invalid_value", message: "occurred_at is an RFC 3339 time such as \"2026-11-22T09:30:00Z\": a real date and time, its UTC offset within ±15:59"))
                 }
             }
-            events.append(EventStore.Event(id: id, campaignID: campaign.lowercased(), variant: variant, type: type, occurredAt: occurred))
+            // The device, when the app names it, makes rates per recipient: its repeats count once.
+            var device: String?
+            if let value = object["device_token"], value != .null {
+                if let token = value.stringValue, RegistrationToken.problem(token) == nil {
+                    device = token
+                } else {
+                    errors.append(FieldError(path: prefix + "device_token", code: "invalid_token",
+                                             message: "device_token is the device's registration token: letters, digits, -, _ and : only"))
+                }
+            }
+            events.append(EventStore.Event(id: id, campaignID: campaign.lowercased(), variant: variant, type: type, occurredAt: occurred,
+                                           deviceToken: device))
         }
         return (events, errors)
     }

@@ -10,6 +10,8 @@ public struct EventStore: Sendable {
         public var type: String
         /// RFC 3339; nil means "now".
         public var occurredAt: String?
+        /// The device it happened on, when the app says.
+        public var deviceToken: String? = nil
     }
 
     /// Opens and conversions of one variant.
@@ -30,9 +32,9 @@ public struct EventStore: Sendable {
         var inserted = 0
         for event in events {
             inserted += try connection.execute("""
-                INSERT INTO events (id, campaign_id, variant, type, occurred_at)
+                INSERT INTO events (id, campaign_id, variant, type, occurred_at, device_token)
                 VALUES (\(event.id), \(event.campaignID)::uuid, \(event.variant), \(event.type),
-                        coalesce(\(event.occurredAt)::timestamptz, now()))
+                        coalesce(\(event.occurredAt)::timestamptz, now()), \(event.deviceToken))
                 ON CONFLICT (id) DO NOTHING
                 """)
         }
@@ -45,10 +47,12 @@ public struct EventStore: Sendable {
         return Dictionary(uniqueKeysWithValues: try rows.map { try $0.decode((String, String).self) })
     }
 
-    /// Opens and conversions per variant key.
+    /// Opens and conversions per variant key: per device where events name one (a device that
+    /// opens twice is one open), per event otherwise.
     public func counts(campaignID: String, on connection: PostgresConnection) throws -> [String: Counts] {
         let rows = try connection.query("""
-            SELECT variant, count(*) FILTER (WHERE type = 'open'), count(*) FILTER (WHERE type = 'conversion')
+            SELECT variant, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'open'),
+                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'conversion')
             FROM events WHERE campaign_id = \(campaignID)::uuid GROUP BY variant
             """)
         var result: [String: Counts] = [:]
