@@ -25,6 +25,8 @@ CREATE TABLE devices (
 );
 -- The segment filters and the devices page's counts.
 CREATE INDEX devices_language ON devices (language) WHERE status = 'active';
+-- "fa" matches every region of it: segments compare the primary subtag.
+CREATE INDEX devices_language_primary ON devices (split_part(language, '-', 1)) WHERE status = 'active';
 CREATE INDEX devices_country ON devices (country) WHERE status = 'active';
 CREATE INDEX devices_platform ON devices (platform) WHERE status = 'active';
 CREATE INDEX devices_app_version ON devices (app_version_key) WHERE status = 'active';

@@ -2,17 +2,21 @@
 enum PostgresArrayLiteral {
     /// Every element quoted, `\` and `"` escaped: no element text can change the array's shape.
     static func format(_ elements: [String]) -> String {
-        var text = "{"
+        // Byte by byte into one buffer: bulk writes bind arrays of thousands of elements.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(elements.reduce(2) { $0 + $1.utf8.count + 3 })
+        bytes.append(UInt8(ascii: "{"))
         for (position, element) in elements.enumerated() {
-            if position > 0 { text += "," }
-            text += "\""
-            for character in element.unicodeScalars {
-                if character == "\\" || character == "\"" { text += "\\" }
-                text.unicodeScalars.append(character)
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\"") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
             }
-            text += "\""
+            bytes.append(UInt8(ascii: "\""))
         }
-        return text + "}"
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The elements (`nil` for NULL), or `nil` when the text is not a one-dimensional literal.
