@@ -9,6 +9,7 @@ import HeraldHTTP
 struct CampaignPages: Sendable {
     let campaigns: CampaignService
     let images: ImageService
+    let segments: SegmentService
     let pages: PageRenderer
     let sendingConfigured: Bool
 
@@ -17,6 +18,7 @@ struct CampaignPages: Sendable {
     init(app: HeraldApplication, pages: PageRenderer) {
         campaigns = app.campaigns
         images = app.images
+        segments = app.segments
         self.pages = pages
         sendingConfigured = app.sendingConfigured
     }
@@ -124,13 +126,20 @@ struct CampaignPages: Sendable {
         var ignored = FormErrors()
         let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored), yourVersion: form.version)
         return pages.page(ComposerView(chrome: chrome(context, title: "Conflict: \(current.name)"), form: mine, errors: FormErrors(),
-                                       campaignID: current.id.description, status: current.status, conflict: conflict), status: 409)
+                                       campaignID: current.id.description, status: current.status, conflict: conflict,
+                                       segments: segmentChoices()), status: 409)
     }
 
     func composer(_ form: CampaignForm, errors: FormErrors, id: String?, status: CampaignStatus?, context: RequestContext,
                   httpStatus: Int = 200) -> HTTPResponse {
         pages.page(ComposerView(chrome: chrome(context, title: id == nil ? "New campaign" : "Edit: \(form.name)"), form: form,
-                                errors: errors, campaignID: id, status: status), status: httpStatus)
+                                errors: errors, campaignID: id, status: status, segments: segmentChoices()), status: httpStatus)
+    }
+
+    /// The saved segments with their reach, for the target step; none when they cannot be read
+    /// (the composer still works for topics).
+    func segmentChoices() -> [(segment: Segment, devices: Int)] {
+        (try? segments.list().map { ($0, (try? segments.reach($0.rule)) ?? 0) }) ?? []
     }
 
     /// The counter's figures for the form as typed so far (the composer script asks as the author types).

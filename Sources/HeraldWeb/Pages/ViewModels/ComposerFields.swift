@@ -96,8 +96,12 @@ struct ComposerFields: Sendable {
     let dataOnlyWarnings: [String]
     let targetTopics: Bool
     let targetCondition: Bool
+    let targetSegment: Bool
+    let targetTokens: Bool
     let topics: String
     let condition: String
+    let segment: String
+    let tokens: String
     let scheduleAt: String
     let scheduleTime: String
     let scheduleUntil: String
@@ -141,8 +145,12 @@ struct ComposerFields: Sendable {
         dataOnlyWarnings = form.dataOnlyWarnings
         targetTopics = form.targetKind == "topics"
         targetCondition = form.targetKind == "condition"
+        targetSegment = form.targetKind == "segment"
+        targetTokens = form.targetKind == "tokens"
         topics = form.topics
         condition = form.condition
+        segment = form.segment
+        tokens = form.tokens
         scheduleAt = form.scheduleAt
         scheduleTime = form.scheduleTime
         scheduleUntil = form.scheduleUntil

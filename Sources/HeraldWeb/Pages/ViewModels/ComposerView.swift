@@ -1,4 +1,5 @@
 import Foundation
+import HeraldApp
 import HeraldCore
 
 /// The composer page: the form as typed, its errors beside each field and in a summary, the
@@ -28,10 +29,16 @@ struct ComposerView: PageView {
     let status: String?
     let statusText: String?
     let conflict: ConflictView?
+    /// The saved segments to target, the chosen one selected, each with its reach now.
+    let segments: [Choice]
+    let hasSegments: Bool
 
     init(chrome: PageChrome, form: CampaignForm, errors: FormErrors, campaignID: String?, status: CampaignStatus?,
-         conflict: ConflictView? = nil) {
+         conflict: ConflictView? = nil, segments: [(segment: Segment, devices: Int)] = []) {
         self.chrome = chrome
+        self.segments = segments.map { Choice($0.segment.id, text: "\($0.segment.name) (\($0.devices) active device\($0.devices == 1 ? "" : "s"))",
+                                              selected: $0.segment.id == form.segment) }
+        hasSegments = !segments.isEmpty
         self.form = ComposerFields(form, errors)
         self.errors = ComposerErrors(errors)
         hasErrors = !errors.isEmpty
@@ -53,7 +60,7 @@ struct ComposerView: PageView {
     /// A person's name for a form field, for the error summary.
     static func label(_ field: String, in form: CampaignForm) -> String {
         let names = ["name": "Campaign name", "title": "Title", "body": "Text", "image_url": "Image URL", "message_kind": "Message type", "image_file": "Image upload",
-                     "topics": "Topics", "condition": "Condition", "schedule_kind": "Schedule", "schedule_at": "Date and time",
+                     "topics": "Topics", "condition": "Condition", "segment": "Segment", "tokens": "Registration tokens", "schedule_kind": "Schedule", "schedule_at": "Date and time",
                      "schedule_time": "Time of day", "schedule_until": "Until", "time_zone": "Time zone", "schedule_days": "Days",
                      "holdout_percent": "Holdout", "variants": "Variants", "data": "Custom data", "form": "Campaign", "version": "Version",
                      "android_channel_id": "Android channel", "priority": "Priority", "sound": "Android sound", "icon": "Android icon",
