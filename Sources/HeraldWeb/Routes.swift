@@ -85,6 +85,15 @@ enum Routes {
         t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
         t.add(.get, "/campaigns/{id}/report.csv", .page(.page(.viewer), h.campaignPages.reportCSV))
 
+        // Audience pages.
+        t.add(.get, "/devices", .page(.page(.viewer), h.audiencePages.devicesPage))
+        t.add(.post, "/devices/import", .page(.page(.editor), h.audiencePages.importDevices))
+        t.add(.get, "/segments", .page(.page(.viewer), h.audiencePages.segmentsPage))
+        t.add(.post, "/segments", .page(.page(.editor), h.audiencePages.createSegment))
+        t.add(.get, "/segments/{id}", .page(.page(.viewer), h.audiencePages.segmentPage))
+        t.add(.post, "/segments/{id}", .page(.page(.editor), h.audiencePages.updateSegment))
+        t.add(.post, "/segments/{id}/delete", .page(.page(.editor), h.audiencePages.deleteSegment))
+
         // Admin pages.
         t.add(.get, "/users", .page(.page(.admin), h.accountsPages.users))
         t.add(.post, "/users", .page(.page(.admin), h.accountsPages.createUser))
@@ -115,6 +124,7 @@ struct Handlers: Sendable {
     let accountsAPI: AccountsAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
+    let audiencePages: AudiencePages
 
     init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer) {
         health = HealthAPI(app: app)
@@ -133,5 +143,6 @@ struct Handlers: Sendable {
         accountsAPI = AccountsAPI(accounts: app.accounts)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
+        audiencePages = AudiencePages(devices: app.devices, segments: app.segments, pages: pages)
     }
 }

@@ -84,6 +84,13 @@ import Testing
         "POST /campaigns/{id}/test": .page(.editor),
         "GET /campaigns/{id}/report": .page(.viewer),
         "GET /campaigns/{id}/report.csv": .page(.viewer),
+        "GET /devices": .page(.viewer),
+        "POST /devices/import": .page(.editor),
+        "GET /segments": .page(.viewer),
+        "POST /segments": .page(.editor),
+        "GET /segments/{id}": .page(.viewer),
+        "POST /segments/{id}": .page(.editor),
+        "POST /segments/{id}/delete": .page(.editor),
         "GET /images/{file}": .open,
         "POST /api/v1/events": .events,
 

@@ -108,6 +108,19 @@ import Testing
         let run: JSON = ["status": "sent", "due_at": "2026-11-22T09:30:00Z", "finished_at": "2026-11-22T09:31:00Z", "planned": 2,
                          "variants": ["A": ["planned": 1, "sent": 1]]]
         let failure: JSON = ["variant": "A", "target": ["topic": "news"], "error": ["code": "INVALID_ARGUMENT", "message": "no"], "attempts": 1]
+        var deviceCounts = DeviceCounts()
+        deviceCounts.byStatus = ["active": 2, "invalid": 1]
+        deviceCounts.byPlatform = [("android", 2)]
+        deviceCounts.byLanguage = [("fa", 2)]
+        deviceCounts.byCountry = [("IR", 2)]
+        deviceCounts.byAppVersion = [("5.2", 2)]
+        let storedDevice = StoredDevice(device: Device(token: "tok-a", platform: .android, language: "fa-IR", lastSeen: "2026-11-22T09:30:00.000000Z"),
+                                        registeredAt: "2026-11-22T09:30:00.000000Z", status: "invalid", invalidReason: "UNREGISTERED")
+        var importReport = DeviceImportReport()
+        importReport.rows = 2
+        importReport.fail(line: 2, FieldError(path: "token", code: "invalid_token", message: "holds a space"))
+        var segmentErrors = FormErrors()
+        for field in ["name", "row_0", "rule_json"] { segmentErrors.add(field, "is wrong") }
         return [
             SignInView(next: "/campaigns", email: "e@example.com", csrfToken: "t", error: "Wrong password."),
             MessageView(context, heading: "Not found", text: "Gone."),
@@ -138,12 +151,18 @@ import Testing
                        failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
                        deliveryChart: "<svg></svg>", trendChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true, hasTrend: true,
                        winnerOffer: .init(choices: [Choice("A", selected: true)], question: "Send?", holdoutPercent: 10), winnerSent: "B"),
+            DevicesView(chrome: chrome, counts: deviceCounts, devices: [storedDevice], filter: DeviceFilter(status: "active", search: "tok"),
+                        next: "tok-b", report: importReport, error: "Refused."),
+            SegmentsView(chrome: chrome, segments: [.init(id: "s1", name: "Persian", devices: 2, updatedAt: "Mon 23 Nov 2026, 09:30 UTC")],
+                         editor: SegmentEditor(form: SegmentForm(), id: nil, errors: segmentErrors, reach: 2, canEdit: true)),
+            SegmentView(chrome: chrome, editor: SegmentEditor(form: SegmentForm(), id: "s1", errors: segmentErrors, reach: 2, canEdit: true),
+                        deleteQuestion: "Delete?"),
         ]
     }
 
     @Test func everyKeyOfEveryPageNamesAPropertyOfItsView() throws {
         let views = try Self.views()
-        let pages = Set(Self.templates.keys).subtracting(["layout", "preview", "composer-variant", "composer-data-row"])
+        let pages = Set(Self.templates.keys).subtracting(["layout", "preview", "composer-variant", "composer-data-row", "segment-editor"])
         #expect(Set(views.map { type(of: $0).template }) == pages, "a typical view for every page template")
         for view in views {
             let unresolved = Self.unresolvedKeys(type(of: view).template, stack: [view])

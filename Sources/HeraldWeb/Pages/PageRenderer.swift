@@ -20,6 +20,8 @@ struct PageRenderer: Sendable {
         ("composer-variant", PackageResources.composer_variant_mustache), ("composer-data-row", PackageResources.composer_data_row_mustache),
         ("review", PackageResources.review_mustache),
         ("confirm", PackageResources.confirm_mustache), ("report", PackageResources.report_mustache),
+        ("devices", PackageResources.devices_mustache), ("segments", PackageResources.segments_mustache),
+        ("segment", PackageResources.segment_mustache), ("segment-editor", PackageResources.segment_editor_mustache),
     ]
 
     init() {

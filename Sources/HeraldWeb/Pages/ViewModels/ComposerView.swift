@@ -32,6 +32,8 @@ struct ComposerView: PageView {
     /// The saved segments to target, the chosen one selected, each with its reach now.
     let segments: [Choice]
     let hasSegments: Bool
+    /// Mustache's own braces, so the hint shows them from a value rather than a template trick.
+    let variableExample = "{{first_name | default: \"friend\"}}"
 
     init(chrome: PageChrome, form: CampaignForm, errors: FormErrors, campaignID: String?, status: CampaignStatus?,
          conflict: ConflictView? = nil, segments: [(segment: Segment, devices: Int)] = []) {

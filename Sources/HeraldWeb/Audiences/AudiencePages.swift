@@ -1,0 +1,142 @@
+import HeraldApp
+import HeraldCore
+import HeraldHTTP
+import HeraldJSON
+
+/// The devices and segments pages: plain HTML forms, each with the session's CSRF token.
+struct AudiencePages: Sendable {
+    let devices: DeviceService
+    let segments: SegmentService
+    let pages: PageRenderer
+
+    static let pageSize = 50
+
+    // MARK: - Devices
+
+    func devicesPage(_ context: RequestContext) throws -> HTTPResponse {
+        try renderDevices(context)
+    }
+
+    func renderDevices(_ context: RequestContext, report: DeviceImportReport? = nil, error: String? = nil, status: Int = 200) throws -> HTTPResponse {
+        var filter = DeviceFilter()
+        filter.status = context.query("status").flatMap { ["active", "invalid", "stale"].contains($0) ? $0 : nil }
+        filter.search = context.query("q").flatMap { $0.isEmpty ? nil : $0 }
+        let after = context.query("after").flatMap { $0.isEmpty ? nil : $0 }
+        let list = try devices.list(filter, after: after, limit: Self.pageSize)
+        let next = list.count == Self.pageSize ? list.last?.device.token : nil
+        let view = DevicesView(chrome: PageChrome(context, title: "Devices"), counts: try devices.counts(), devices: list, filter: filter,
+                               next: next, report: report, error: error)
+        return pages.page(view, status: status)
+    }
+
+    /// A CSV file uploaded from the page, imported as the API imports it.
+    func importDevices(_ context: RequestContext) throws -> HTTPResponse {
+        guard let file = context.form.file("file"), !file.body.isEmpty else {
+            return try renderDevices(context, error: "Choose a CSV file to import: a header row (token, platform, …) and a device per row.", status: 422)
+        }
+        var body: [UInt8]? = file.body
+        let format: DeviceImportFormat = (file.filename ?? "").lowercased().hasSuffix(".ndjson") ? .ndjson : .csv
+        do {
+            let report = try devices.importDevices(format: format) { defer { body = nil }; return body }
+            return try renderDevices(context, report: report)
+        } catch let error as AppError {
+            return try renderDevices(context, error: error.message, status: 422)
+        }
+    }
+
+    // MARK: - Segments
+
+    func segmentsPage(_ context: RequestContext) throws -> HTTPResponse {
+        try renderSegments(context, form: SegmentForm(), errors: FormErrors(), reach: nil)
+    }
+
+    func renderSegments(_ context: RequestContext, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200) throws -> HTTPResponse {
+        let rows = try segments.list().map { segment in
+            SegmentsView.Row(id: segment.id, name: segment.name, devices: try segments.reach(segment.rule), updatedAt: CampaignPages.shortTime(segment.updatedAt))
+        }
+        let canEdit = (context.viewer?.role ?? .viewer) >= .editor
+        let view = SegmentsView(chrome: PageChrome(context, title: "Segments"), segments: rows,
+                                editor: SegmentEditor(form: form, id: nil, errors: errors, reach: reach, canEdit: canEdit))
+        return pages.page(view, status: status)
+    }
+
+    func segmentPage(_ context: RequestContext) throws -> HTTPResponse {
+        let segment = try segments.get(context.parameter("id"))
+        return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(), reach: try segments.reach(segment.rule))
+    }
+
+    func renderSegment(_ context: RequestContext, segment: Segment, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200,
+                       flash: [String] = []) throws -> HTTPResponse {
+        let canEdit = (context.viewer?.role ?? .viewer) >= .editor
+        let view = SegmentView(chrome: PageChrome(context, title: "Segment: \(segment.name)", flash: flash),
+                               editor: SegmentEditor(form: form, id: segment.id, errors: errors, reach: reach, canEdit: canEdit),
+                               deleteQuestion: "Delete the segment “\(segment.name)”? Campaigns not yet sent must not target it.")
+        return pages.page(view, status: status)
+    }
+
+    /// Saves a new segment, or (the "Count devices" button) only counts what the rule reaches.
+    func createSegment(_ context: RequestContext) throws -> HTTPResponse {
+        let form = SegmentForm(fields: context.form.fields)
+        let (json, rowOf) = form.contractJSON()
+        let counting = context.form.value("action") == "count"
+        switch SegmentService.parse(json) {
+        case .failure(let failure):
+            return try renderSegments(context, form: form, errors: Self.errors(failure, form: form, rowOf: rowOf), reach: nil, status: 422)
+        case .success(let parsed) where counting:
+            return try renderSegments(context, form: form, errors: FormErrors(), reach: try segments.reach(parsed.rule))
+        case .success:
+            do {
+                let segment = try segments.create(json, by: context.actor)
+                return PageRenderer.redirect(to: "/segments/\(segment.id)")
+            } catch AppError.conflict(_, _, let detail, _) {
+                var errors = FormErrors()
+                errors.add("name", detail)
+                return try renderSegments(context, form: form, errors: errors, reach: nil, status: 409)
+            }
+        }
+    }
+
+    func updateSegment(_ context: RequestContext) throws -> HTTPResponse {
+        let segment = try segments.get(context.parameter("id"))
+        let form = SegmentForm(fields: context.form.fields)
+        let (json, rowOf) = form.contractJSON()
+        switch SegmentService.parse(json) {
+        case .failure(let failure):
+            return try renderSegment(context, segment: segment, form: form, errors: Self.errors(failure, form: form, rowOf: rowOf), reach: nil, status: 422)
+        case .success(let parsed) where context.form.value("action") == "count":
+            return try renderSegment(context, segment: segment, form: form, errors: FormErrors(), reach: try segments.reach(parsed.rule))
+        case .success:
+            do {
+                let saved = try segments.update(segment.id, json, by: context.actor)
+                return try renderSegment(context, segment: saved, form: SegmentForm(segment: saved), errors: FormErrors(),
+                                         reach: try segments.reach(saved.rule), flash: ["Saved."])
+            } catch AppError.conflict(_, _, let detail, _) {
+                var errors = FormErrors()
+                errors.add("name", detail)
+                return try renderSegment(context, segment: segment, form: form, errors: errors, reach: nil, status: 409)
+            }
+        }
+    }
+
+    func deleteSegment(_ context: RequestContext) throws -> HTTPResponse {
+        let segment = try segments.get(context.parameter("id"))
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Delete this segment?",
+                                                  text: "The segment “\(segment.name)” is deleted. Campaigns not yet sent must not target it.",
+                                                  confirmLabel: "Delete \(segment.name)", back: "/segments/\(segment.id)") {
+            return page
+        }
+        do {
+            try segments.delete(segment.id, by: context.actor)
+            return PageRenderer.redirect(to: "/segments")
+        } catch AppError.conflict(_, _, let detail, _) {
+            return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(),
+                                     reach: try segments.reach(segment.rule), status: 409, flash: [detail])
+        }
+    }
+
+    static func errors(_ failure: ValidationErrors, form: SegmentForm, rowOf: [Int]) -> FormErrors {
+        var errors = FormErrors()
+        for error in failure.errors { errors.add(form.field(for: error.path, rowOfCondition: rowOf), error.message) }
+        return errors
+    }
+}

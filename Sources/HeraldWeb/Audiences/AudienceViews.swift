@@ -1,0 +1,149 @@
+import HeraldApp
+import HeraldCore
+
+/// `/devices`: how many devices Herald knows, by state and by what segments filter on; a search;
+/// the CSV import with its report; the export.
+struct DevicesView: PageView {
+    struct Count: Sendable {
+        let value: String
+        let devices: Int
+    }
+
+    struct Row: Sendable {
+        let token: String
+        let platform: String
+        let language: String
+        let country: String
+        let appVersion: String
+        let status: String
+        let invalidReason: String
+        let lastSeen: String
+
+        init(_ stored: StoredDevice) {
+            token = stored.device.token
+            platform = stored.device.platform.rawValue
+            language = stored.device.language ?? ""
+            country = stored.device.country ?? ""
+            appVersion = stored.device.appVersion ?? ""
+            status = stored.status
+            invalidReason = stored.invalidReason ?? ""
+            lastSeen = stored.device.lastSeen.map(CampaignPages.shortTime) ?? ""
+        }
+    }
+
+    struct ImportLine: Sendable {
+        let line: Int
+        let field: String
+        let message: String
+    }
+
+    static let template = "devices"
+    let chrome: PageChrome
+    let active: Int
+    let invalid: Int
+    let stale: Int
+    let platforms: [Count]
+    let languages: [Count]
+    let countries: [Count]
+    let appVersions: [Count]
+    let devices: [Row]
+    let query: String
+    let statuses: [Choice]
+    let next: String?
+    let imported: String?
+    let importErrors: [ImportLine]
+    let hasImportErrors: Bool
+    let error: String?
+
+    init(chrome: PageChrome, counts: DeviceCounts, devices: [StoredDevice], filter: DeviceFilter, next: String?,
+         report: DeviceImportReport? = nil, error: String? = nil) {
+        self.chrome = chrome
+        active = counts.active
+        invalid = counts.invalid
+        stale = counts.stale
+        func list(_ pairs: [(String, Int)]) -> [Count] { pairs.map { Count(value: $0.0, devices: $0.1) } }
+        platforms = list(counts.byPlatform)
+        languages = list(counts.byLanguage)
+        countries = list(counts.byCountry)
+        appVersions = list(counts.byAppVersion)
+        self.devices = devices.map(Row.init)
+        query = filter.search ?? ""
+        statuses = [Choice("", text: "Any state", selected: filter.status == nil)]
+            + ["active", "invalid", "stale"].map { Choice($0, selected: filter.status == $0) }
+        self.next = next
+        imported = report.map { "\($0.rows) rows read: \($0.created) devices added, \($0.updated) updated, \($0.failedRows) refused." }
+        importErrors = report?.errors.prefix(50).map { ImportLine(line: $0.line, field: $0.error.path, message: $0.error.message) } ?? []
+        hasImportErrors = !importErrors.isEmpty
+        self.error = error
+    }
+}
+
+/// `/segments`: the saved segments with their reach now, and the editor for a new one.
+struct SegmentsView: PageView {
+    struct Row: Sendable {
+        let id: String
+        let name: String
+        let devices: Int
+        let updatedAt: String
+    }
+
+    static let template = "segments"
+    let chrome: PageChrome
+    let segments: [Row]
+    let editor: SegmentEditor
+}
+
+/// The segment editor (on `/segments` for a new one, on `/segments/{id}` for a saved one).
+struct SegmentEditor: Sendable {
+    struct Row: Sendable {
+        let index: Int
+        let fields: [Choice]
+        let operators: [Choice]
+        let name: String
+        let value: String
+        let errors: [String]
+    }
+
+    let action: String
+    let id: String?
+    let name: String
+    let all: Bool
+    let rows: [Row]
+    let ruleJSON: String
+    let nameErrors: [String]
+    let ruleErrors: [String]
+    /// The count asked for with "Count devices" (without saving), or the saved segment's.
+    let reach: Int?
+    let canEdit: Bool
+
+    static let fieldChoices = [("", "—"), ("language", "Language"), ("country", "Country"), ("platform", "Platform"), ("app_version", "App version"),
+                               ("app_id", "App id"), ("time_zone", "Time zone"), ("property", "Property"), ("last_seen", "Last seen")]
+    static let operatorChoices = [("is", "is"), ("is_one_of", "is one of"), ("is_not_one_of", "is not one of"), ("at_least", "is at least"),
+                                  ("exists", "is set"), ("within_days", "within days")]
+
+    init(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool) {
+        action = id.map { "/segments/\($0)" } ?? "/segments"
+        self.id = id
+        name = form.name
+        all = form.combine == "all"
+        rows = form.rows.enumerated().map { index, row in
+            Row(index: index,
+                fields: Self.fieldChoices.map { Choice($0.0, text: $0.1, selected: $0.0 == row.field) },
+                operators: Self.operatorChoices.map { Choice($0.0, text: $0.1, selected: $0.0 == row.op) },
+                name: row.name, value: row.value, errors: errors["row_\(index)"])
+        }
+        ruleJSON = form.ruleJSON
+        nameErrors = errors["name"]
+        ruleErrors = errors["rule_json"]
+        self.reach = reach
+        self.canEdit = canEdit
+    }
+}
+
+/// `/segments/{id}`: one segment, its reach, and the editor.
+struct SegmentView: PageView {
+    static let template = "segment"
+    let chrome: PageChrome
+    let editor: SegmentEditor
+    let deleteQuestion: String
+}

@@ -1,0 +1,52 @@
+import HeraldHTTP
+import HeraldJSON
+import Testing
+@testable import HeraldApp
+@testable import HeraldWeb
+
+/// The devices and segments pages, as a marketer uses them: import a CSV, see the counts, build a
+/// segment from rows, count it before saving, and target it from the composer.
+@Suite(.serialized) struct AudiencePagesTests {
+    static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    @Test func aCSVImportedFromThePageShowsItsReportAndTheCounts() throws {
+        let browser = try PagesBrowser(role: .editor)
+        let csv = "token,platform,language,country,first_name\ntok-a,android,fa-IR,IR,Sara\ntok-b,ios,he,IL,Noa\nbad token,android,fa,IR,X\n"
+        let page = Self.text(browser.postMultipart("/devices/import", [], file: ("file", "devices.csv", Array(csv.utf8))))
+        #expect(page.contains("3 rows read: 2 devices added, 0 updated, 1 refused."))
+        #expect(page.contains("holds a space"))
+        let devices = Self.text(browser.get("/devices"))
+        #expect(devices.contains("<dt>Active</dt><dd>2</dd>"))
+        #expect(devices.contains("tok-a") && devices.contains("tok-b"))
+        let empty = browser.postMultipart("/devices/import", [], file: nil)
+        #expect(empty.status == 422 && Self.text(empty).contains("Choose a CSV file"))
+    }
+
+    @Test func aSegmentIsCountedBeforeSavingAndItsRowErrorsStayBesideTheRow() throws {
+        let browser = try PagesBrowser(role: .editor)
+        _ = try browser.harness.herald.server.application.devices.register(token: "fa-1", document: ["platform": "android", "language": "fa-IR"])
+        _ = try browser.harness.herald.server.application.devices.register(token: "fa-2", document: ["platform": "ios", "language": "fa"])
+        _ = try browser.harness.herald.server.application.devices.register(token: "de-1", document: ["platform": "ios", "language": "de"])
+        let rows: [(name: String, value: String)] = [("name", "Persian speakers"), ("combine", "all"),
+                                                     ("field_0", "language"), ("op_0", "is"), ("value_0", "fa")]
+        let counted = Self.text(browser.post("/segments", rows + [("action", "count")]))
+        #expect(counted.contains("2 active devices match now."))
+        #expect(try browser.harness.herald.server.application.segments.list().isEmpty)  // counting saves nothing
+
+        let bad = browser.post("/segments", [("name", "Broken"), ("field_0", "language"), ("op_0", "is"), ("value_0", "fa"),
+                                             ("field_1", "app_version"), ("op_1", "at_least"), ("value_1", "beta"), ("action", "save")])
+        #expect(bad.status == 422)
+        #expect(Self.text(bad).contains(#"<div class="condition-row invalid" id="field-row_1">"#))
+        #expect(Self.text(bad).contains(#"value="beta""#))  // the form comes back filled in
+
+        let saved = browser.post("/segments", rows + [("action", "save")])
+        #expect(saved.status == 200)
+        #expect(Self.text(saved).contains("2 active devices match now."))
+        let segment = try #require(try browser.harness.herald.server.application.segments.list().first)
+        #expect(segment.rule == .all([.condition(.equals(.language, "fa"))]))
+
+        // The composer's target step offers it with its reach.
+        let composer = Self.text(browser.get("/campaigns/new"))
+        #expect(composer.contains(#"<option value="\#(segment.id)">Persian speakers (2 active devices)</option>"#))
+    }
+}
