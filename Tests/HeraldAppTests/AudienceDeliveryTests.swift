@@ -303,3 +303,38 @@ extension AudienceDeliveryTests {
         #expect(throws: AppError.self) { try events.record(["id": "e5", "campaign_id": .string(campaign), "variant": "A", "type": "open", "device_token": "bad token"]) }
     }
 }
+
+extension AudienceDeliveryTests {
+    @Test(.timeLimit(.minutes(2)))
+    func theWinnerGoesToTheHoldoutDevicesOnlyAndTheReportCountsDevices() async throws {
+        let sink = try EmulatorSink(handlerThreads: 32)
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        let tokens = (0..<300).map(Self.token)
+        try setup.register(tokens.map { ["token": .string($0), "platform": "android"] })
+        let content: JSON = ["name": "Test then roll out", "notification": ["body": "News"], "tokens": .array(tokens.map(JSON.string)),
+                             "holdout_percent": 20,
+                             "variants": [["key": "A", "weight": 1, "notification": ["title": "A"]], ["key": "B", "weight": 1, "notification": ["title": "B"]]]]
+        let id = try setup.schedule(content)
+        let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
+        defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+        #expect(try await eventually(timeout: .seconds(30)) { try setup.status(id) == "sent" })
+        let tested = Set(sink.emulator.messages().compactMap { $0.message["token"]?.stringValue })
+
+        let service = CampaignService(database: setup.database, sender: nil, buckets: AudienceBuckets())
+        let campaignID = try #require(CampaignID(id))
+        _ = try service.sendWinner(campaignID, variantKey: "B", by: actor, now: Date())
+        #expect(try await eventually(timeout: .seconds(30)) { try setup.status(id) == "sent" })
+        var titles: [String: [String]] = [:]
+        for message in sink.emulator.messages() {
+            titles[message.message["token"]?.stringValue ?? "", default: []].append(message.message["notification"]?["title"]?.stringValue ?? "")
+        }
+        let rolledOut = Set(titles.keys).subtracting(tested)
+        #expect(rolledOut.count == tokens.count - tested.count)   // every holdout device, and only those
+        #expect(rolledOut.allSatisfy { titles[$0] == ["B"] })
+        #expect(titles.values.allSatisfy { $0.count == 1 })       // nobody got two messages
+        let report = try service.report(campaignID)
+        #expect(report.devices == CampaignReport.DeviceReach(reached: 300, failed: 0, nowInvalid: 0))
+        #expect(throws: AppError.self) { try service.sendWinner(campaignID, variantKey: "A", by: actor, now: Date()) }  // once per campaign
+    }
+}

@@ -44,6 +44,15 @@ public struct CampaignReport: Sendable {
     /// nil with a single variant: nothing to compare.
     public var verdict: ABStatistics.Verdict?
     public var hours: [Hour]
+    /// For a campaign sent to devices one by one: the devices reached, the ones that failed, and
+    /// those of them FCM has since called dead (now invalid); nil for topic campaigns.
+    public var devices: DeviceReach?
+
+    public struct DeviceReach: Sendable, Equatable {
+        public var reached: Int
+        public var failed: Int
+        public var nowInvalid: Int
+    }
 
     public var requestsPlanned: Int { variants.reduce(0) { $0 + $1.requestsPlanned } }
     public var requestsAnswered: Int { variants.reduce(0) { $0 + $1.requestsSent + $1.requestsFailed } }
@@ -120,6 +129,8 @@ public struct CampaignReport: Sendable {
             "campaign_id": .string(campaign.id.description), "name": .string(campaign.name), "status": .string(campaign.status.rawValue),
             "requests": ["planned": .number(Double(requestsPlanned)), "answered": .number(Double(requestsAnswered))],
             "variants": .array(variants), "verdict": .object(verdict),
+            "devices": devices.map { ["reached": .number(Double($0.reached)), "failed": .number(Double($0.failed)),
+                                      "now_invalid": .number(Double($0.nowInvalid))] } ?? .null,
             "hours": .array(hours.map { hour in
                 ["start": .string(hour.start), "requests_sent": .number(Double(hour.requestsSent)),
                  "requests_failed": .number(Double(hour.requestsFailed)), "opens": .number(Double(hour.opens)),

@@ -107,6 +107,19 @@ struct ProgressStore: Sendable {
         }
         return summaries
     }
+
+    /// Devices a campaign to devices reached and failed, and how many of them are invalid now.
+    func deviceReach(campaignID: CampaignID, on connection: PostgresConnection) throws -> CampaignReport.DeviceReach {
+        let row = try connection.query("""
+            SELECT count(DISTINCT d.device_token) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
+                   count(DISTINCT d.device_token) FILTER (WHERE d.status = \(DeliveryStatus.failed)),
+                   count(DISTINCT d.device_token) FILTER (WHERE v.status = 'invalid')
+            FROM deliveries d LEFT JOIN devices v ON v.token = d.device_token
+            WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL
+            """).first
+        return CampaignReport.DeviceReach(reached: try row?.decode(Int.self, at: 0) ?? 0, failed: try row?.decode(Int.self, at: 1) ?? 0,
+                                          nowInvalid: try row?.decode(Int.self, at: 2) ?? 0)
+    }
 }
 
 /// What the campaign list says of a campaign's sending so far.

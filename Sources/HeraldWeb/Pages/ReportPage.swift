@@ -38,7 +38,8 @@ extension CampaignPages {
             hasDeliveryData: done > 0, hasEventData: report.variants.contains { $0.opens + $0.conversions > 0 },
             hasTrend: !report.hours.isEmpty,
             winnerOffer: Self.winnerOffer(report, role: context.viewer?.role ?? .viewer),
-            winnerSent: report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first))
+            winnerSent: report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first,
+            devicesLine: report.devices.map { "Devices reached: \($0.reached); failed: \($0.failed); found dead since (now invalid): \($0.nowInvalid)." }))
     }
 
     /// The winner can go to the rest once a one-time test with a holdout has been sent, and once.

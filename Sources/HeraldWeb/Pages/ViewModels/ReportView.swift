@@ -89,4 +89,6 @@ struct ReportView: PageView {
     let winnerOffer: WinnerOffer?
     /// The variant already sent to the rest, if any.
     let winnerSent: String?
+    /// For a campaign to devices: the devices reached and failed, and those FCM has since called dead.
+    var devicesLine: String? = nil
 }
