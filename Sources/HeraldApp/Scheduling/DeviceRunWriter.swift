@@ -36,7 +36,7 @@ struct DeviceRunWriter: Sendable {
             _ = try connection.execute("""
                 INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message)
                 SELECT \(runID)::uuid, \(due.campaignID)::uuid, v, jsonb_build_object('token', t), b, t,
-                       CASE WHEN f = '' THEN 'pending' ELSE 'failed' END,
+                       CASE WHEN f = '' THEN \(DeliveryStatus.pending) ELSE \(DeliveryStatus.failed) END,
                        CASE WHEN f = '' THEN NULL ELSE 'PAYLOAD_TOO_LARGE' END, nullif(f, '')
                 FROM unnest(\(variants), \(tokens), \(bodies), \(failures)) AS x(v, t, b, f)
                 """)
