@@ -156,4 +156,35 @@ import Testing
         let layout = try? DeviceCSVLayout.header(["token", "platform", "language", "first_name"]).get()
         #expect(layout?.document(["t", "android", "", "Sara"]) == ["token": "t", "platform": "android", "properties": ["first_name": "Sara"]])
     }
+
+    @Test func eachDeviceGetsItsLanguagesTextElseTheCampaignsOwn() throws {
+        let json: JSON = ["name": "Sale", "tokens": ["t1"],
+                          "notification": ["title": "Sale", "body": "Everything 20% off",
+                                           "translations": ["fa": ["title": "حراج", "body": "همه چیز ۲۰٪ تخفیف"], "he-il": ["title": "מבצע"]]],
+                          "variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["translations": ["fa": ["body": "فقط امروز"]]]]]]
+        guard case .success(let spec) = CampaignSpec.parse(json) else { Issue.record("refused"); return }
+        #expect(spec.notification?.translations.keys.sorted() == ["fa", "he-IL"])
+        #expect(CampaignSpec.parse(spec.toJSON()) == .success(spec))
+        let planner = DevicePlanner(campaign: spec, campaignID: "c1", sendTime: Date(timeIntervalSince1970: 0))
+        func sent(_ language: String?) throws -> (key: String, title: String?, body: String?) {
+            // Find a device of each variant: tokens differ only in their number.
+            let device = Device(token: "t-\(language ?? "none")", platform: .android, language: language)
+            let request = try #require(planner.request(for: device))
+            let message = try JSON.parse(try #require(request.body))
+            return (request.variantKey, message["notification"]?["title"]?.stringValue, message["notification"]?["body"]?.stringValue)
+        }
+        let persian = try sent("fa-IR")
+        #expect(persian.title == "حراج")
+        #expect(persian.body == (persian.key == "B" ? "فقط امروز" : "همه چیز ۲۰٪ تخفیف"))
+        let hebrew = try sent("he-IL")
+        #expect(hebrew.title == "מבצע" && hebrew.body == "Everything 20% off")  // a field the translation leaves out stays
+        let german = try sent("de")
+        #expect(german.title == "Sale")
+        #expect(try sent(nil).title == "Sale")
+
+        guard case .failure(let errors) = CampaignSpec.parse(["name": "n", "topics": ["news"],
+                                                              "notification": ["title": "t", "translations": ["fa": ["title": "ت"], "not a tag": ["title": "x"]]]])
+        else { Issue.record("accepted"); return }
+        #expect(Set(errors.errors.map(\.code)) == ["invalid_value", "needs_devices"])
+    }
 }

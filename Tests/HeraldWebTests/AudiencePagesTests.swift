@@ -1,3 +1,4 @@
+import HeraldCore
 import HeraldHTTP
 import HeraldJSON
 import Testing
@@ -48,5 +49,25 @@ import Testing
         // The composer's target step offers it with its reach.
         let composer = Self.text(browser.get("/campaigns/new"))
         #expect(composer.contains(#"<option value="\#(segment.id)">Persian speakers (2 active devices)</option>"#))
+    }
+}
+
+/// A campaign to devices survives the composer: its audience, variables and translations.
+@Suite struct DeviceCampaignFormTests {
+    @Test func aCampaignToDevicesWithTranslationsSurvivesTheComposer() throws {
+        for audience in [("tokens", JSON.array(["tok-1", "tok-2"])), ("segment", JSON.string("0f9e8d7c-6b5a-4000-8000-000000000001"))] {
+            let json: JSON = ["name": "Hello", audience.0: audience.1,
+                              "notification": ["title": "Hello {{first_name | default: \"friend\"}}", "body": "News",
+                                               "translations": ["fa": ["title": "سلام {{first_name | default: \"دوست\"}}"]]],
+                              "variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["translations": ["he": ["body": "חדשות"]]]]]]
+            guard case .success(let spec) = CampaignSpec.parse(json) else { Issue.record("refused"); continue }
+            let form = CampaignForm(spec: spec, version: 1)
+            guard case .success(let back) = form.parse() else { Issue.record("the composer refused its own form"); continue }
+            #expect(back == spec)
+        }
+        var broken = CampaignForm(spec: try CampaignSpec.parse(["name": "n", "tokens": ["t"], "notification": ["title": "t"]]).get(), version: 1)
+        broken.translations = "{\"fa\": "
+        guard case .failure(let errors) = broken.parse() else { Issue.record("accepted"); return }
+        #expect(errors["translations"].first?.hasPrefix("this is not JSON") == true)
     }
 }

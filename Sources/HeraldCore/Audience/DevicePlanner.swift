@@ -14,7 +14,8 @@ public struct DevicePlanner: Sendable {
     let sendTime: Date
     /// Which variant each bucket gets (nil: the holdout, which gets nothing).
     let variantOfBucket: [Variant?]
-    /// The message of each unpersonalised variant around its token, rendered once for every device.
+    /// The message of each unpersonalised variant (and language) around its token, rendered once
+    /// for every device; keyed by `preparedKey`.
     let prepared: [String: (before: String, after: String)]
 
     /// The test (or, without variants, the whole send): each variant to its weight's share of the
@@ -42,10 +43,14 @@ public struct DevicePlanner: Sendable {
         self.sendTime = sendTime
         variantOfBucket = table
         var prepared: [String: (String, String)] = [:]
-        for variant in campaign.effectiveVariants where !variant.isPersonalized {
-            let body = Self.render(campaign, variant, token: Self.placeholder, campaignID: campaignID, sendTime: sendTime)
-            let parts = body.components(separatedBy: Self.placeholder)
-            if parts.count == 2 { prepared[variant.key] = (parts[0], parts[1]) }
+        for variant in campaign.effectiveVariants {
+            for language in [nil] + variant.notification.translations.keys.map(Optional.some) {
+                let localized = variant.localized(language)
+                guard !localized.isPersonalized else { continue }
+                let body = Self.render(campaign, localized, token: Self.placeholder, campaignID: campaignID, sendTime: sendTime)
+                let parts = body.components(separatedBy: Self.placeholder)
+                if parts.count == 2 { prepared[Self.preparedKey(variant.key, language)] = (parts[0], parts[1]) }
+            }
         }
         self.prepared = prepared
     }
@@ -71,10 +76,12 @@ public struct DevicePlanner: Sendable {
     /// The request for `device`, or nil when its bucket gets nothing.
     public func request(for device: Device) -> DeviceRequest? {
         guard let variant = variant(for: device) else { return nil }
-        if let (before, after) = prepared[variant.key] {
+        // The device's language picks the text, else the campaign's own.
+        let language = variant.notification.translation(for: device.language)?.tag
+        if let (before, after) = prepared[Self.preparedKey(variant.key, language)] {
             return DeviceRequest(variantKey: variant.key, token: device.token, body: before + device.token + after, failure: nil)
         }
-        let personal = variant.personalized(for: device)
+        let personal = variant.localized(language).personalized(for: device)
         let message = Renderer.render(campaign: campaign, variant: personal, target: .token(device.token), campaignID: campaignID, sendTime: sendTime)
         let size = message.payloadSize
         guard size <= Message.tokenPayloadLimit else {
@@ -83,6 +90,8 @@ public struct DevicePlanner: Sendable {
         }
         return DeviceRequest(variantKey: variant.key, token: device.token, body: message.json().serializedString(), failure: nil)
     }
+
+    static func preparedKey(_ variant: String, _ language: String?) -> String { variant + "\u{0}" + (language ?? "") }
 
     /// A token-shaped stand-in that cannot occur in a rendered message by chance.
     static let placeholder = "HERALD-DEVICE-TOKEN-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
@@ -103,6 +112,17 @@ public struct DeviceRequest: Sendable, Equatable {
 }
 
 extension Variant {
+    /// This variant in the translation `language` (a key of its translations), its own text when nil.
+    public func localized(_ language: String?) -> Variant {
+        var copy = self
+        if let language, let text = notification.translations[language] {
+            copy.notification.title = text.title ?? notification.title
+            copy.notification.body = text.body ?? notification.body
+        }
+        copy.notification.translations = [:]
+        return copy
+    }
+
     /// Whether the title or text holds variables.
     public var isPersonalized: Bool {
         [notification.title, notification.body].contains { $0.map(Self.hasVariables) ?? false }

@@ -29,6 +29,8 @@ public enum CampaignLimits {
     public static let testTokens = 20
     /// Registration tokens a campaign may name as its audience (a segment reaches any number).
     public static let audienceTokens = 1000
+    /// Languages one notification may carry besides its own text.
+    public static let translations = 20
     public static let variantKeyCharacters = 16
     public static let maximumWeight = 1000
     /// `holdout_percent` is below this.

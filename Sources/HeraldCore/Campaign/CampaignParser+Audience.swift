@@ -171,6 +171,15 @@ extension CampaignParser {
         func add(_ content: NotificationContent?, at path: String) {
             texts.append((JSONReader.path(path, "title"), content?.title))
             texts.append((JSONReader.path(path, "body"), content?.body))
+            for (language, text) in content?.translations ?? [:] {
+                let translationPath = JSONReader.path(JSONReader.path(path, "translations"), language)
+                if !spec.audience.isPerDevice {
+                    reader.report(translationPath, "needs_devices",
+                        "a text per language is chosen per device: target a segment or tokens, not topics")
+                }
+                texts.append((JSONReader.path(translationPath, "title"), text.title))
+                texts.append((JSONReader.path(translationPath, "body"), text.body))
+            }
         }
         add(spec.notification, at: "notification")
         for (index, variant) in spec.variants.enumerated() {

@@ -46,5 +46,16 @@ extension CampaignParser {
                 "the message is \(budget.bytes) bytes; FCM accepts at most \(budget.byteLimit) for \(spec.audience.isPerDevice ? "a message to one device" : "topic and condition messages"). \(budget.advice ?? "")",
                 limit: budget.byteLimit)
         }
+        // Each language's text is measured too: Persian may fit where English does not, or not.
+        for (index, variant) in spec.effectiveVariants.enumerated() {
+            for language in variant.notification.translations.keys.sorted() {
+                let budget = MessageBudget.measure(campaign: spec, variant: variant.localized(language).withDefaults, target: spec.audience.sampleTarget)
+                guard budget.bytes > budget.byteLimit else { continue }
+                let path = JSONReader.path(explicit ? JSONReader.path("variants", index: index) : "notification", "translations.\(language)")
+                reader.report(path, "payload_too_large",
+                    "in \(language) the message is \(budget.bytes) bytes; FCM accepts at most \(budget.byteLimit) for a message to one device. \(budget.advice ?? "")",
+                    limit: budget.byteLimit)
+            }
+        }
     }
 }

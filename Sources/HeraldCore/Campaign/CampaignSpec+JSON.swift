@@ -30,6 +30,9 @@ extension NotificationContent {
         if let title { object["title"] = .string(title) }
         if let body { object["body"] = .string(body) }
         if let image { object["image"] = .string(image) }
+        if !translations.isEmpty {
+            object["translations"] = .object(JSONObject(translations.sorted { $0.key < $1.key }.map { ($0.key, $0.value.toJSON()) }))
+        }
         return .object(object)
     }
 }

@@ -125,12 +125,45 @@ public struct CampaignParser {
     }
 
     mutating func parseNotification(_ object: JSONObject, at path: String) -> NotificationContent {
-        reader.rejectUnknown(object, known: ["title", "body", "image"], at: path)
+        reader.rejectUnknown(object, known: ["title", "body", "image", "translations"], at: path)
         // The 1000-character limit is checked per variant, on title and body together.
         return NotificationContent(
             title: reader.string(object, "title", at: path).flatMap { $0.isEmpty ? nil : $0 },
             body: reader.string(object, "body", at: path).flatMap { $0.isEmpty ? nil : $0 },
-            image: imageURL(object, at: path))
+            image: imageURL(object, at: path),
+            translations: parseTranslations(object, at: path))
+    }
+
+    /// `translations`: `{"fa": {"title", "body"}, …}`, by BCP 47 tag, at most
+    /// `CampaignLimits.translations`, each within the 1000 characters.
+    mutating func parseTranslations(_ object: JSONObject, at parent: String) -> [String: NotificationContent] {
+        let path = JSONReader.path(parent, "translations")
+        guard let members = reader.object(object, "translations", at: parent) else { return [:] }
+        if members.count > CampaignLimits.translations {
+            reader.report(path, "too_many", "at most \(CampaignLimits.translations) languages, found \(members.count)", limit: CampaignLimits.translations)
+        }
+        var result: [String: NotificationContent] = [:]
+        for (tag, value) in members {
+            let itemPath = JSONReader.path(path, tag)
+            guard let normalized = LanguageTag.normalized(tag) else {
+                reader.report(itemPath, "invalid_value", "a language is a BCP 47 tag such as fa, he or vi-VN, found \"\(tag)\"")
+                continue
+            }
+            if result[normalized] != nil {
+                reader.report(itemPath, "duplicate", "the language \(normalized) is given twice")
+            }
+            guard let text = reader.object(value, at: itemPath) else { continue }
+            reader.rejectUnknown(text, known: ["title", "body"], at: itemPath)
+            let content = NotificationContent(title: reader.string(text, "title", at: itemPath).flatMap { $0.isEmpty ? nil : $0 },
+                                              body: reader.string(text, "body", at: itemPath).flatMap { $0.isEmpty ? nil : $0 })
+            if content.characterCount > CampaignLimits.notificationCharacters {
+                reader.report(itemPath, "too_long",
+                    "the title and body together have at most \(CampaignLimits.notificationCharacters) characters, found \(content.characterCount)",
+                    limit: CampaignLimits.notificationCharacters)
+            }
+            result[normalized] = content
+        }
+        return result
     }
 
     /// The notification image: an http or https URL whose path ends in the image's file extension,

@@ -16,6 +16,12 @@ extension CampaignSpec {
                 "body": ["type": "string"],
                 "image": url("An https (or, on a development server without TLS, http) image URL; Apple needs a file extension in it.",
                              pattern: "^https?://"),
+                "translations": [
+                    "type": "object", "maxProperties": .number(Double(CampaignLimits.translations)),
+                    "description": "The title and body in other languages, by BCP 47 tag: each device gets its language's (exact tag, else the language without its region), else the text above. Campaigns to a segment or tokens only.",
+                    "additionalProperties": ["type": "object", "additionalProperties": false,
+                                             "properties": ["title": ["type": "string"], "body": ["type": "string"]]],
+                ],
             ],
         ]
         let data: JSON = [

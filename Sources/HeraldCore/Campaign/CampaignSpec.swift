@@ -94,17 +94,32 @@ public struct NotificationContent: Sendable, Equatable {
     public var body: String?
     /// An https image URL (Apple needs a file extension in it).
     public var image: String?
+    /// The title and text in other languages, by BCP 47 tag ("fa", "he-IL"): a device whose
+    /// language matches gets them, the others the text above (campaigns to devices only).
+    public var translations: [String: NotificationContent]
 
-    public init(title: String? = nil, body: String? = nil, image: String? = nil) {
+    public init(title: String? = nil, body: String? = nil, image: String? = nil, translations: [String: NotificationContent] = [:]) {
         self.title = title
         self.body = body
         self.image = image
+        self.translations = translations
     }
 
-    /// This content with `other`'s set fields in place of its own.
+    /// This content with `other`'s set fields in place of its own (translations language by language).
     public func overlaid(by other: NotificationContent?) -> NotificationContent {
         guard let other else { return self }
-        return NotificationContent(title: other.title ?? title, body: other.body ?? body, image: other.image ?? image)
+        var merged = translations
+        for (language, text) in other.translations { merged[language] = (merged[language] ?? NotificationContent()).overlaid(by: text) }
+        return NotificationContent(title: other.title ?? title, body: other.body ?? body, image: other.image ?? image, translations: merged)
+    }
+
+    /// The translation a device of `language` gets: its exact tag, else its language without the
+    /// region ("fa" for "fa-IR"); nil when none matches.
+    public func translation(for language: String?) -> (tag: String, text: NotificationContent)? {
+        guard let language, !translations.isEmpty else { return nil }
+        if let exact = translations[language] { return (language, exact) }
+        let primary = LanguageTag.primary(language)
+        return translations[primary].map { (primary, $0) }
     }
 
     /// Whether there is any text to show.

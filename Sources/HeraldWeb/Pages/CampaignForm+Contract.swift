@@ -29,7 +29,8 @@ extension CampaignForm {
     /// The campaign JSON contract built from the fields; blank fields are left out.
     func contractJSON(errors: inout FormErrors) -> JSON {
         var object: JSONObject = ["name": .string(name)]
-        object["notification"] = Self.notification(title: title, body: body, image: imageURL)
+        object["notification"] = Self.notification(title: title, body: body, image: imageURL,
+                                                   translations: translations, field: "translations", errors: &errors)
         switch targetKind {
         case "condition":
             object["condition"] = .string(condition)
@@ -69,7 +70,8 @@ extension CampaignForm {
                 errors.add("variant_weight_\(row.id)", "the weight is a whole number, such as 50")
                 variant["weight"] = 1
             }
-            variant["notification"] = Self.notification(title: row.title, body: row.body, image: row.image)
+            variant["notification"] = Self.notification(title: row.title, body: row.body, image: row.image, translations: row.translations,
+                                                        field: "variant_translations_\(row.id)", errors: &errors)
             variant["data"] = Self.dataObject(row.data, field: "variant_data_\(row.id)", errors: &errors)
             return .object(variant)
         }
@@ -110,12 +112,26 @@ extension CampaignForm {
         return pieces.filter { !$0.contains(where: \.isWhitespace) }
     }
 
-    static func notification(title: String, body: String, image: String) -> JSON? {
+    static func notification(title: String, body: String, image: String, translations: String = "", field: String = "translations",
+                             errors: inout FormErrors) -> JSON? {
         var content = JSONObject()
         if !title.isEmpty { content["title"] = .string(title) }
         if !body.isEmpty { content["body"] = .string(body) }
         if !image.isEmpty { content["image"] = .string(image) }
+        if !translations.trimmingSpaces.isEmpty {
+            do {
+                content["translations"] = try JSON.parse(translations)
+            } catch {
+                errors.add(field, "this is not JSON: \(error.reason) at line \(error.line), column \(error.column)")
+            }
+        }
         return content.isEmpty ? nil : .object(content)
+    }
+
+    /// A notification's translations as the form shows them: pretty JSON, or nothing.
+    static func translationsText(_ content: NotificationContent?) -> String {
+        guard let content, !content.translations.isEmpty, let json = content.toJSON()["translations"] else { return "" }
+        return json.prettyString()
     }
 
     /// The filled rows as a data object; a key given twice is an error, not a silent overwrite.
@@ -139,6 +155,7 @@ extension CampaignForm {
         ]
         if let field = simple[path] { return field }
         if path.hasPrefix("topics[") { return "topics" }
+        if path.hasPrefix("notification.translations") { return "translations" }
         if path.hasPrefix("tokens[") { return "tokens" }
         if path.hasPrefix("schedule.days") { return "schedule_days" }
         if path.hasPrefix("data.") { return "data" }
@@ -159,7 +176,9 @@ extension CampaignForm {
             case ".notification.title": return "variant_title_\(id)"
             case ".notification.image": return "variant_image_\(id)"
             case "", ".notification.body", ".notification": return "variant_body_\(id)"
-            default: return rest.hasPrefix(".data") ? "variant_data_\(id)" : "variant_body_\(id)"
+            default:
+                if rest.hasPrefix(".notification.translations") { return "variant_translations_\(id)" }
+                return rest.hasPrefix(".data") ? "variant_data_\(id)" : "variant_body_\(id)"
             }
         }
         return "form"

@@ -31,12 +31,16 @@ struct CampaignForm: Sendable, Equatable {
         var id: Int
         var key = "", weight = "", title = "", body = "", image = ""
         var data: [DataRow] = []
+        /// The variant's text in other languages, as JSON (`{"fa": {"title": …, "body": …}}`).
+        var translations = ""
         var isBlank: Bool {
-            key.isEmpty && title.isEmpty && body.isEmpty && image.isEmpty && data.allSatisfy(\.isBlank)
+            key.isEmpty && title.isEmpty && body.isEmpty && image.isEmpty && data.allSatisfy(\.isBlank) && translations.isEmpty
         }
     }
 
     var name = "", title = "", body = "", imageURL = ""
+    /// The text in other languages, as JSON (`{"fa": {"title": …, "body": …}}`); devices get their language's.
+    var translations = ""
     /// "notification" (shown to the user) or "data" (data only: a silent message the app handles).
     var messageKind = "notification"
     var targetKind = "topics", topics = "", condition = "", segment = "", tokens = ""
@@ -71,6 +75,7 @@ struct CampaignForm: Sendable, Equatable {
             Set(values.keys.compactMap { name in name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }).sorted()
         }
         name = value("name"); title = multiline("title"); body = multiline("body"); imageURL = value("image_url")
+        translations = multiline("translations")
         messageKind = value("message_kind") == "data" ? "data" : "notification"
         targetKind = ["condition", "segment", "tokens"].contains(value("target_kind")) ? value("target_kind") : "topics"
         topics = value("topics"); condition = value("condition"); segment = value("segment"); tokens = multiline("tokens")
@@ -84,7 +89,7 @@ struct CampaignForm: Sendable, Equatable {
                 title: multiline("variant_title_\(id)"), body: multiline("variant_body_\(id)"), image: value("variant_image_\(id)"),
                 data: rows("variant_\(id)_data_key_").map { row in
                     DataRow(id: row, key: value("variant_\(id)_data_key_\(row)"), value: multiline("variant_\(id)_data_value_\(row)"))
-                })
+                }, translations: multiline("variant_translations_\(id)"))
         }
         holdoutPercent = value("holdout_percent")
         for field in Self.optionFields { options[field] = value(field) }
@@ -97,6 +102,7 @@ struct CampaignForm: Sendable, Equatable {
     init(spec: CampaignSpec, version: Int) {
         name = spec.name
         title = spec.notification?.title ?? ""; body = spec.notification?.body ?? ""; imageURL = spec.notification?.image ?? ""
+        translations = Self.translationsText(spec.notification)
         switch spec.audience {
         case .topics(let list): targetKind = "topics"; topics = list.joined(separator: ", ")
         case .condition(let text): targetKind = "condition"; condition = text
@@ -116,7 +122,7 @@ struct CampaignForm: Sendable, Equatable {
         variants = spec.variants.enumerated().map { index, variant in
             VariantRow(id: index, key: variant.key, weight: String(variant.weight), title: variant.notification?.title ?? "",
                        body: variant.notification?.body ?? "", image: variant.notification?.image ?? "",
-                       data: Self.rows(variant.data))
+                       data: Self.rows(variant.data), translations: Self.translationsText(variant.notification))
         }
         holdoutPercent = spec.holdoutPercent == 0 ? "" : String(spec.holdoutPercent)
         let stored = spec.options.toJSON().objectValue ?? [:]

@@ -14,6 +14,9 @@ struct ComposerFields: Sendable {
         let title: String
         let body: String
         let image: String
+        let translations: String
+        let translationsErrors: [String]
+        let translationsInvalid: Bool
         let data: [DataRow]
         let dataPrefix: String
         let keyErrors: [String]
@@ -46,6 +49,9 @@ struct ComposerFields: Sendable {
             title = row.title
             body = row.body
             image = row.image
+            translations = row.translations
+            translationsErrors = errors["variant_translations_\(row.id)"]
+            translationsInvalid = !translationsErrors.isEmpty
             let prefix = "variant_\(self.index)_data"
             data = row.data.enumerated().map { DataRow(prefix: prefix, index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value) }
             dataPrefix = prefix
@@ -100,6 +106,8 @@ struct ComposerFields: Sendable {
     let targetTokens: Bool
     let topics: String
     let condition: String
+    let translations: String
+    let translationsOpen: Bool
     let segment: String
     let tokens: String
     let scheduleAt: String
@@ -149,6 +157,8 @@ struct ComposerFields: Sendable {
         targetTokens = form.targetKind == "tokens"
         topics = form.topics
         condition = form.condition
+        translations = form.translations
+        translationsOpen = !form.translations.isEmpty || !errors["translations"].isEmpty
         segment = form.segment
         tokens = form.tokens
         scheduleAt = form.scheduleAt

@@ -62,7 +62,7 @@ struct ComposerView: PageView {
     /// A person's name for a form field, for the error summary.
     static func label(_ field: String, in form: CampaignForm) -> String {
         let names = ["name": "Campaign name", "title": "Title", "body": "Text", "image_url": "Image URL", "message_kind": "Message type", "image_file": "Image upload",
-                     "topics": "Topics", "condition": "Condition", "segment": "Segment", "tokens": "Registration tokens", "schedule_kind": "Schedule", "schedule_at": "Date and time",
+                     "topics": "Topics", "condition": "Condition", "segment": "Segment", "tokens": "Registration tokens", "translations": "Text in other languages", "schedule_kind": "Schedule", "schedule_at": "Date and time",
                      "schedule_time": "Time of day", "schedule_until": "Until", "time_zone": "Time zone", "schedule_days": "Days",
                      "holdout_percent": "Holdout", "variants": "Variants", "data": "Custom data", "form": "Campaign", "version": "Version",
                      "android_channel_id": "Android channel", "priority": "Priority", "sound": "Android sound", "icon": "Android icon",
