@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldSync"]),
         .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres", "HeraldTestSupport"]),
-        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMMessage", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
+        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMMessage", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON", "COpenSSL"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "FCMMessage", "HeraldJSON", "HeraldFCM"]),
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.

@@ -67,7 +67,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
         fcm = FCMSettings(
             serviceAccountKeyPath: optional("HERALD_SERVICE_ACCOUNT_KEY") ?? optional("GOOGLE_APPLICATION_CREDENTIALS"),
             baseURL: string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com"),
-            oauthTokenURL: optional("HERALD_OAUTH_TOKEN_URL"))
+            oauthTokenURL: optional("HERALD_OAUTH_TOKEN_URL"),
+            caFile: optional("HERALD_FCM_CA_FILE"))
         delivery = DeliverySettings(
             schedulerEnabled: try boolean("HERALD_SCHEDULER", true),
             workers: try integer("HERALD_DELIVERY_WORKERS", 2, 1...64),

@@ -39,6 +39,9 @@ public struct FCMSettings: Sendable, Equatable {
     public var baseURL: String
     /// Overrides the key's token_uri (the emulator's in development).
     public var oauthTokenURL: String?
+    /// A PEM file of the CA certificates trusted for the FCM and token endpoints instead of the
+    /// system's (a corporate proxy's CA, a private test endpoint's certificate).
+    public var caFile: String?
 }
 
 /// The scheduler and the delivery workers of this process.

@@ -29,11 +29,14 @@ public struct HTTPClientResponse: Sendable {
     /// Header fields of the final response (not of an interim 1xx), in order.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// The protocol the exchange used: HTTP/2 when the server offered it over TLS, else HTTP/1.1.
+    public var httpVersion: HTTPVersion
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], httpVersion: HTTPVersion = .http1_1) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.httpVersion = httpVersion
     }
 
     /// The first value of the header `name`, compared case-insensitively.
@@ -41,6 +44,15 @@ public struct HTTPClientResponse: Sendable {
         let wanted = name.lowercased()
         return headers.first { $0.name.lowercased() == wanted }?.value
     }
+}
+
+/// The HTTP version of an exchange, as libcurl reports it.
+public enum HTTPVersion: String, Sendable, Equatable {
+    case http1_0 = "HTTP/1.0"
+    case http1_1 = "HTTP/1.1"
+    case http2 = "HTTP/2"
+    case http3 = "HTTP/3"
+    case unknown = "unknown"
 }
 
 /// A request that got no HTTP response: DNS, connect, TLS, timeout, a dropped connection.
