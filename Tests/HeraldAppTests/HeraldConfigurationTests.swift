@@ -52,4 +52,19 @@ import Testing
         }
         #expect((try? HeraldConfiguration(environment: ["HERALD_PUBLIC_URL": "https://herald.example.com/"]))?.web.publicURL == "https://herald.example.com")
     }
+
+    @Test func aCAFileThatCannotBeUsedIsRefusedAtStartUpNamingTheVariable() throws {
+        let missing = try HeraldConfiguration(environment: ["HERALD_FCM_CA_FILE": "/nonexistent/proxy-ca.pem"])
+        #expect(missing.fcm.caFile == "/nonexistent/proxy-ca.pem")
+        #expect(throws: ConfigurationError(variable: "HERALD_FCM_CA_FILE", value: "/nonexistent/proxy-ca.pem",
+                                           expected: "a readable PEM file of CA certificates (cannot read the CA file /nonexistent/proxy-ca.pem)")) {
+            try SenderSetup.httpClient(missing.fcm)
+        }
+        let notPEM = NSTemporaryDirectory() + "herald-not-a-ca-\(UUID().uuidString).pem"
+        try "not a certificate".write(toFile: notPEM, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: notPEM) }
+        let wrong = try HeraldConfiguration(environment: ["HERALD_FCM_CA_FILE": notPEM])
+        #expect(throws: ConfigurationError.self) { try SenderSetup.httpClient(wrong.fcm) }
+        #expect(try SenderSetup.httpClient(HeraldConfiguration(environment: [:]).fcm).caFile == nil)
+    }
 }

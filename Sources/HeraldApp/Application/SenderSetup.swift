@@ -2,8 +2,8 @@ import HeraldFCM
 
 /// The FCM sender as configured: from the service-account key when one is named, else none
 /// (previews work without one; sending answers that it is not configured).
-enum SenderSetup {
-    static func make(_ configuration: HeraldConfiguration, log: Log) throws -> FCMSender? {
+public enum SenderSetup {
+    public static func make(_ configuration: HeraldConfiguration, log: Log) throws -> FCMSender? {
         guard let path = configuration.fcm.serviceAccountKeyPath else {
             log.warning("no service-account key configured (HERALD_SERVICE_ACCOUNT_KEY): sending is disabled")
             return nil
@@ -19,7 +19,7 @@ enum SenderSetup {
 
     /// The HTTP client for the FCM and token endpoints, trusting `HERALD_FCM_CA_FILE` when set;
     /// an unusable CA file is refused here, naming the variable, rather than on every send.
-    static func httpClient(_ settings: FCMSettings) throws(ConfigurationError) -> CurlHTTPClient {
+    public static func httpClient(_ settings: FCMSettings) throws(ConfigurationError) -> CurlHTTPClient {
         if let caFile = settings.caFile {
             do {
                 try CAFile.check(caFile)

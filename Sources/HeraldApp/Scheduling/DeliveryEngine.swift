@@ -22,8 +22,9 @@ public final class DeliveryEngine: Sendable {
         /// Deliveries a worker claims, sends at once and records per round. Small rounds spread a
         /// run over every instance and bound what a crash can repeat (the requests in flight).
         public var batchSize = 32
-        /// Requests of one round in flight at once.
-        public var sendConcurrency = 32
+        /// Requests of one round in flight at once: the whole round, as streams of one HTTP/2
+        /// connection, up to the streams a connection carries (more would wait for a free one).
+        public var sendConcurrency: Int { min(batchSize, CurlHTTPClient.streamsPerConnection) }
         /// How long a claim holds its deliveries; must outlast one round (the sender's request
         /// timeout), since an expired lease lets another worker send the same request again.
         public var lease: Duration = .seconds(60)

@@ -6,6 +6,10 @@ import Synchronization
 /// returns it afterwards, so connections are reused across calls and across threads without ever
 /// sharing a libcurl handle between two threads at once.
 public final class CurlHTTPClient: Sendable {
+    /// HTTP/2 streams one connection carries at once, as the Admin SDKs use with FCM; further
+    /// concurrent requests wait for a stream or open another connection.
+    public static let streamsPerConnection = 100
+
     private let pool = Mutex<[CurlSession]>([])
     private let maxIdleSessions: Int
     /// The PEM file of CA certificates TLS peers are checked against; nil for the system's store.

@@ -17,9 +17,9 @@ final class CurlSession: @unchecked Sendable {
             throw HTTPTransportError(curlCode: Int(CURLE_FAILED_INIT.rawValue), message: "curl_multi_init failed")
         }
         self.multi = multi
-        // HTTP/2 multiplexing, at most 100 streams per connection as the Admin SDKs do.
+        // HTTP/2 multiplexing: concurrent requests to one host share a connection as streams.
         _ = herald_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = herald_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 100)
+        _ = herald_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, CurlHTTPClient.streamsPerConnection)
     }
 
     deinit {
