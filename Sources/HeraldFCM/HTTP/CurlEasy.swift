@@ -10,7 +10,7 @@ final class CurlEasy {
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let caFile: String?
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var headerLines: [String] = []
+    private var headerFields: [(name: String, value: String)] = []
     private(set) var received = HTTPClientResponse(status: 0)
 
     /// - Parameter caFile: a PEM file of the CA certificates to trust for TLS instead of the
@@ -52,13 +52,14 @@ final class CurlEasy {
         received = HTTPClientResponse(status: 0)
         errorBuffer[0] = 0
         // A batch sends the same headers many times: rebuild the list only when they change.
-        let lines = request.headers.map { "\($0.name): \($0.value)" }
-        if lines != headerLines || headerList == nil {
+        let unchanged = headerList != nil && request.headers.count == headerFields.count
+            && zip(request.headers, headerFields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        if !unchanged {
             if let headerList { curl_slist_free_all(headerList) }
             headerList = nil
-            headerLines = lines
+            headerFields = request.headers
             // "Expect:" stops curl from waiting for 100-continue before bodies over 1 KiB.
-            for line in lines + ["Expect:"] {
+            for line in request.headers.map({ "\($0.name): \($0.value)" }) + ["Expect:"] {
                 guard let appended = curl_slist_append(headerList, line) else {
                     throw HTTPTransportError(curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_slist_append failed")
                 }
@@ -131,17 +132,9 @@ final class CurlEasy {
     fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) { received.body.append(contentsOf: bytes) }
 
     fileprivate func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        // Trim CR LF as bytes: as Characters, "\r\n" is one grapheme and matches neither.
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A { end -= 1 }
-        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            received.headers.removeAll(keepingCapacity: true)  // a new (possibly final) response starts
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            received.headers.append((name, String(value)))
-        }
+        received.appendHeaderLine(UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
     }
 }
 
