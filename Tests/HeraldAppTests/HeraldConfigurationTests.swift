@@ -11,6 +11,7 @@ import Testing
         return [
             "DATABASE_URL": c.database.url, "HERALD_DB_POOL_SIZE": String(c.database.poolSize),
             "HERALD_MIGRATIONS_DIR": c.database.migrationsDirectory, "HERALD_MIGRATE_ON_START": String(c.database.migrateOnStart),
+            "HERALD_DB_PREPARED_STATEMENTS": String(c.database.preparedStatements),
             "HERALD_HOST": c.web.host, "HERALD_PORT": String(c.web.port), "HERALD_PUBLIC_DIR": c.web.publicDirectory,
             "HERALD_HANDLER_THREADS": String(c.web.handlerThreads), "HERALD_HANDLER_QUEUE_LIMIT": String(c.web.handlerQueueLimit),
             "HERALD_MAX_BODY_BYTES": String(c.web.maxBodyBytes), "HERALD_COOKIE_SECURE": String(c.web.cookieSecure),

@@ -52,7 +52,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
             url: string("DATABASE_URL", Self.defaultDatabaseURL),
             poolSize: try integer("HERALD_DB_POOL_SIZE", 10, 1...500),
             migrationsDirectory: string("HERALD_MIGRATIONS_DIR", "Migrations"),
-            migrateOnStart: try boolean("HERALD_MIGRATE_ON_START", true))
+            migrateOnStart: try boolean("HERALD_MIGRATE_ON_START", true),
+            preparedStatements: try boolean("HERALD_DB_PREPARED_STATEMENTS", true))
         web = WebSettings(
             host: string("HERALD_HOST", "127.0.0.1"),
             port: try integer("HERALD_PORT", 8080, 0...65535),

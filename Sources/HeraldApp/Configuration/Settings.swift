@@ -7,6 +7,9 @@ public struct DatabaseSettings: Sendable, Equatable {
     public var migrationsDirectory: String
     /// Whether `herald serve` applies missing migrations before it listens.
     public var migrateOnStart: Bool
+    /// Whether each pooled connection prepares the statements it runs; off behind a pooler in
+    /// transaction mode (pgbouncer), where the next transaction may run on another server session.
+    public var preparedStatements: Bool
 }
 
 /// The HTTP server and what the web module needs to answer correctly behind a proxy.
