@@ -54,6 +54,14 @@ import Testing
         #expect((try? HeraldConfiguration(environment: ["HERALD_PUBLIC_URL": "https://herald.example.com/"]))?.web.publicURL == "https://herald.example.com")
     }
 
+    @Test func aDeliveryRoundIsInFlightAtOnceUpToAConnectionsStreams() {
+        var rounds = DeliveryEngine.Configuration()
+        rounds.batchSize = (try? HeraldConfiguration(environment: ["HERALD_DELIVERY_BATCH_SIZE": "64"]))?.delivery.batchSize ?? 0
+        #expect(rounds.sendConcurrency == 64)
+        rounds.batchSize = 1000
+        #expect(rounds.sendConcurrency == 100, "HTTP/2 streams of one connection")
+    }
+
     @Test func aCAFileThatCannotBeUsedIsRefusedAtStartUpNamingTheVariable() throws {
         let missing = try HeraldConfiguration(environment: ["HERALD_FCM_CA_FILE": "/nonexistent/proxy-ca.pem"])
         #expect(missing.fcm.caFile == "/nonexistent/proxy-ca.pem")
