@@ -3,6 +3,7 @@ import FCMMessage
 import Foundation
 import HeraldFCM
 import HeraldJSON
+import HeraldTestSupport
 import Testing
 
 /// The sender over TLS to a server with a self-signed certificate: it sends (token and message)
@@ -13,7 +14,7 @@ import Testing
 
     @Test func sendsWhenTheCAFileNamesTheServersCertificate() throws {
         let harness = try EmulatorHarness()
-        let certificate = try SelfSignedCertificate()
+        let certificate = try SelfSignedCertificate(keys: TestKeys.other)
         let server = try StubServer(tls: certificate, handler: harness.emulator.handle)
         defer { server.stop() }
         let http = CurlHTTPClient(caFile: certificate.pemPath)
@@ -29,7 +30,7 @@ import Testing
 
     @Test func failsClearlyWithoutACAFile() throws {
         let harness = try EmulatorHarness()
-        let certificate = try SelfSignedCertificate()
+        let certificate = try SelfSignedCertificate(keys: TestKeys.other)
         let server = try StubServer(tls: certificate, handler: harness.emulator.handle)
         defer { server.stop() }
         let (sender, _) = try harness.sender(baseURL: "https://127.0.0.1:\(server.port)")
@@ -49,7 +50,7 @@ import Testing
 
     @Test func failsClearlyWhenTheCAFileNamesAnotherCertificate() throws {
         let harness = try EmulatorHarness()
-        let certificate = try SelfSignedCertificate()
+        let certificate = try SelfSignedCertificate(keys: TestKeys.other)
         let stranger = try SelfSignedCertificate(keys: TestKeys.primary)
         let server = try StubServer(tls: certificate, handler: harness.emulator.handle)
         defer { server.stop() }
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func aCAFileMustHoldACertificate() throws {
-        let certificate = try SelfSignedCertificate()
+        let certificate = try SelfSignedCertificate(keys: TestKeys.other)
         try CAFile.check(certificate.pemPath)
         #expect(throws: CAFileError.unreadable("/nonexistent/ca.pem")) { try CAFile.check("/nonexistent/ca.pem") }
         let notPEM = certificate.pemPath + ".txt"

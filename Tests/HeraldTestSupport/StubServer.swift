@@ -9,18 +9,18 @@ import Glibc
 /// connection, keep-alive, Content-Length bodies only, and it can drop a connection unanswered,
 /// which HeraldHTTP cannot; over TLS with a given certificate (offering no HTTP/2, as a server
 /// without it would). Test scaffolding, not a product server.
-final class StubServer: @unchecked Sendable {
-    let port: Int
+public final class StubServer: @unchecked Sendable {
+    public let port: Int
     private let listener: Int32
     private let lock = NSLock()
     private var accepted = 0  // guarded by `lock`
 
     /// Connections accepted so far.
-    var acceptedConnections: Int { lock.withLock { accepted } }
+    public var acceptedConnections: Int { lock.withLock { accepted } }
     private let handler: @Sendable (EmulatorRequest) -> EmulatorAnswer
     private let tls: SelfSignedCertificate?
 
-    init(tls: SelfSignedCertificate? = nil, handler: @escaping @Sendable (EmulatorRequest) -> EmulatorAnswer) throws {
+    public init(tls: SelfSignedCertificate? = nil, handler: @escaping @Sendable (EmulatorRequest) -> EmulatorAnswer) throws {
         self.handler = handler
         self.tls = tls
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -45,7 +45,7 @@ final class StubServer: @unchecked Sendable {
         thread.start()
     }
 
-    func stop() {
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }

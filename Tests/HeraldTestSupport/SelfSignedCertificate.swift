@@ -5,12 +5,12 @@ import Foundation
 /// A throwaway self-signed certificate for 127.0.0.1 (made at test time, so no key is committed),
 /// written as PEM to a temporary file that a client can be told to trust, and an OpenSSL server
 /// context that presents it.
-final class SelfSignedCertificate: @unchecked Sendable {
+public final class SelfSignedCertificate: @unchecked Sendable {
     /// The certificate as PEM, in a file of its own (what HERALD_FCM_CA_FILE names).
-    let pemPath: String
+    public let pemPath: String
     let serverContext: OpaquePointer
 
-    init(commonName: String = "127.0.0.1", keys: RSAKeyPair = TestKeys.other) throws {
+    public init(keys: RSAKeyPair, commonName: String = "127.0.0.1") throws {
         let key = try Self.privateKey(keys.privateKeyPEM)
         defer { EVP_PKEY_free(key) }
         guard let certificate = X509_new() else { throw TLSSetupError("X509_new") }
