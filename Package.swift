@@ -71,7 +71,7 @@ let package = Package(
         ]),
 
         // What the integration tests share: the test database, throwaway clusters, an FCM emulator to send to.
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldPostgres", "FCMEmulator", "HeraldFCM", "HeraldHTTP", "HeraldJSON"],
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldPostgres", "FCMEmulator", "HeraldFCM", "HeraldHTTP", "HeraldJSON", "COpenSSL"],
                 path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"]),
         .testTarget(name: "HeraldCalendarTests", dependencies: ["HeraldCalendar"]),
@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         .testTarget(name: "HeraldHTTPTests", dependencies: ["HeraldHTTP", "HeraldSync"]),
         .testTarget(name: "HeraldPostgresTests", dependencies: ["HeraldPostgres", "HeraldTestSupport"]),
-        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMMessage", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON"]),
+        .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMMessage", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON", "HeraldTestSupport"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "FCMMessage", "HeraldJSON", "HeraldFCM"]),
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.

@@ -8,7 +8,9 @@
 #include <openssl/rand.h>
 #include <openssl/rsa.h>
 #include <openssl/sha.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 // OPENSSL_free is a macro, which Swift cannot call.
 static inline void herald_openssl_free(void *pointer) {

@@ -10,5 +10,6 @@ struct Herald: ParsableCommand {
             Configuration comes from environment variables (DATABASE_URL, HERALD_HOST, HERALD_PORT, …);
             the README lists them all with their defaults.
             """,
-        subcommands: [Serve.self, Migrate.self, DoctorCommand.self, UsersCommand.self, APIKeysCommand.self, DevicesCommand.self, EmulatorCommand.self])
+        subcommands: [Serve.self, Migrate.self, DoctorCommand.self, UsersCommand.self, APIKeysCommand.self, DevicesCommand.self, EmulatorCommand.self,
+                      FCMLoadCommand.self])
 }

@@ -11,6 +11,7 @@ import Testing
         return [
             "DATABASE_URL": c.database.url, "HERALD_DB_POOL_SIZE": String(c.database.poolSize),
             "HERALD_MIGRATIONS_DIR": c.database.migrationsDirectory, "HERALD_MIGRATE_ON_START": String(c.database.migrateOnStart),
+            "HERALD_DB_PREPARED_STATEMENTS": String(c.database.preparedStatements),
             "HERALD_HOST": c.web.host, "HERALD_PORT": String(c.web.port), "HERALD_PUBLIC_DIR": c.web.publicDirectory,
             "HERALD_HANDLER_THREADS": String(c.web.handlerThreads), "HERALD_HANDLER_QUEUE_LIMIT": String(c.web.handlerQueueLimit),
             "HERALD_MAX_BODY_BYTES": String(c.web.maxBodyBytes), "HERALD_COOKIE_SECURE": String(c.web.cookieSecure),
@@ -51,5 +52,28 @@ import Testing
             try HeraldConfiguration(environment: ["HERALD_PUBLIC_URL": "herald.example.com"])
         }
         #expect((try? HeraldConfiguration(environment: ["HERALD_PUBLIC_URL": "https://herald.example.com/"]))?.web.publicURL == "https://herald.example.com")
+    }
+
+    @Test func aDeliveryRoundIsInFlightAtOnceUpToAConnectionsStreams() {
+        var rounds = DeliveryEngine.Configuration()
+        rounds.batchSize = (try? HeraldConfiguration(environment: ["HERALD_DELIVERY_BATCH_SIZE": "64"]))?.delivery.batchSize ?? 0
+        #expect(rounds.sendConcurrency == 64)
+        rounds.batchSize = 1000
+        #expect(rounds.sendConcurrency == 100, "HTTP/2 streams of one connection")
+    }
+
+    @Test func aCAFileThatCannotBeUsedIsRefusedAtStartUpNamingTheVariable() throws {
+        let missing = try HeraldConfiguration(environment: ["HERALD_FCM_CA_FILE": "/nonexistent/proxy-ca.pem"])
+        #expect(missing.fcm.caFile == "/nonexistent/proxy-ca.pem")
+        #expect(throws: ConfigurationError(variable: "HERALD_FCM_CA_FILE", value: "/nonexistent/proxy-ca.pem",
+                                           expected: "a readable PEM file of CA certificates (cannot read the CA file /nonexistent/proxy-ca.pem)")) {
+            try SenderSetup.httpClient(missing.fcm)
+        }
+        let notPEM = NSTemporaryDirectory() + "herald-not-a-ca-\(UUID().uuidString).pem"
+        try "not a certificate".write(toFile: notPEM, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: notPEM) }
+        let wrong = try HeraldConfiguration(environment: ["HERALD_FCM_CA_FILE": notPEM])
+        #expect(throws: ConfigurationError.self) { try SenderSetup.httpClient(wrong.fcm) }
+        #expect(try SenderSetup.httpClient(HeraldConfiguration(environment: [:]).fcm).caFile == nil)
     }
 }

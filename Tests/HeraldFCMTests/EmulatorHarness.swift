@@ -25,14 +25,17 @@ final class EmulatorHarness: Sendable {
 
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
-    /// A sender with a service account for `keys`, whose token endpoint is this emulator's.
+    /// A sender with a service account for `keys`, whose token endpoint is this emulator's (or
+    /// the one at `baseURL`, such as a TLS server in front of this emulator).
     func sender(
         keys: RSAKeyPair = TestKeys.primary,
         policy: RetryPolicy = RetryPolicy(),
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10),
+        baseURL: String? = nil,
+        http: CurlHTTPClient = CurlHTTPClient()
     ) throws -> (FCMSender, ServiceAccountTokenProvider) {
+        let baseURL = baseURL ?? self.baseURL
         let account = try TestKeys.serviceAccount(keys, tokenURI: "https://oauth2.googleapis.com/token")
-        let http = CurlHTTPClient()
         let tokens = ServiceAccountTokenProvider(account: account, tokenURI: baseURL + "/token", http: http)
         let configuration = FCMConfiguration(projectID: account.projectID, baseURL: baseURL, requestTimeout: timeout, retryPolicy: policy)
         return (FCMSender(configuration: configuration, credentials: tokens, http: http), tokens)

@@ -1,4 +1,5 @@
 import HeraldFCM
+import HeraldTestSupport
 import FCMEmulator
 import Testing
 

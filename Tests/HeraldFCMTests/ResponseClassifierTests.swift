@@ -1,5 +1,6 @@
 import FCMMessage
 @testable import HeraldFCM
+import HeraldTestSupport
 import FCMEmulator
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import FCMEmulator
 import Foundation
 import HeraldFCM
+import HeraldTestSupport
 import HeraldJSON
 import Testing
 

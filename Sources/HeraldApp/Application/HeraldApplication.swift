@@ -30,7 +30,8 @@ public final class HeraldApplication: Sendable {
         self.configuration = configuration
         self.log = log
         let pool = PostgresPool(url: configuration.database.url, maxConnections: configuration.database.poolSize,
-                                acquireTimeout: .seconds(5))
+                                acquireTimeout: .seconds(5),
+                                preparedStatements: configuration.database.preparedStatements ? PostgresConnection.defaultPreparedStatements : 0)
         database = Database(pool: pool)
         let sender = try SenderSetup.make(configuration, log: log)
         sendingConfigured = sender != nil

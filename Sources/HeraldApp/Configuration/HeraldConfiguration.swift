@@ -52,7 +52,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
             url: string("DATABASE_URL", Self.defaultDatabaseURL),
             poolSize: try integer("HERALD_DB_POOL_SIZE", 10, 1...500),
             migrationsDirectory: string("HERALD_MIGRATIONS_DIR", "Migrations"),
-            migrateOnStart: try boolean("HERALD_MIGRATE_ON_START", true))
+            migrateOnStart: try boolean("HERALD_MIGRATE_ON_START", true),
+            preparedStatements: try boolean("HERALD_DB_PREPARED_STATEMENTS", true))
         web = WebSettings(
             host: string("HERALD_HOST", "127.0.0.1"),
             port: try integer("HERALD_PORT", 8080, 0...65535),
@@ -67,7 +68,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
         fcm = FCMSettings(
             serviceAccountKeyPath: optional("HERALD_SERVICE_ACCOUNT_KEY") ?? optional("GOOGLE_APPLICATION_CREDENTIALS"),
             baseURL: string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com"),
-            oauthTokenURL: optional("HERALD_OAUTH_TOKEN_URL"))
+            oauthTokenURL: optional("HERALD_OAUTH_TOKEN_URL"),
+            caFile: optional("HERALD_FCM_CA_FILE"))
         delivery = DeliverySettings(
             schedulerEnabled: try boolean("HERALD_SCHEDULER", true),
             workers: try integer("HERALD_DELIVERY_WORKERS", 2, 1...64),

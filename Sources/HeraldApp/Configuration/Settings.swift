@@ -7,6 +7,9 @@ public struct DatabaseSettings: Sendable, Equatable {
     public var migrationsDirectory: String
     /// Whether `herald serve` applies missing migrations before it listens.
     public var migrateOnStart: Bool
+    /// Whether each pooled connection prepares the statements it runs; off behind a pooler in
+    /// transaction mode (pgbouncer), where the next transaction may run on another server session.
+    public var preparedStatements: Bool
 }
 
 /// The HTTP server and what the web module needs to answer correctly behind a proxy.
@@ -39,6 +42,9 @@ public struct FCMSettings: Sendable, Equatable {
     public var baseURL: String
     /// Overrides the key's token_uri (the emulator's in development).
     public var oauthTokenURL: String?
+    /// A PEM file of the CA certificates trusted for the FCM and token endpoints instead of the
+    /// system's (a corporate proxy's CA, a private test endpoint's certificate).
+    public var caFile: String?
 }
 
 /// The scheduler and the delivery workers of this process.

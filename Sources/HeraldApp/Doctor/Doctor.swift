@@ -68,7 +68,13 @@ public enum Doctor {
         }
         var checks = [Check(name: "service-account key", outcome: .ok,
                             detail: "\(account.clientEmail), project \(account.projectID)")]
-        let http = CurlHTTPClient()
+        let http: CurlHTTPClient
+        do {
+            http = try SenderSetup.httpClient(configuration.fcm)
+        } catch {
+            checks.append(Check(name: "CA file", outcome: .problem, detail: "\(error)"))
+            return checks
+        }
         let tokens = ServiceAccountTokenProvider(account: account, tokenURI: configuration.fcm.oauthTokenURL, http: http)
         do {
             _ = try tokens.accessToken()

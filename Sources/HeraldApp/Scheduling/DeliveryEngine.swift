@@ -27,8 +27,9 @@ public final class DeliveryEngine: Sendable {
         public var deviceBatchSize = 256
         /// Devices unseen this long are marked stale (once an hour).
         public var staleDeviceDays = 270
-        /// Requests of one round in flight at once.
-        public var sendConcurrency = 32
+        /// Requests of one round in flight at once: the whole round, as streams of one HTTP/2
+        /// connection, up to the streams a connection carries (more would wait for a free one).
+        public var sendConcurrency: Int { min(max(batchSize, deviceBatchSize), CurlHTTPClient.streamsPerConnection) }
         /// How long a claim holds its deliveries; must outlast one round (the sender's request
         /// timeout), since an expired lease lets another worker send the same request again.
         public var lease: Duration = .seconds(60)

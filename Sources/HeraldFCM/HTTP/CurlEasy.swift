@@ -8,12 +8,16 @@ import CCurl
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let caFile: String?
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var headerLines: [String] = []
+    private var headerFields: [(name: String, value: String)] = []
     private(set) var received = HTTPClientResponse(status: 0)
 
-    init() throws(HTTPTransportError) {
+    /// - Parameter caFile: a PEM file of the CA certificates to trust for TLS instead of the
+    ///   system's store; nil for the system's.
+    init(caFile: String? = nil) throws(HTTPTransportError) {
         CurlGlobal.ensureInitialised()
+        self.caFile = caFile
         guard let handle = curl_easy_init() else {
             throw HTTPTransportError(curlCode: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed")
         }
@@ -29,6 +33,7 @@ final class CurlEasy {
         try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         try set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         try set(CURLOPT_TCP_KEEPALIVE, 1)
+        if let caFile { try set(CURLOPT_CAINFO, caFile) }
         try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
         try check(herald_curl_easy_setopt_write(handle, CURLOPT_WRITEFUNCTION, curlEasyWriteBody), "CURLOPT_WRITEFUNCTION")
         try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
@@ -47,13 +52,14 @@ final class CurlEasy {
         received = HTTPClientResponse(status: 0)
         errorBuffer[0] = 0
         // A batch sends the same headers many times: rebuild the list only when they change.
-        let lines = request.headers.map { "\($0.name): \($0.value)" }
-        if lines != headerLines || headerList == nil {
+        let unchanged = headerList != nil && request.headers.count == headerFields.count
+            && zip(request.headers, headerFields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        if !unchanged {
             if let headerList { curl_slist_free_all(headerList) }
             headerList = nil
-            headerLines = lines
+            headerFields = request.headers
             // "Expect:" stops curl from waiting for 100-continue before bodies over 1 KiB.
-            for line in lines + ["Expect:"] {
+            for line in request.headers.map({ "\($0.name): \($0.value)" }) + ["Expect:"] {
                 guard let appended = curl_slist_append(headerList, line) else {
                     throw HTTPTransportError(curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_slist_append failed")
                 }
@@ -85,13 +91,20 @@ final class CurlEasy {
     func finish(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPTransportError> {
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
-            return .failure(HTTPTransportError(
-                curlCode: Int(code.rawValue),
-                message: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail))
+            var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            if code == CURLE_PEER_FAILED_VERIFICATION {
+                // libcurl says what failed, not which trust store it checked, which is what to fix.
+                message += caFile.map { " (the server's certificate is not signed by a CA in \($0))" }
+                    ?? " (the server's certificate is not signed by a CA in the system's trust store; name a CA file to trust another)"
+            }
+            return .failure(HTTPTransportError(curlCode: Int(code.rawValue), message: message))
         }
         var status = 0
         _ = herald_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         received.status = status
+        var version = 0
+        _ = herald_curl_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
+        received.httpVersion = HTTPVersion(curlVersion: version)
         return .success(received)
     }
 
@@ -119,17 +132,9 @@ final class CurlEasy {
     fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) { received.body.append(contentsOf: bytes) }
 
     fileprivate func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
-        // Trim CR LF as bytes: as Characters, "\r\n" is one grapheme and matches neither.
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0D || bytes[end - 1] == 0x0A { end -= 1 }
-        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            received.headers.removeAll(keepingCapacity: true)  // a new (possibly final) response starts
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-            received.headers.append((name, String(value)))
-        }
+        received.appendHeaderLine(UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
     }
 }
 
@@ -145,6 +150,19 @@ private func curlEasyWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: I
     let easy = Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue()
     easy.appendHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
     return size * count
+}
+
+extension HTTPVersion {
+    /// From `CURLINFO_HTTP_VERSION`.
+    init(curlVersion: Int) {
+        switch curlVersion {
+        case Int(CURL_HTTP_VERSION_1_0): self = .http1_0
+        case Int(CURL_HTTP_VERSION_1_1): self = .http1_1
+        case Int(CURL_HTTP_VERSION_2_0): self = .http2
+        case Int(CURL_HTTP_VERSION_3): self = .http3
+        default: self = .unknown
+        }
+    }
 }
 
 /// `curl_global_init` must run once before any other thread uses libcurl.

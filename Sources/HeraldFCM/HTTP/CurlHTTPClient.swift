@@ -6,12 +6,22 @@ import Synchronization
 /// returns it afterwards, so connections are reused across calls and across threads without ever
 /// sharing a libcurl handle between two threads at once.
 public final class CurlHTTPClient: Sendable {
+    /// HTTP/2 streams one connection carries at once, as the Admin SDKs use with FCM; further
+    /// concurrent requests wait for a stream or open another connection.
+    public static let streamsPerConnection = 100
+
     private let pool = Mutex<[CurlSession]>([])
     private let maxIdleSessions: Int
+    /// The PEM file of CA certificates TLS peers are checked against; nil for the system's store.
+    public let caFile: String?
 
-    /// - Parameter maxIdleSessions: sessions (each with its open connections) kept between calls;
-    ///   about the number of threads that call at the same time.
-    public init(maxIdleSessions: Int = 16) {
+    /// - Parameters:
+    ///   - caFile: a PEM file of CA certificates to trust instead of the system's (a private CA,
+    ///     a corporate proxy's, a test server's self-signed certificate).
+    ///   - maxIdleSessions: sessions (each with its open connections) kept between calls;
+    ///     about the number of threads that call at the same time.
+    public init(caFile: String? = nil, maxIdleSessions: Int = 16) {
+        self.caFile = caFile
         self.maxIdleSessions = maxIdleSessions
     }
 
@@ -29,7 +39,7 @@ public final class CurlHTTPClient: Sendable {
             session = pooled
         } else {
             do {
-                session = try CurlSession()
+                session = try CurlSession(caFile: caFile)
             } catch {
                 return requests.map { _ in .failure(error) }
             }

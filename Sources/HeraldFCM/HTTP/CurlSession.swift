@@ -8,16 +8,18 @@ import CCurl
 final class CurlSession: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private var idle: [CurlEasy] = []
+    private let caFile: String?
 
-    init() throws(HTTPTransportError) {
+    init(caFile: String? = nil) throws(HTTPTransportError) {
+        self.caFile = caFile
         CurlGlobal.ensureInitialised()
         guard let multi = curl_multi_init() else {
             throw HTTPTransportError(curlCode: Int(CURLE_FAILED_INIT.rawValue), message: "curl_multi_init failed")
         }
         self.multi = multi
-        // HTTP/2 multiplexing, at most 100 streams per connection as the Admin SDKs do.
+        // HTTP/2 multiplexing: concurrent requests to one host share a connection as streams.
         _ = herald_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = herald_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 100)
+        _ = herald_curl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, CurlHTTPClient.streamsPerConnection)
     }
 
     deinit {
@@ -41,7 +43,7 @@ final class CurlSession: @unchecked Sendable {
                 next += 1
                 do throws(HTTPTransportError) {
                     let easy: CurlEasy
-                    if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasy() }
+                    if let reused = idle.popLast() { easy = reused } else { easy = try CurlEasy(caFile: caFile) }
                     try easy.prepare(requests[index])
                     let added = curl_multi_add_handle(multi, easy.handle)
                     guard added == CURLM_OK else {

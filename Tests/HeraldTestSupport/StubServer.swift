@@ -1,3 +1,4 @@
+import COpenSSL
 import FCMEmulator
 import Foundation
 #if canImport(Glibc)
@@ -6,19 +7,22 @@ import Glibc
 
 /// A minimal blocking HTTP/1.1 server on 127.0.0.1 for the HTTP client tests: a thread per
 /// connection, keep-alive, Content-Length bodies only, and it can drop a connection unanswered,
-/// which HeraldHTTP cannot. Test scaffolding, not a product server.
-final class StubServer: @unchecked Sendable {
-    let port: Int
+/// which HeraldHTTP cannot; over TLS with a given certificate (offering no HTTP/2, as a server
+/// without it would). Test scaffolding, not a product server.
+public final class StubServer: @unchecked Sendable {
+    public let port: Int
     private let listener: Int32
     private let lock = NSLock()
     private var accepted = 0  // guarded by `lock`
 
     /// Connections accepted so far.
-    var acceptedConnections: Int { lock.withLock { accepted } }
+    public var acceptedConnections: Int { lock.withLock { accepted } }
     private let handler: @Sendable (EmulatorRequest) -> EmulatorAnswer
+    private let tls: SelfSignedCertificate?
 
-    init(handler: @escaping @Sendable (EmulatorRequest) -> EmulatorAnswer) throws {
+    public init(tls: SelfSignedCertificate? = nil, handler: @escaping @Sendable (EmulatorRequest) -> EmulatorAnswer) throws {
         self.handler = handler
+        self.tls = tls
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.EIO) }
         var yes: Int32 = 1
@@ -41,7 +45,7 @@ final class StubServer: @unchecked Sendable {
         thread.start()
     }
 
-    func stop() {
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
@@ -59,6 +63,22 @@ final class StubServer: @unchecked Sendable {
 
     private func serve(_ connection: Int32) {
         defer { close(connection) }
+        var session: OpaquePointer?
+        if let tls {
+            session = SSL_new(tls.serverContext)
+            SSL_set_fd(session, connection)
+            // A client that does not trust the certificate aborts the handshake here.
+            guard SSL_accept(session) == 1 else { SSL_free(session); return }
+        }
+        defer { if let session { SSL_shutdown(session); SSL_free(session) } }
+        func read(_ connection: Int32, _ buffer: inout [UInt8], _ count: Int) -> Int {
+            guard let session else { return Glibc.read(connection, &buffer, count) }
+            return Int(SSL_read(session, &buffer, Int32(count)))
+        }
+        func write(_ connection: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+            guard let session else { return Glibc.write(connection, bytes, count) }
+            return Int(SSL_write(session, bytes, Int32(count)))
+        }
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
