@@ -46,6 +46,8 @@ import Testing
         "POST /api/v1/images": .api(.editor),
         "POST /api/v1/campaigns/{id}/schedule": .api(.publisher),
         "POST /api/v1/campaigns/{id}/cancel": .api(.publisher),
+        "POST /api/v1/campaigns/{id}/pause": .api(.publisher),
+        "POST /api/v1/campaigns/{id}/resume": .api(.publisher),
         "POST /api/v1/campaigns/{id}/send-winner": .api(.publisher),
 
         "GET /api/v1/me": .api(.viewer),
@@ -76,6 +78,8 @@ import Testing
         "POST /campaigns/{id}/schedule": .page(.publisher),
         "POST /campaigns/{id}/publish": .page(.publisher),
         "POST /campaigns/{id}/cancel": .page(.publisher),
+        "POST /campaigns/{id}/pause": .page(.publisher),
+        "POST /campaigns/{id}/resume": .page(.publisher),
         "POST /campaigns/{id}/send-winner": .page(.publisher),
         "POST /campaigns/{id}/delete": .page(.editor),
         "POST /campaigns/{id}/duplicate": .page(.editor),

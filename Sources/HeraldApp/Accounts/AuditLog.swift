@@ -31,6 +31,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case campaignScheduled = "campaign.scheduled"
     case campaignPublished = "campaign.published"
     case campaignCancelled = "campaign.cancelled"
+    case campaignPaused = "campaign.paused"
+    case campaignResumed = "campaign.resumed"
     case campaignWinnerSent = "campaign.winner_sent"
     case campaignTestSent = "campaign.test_sent"
     case userCreated = "user.created"

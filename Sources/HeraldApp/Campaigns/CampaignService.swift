@@ -247,6 +247,34 @@ public struct CampaignService: Sendable {
         }
     }
 
+    /// Holds a scheduled or sending campaign: no run starts and no further request is sent (a
+    /// worker's round already claimed completes) until it is resumed.
+    public func pause(_ id: CampaignID, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
+        try database.transaction { connection in
+            let outcome = try lifecycle.pause(id: id, expectedVersion: expectedVersion, on: connection)
+            if case .notEditable(let current) = outcome {
+                throw AppError.conflict(code: "not_pausable", title: "The campaign cannot be paused",
+                                        detail: "Campaign \(current.id) is \(current.status.rawValue); only scheduled and sending campaigns can be paused.",
+                                        currentStatus: current.status)
+            }
+            return try write(.campaignPaused, by: actor, on: connection, outcome)
+        }
+    }
+
+    /// Lets a paused campaign go on from where it stopped: the requests not yet sent are sent, the
+    /// ones sent before the pause are not sent again.
+    public func resume(_ id: CampaignID, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
+        try database.transaction { connection in
+            let outcome = try lifecycle.resume(id: id, expectedVersion: expectedVersion, on: connection)
+            if case .notEditable(let current) = outcome {
+                throw AppError.conflict(code: "not_paused", title: "The campaign is not paused",
+                                        detail: "Campaign \(current.id) is \(current.status.rawValue); only a paused campaign can be resumed.",
+                                        currentStatus: current.status)
+            }
+            return try write(.campaignResumed, by: actor, on: connection, outcome)
+        }
+    }
+
     /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now,
     /// and audits it. Every token is checked before anything is sent: one bad token sends nothing.
     public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], by actor: Actor, now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {

@@ -153,6 +153,8 @@ struct DeliveryStore: Sendable {
             WITH ready AS (
                 SELECT r.id FROM runs r
                 WHERE r.status = \(RunStatus.sending)
+                  -- A paused campaign's deliveries wait where they are, unclaimed, until it is resumed.
+                  AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = r.campaign_id AND held.status = \(CampaignStatus.paused))
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
                               AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now()))
                   AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
@@ -194,6 +196,7 @@ struct DeliveryStore: Sendable {
         try connection.query("""
             SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at))) - now())::float8
             FROM deliveries d WHERE d.status = ANY(\(DeliveryStatus.open))
+              AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = d.campaign_id AND held.status = \(CampaignStatus.paused))
               AND NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.run_id = d.run_id AND l.id <> d.id
                               AND l.status = ANY(\(DeliveryStatus.open)) AND l.lease_expires_at >= now())
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
@@ -235,7 +238,7 @@ struct DeliveryStore: Sendable {
     }
 
     /// Closes each of these runs whose deliveries are all final, and then its campaign when no run
-    /// of a campaign that is `sending` remains open. What a run and its campaign become is
+    /// of a campaign that is `sending` (or paused while sending: its last round finished it) remains open. What a run and its campaign become is
     /// `RunStatus.closed` (HeraldCore); the status guards make racing closers harmless.
     func closeRuns(_ runIDs: [String], on connection: PostgresConnection) throws {
         guard !runIDs.isEmpty else { return }
@@ -259,7 +262,8 @@ struct DeliveryStore: Sendable {
         _ = try connection.execute("""
             UPDATE campaigns c SET status = x.status
             FROM unnest(\(closed.map(\.0)), \(closed.map(\.1))) AS x(id, status)
-            WHERE c.id = x.id::uuid AND c.status = \(CampaignStatus.sending)
+            WHERE c.id = x.id::uuid
+              AND (c.status = \(CampaignStatus.sending) OR (c.status = \(CampaignStatus.paused) AND c.paused_from = \(CampaignStatus.sending)))
               AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(RunStatus.sending))
             """)
     }

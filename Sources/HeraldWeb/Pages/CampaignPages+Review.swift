@@ -29,7 +29,9 @@ extension CampaignPages {
                 sendNowQuestion: Self.sendNowQuestion(record.name, targets),
                 nextRun: record.status == .draft || record.status == .scheduled ? when.scheduled : nil,
                 scheduleProblem: record.status == .draft ? when.problem : nil,
-                canCancel: record.status.isCancellable && role >= .publisher),
+                canCancel: record.status.isCancellable && role >= .publisher,
+                canPause: record.status.isPausable && role >= .publisher,
+                canResume: record.status == .paused && role >= .publisher),
             canTest: role >= .editor && sendingConfigured, sendingConfigured: sendingConfigured, tokens: tokens,
             variantKeys: spec.effectiveVariants.map { Choice($0.key, selected: $0.key == (testVariant ?? spec.effectiveVariants[0].key)) },
             actionError: actionError, testError: testError,
@@ -93,6 +95,33 @@ extension CampaignPages {
         }
         return try act(context, notice: .cancelled, then: back) { id, version in
             try campaigns.cancel(id, expectedVersion: version, by: context.actor)
+        }
+    }
+
+    /// Pausing holds the rest back; asked first, as it stops what people may be waiting for.
+    func pause(_ context: RequestContext) throws -> HTTPResponse {
+        let record = try campaigns.get(try context.campaignID())
+        let back = context.form.value("back") == "list" ? "list" : "review"
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Pause this campaign?", text: CampaignRow.pauseQuestion(record.name),
+                                                  confirmLabel: "Pause campaign", danger: false,
+                                                  back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+            return page
+        }
+        return try act(context, notice: .paused, then: back) { id, version in
+            try campaigns.pause(id, expectedVersion: version, by: context.actor)
+        }
+    }
+
+    func resume(_ context: RequestContext) throws -> HTTPResponse {
+        let record = try campaigns.get(try context.campaignID())
+        let back = context.form.value("back") == "list" ? "list" : "review"
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Resume this campaign?", text: CampaignRow.resumeQuestion(record.name),
+                                                  confirmLabel: "Resume campaign", danger: false,
+                                                  back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+            return page
+        }
+        return try act(context, notice: .resumed, then: back) { id, version in
+            try campaigns.resume(id, expectedVersion: version, by: context.actor)
         }
     }
 

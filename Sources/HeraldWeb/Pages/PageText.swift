@@ -13,6 +13,7 @@ extension CampaignPages {
         case .partiallyFailed: "Partly failed"
         case .failed: "Failed"
         case .cancelled: "Cancelled"
+        case .paused: "Paused"
         }
     }
 

@@ -58,6 +58,8 @@ struct ReviewView: PageView {
         let nextRun: NextRun?
         let scheduleProblem: String?
         let canCancel: Bool
+        let canPause: Bool
+        let canResume: Bool
     }
 
     static let template = "review"
