@@ -11,3 +11,13 @@ ALTER TABLE campaigns ADD COLUMN paused_from text CHECK (paused_from IN ('schedu
 ALTER TABLE deliveries DROP CONSTRAINT deliveries_status_check;
 ALTER TABLE deliveries ADD CONSTRAINT deliveries_status_check
     CHECK (status IN ('pending', 'retrying', 'sent', 'failed', 'cancelled', 'expired'));
+
+-- Approvals (HERALD_APPROVALS=on): where the campaign is in its approval, the decision's comment
+-- and who made it ("kind:name"), and the version approved last with its content, which the
+-- approver's diff is made against.
+ALTER TABLE campaigns ADD COLUMN approval text NOT NULL DEFAULT 'none'
+    CHECK (approval IN ('none', 'awaiting_approval', 'approved', 'rejected'));
+ALTER TABLE campaigns ADD COLUMN approval_comment text;
+ALTER TABLE campaigns ADD COLUMN approval_decided_by text;
+ALTER TABLE campaigns ADD COLUMN approved_version integer;
+ALTER TABLE campaigns ADD COLUMN approved_content jsonb;

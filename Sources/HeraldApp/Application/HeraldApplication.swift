@@ -36,7 +36,8 @@ public final class HeraldApplication: Sendable {
         let sessions = SessionStore(idleSeconds: configuration.accounts.sessionIdleSeconds, lifetimeSeconds: configuration.accounts.sessionLifetimeSeconds)
         let cacheSeconds = configuration.accounts.credentialCacheSeconds
         credentials = cacheSeconds > 0 ? CredentialCache(lifetime: .seconds(cacheSeconds)) : nil
-        campaigns = CampaignService(database: database, sender: sender, buckets: buckets)
+        campaigns = CampaignService(database: database, sender: sender, buckets: buckets,
+                                    approvalsRequired: configuration.delivery.approvalsRequired)
         accounts = AccountService(database: database, credentials: credentials)
         signIn = SignInService(database: database, log: log,
                                throttle: SignInThrottle(maxFailures: configuration.accounts.signInMaxFailures, windowSeconds: configuration.accounts.signInWindowSeconds),

@@ -13,6 +13,8 @@ public struct CampaignService: Sendable {
     let database: Database
     let sender: FCMSender?
     let buckets: AudienceBuckets
+    /// Whether only an approved version may be scheduled or sent (`HERALD_APPROVALS`).
+    let approvalsRequired: Bool
     let campaigns = CampaignStore()
     let lifecycle = LifecycleStore()
     let idempotency = IdempotencyStore()
@@ -23,10 +25,11 @@ public struct CampaignService: Sendable {
     public static let defaultPageSize = 20
     public static let maximumPageSize = 100
 
-    public init(database: Database, sender: FCMSender?, buckets: AudienceBuckets) {
+    public init(database: Database, sender: FCMSender?, buckets: AudienceBuckets, approvalsRequired: Bool = false) {
         self.database = database
         self.sender = sender
         self.buckets = buckets
+        self.approvalsRequired = approvalsRequired
     }
 
     // MARK: - Reading
@@ -174,8 +177,9 @@ public struct CampaignService: Sendable {
                 return current
             }
             try Self.refuseUnsavableSchedule(spec, now: now)
-            return try write(.campaignUpdated, by: actor, on: connection,
-                             try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution, now: now, on: connection))
+            return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
+                             try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution, now: now, on: connection)),
+                                         on: connection)
         }
     }
 
@@ -188,9 +192,9 @@ public struct CampaignService: Sendable {
             guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
             let spec = try Self.validated(current.content.mergePatched(with: patch))
             try Self.refuseUnsavableSchedule(spec, now: now)
-            return try write(.campaignUpdated, by: actor, on: connection,
+            return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
                              try campaigns.update(id: current.id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution,
-                                                  now: now, on: connection))
+                                                  now: now, on: connection)), on: connection)
         }
     }
 
@@ -216,6 +220,7 @@ public struct CampaignService: Sendable {
     public func schedule(_ id: CampaignID, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
             guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            try refuseUnapproved(current)
             let due: Date
             switch Arming.firstRun(of: try current.spec(), now: now) {
             case .success(let date): due = date
@@ -229,7 +234,8 @@ public struct CampaignService: Sendable {
     /// Starts the campaign's run at once, whatever its schedule says.
     public func publishNow(_ id: CampaignID, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
-            try write(.campaignPublished, by: actor, on: connection,
+            if let current = try campaigns.find(id: id, on: connection) { try refuseUnapproved(current) }
+            return try write(.campaignPublished, by: actor, on: connection,
                       try lifecycle.schedule(id: id, expectedVersion: expectedVersion, nextRunAt: now, on: connection))
         }
     }

@@ -55,6 +55,9 @@ public struct DeliverySettings: Sendable, Equatable {
     public var pollSeconds: Int
     /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
     public var audienceBuckets: Int
+    /// Whether a campaign needs a publisher's approval (not its last editor's) before it is
+    /// scheduled or sent.
+    public var approvalsRequired = false
 }
 
 /// Browser sessions and the sign-in rate limit.

@@ -32,10 +32,48 @@ extension CampaignPages {
                 canCancel: record.status.isCancellable && role >= .publisher,
                 canPause: record.status.isPausable && role >= .publisher,
                 canResume: record.status == .paused && role >= .publisher),
+            approval: try approvalPanel(record, context: context),
             canTest: role >= .editor && sendingConfigured, sendingConfigured: sendingConfigured, tokens: tokens,
             variantKeys: spec.effectiveVariants.map { Choice($0.key, selected: $0.key == (testVariant ?? spec.effectiveVariants[0].key)) },
             actionError: actionError, testError: testError,
             tests: tests?.map(ReviewView.TestResult.init) ?? [], hasTests: !(tests ?? []).isEmpty), status: status)
+    }
+
+    /// The approval panel when approvals are on; nil otherwise.
+    func approvalPanel(_ record: CampaignRecord, context: RequestContext) throws -> ReviewView.ApprovalPanel? {
+        guard campaigns.approvalsOn else { return nil }
+        let role = context.viewer?.role ?? .viewer
+        let (_, changes) = try campaigns.approvalDiff(record.id)
+        let state = record.approval.state
+        let problem = state.isDecidable && role >= .publisher
+            ? ApprovalState.selfApprovalRefusal(approver: context.actor.attribution.identity, lastEditor: record.updatedBy?.identity)
+                .map { "You cannot approve or reject this version: \($0)." }
+            : nil
+        return ReviewView.ApprovalPanel(
+            stateText: Self.approvalText(state), comment: record.approval.comment,
+            decidedBy: record.approval.decidedBy.map(Self.identityText),
+            changes: changes.map { .init(path: $0.path, before: $0.before ?? "—", after: $0.after ?? "—") }, hasChanges: !changes.isEmpty,
+            sinceVersion: record.approval.approvedVersion.map { "version \($0), approved last" } ?? "nothing (no version was approved yet)",
+            canSubmit: state.submitted != nil && record.status.isEditable && role >= .editor,
+            canDecide: state.isDecidable && role >= .publisher && problem == nil, decideProblem: problem)
+    }
+
+    func submitForApproval(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: .submitted, then: "review") { id, version in
+            try campaigns.submitForApproval(id, expectedVersion: version, by: context.actor)
+        }
+    }
+
+    func approve(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: .approved, then: "review") { id, version in
+            try campaigns.decideApproval(id, expectedVersion: version, approve: true, comment: context.form.value("comment"), by: context.actor)
+        }
+    }
+
+    func reject(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: .rejected, then: "review") { id, version in
+            try campaigns.decideApproval(id, expectedVersion: version, approve: false, comment: context.form.value("comment"), by: context.actor)
+        }
     }
 
     /// When Schedule would send: its time in the campaign's zone (and as an instant for the
@@ -174,6 +212,8 @@ extension CampaignPages {
             (actionError, status) = ("Not done: \(detail)\(state)", 409)
         } catch AppError.invalid(let errors, let title) {
             (actionError, status) = ("\(title): " + errors.errors.map(\.message).joined(separator: "; ") + ".", 422)
+        } catch AppError.refused(_, let title, let detail) {
+            (actionError, status) = ("\(title): \(detail)", 422)
         }
         return try reviewPage(try campaigns.get(id), context: context, actionError: actionError, status: status)
     }

@@ -153,6 +153,7 @@ struct CampaignPages: Sendable {
     /// so no text from the URL is ever shown.
     enum Notice: String, Sendable {
         case saved, scheduled, published, cancelled, paused, resumed, deleted, duplicated, winnerSent = "winner-sent"
+        case submitted, approved, rejected
 
         var text: String {
             switch self {
@@ -165,6 +166,9 @@ struct CampaignPages: Sendable {
             case .deleted: "Draft deleted."
             case .duplicated: "Campaign duplicated: this is the copy."
             case .winnerSent: "The winner is on its way to the rest of the audience."
+            case .submitted: "Submitted for approval: a publisher other than its last editor approves or rejects it."
+            case .approved: "Approved: this version may now be scheduled or sent."
+            case .rejected: "Rejected: the editor sees your comment."
             }
         }
     }

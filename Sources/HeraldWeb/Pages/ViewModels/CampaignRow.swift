@@ -7,6 +7,9 @@ struct CampaignRow: Sendable {
     let name: String
     let status: String
     let statusText: String
+    /// "Awaiting approval", "Approved", "Rejected"; nil for a campaign never submitted.
+    let approvalText: String?
+    let approvalState: String
     let schedule: String
     let targets: String
     let updated: String
@@ -63,6 +66,8 @@ struct CampaignRow: Sendable {
         name = record.name
         status = record.status.rawValue
         statusText = CampaignPages.statusText(record.status)
+        approvalText = record.approval.state == .none ? nil : CampaignPages.approvalText(record.approval.state)
+        approvalState = record.approval.state.rawValue
         schedule = spec.map { CampaignPages.scheduleText($0.schedule) } ?? "—"
         targets = spec.map { CampaignPages.targetText($0.audience) } ?? "—"
         updated = CampaignPages.shortTime(record.updatedAt)
