@@ -21,3 +21,16 @@ ALTER TABLE campaigns ADD COLUMN approval_comment text;
 ALTER TABLE campaigns ADD COLUMN approval_decided_by text;
 ALTER TABLE campaigns ADD COLUMN approved_version integer;
 ALTER TABLE campaigns ADD COLUMN approved_content jsonb;
+
+-- The project-wide sending quota, one token bucket per FCM project shared by every instance:
+-- workers take tokens (on the database's clock) before they send, and a 429 from FCM sets
+-- `not_before`, which holds every instance, not only the one that got it. `taken` and
+-- `slowdowns` count since the row was made, for the metrics.
+CREATE TABLE send_buckets (
+    project      text             PRIMARY KEY,
+    tokens       double precision NOT NULL,
+    refilled_at  timestamptz      NOT NULL DEFAULT clock_timestamp(),
+    not_before   timestamptz      NOT NULL DEFAULT 'epoch',
+    taken        bigint           NOT NULL DEFAULT 0,
+    slowdowns    bigint           NOT NULL DEFAULT 0
+);

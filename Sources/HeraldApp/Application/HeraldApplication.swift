@@ -19,7 +19,7 @@ public final class HeraldApplication: Sendable {
     public let images: ImageService
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
-    let engine: DeliveryEngine?
+    public let engine: DeliveryEngine?
     /// Sessions and keys checked lately; nil when `HERALD_CREDENTIAL_CACHE_SECONDS` is 0.
     let credentials: CredentialCache?
 
@@ -52,6 +52,8 @@ public final class HeraldApplication: Sendable {
             settings.lease = .seconds(configuration.delivery.leaseSeconds)
             settings.batchSize = configuration.delivery.batchSize
             settings.buckets = buckets
+            let rate = configuration.delivery.ratePerMinute
+            settings.sendRate = rate > 0 ? DeliveryEngine.SendRate(project: sender.configuration.projectID, messages: rate) : nil
             engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,
                                     sender: sender, log: log, metrics: metrics)
         } else {

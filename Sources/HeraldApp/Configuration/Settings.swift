@@ -58,6 +58,9 @@ public struct DeliverySettings: Sendable, Equatable {
     /// Whether a campaign needs a publisher's approval (not its last editor's) before it is
     /// scheduled or sent.
     public var approvalsRequired = false
+    /// Messages a minute the FCM project may be sent, shared by every instance (FCM's quota is
+    /// 600,000); 0: no limit of Herald's own.
+    public var ratePerMinute = 600_000
 }
 
 /// Browser sessions and the sign-in rate limit.

@@ -21,6 +21,12 @@ protocol DeliveryOutbox: Sendable {
     func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws
     /// Closes every open run whose deliveries are all final, whoever recorded them.
     func closeFinishedRuns() throws
+    /// Takes up to `wanted` tokens of the project's shared bucket.
+    func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot)
+    /// Returns tokens taken but not used.
+    func giveBackTokens(_ count: Int, limit: SendQuotaStore.Limit) throws
+    /// Holds every instance's sending for `seconds` (FCM answered 429).
+    func holdSending(for seconds: Double, limit: SendQuotaStore.Limit) throws -> SendQuotaStore.Snapshot
 }
 
 /// What the delivery engine needs of FCM: one round of v1 requests sent, one answer each.
@@ -46,6 +52,7 @@ struct PostgresOutbox: DeliveryOutbox {
     let pool: PostgresPool
     let starter: RunStarter
     let store = DeliveryStore()
+    let quota = SendQuotaStore()
 
     func startDueRuns(limit: Int, now: Date) throws -> [DeliveryStore.StartedRun] {
         try pool.withConnection { try starter.startDueRuns(limit: limit, now: now, on: $0) }
@@ -73,5 +80,17 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func closeFinishedRuns() throws {
         try pool.withConnection { try store.closeFinishedRuns(on: $0) }
+    }
+
+    func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot) {
+        try pool.withConnection { try quota.take(wanted, limit: limit, on: $0) }
+    }
+
+    func giveBackTokens(_ count: Int, limit: SendQuotaStore.Limit) throws {
+        try pool.withConnection { try quota.giveBack(count, limit: limit, on: $0) }
+    }
+
+    func holdSending(for seconds: Double, limit: SendQuotaStore.Limit) throws -> SendQuotaStore.Snapshot {
+        try pool.withConnection { try quota.hold(for: seconds, limit: limit, on: $0) }
     }
 }

@@ -18,7 +18,7 @@ extension CampaignPages {
         let role = context.viewer?.role ?? .viewer
         let when = Self.sendingTime(spec, now: now)
         let targets = Self.targetText(spec.audience)
-        let canPublish = record.status == .draft && role >= .publisher
+        let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         return pages.page(ReviewView(
             chrome: chrome(context, title: "Review: \(record.name)"), campaign: CampaignRow(record, viewer: context.viewer),
             variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.warnings,
