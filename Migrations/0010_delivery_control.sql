@@ -34,3 +34,11 @@ CREATE TABLE send_buckets (
     taken        bigint           NOT NULL DEFAULT 0,
     slowdowns    bigint           NOT NULL DEFAULT 0
 );
+
+-- A run's delivery controls, set when it starts: after `expires_at` (its campaign's latest-delivery
+-- time) nothing more of it is sent and what is left is expired; it sends only between
+-- `window_opens_at` and `window_closes_at` (its campaign's sending hours, the current or next
+-- stretch; the scheduler moves them on to the next stretch when one closes).
+ALTER TABLE runs ADD COLUMN expires_at timestamptz;
+ALTER TABLE runs ADD COLUMN window_opens_at timestamptz;
+ALTER TABLE runs ADD COLUMN window_closes_at timestamptz;

@@ -27,7 +27,7 @@ extension CampaignService {
             if let sent = try rows.first?.decode(String.self) {
                 throw refuse("The winner (variant \(sent)) has already been sent to the rest of campaign \(id)'s audience.")
             }
-            let plan = FanOutPlanner.planRollout(campaign: spec, variantKey: variantKey, buckets: buckets, campaignID: id.description, sendTime: now)
+            let plan = FanOutPlanner.planRollout(campaign: spec.forSending, variantKey: variantKey, buckets: buckets, campaignID: id.description, sendTime: now)
             guard !plan.requests.isEmpty else {
                 throw refuse("Nobody is left to send to: " + plan.warnings.joined(separator: "; ") + ". Only a test with a holdout leaves part of the audience.")
             }

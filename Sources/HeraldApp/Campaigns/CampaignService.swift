@@ -70,7 +70,7 @@ public struct CampaignService: Sendable {
 
     /// The v1 requests a campaign already read would send at `now` (no second read).
     public func plan(_ record: CampaignRecord, now: Date) throws -> FanOutPlan {
-        FanOutPlanner.plan(campaign: try record.spec(), buckets: buckets, campaignID: record.id.description, sendTime: now)
+        FanOutPlanner.plan(campaign: try record.spec().forSending, buckets: buckets, campaignID: record.id.description, sendTime: now)
     }
 
     /// FCM's opinion of every planned request (a dry run: `validate_only`).

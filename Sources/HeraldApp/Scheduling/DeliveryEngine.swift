@@ -172,6 +172,7 @@ public final class DeliveryEngine: Sendable {
                     lastSweep = clock.now
                     try outbox.closeFinishedRuns()
                 }
+                try outbox.applyDeliveryControls(now: Date())
                 let started = try outbox.startDueRuns(limit: Self.runsPerPass, now: Date())
                 // This process's workers need not wait for the notification to come round.
                 if !started.isEmpty { deliveryBell.ring() }
@@ -183,6 +184,10 @@ public final class DeliveryEngine: Sendable {
                 if started.count == Self.runsPerPass { continue }  // more may be due right now
                 if let seconds = try outbox.secondsUntilNextDue() {
                     wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
+                }
+                // A run expiring or a window closing is acted on when it happens.
+                if let seconds = try outbox.secondsUntilNextControl() {
+                    wait = min(wait, .milliseconds(max(10, Int(seconds * 1000) + 10)))
                 }
             } catch {
                 log.warning("scheduler: \(error)")

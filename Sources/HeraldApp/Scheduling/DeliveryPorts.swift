@@ -21,6 +21,10 @@ protocol DeliveryOutbox: Sendable {
     func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws
     /// Closes every open run whose deliveries are all final, whoever recorded them.
     func closeFinishedRuns() throws
+    /// Expires late runs and moves runs whose sending hours closed on to their next stretch.
+    func applyDeliveryControls(now: Date) throws
+    /// Seconds until the next delivery control falls due, or nil when none is pending.
+    func secondsUntilNextControl() throws -> Double?
     /// Takes up to `wanted` tokens of the project's shared bucket.
     func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot)
     /// Returns tokens taken but not used.
@@ -80,6 +84,14 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func closeFinishedRuns() throws {
         try pool.withConnection { try store.closeFinishedRuns(on: $0) }
+    }
+
+    func applyDeliveryControls(now: Date) throws {
+        try pool.withConnection { try starter.applyDeliveryControls(now: now, on: $0) }
+    }
+
+    func secondsUntilNextControl() throws -> Double? {
+        try pool.withConnection { try store.secondsUntilNextControl(on: $0) }
     }
 
     func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot) {

@@ -18,19 +18,28 @@ struct ProgressStore: Sendable {
                            \(DeliveryStatus.failed), count(*) FILTER (WHERE status = \(DeliveryStatus.failed)),
                            \(DeliveryStatus.retrying), count(*) FILTER (WHERE status = \(DeliveryStatus.retrying)),
                            \(DeliveryStatus.pending), count(*) FILTER (WHERE status = \(DeliveryStatus.pending)),
-                           \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled))) AS counts
-                       FROM deliveries WHERE run_id = r.id GROUP BY variant_key) v), '{}')
+                           \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled)),
+                           \(DeliveryStatus.expired), count(*) FILTER (WHERE status = \(DeliveryStatus.expired))) AS counts
+                       FROM deliveries WHERE run_id = r.id GROUP BY variant_key) v), '{}'),
+                   \(utc: "r.expires_at"),
+                   \(utc: "r.window_opens_at"),
+                   \(utc: "r.window_closes_at")
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
         return try rows.map { row in
-            let (id, status, planned, warnings, rollout, due, started, finished, variants) =
-                try row.decode((String, RunStatus, Int, String, String?, String, String, String?, String).self)
-            return [
+            let (id, status, planned, warnings, rollout, due, started, finished, variants, expires, opens, closes) =
+                try row.decode((String, RunStatus, Int, String, String?, String, String, String?, String, String?, String?, String?).self)
+            var run: JSONObject = [
                 "id": .string(id), "status": .string(status.rawValue), "planned": .number(Double(planned)),
                 "warnings": try JSON.parse(warnings), "due_at": .string(due), "started_at": .string(started),
                 "finished_at": finished.map { .string($0) } ?? .null, "variants": try JSON.parse(variants),
                 "rollout_variant": rollout.map { .string($0) } ?? .null,
             ]
+            // The delivery controls, for runs that have them: the latest-delivery time, and the
+            // stretch of sending hours it sends in now or waits for.
+            if let expires { run["expires_at"] = .string(expires) }
+            if let opens, let closes, status == .sending { run["window"] = ["opens_at": .string(opens), "closes_at": .string(closes)] }
+            return .object(run)
         }
     }
 

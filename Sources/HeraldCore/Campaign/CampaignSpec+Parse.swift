@@ -18,6 +18,8 @@ extension CampaignSpec {
     /// | `variants` | [object] | 1…10 of `{key, weight, notification?, data?}`; key `^[A-Za-z0-9_-]{1,16}$`, unique; weight integer 1…1000 |
     /// | `holdout_percent` | integer | 0…99, share of the audience that gets nothing |
     /// | `schedule` | object | optional; see `Schedule.toJSON()` (now, once, daily, weekly in an IANA zone) |
+    /// | `delivery` | object | optional: `max_per_minute` 1…600000, `latest_delivery_minutes` 1…40320, `window` `{start, end, time_zone}` (local hours it may send in) |
+    /// | `auto_winner` | object | optional, with ≥ 2 variants and a holdout: `after_minutes` (required), `metric` opens \| conversions, `confidence` 90 \| 95 \| 99, `fallback` baseline \| none |
     ///
     /// Each variant's title + body (its own, completed from the campaign's `notification`) is at
     /// most 1000 characters; each variant needs a title, a body or data; and each rendered message
@@ -52,6 +54,7 @@ struct CampaignParser {
 
     static let topLevelFields: Set<String> = [
         "name", "notification", "topics", "condition", "data", "options", "variants", "holdout_percent", "schedule",
+        "delivery", "auto_winner",
     ]
 
     /// `checkingPayloads` false skips rendering each variant (a draft's budget renders them itself).
@@ -81,9 +84,11 @@ struct CampaignParser {
             }
         }
         let schedule = reader.member(object, "schedule").flatMap { Schedule.parse($0, at: "schedule", reader: &reader) }
-        let spec = CampaignSpec(
+        var spec = CampaignSpec(
             name: name, notification: notification, audience: audience ?? .topics([]), data: data,
             options: options, variants: variants, holdoutPercent: holdout, schedule: schedule)
+        spec.delivery = parseDelivery(object)
+        spec.autoWinner = parseAutoWinner(object, variants: variants.count, holdout: holdout)
         checkConditionRoom(spec)
         checkVariants(spec)
         if checkingPayloads, let audience, !audience.isEmptyTopics {

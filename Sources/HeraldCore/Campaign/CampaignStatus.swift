@@ -59,6 +59,8 @@ public enum DeliveryStatus: String, Sendable, CaseIterable {
     public static let open: [DeliveryStatus] = [.pending, .retrying]
     /// Final after an answer from FCM (a cancelled delivery was never answered).
     public static let answered: [DeliveryStatus] = [.sent, .failed]
+    /// Dropped unsent (a request in flight at that moment may still be recorded as sent).
+    public static let dropped: [DeliveryStatus] = [.cancelled, .expired]
 }
 
 /// Where one execution of a campaign is.
