@@ -89,6 +89,7 @@ extension CampaignForm {
             }
             object["schedule"] = .object(schedule)
         }
+        delivery.addContract(to: &object, scheduleZone: timeZone, errors: &errors)
         return .object(object)
     }
 
@@ -132,6 +133,7 @@ extension CampaignForm {
             "variants": "variants", "data": "data", "message_kind": "message_kind",
         ]
         if let field = simple[path] { return field }
+        if let field = DeliveryFormFields.field(for: path) { return field }
         if path.hasPrefix("topics[") { return "topics" }
         if path.hasPrefix("schedule.days") { return "schedule_days" }
         if path.hasPrefix("data.") { return "data" }
