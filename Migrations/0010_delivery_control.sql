@@ -42,3 +42,13 @@ CREATE TABLE send_buckets (
 ALTER TABLE runs ADD COLUMN expires_at timestamptz;
 ALTER TABLE runs ADD COLUMN window_opens_at timestamptz;
 ALTER TABLE runs ADD COLUMN window_closes_at timestamptz;
+
+-- The automatic winner's decision at an A/B test's deadline, once per campaign: the variant
+-- sent to the rest (null: nothing, the fallback), whether it won, and the figures it was
+-- decided on, for the report.
+CREATE TABLE winner_decisions (
+    campaign_id  uuid        PRIMARY KEY REFERENCES campaigns (id) ON DELETE CASCADE,
+    decided_at   timestamptz NOT NULL DEFAULT now(),
+    variant      text,
+    decision     jsonb       NOT NULL
+);

@@ -37,6 +37,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case campaignApproved = "campaign.approved"
     case campaignRejected = "campaign.rejected"
     case campaignWinnerSent = "campaign.winner_sent"
+    case campaignWinnerDecided = "campaign.winner_decided"
     case campaignTestSent = "campaign.test_sent"
     case userCreated = "user.created"
     case userUpdated = "user.updated"

@@ -44,6 +44,8 @@ public struct CampaignReport: Sendable {
     /// nil with a single variant: nothing to compare.
     public var verdict: ABStatistics.Verdict?
     public var hours: [Hour]
+    /// The automatic winner's decision and its figures, once made (`auto_winner`).
+    public var winnerDecision: JSON?
 
     public var requestsPlanned: Int { variants.reduce(0) { $0 + $1.requestsPlanned } }
     public var requestsAnswered: Int { variants.reduce(0) { $0 + $1.requestsSent + $1.requestsFailed } }
@@ -117,6 +119,7 @@ public struct CampaignReport: Sendable {
             verdict["variant"] = .string(key)
         }
         return [
+            "winner_decision": winnerDecision ?? .null,
             "campaign_id": .string(campaign.id.description), "name": .string(campaign.name), "status": .string(campaign.status.rawValue),
             "requests": ["planned": .number(Double(requestsPlanned)), "answered": .number(Double(requestsAnswered))],
             "variants": .array(variants), "verdict": .object(verdict),

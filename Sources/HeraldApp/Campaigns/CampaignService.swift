@@ -93,12 +93,14 @@ public struct CampaignService: Sendable {
     public func report(_ id: CampaignID, failures limit: Int = 100) throws -> CampaignReport {
         try database.read { connection in
             guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
-            return CampaignReport(
+            var report = CampaignReport(
                 campaign: record, variantKeys: try record.spec().effectiveVariants.map(\.key),
                 runs: try progress.runs(campaignID: id, on: connection),
                 failures: try progress.deliveries(campaignID: id, status: .failed, afterID: 0, limit: limit, on: connection),
                 events: try events.counts(campaignID: id.description, on: connection),
                 hours: try progress.hours(campaignID: id, on: connection))
+            report.winnerDecision = try WinnerDecider.decision(of: id, on: connection)
+            return report
         }
     }
 

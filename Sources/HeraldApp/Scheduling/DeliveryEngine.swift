@@ -173,6 +173,12 @@ public final class DeliveryEngine: Sendable {
                     try outbox.closeFinishedRuns()
                 }
                 try outbox.applyDeliveryControls(now: Date())
+                let decided = try outbox.decideWinners(now: Date())
+                for (campaign, decision) in decided {
+                    log.info("automatic winner decided", ["campaign": .string(campaign), "variant": decision.variantToSend.map { .string($0) } ?? .null,
+                                                          "decision": .string(decision.sentence)])
+                }
+                if decided.contains(where: { $0.decision.variantToSend != nil }) { deliveryBell.ring() }
                 let started = try outbox.startDueRuns(limit: Self.runsPerPass, now: Date())
                 // This process's workers need not wait for the notification to come round.
                 if !started.isEmpty { deliveryBell.ring() }

@@ -25,6 +25,8 @@ protocol DeliveryOutbox: Sendable {
     func applyDeliveryControls(now: Date) throws
     /// Seconds until the next delivery control falls due, or nil when none is pending.
     func secondsUntilNextControl() throws -> Double?
+    /// Decides the A/B tests whose automatic winner deadline has passed, and rolls each out.
+    func decideWinners(now: Date) throws -> [(campaignID: String, decision: WinnerDecision)]
     /// Takes up to `wanted` tokens of the project's shared bucket.
     func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot)
     /// Returns tokens taken but not used.
@@ -88,6 +90,10 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func applyDeliveryControls(now: Date) throws {
         try pool.withConnection { try starter.applyDeliveryControls(now: now, on: $0) }
+    }
+
+    func decideWinners(now: Date) throws -> [(campaignID: String, decision: WinnerDecision)] {
+        try pool.withConnection { try WinnerDecider(buckets: starter.buckets).decideDue(now: now, on: $0) }
     }
 
     func secondsUntilNextControl() throws -> Double? {

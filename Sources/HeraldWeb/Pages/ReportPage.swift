@@ -38,7 +38,10 @@ extension CampaignPages {
             hasDeliveryData: done > 0, hasEventData: report.variants.contains { $0.opens + $0.conversions > 0 },
             hasTrend: !report.hours.isEmpty,
             winnerOffer: Self.winnerOffer(report, role: context.viewer?.role ?? .viewer),
-            winnerSent: report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first))
+            winnerSent: report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first,
+            winnerDecision: report.winnerDecision.flatMap { decision in
+                decision["sentence"]?.stringValue.map { "Automatic winner, decided \(Self.shortTime(decision["decided_at"]?.stringValue ?? "")): \($0)" }
+            }))
     }
 
     /// The winner can go to the rest once a one-time test with a holdout has been sent, and once.

@@ -89,4 +89,6 @@ struct ReportView: PageView {
     let winnerOffer: WinnerOffer?
     /// The variant already sent to the rest, if any.
     let winnerSent: String?
+    /// The automatic winner's decision in words, with when it was made, once made.
+    var winnerDecision: String? = nil
 }
