@@ -53,6 +53,7 @@ public final class HeraldApplication: Sendable {
             settings.batchSize = configuration.delivery.batchSize
             settings.buckets = buckets
             let rate = configuration.delivery.ratePerMinute
+            settings.fanOutsAtOnce = configuration.delivery.fanOutsAtOnce > 0 ? configuration.delivery.fanOutsAtOnce : nil
             settings.sendRate = rate > 0 ? DeliveryEngine.SendRate(project: sender.configuration.projectID, messages: rate) : nil
             engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,
                                     sender: sender, log: log, metrics: metrics)

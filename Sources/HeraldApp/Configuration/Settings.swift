@@ -61,6 +61,8 @@ public struct DeliverySettings: Sendable, Equatable {
     /// Messages a minute the FCM project may be sent, shared by every instance (FCM's quota is
     /// 600,000); 0: no limit of Herald's own.
     public var ratePerMinute = 600_000
+    /// Topic fan-outs in flight at once across every instance (FCM recommends one); 0: no limit.
+    public var fanOutsAtOnce = 1
 }
 
 /// Browser sessions and the sign-in rate limit.

@@ -34,6 +34,9 @@ public final class DeliveryEngine: Sendable {
         public var retryPolicy = RetryPolicy()
         /// The FCM project's sending rate, shared by every instance (nil: unlimited).
         public var sendRate: SendRate?
+        /// Topic or condition requests in flight at once across every instance (FCM asks for
+        /// one); nil: one per run, no limit across runs.
+        public var fanOutsAtOnce: Int?
         public init() {}
     }
 
@@ -221,7 +224,7 @@ public final class DeliveryEngine: Sendable {
                     }
                     allowed = grant.granted
                 }
-                let claimed = try outbox.claim(owner: owner, limit: allowed, lease: configuration.lease)
+                let claimed = try outbox.claim(owner: owner, limit: allowed, lease: configuration.lease, fanOutsAtOnce: configuration.fanOutsAtOnce)
                 if let limit = quotaLimit, claimed.count < allowed {
                     try outbox.giveBackTokens(allowed - claimed.count, limit: limit)
                 }

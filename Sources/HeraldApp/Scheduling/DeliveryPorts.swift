@@ -12,7 +12,7 @@ protocol DeliveryOutbox: Sendable {
     /// Seconds until the next campaign is due, or nil when none is scheduled.
     func secondsUntilNextDue() throws -> Double?
     /// Takes the lease of up to `limit` ready deliveries.
-    func claim(owner: String, limit: Int, lease: Duration) throws -> [DeliveryStore.Claimed]
+    func claim(owner: String, limit: Int, lease: Duration, fanOutsAtOnce: Int?) throws -> [DeliveryStore.Claimed]
     /// Seconds until a delivery may next be claimed, or nil when none is waiting.
     func secondsUntilNextDelivery() throws -> Double?
     /// Extends the leases `owner` still holds on these deliveries.
@@ -68,8 +68,8 @@ struct PostgresOutbox: DeliveryOutbox {
         try pool.withConnection { try store.secondsUntilNextDue(on: $0) }
     }
 
-    func claim(owner: String, limit: Int, lease: Duration) throws -> [DeliveryStore.Claimed] {
-        try pool.withConnection { try store.claim(owner: owner, limit: limit, lease: lease, on: $0) }
+    func claim(owner: String, limit: Int, lease: Duration, fanOutsAtOnce: Int?) throws -> [DeliveryStore.Claimed] {
+        try pool.withConnection { try store.claim(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: $0) }
     }
 
     func secondsUntilNextDelivery() throws -> Double? {

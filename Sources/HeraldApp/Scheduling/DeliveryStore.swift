@@ -36,6 +36,8 @@ struct DeliveryStore: Sendable {
     }
 
     static let scheduleChannel = "herald_schedule"
+    /// The advisory lock that serializes claiming topic fan-outs when their number is limited.
+    static let fanOutLock: Int64 = 0x6865_7261_6C64_4630  // "heraldF0"
     static let deliveryChannel = "herald_deliveries"
 
     /// A campaign whose run is due, locked for this transaction.
@@ -162,7 +164,21 @@ struct DeliveryStore: Sendable {
     /// topic or condition request reaches every subscribed device, so a crash during it may repeat
     /// one fan-out request, never several (FCM also asks for one topic fan-out at a time). The run
     /// rows are locked (SKIP LOCKED) so that two claimers never pick the same run at once.
-    func claim(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
+    ///
+    /// With `fanOutsAtOnce`, at most that many topic or condition requests are in flight across
+    /// the whole project (FCM asks for one topic fan-out at a time); the runs waiting their turn
+    /// are the queue the report shows. An advisory lock makes the count and the claim one step.
+    func claim(owner: String, limit: Int, lease: Duration, fanOutsAtOnce: Int? = nil, on connection: PostgresConnection) throws -> [Claimed] {
+        guard fanOutsAtOnce != nil else { return try claimNow(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: nil, on: connection) }
+        // Claimers take turns: the count of fan-outs in flight is read after the lock is held, so
+        // it sees the lease the previous claimer committed.
+        return try connection.transaction { connection in
+            _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.fanOutLock))")
+            return try claimNow(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: connection)
+        }
+    }
+
+    func claimNow(owner: String, limit: Int, lease: Duration, fanOutsAtOnce: Int?, on connection: PostgresConnection) throws -> [Claimed] {
         let seconds = lease.seconds
         return try connection.query("""
             WITH ready AS (
@@ -185,11 +201,19 @@ struct DeliveryStore: Sendable {
                           AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                         ORDER BY d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) AS id
                 FROM ready
+            ), fan_outs AS (
+                SELECT p.id FROM picked p JOIN deliveries f ON f.id = p.id WHERE NOT (f.target ? 'token')
+                ORDER BY f.next_attempt_at, f.id
+                LIMIT (SELECT CASE WHEN \(fanOutsAtOnce)::integer IS NULL THEN NULL
+                                   ELSE greatest(0, \(fanOutsAtOnce)::integer - (
+                                       SELECT count(*) FROM deliveries l WHERE l.status = ANY(\(DeliveryStatus.open))
+                                         AND l.lease_expires_at >= now() AND NOT (l.target ? 'token'))) END)
             )
             UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(seconds)),
                 attempts = d.attempts + 1, updated_at = now()
             FROM runs r
-            WHERE r.id = d.run_id AND d.id IN (SELECT id FROM picked WHERE id IS NOT NULL)
+            WHERE r.id = d.run_id
+              AND (d.id IN (SELECT id FROM fan_outs) OR (d.target ? 'token' AND d.id IN (SELECT id FROM picked WHERE id IS NOT NULL)))
             RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
             """).map { row in
             let (id, runID, body, attempts, lateness) = try row.decode((Int64, String, String, Int, Double).self)
