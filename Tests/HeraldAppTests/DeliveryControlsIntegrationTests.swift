@@ -26,7 +26,8 @@ import Testing
     func requestsNotSentByTheLatestDeliveryTimeAreExpiredAndNeverSent() async throws {
         let harness = try TestApplication()
         let campaigns = harness.app.campaigns
-        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(300)))
+        // A second a request, one at a time: the run would take ten.
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .seconds(1)))
         let record = try create(campaigns, withDelivery("Late show", topics: 50, ["latest_delivery_minutes": 30]))
         _ = try campaigns.publishNow(record.id, expectedVersion: record.version, by: actor, now: Date())
         let engine = try DeliveryOutboxTests.startEngine(url: harness.databaseURL, sink: sink)
@@ -34,14 +35,14 @@ import Testing
         #expect(try await eventually(timeout: .seconds(5)) {
             try harness.count("SELECT count(*) FROM runs WHERE expires_at BETWEEN now() + interval '29 minutes' AND now() + interval '31 minutes'") == 1
         })
-        #expect(try await eventually(timeout: .seconds(20)) { try harness.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 2 })
+        #expect(try await eventually(timeout: .seconds(20)) { try harness.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 1 })
         // Thirty minutes pass: the run is past its latest-delivery time.
         try harness.execute("UPDATE runs SET expires_at = now()")
         #expect(try await eventually(timeout: .seconds(10)) { try campaigns.get(record.id).status == .partiallyFailed })
         try await Task.sleep(for: .milliseconds(500))
         let sent = try harness.count("SELECT count(*) FROM deliveries WHERE status = 'sent'")
         let expired = try harness.count("SELECT count(*) FROM deliveries WHERE status = 'expired'")
-        #expect(sent + expired == 10 && expired >= 5)
+        #expect(sent + expired == 10 && expired >= 3)
         // What was expired never reached FCM; what was sent reached it once.
         #expect(sink.receivedCounts().count == sent)
         let runs = try campaigns.runs(record.id)

@@ -54,8 +54,10 @@ import Testing
 
         let times = (first.emulator.sendAttempts() + second.emulator.sendAttempts()).map(\.receivedAt)
         let busiest = Self.busiestWindow(times, seconds: 1)
-        // The limit, and at most one worker round (32) over it.
-        #expect(busiest <= 100 + 32, "busiest second: \(busiest)")
+        // The limit and one worker round (32) over it, as the bucket hands out tokens; measured at
+        // FCM's side, a round of each instance may arrive late into the next second on a busy
+        // machine, so a second round of slack is allowed there.
+        #expect(busiest <= 100 + 2 * 32, "busiest second: \(busiest)")
         #expect(took >= .seconds(3.5), "500 requests at 100 a second (with a 32-token start) took \(took)")
         let received = first.receivedCounts().merging(second.receivedCounts()) { $0 + $1 }
         #expect(received.count == 500 && received.values.allSatisfy { $0 == 1 })

@@ -258,28 +258,30 @@ public struct CampaignService: Sendable {
     /// Holds a scheduled or sending campaign: no run starts and no further request is sent (a
     /// worker's round already claimed completes) until it is resumed.
     public func pause(_ id: CampaignID, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
-        try database.transaction { connection in
-            let outcome = try lifecycle.pause(id: id, expectedVersion: expectedVersion, on: connection)
-            if case .notEditable(let current) = outcome {
-                throw AppError.conflict(code: "not_pausable", title: "The campaign cannot be paused",
-                                        detail: "Campaign \(current.id) is \(current.status.rawValue); only scheduled and sending campaigns can be paused.",
-                                        currentStatus: current.status)
-            }
-            return try write(.campaignPaused, by: actor, on: connection, outcome)
+        try holdOrRelease(.campaignPaused, id, by: actor, refusal: ("not_pausable", "The campaign cannot be paused", "only scheduled and sending campaigns can be paused")) {
+            try lifecycle.pause(id: id, expectedVersion: expectedVersion, on: $0)
         }
     }
 
     /// Lets a paused campaign go on from where it stopped: the requests not yet sent are sent, the
     /// ones sent before the pause are not sent again.
     public func resume(_ id: CampaignID, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
+        try holdOrRelease(.campaignResumed, id, by: actor, refusal: ("not_paused", "The campaign is not paused", "only a paused campaign can be resumed")) {
+            try lifecycle.resume(id: id, expectedVersion: expectedVersion, on: $0)
+        }
+    }
+
+    /// A pause or resume in one transaction with its audit entry; a campaign in the wrong state is
+    /// refused with `refusal` (code, title, rule).
+    func holdOrRelease(_ action: AuditAction, _ id: CampaignID, by actor: Actor, refusal: (code: String, title: String, rule: String),
+                       _ change: (PostgresConnection) throws -> CampaignStore.UpdateOutcome) throws -> CampaignRecord {
         try database.transaction { connection in
-            let outcome = try lifecycle.resume(id: id, expectedVersion: expectedVersion, on: connection)
+            let outcome = try change(connection)
             if case .notEditable(let current) = outcome {
-                throw AppError.conflict(code: "not_paused", title: "The campaign is not paused",
-                                        detail: "Campaign \(current.id) is \(current.status.rawValue); only a paused campaign can be resumed.",
-                                        currentStatus: current.status)
+                throw AppError.conflict(code: refusal.code, title: refusal.title,
+                                        detail: "Campaign \(current.id) is \(current.status.rawValue); \(refusal.rule).", currentStatus: current.status)
             }
-            return try write(.campaignResumed, by: actor, on: connection, outcome)
+            return try write(action, by: actor, on: connection, outcome)
         }
     }
 

@@ -136,30 +136,28 @@ extension CampaignPages {
         }
     }
 
-    /// Pausing holds the rest back; asked first, as it stops what people may be waiting for.
+    /// Pausing holds the rest back and resuming lets it go; each asked first, from the list or the review page.
     func pause(_ context: RequestContext) throws -> HTTPResponse {
-        let record = try campaigns.get(try context.campaignID())
-        let back = context.form.value("back") == "list" ? "list" : "review"
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Pause this campaign?", text: CampaignRow.pauseQuestion(record.name),
-                                                  confirmLabel: "Pause campaign", danger: false,
-                                                  back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
-            return page
-        }
-        return try act(context, notice: .paused, then: back) { id, version in
-            try campaigns.pause(id, expectedVersion: version, by: context.actor)
-        }
+        try pauseOrResume(context, pausing: true)
     }
 
     func resume(_ context: RequestContext) throws -> HTTPResponse {
+        try pauseOrResume(context, pausing: false)
+    }
+
+    func pauseOrResume(_ context: RequestContext, pausing: Bool) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
         let back = context.form.value("back") == "list" ? "list" : "review"
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Resume this campaign?", text: CampaignRow.resumeQuestion(record.name),
-                                                  confirmLabel: "Resume campaign", danger: false,
-                                                  back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+        let verb = pausing ? "Pause" : "Resume"
+        if let page = ConfirmView.unlessConfirmed(
+            context, pages: pages, heading: "\(verb) this campaign?",
+            text: pausing ? CampaignRow.pauseQuestion(record.name) : CampaignRow.resumeQuestion(record.name),
+            confirmLabel: "\(verb) campaign", danger: false, back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
             return page
         }
-        return try act(context, notice: .resumed, then: back) { id, version in
-            try campaigns.resume(id, expectedVersion: version, by: context.actor)
+        return try act(context, notice: pausing ? .paused : .resumed, then: back) { id, version in
+            if pausing { return try campaigns.pause(id, expectedVersion: version, by: context.actor) }
+            return try campaigns.resume(id, expectedVersion: version, by: context.actor)
         }
     }
 
