@@ -72,8 +72,8 @@ import Testing
         let url = try DeliveryOutboxTests.migratedDatabase()
         let probe = try OutboxProbe(url: url)
         defer { probe.close() }
-        // The first instance's FCM answers every request 429 with Retry-After: 2; the second's accepts all.
-        let refusing = try EmulatorSink(faults: FaultInjection(quotaExceeded: 1, retryAfterSeconds: 2))
+        // The first instance's FCM answers every request 429 with Retry-After: 3; the second's accepts all.
+        let refusing = try EmulatorSink(faults: FaultInjection(quotaExceeded: 1, retryAfterSeconds: 3))
         let accepting = try EmulatorSink(handlerThreads: 32)
         let rate = DeliveryEngine.SendRate(project: "herald-test", messages: 1_000_000)  // the bucket itself never limits here
         let policy = RetryPolicy(maxAttempts: 50, baseDelay: .milliseconds(100), maxDelay: .seconds(1), quotaExceededMinimumDelay: .seconds(1))
@@ -81,17 +81,18 @@ import Testing
         let slowed = try Self.engine(url: url, sink: refusing, rate: rate, policy: policy)
         let other = try Self.engine(url: url, sink: accepting, rate: rate, policy: policy)
         defer { other.stop() }
-        try await Task.sleep(for: .seconds(7))
+        try await Task.sleep(for: .seconds(8))
         slowed.stop()
         #expect(slowed.waitUntilStopped(timeout: .seconds(10)))
 
         let refusals = refusing.emulator.sendAttempts().map(\.receivedAt)
         let accepted = accepting.emulator.sendAttempts().map(\.receivedAt)
         #expect(!refusals.isEmpty)
-        // After each 429 the other instance sends nothing for the 2 seconds FCM asked (a round
-        // already on its way when the hold was written may still land in the first 300 ms).
+        // After each 429 the other instance sends nothing for the 3 seconds FCM asked. The hold is
+        // written once the refused instance has read its answers, and a round already claimed still
+        // lands, so the first second after the refusal reached FCM is left out.
         let during = accepted.filter { time in
-            refusals.contains { time > $0 + .milliseconds(300) && time < $0 + .milliseconds(1800) }
+            refusals.contains { time > $0 + .seconds(1) && time < $0 + .milliseconds(2800) }
         }
         #expect(during.isEmpty, "\(during.count) requests sent by the other instance while FCM asked every sender to wait")
         #expect(try probe.count("SELECT slowdowns FROM send_buckets") >= 1)
