@@ -30,6 +30,12 @@ enum Routes {
         t.add(.delete, "/api/v1/campaigns/{id}", .api(.api(.editor), h.campaignsAPI.delete))
         t.add(.post, "/api/v1/campaigns/{id}/schedule", .api(.api(.publisher), h.lifecycleAPI.schedule))
         t.add(.post, "/api/v1/campaigns/{id}/cancel", .api(.api(.publisher), h.lifecycleAPI.cancel))
+        t.add(.post, "/api/v1/campaigns/{id}/pause", .api(.api(.publisher), h.lifecycleAPI.pause))
+        t.add(.post, "/api/v1/campaigns/{id}/resume", .api(.api(.publisher), h.lifecycleAPI.resume))
+        t.add(.post, "/api/v1/campaigns/{id}/submit", .api(.api(.editor), h.approvalAPI.submit))
+        t.add(.post, "/api/v1/campaigns/{id}/approve", .api(.api(.publisher), h.approvalAPI.approve))
+        t.add(.post, "/api/v1/campaigns/{id}/reject", .api(.api(.publisher), h.approvalAPI.reject))
+        t.add(.get, "/api/v1/campaigns/{id}/approval", .api(.api(.viewer), h.approvalAPI.show))
         t.add(.post, "/api/v1/campaigns/{id}/send-winner", .api(.api(.publisher), h.winnerAPI.send))
         t.add(.get, "/api/v1/campaigns/{id}/runs", .api(.api(.viewer), h.lifecycleAPI.runs))
         t.add(.get, "/api/v1/campaigns/{id}/deliveries", .api(.api(.viewer), h.lifecycleAPI.deliveries))
@@ -78,6 +84,11 @@ enum Routes {
         t.add(.post, "/campaigns/{id}/schedule", .page(.page(.publisher), h.campaignPages.schedule))
         t.add(.post, "/campaigns/{id}/publish", .page(.page(.publisher), h.campaignPages.publish))
         t.add(.post, "/campaigns/{id}/cancel", .page(.page(.publisher), h.campaignPages.cancel))
+        t.add(.post, "/campaigns/{id}/pause", .page(.page(.publisher), h.campaignPages.pause))
+        t.add(.post, "/campaigns/{id}/resume", .page(.page(.publisher), h.campaignPages.resume))
+        t.add(.post, "/campaigns/{id}/submit", .page(.page(.editor), h.campaignPages.submitForApproval))
+        t.add(.post, "/campaigns/{id}/approve", .page(.page(.publisher), h.campaignPages.approve))
+        t.add(.post, "/campaigns/{id}/reject", .page(.page(.publisher), h.campaignPages.reject))
         t.add(.post, "/campaigns/{id}/send-winner", .page(.page(.publisher), h.campaignPages.sendWinner))
         t.add(.post, "/campaigns/{id}/delete", .page(.page(.editor), h.campaignPages.delete))
         t.add(.post, "/campaigns/{id}/duplicate", .page(.page(.editor), h.campaignPages.duplicate))
@@ -116,6 +127,7 @@ struct Handlers: Sendable {
     let campaignsAPI: CampaignsAPI
     let lifecycleAPI: LifecycleAPI
     let winnerAPI: WinnerAPI
+    let approvalAPI: ApprovalAPI
     let sendingAPI: SendingAPI
     let eventsAPI: EventsAPI
     let imagesAPI: ImagesAPI
@@ -135,6 +147,7 @@ struct Handlers: Sendable {
         campaignsAPI = CampaignsAPI(campaigns: app.campaigns)
         lifecycleAPI = LifecycleAPI(campaigns: app.campaigns)
         winnerAPI = WinnerAPI(campaigns: app.campaigns)
+        approvalAPI = ApprovalAPI(campaigns: app.campaigns)
         sendingAPI = SendingAPI(campaigns: app.campaigns)
         eventsAPI = EventsAPI(events: app.events)
         imagesAPI = ImagesAPI(images: app.images)

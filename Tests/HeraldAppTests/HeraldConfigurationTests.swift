@@ -19,6 +19,8 @@ import Testing
             "HERALD_SCHEDULER": String(c.delivery.schedulerEnabled), "HERALD_DELIVERY_WORKERS": String(c.delivery.workers),
             "HERALD_DELIVERY_BATCH_SIZE": String(c.delivery.batchSize), "HERALD_DELIVERY_LEASE_SECONDS": String(c.delivery.leaseSeconds),
             "HERALD_SCHEDULER_POLL_SECONDS": String(c.delivery.pollSeconds), "HERALD_AUDIENCE_BUCKETS": String(c.delivery.audienceBuckets),
+            "HERALD_APPROVALS": String(c.delivery.approvalsRequired), "HERALD_FCM_RATE_PER_MINUTE": String(c.delivery.ratePerMinute),
+            "HERALD_TOPIC_FANOUTS_AT_ONCE": String(c.delivery.fanOutsAtOnce),
             "HERALD_SESSION_IDLE_SECONDS": String(c.accounts.sessionIdleSeconds),
             "HERALD_SESSION_LIFETIME_SECONDS": String(c.accounts.sessionLifetimeSeconds),
             "HERALD_SIGNIN_MAX_FAILURES": String(c.accounts.signInMaxFailures), "HERALD_SIGNIN_WINDOW_SECONDS": String(c.accounts.signInWindowSeconds),

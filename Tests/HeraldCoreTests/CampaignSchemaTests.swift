@@ -21,8 +21,11 @@ import Testing
                          "icon": "i", "priority": "high", "color": "#000000", "ios_badge": 1, "web_link": "https://x.example",
                          "web_icon": "https://x.example/i.png", "expiry_seconds": 1, "analytics_label": "l", "collapse_key": "k",
                          "overrides": {"android": {}, "apns": {}, "webpush": {}}},
-             "variants": [{"key": "A", "weight": 1, "notification": {"body": "x"}, "data": {"a": "b"}}],
-             "holdout_percent": 1, "schedule": {"kind": "now"}}
+             "variants": [{"key": "A", "weight": 1, "notification": {"body": "x"}, "data": {"a": "b"}}, {"key": "B", "weight": 1}],
+             "holdout_percent": 1, "schedule": {"kind": "now"},
+             "delivery": {"max_per_minute": 100, "latest_delivery_minutes": 30,
+                          "window": {"start": "08:00", "end": "20:00", "time_zone": "Europe/Berlin"}},
+             "auto_winner": {"after_minutes": 60, "metric": "opens", "confidence": 99, "fallback": "none"}}
             """
         let parsed = try JSON.parse(document)
         // The other audiences are each exactly-one-of with topics, so they cannot be in one document.
@@ -31,6 +34,9 @@ import Testing
         // Translations are for device audiences only (AudienceTests sets them).
         #expect(Set(parsed["notification"]?.objectValue?.keys ?? []).union(["translations"]) == keys(schema, ["properties", "notification"]))
         #expect(Set(parsed["variants"]?.arrayValue?.first?.objectValue?.keys ?? []) == keys(schema, ["properties", "variants", "items"]))
+        #expect(Set(parsed["delivery"]?.objectValue?.keys ?? []) == keys(schema, ["properties", "delivery"]))
+        #expect(Set(parsed["delivery"]?["window"]?.objectValue?.keys ?? []) == keys(schema, ["properties", "delivery", "properties", "window"]))
+        #expect(Set(parsed["auto_winner"]?.objectValue?.keys ?? []) == keys(schema, ["properties", "auto_winner"]))
         _ = try campaign(document)
         // And the parser knows no member the schema leaves out.
         #expect(CampaignParser.topLevelFields == keys(schema, []))

@@ -137,7 +137,7 @@ import Testing
                        actions: .init(scheduleLabel: "Schedule for Fri 20 Mar 2026, 09:30 Asia/Tehran", sendNowLabel: "Send now to news",
                                       sendNowQuestion: "Send?", nextRun: .init(text: "Fri 20 Mar 2026, 09:30 Asia/Tehran",
                                                                                utc: "Fri 20 Mar 2026, 06:00 UTC", iso: "2026-03-20T06:00:00Z"),
-                                      scheduleProblem: "Past.", canCancel: true),
+                                      scheduleProblem: "Past.", canCancel: true, canPause: true, canResume: true),
                        canTest: true, sendingConfigured: true,
                        tokens: "t1", variantKeys: [Choice("A", selected: true), Choice("B")], actionError: "Refused.", testError: "Bad token.",
                        tests: [.init(TestSend.Result(token: "t1", outcome: .sent(name: "projects/p/messages/1"), attempts: 1))], hasTests: true),

@@ -49,6 +49,10 @@ public struct Attribution: Sendable, Equatable {
         self.kind = kind
     }
 
+    /// "api_key:my scripts": one person or key the same way every time, for the approval rule
+    /// that nobody approves their own change.
+    public var identity: String { "\(kind.rawValue):\(name)" }
+
     /// "my scripts (API key)", "ana@example.com".
     public var description: String { kind == .user ? name : "\(name) (\(kind.label))" }
 }

@@ -21,7 +21,7 @@ public final class HeraldApplication: Sendable {
     public let segments: SegmentService
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
-    let engine: DeliveryEngine?
+    public let engine: DeliveryEngine?
     /// Sessions and keys checked lately; nil when `HERALD_CREDENTIAL_CACHE_SECONDS` is 0.
     let credentials: CredentialCache?
 
@@ -39,7 +39,8 @@ public final class HeraldApplication: Sendable {
         let sessions = SessionStore(idleSeconds: configuration.accounts.sessionIdleSeconds, lifetimeSeconds: configuration.accounts.sessionLifetimeSeconds)
         let cacheSeconds = configuration.accounts.credentialCacheSeconds
         credentials = cacheSeconds > 0 ? CredentialCache(lifetime: .seconds(cacheSeconds)) : nil
-        campaigns = CampaignService(database: database, sender: sender, buckets: buckets)
+        campaigns = CampaignService(database: database, sender: sender, buckets: buckets,
+                                    approvalsRequired: configuration.delivery.approvalsRequired)
         accounts = AccountService(database: database, credentials: credentials)
         signIn = SignInService(database: database, log: log,
                                throttle: SignInThrottle(maxFailures: configuration.accounts.signInMaxFailures, windowSeconds: configuration.accounts.signInWindowSeconds),
@@ -58,6 +59,9 @@ public final class HeraldApplication: Sendable {
             settings.deviceBatchSize = configuration.delivery.deviceBatchSize
             settings.staleDeviceDays = configuration.delivery.staleDeviceDays
             settings.buckets = buckets
+            let rate = configuration.delivery.ratePerMinute
+            settings.fanOutsAtOnce = configuration.delivery.fanOutsAtOnce > 0 ? configuration.delivery.fanOutsAtOnce : nil
+            settings.sendRate = rate > 0 ? DeliveryEngine.SendRate(project: sender.configuration.projectID, messages: rate) : nil
             engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,
                                     sender: sender, log: log, metrics: metrics)
         } else {

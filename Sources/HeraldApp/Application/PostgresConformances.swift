@@ -5,6 +5,7 @@ import HeraldPostgres
 extension CampaignStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension DeliveryStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension RunStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
+extension ApprovalState: PostgresEncodable, PostgresDecodable {}
 extension Role: PostgresEncodable, PostgresDecodable {}
 extension APIKeyScope: PostgresEncodable, PostgresDecodable {}
 extension Attribution.Kind: PostgresEncodable, PostgresDecodable {}

@@ -23,6 +23,8 @@ public struct CampaignRecord: Sendable, Equatable {
     /// RFC 3339 timestamps in UTC with microseconds, as PostgreSQL keeps them.
     public var createdAt: String
     public var updatedAt: String
+    /// Where it is in its approval (`none` unless approvals are or were on).
+    public var approval = CampaignApproval()
 
     public init(id: CampaignID, name: String, status: CampaignStatus, version: Int, content: JSON, author: String?,
                 createdAt: String, updatedAt: String, updatedBy: Attribution? = nil, nextRunAt: String? = nil) {
@@ -58,9 +60,32 @@ public struct CampaignRecord: Sendable, Equatable {
         object["updated_at"] = .string(updatedAt)
         object["updated_by"] = updatedBy.map { ["name": .string($0.name), "kind": .string($0.kind.rawValue)] } ?? .null
         object["next_run_at"] = nextRunAt.map { .string($0) } ?? .null
+        if approval.state != .none { object["approval"] = approval.json }
         return .object(object)
     }
 
     /// The strong entity tag of this version.
     public var etag: String { "\"\(version)\"" }
+}
+
+/// A campaign's approval: its state, the last decision's comment and who made it, and which
+/// version was approved last.
+public struct CampaignApproval: Sendable, Equatable {
+    public var state: ApprovalState = .none
+    public var comment: String?
+    /// "user:ana@example.com" or "api_key:release bot": who approved or rejected it last.
+    public var decidedBy: String?
+    public var approvedVersion: Int?
+
+    public init(state: ApprovalState = .none, comment: String? = nil, decidedBy: String? = nil, approvedVersion: Int? = nil) {
+        self.state = state
+        self.comment = comment
+        self.decidedBy = decidedBy
+        self.approvedVersion = approvedVersion
+    }
+
+    var json: JSON {
+        ["state": .string(state.rawValue), "comment": comment.map { .string($0) } ?? .null,
+         "decided_by": decidedBy.map { .string($0) } ?? .null, "approved_version": approvedVersion.map { .number(Double($0)) } ?? .null]
+    }
 }

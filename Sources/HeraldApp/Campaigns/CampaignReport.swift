@@ -53,6 +53,8 @@ public struct CampaignReport: Sendable {
         public var failed: Int
         public var nowInvalid: Int
     }
+    /// The automatic winner's decision and its figures, once made (`auto_winner`).
+    public var winnerDecision: JSON?
 
     public var requestsPlanned: Int { variants.reduce(0) { $0 + $1.requestsPlanned } }
     public var requestsAnswered: Int { variants.reduce(0) { $0 + $1.requestsSent + $1.requestsFailed } }
@@ -126,6 +128,7 @@ public struct CampaignReport: Sendable {
             verdict["variant"] = .string(key)
         }
         return [
+            "winner_decision": winnerDecision ?? .null,
             "campaign_id": .string(campaign.id.description), "name": .string(campaign.name), "status": .string(campaign.status.rawValue),
             "requests": ["planned": .number(Double(requestsPlanned)), "answered": .number(Double(requestsAnswered))],
             "variants": .array(variants), "verdict": .object(verdict),

@@ -13,6 +13,8 @@ public struct CampaignService: Sendable {
     let database: Database
     let sender: FCMSender?
     let buckets: AudienceBuckets
+    /// Whether only an approved version may be scheduled or sent (`HERALD_APPROVALS`).
+    let approvalsRequired: Bool
     let campaigns = CampaignStore()
     let lifecycle = LifecycleStore()
     let idempotency = IdempotencyStore()
@@ -23,10 +25,11 @@ public struct CampaignService: Sendable {
     public static let defaultPageSize = 20
     public static let maximumPageSize = 100
 
-    public init(database: Database, sender: FCMSender?, buckets: AudienceBuckets) {
+    public init(database: Database, sender: FCMSender?, buckets: AudienceBuckets, approvalsRequired: Bool = false) {
         self.database = database
         self.sender = sender
         self.buckets = buckets
+        self.approvalsRequired = approvalsRequired
     }
 
     // MARK: - Reading
@@ -67,7 +70,7 @@ public struct CampaignService: Sendable {
 
     /// The v1 requests a campaign already read would send at `now` (no second read).
     public func plan(_ record: CampaignRecord, now: Date) throws -> FanOutPlan {
-        FanOutPlanner.plan(campaign: try record.spec(), buckets: buckets, campaignID: record.id.description, sendTime: now)
+        FanOutPlanner.plan(campaign: try record.spec().forSending, buckets: buckets, campaignID: record.id.description, sendTime: now)
     }
 
     /// FCM's opinion of every planned request (a dry run: `validate_only`).
@@ -99,6 +102,7 @@ public struct CampaignService: Sendable {
             if try record.spec().audience.isPerDevice {
                 report.devices = try progress.deviceReach(campaignID: id, on: connection)
             }
+            report.winnerDecision = try WinnerDecider.decision(of: id, on: connection)
             return report
         }
     }
@@ -178,8 +182,9 @@ public struct CampaignService: Sendable {
                 return current
             }
             try Self.refuseUnsavableSchedule(spec, now: now)
-            return try write(.campaignUpdated, by: actor, on: connection,
-                             try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution, now: now, on: connection))
+            return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
+                             try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution, now: now, on: connection)),
+                                         on: connection)
         }
     }
 
@@ -192,9 +197,9 @@ public struct CampaignService: Sendable {
             guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
             let spec = try Self.validated(current.content.mergePatched(with: patch))
             try Self.refuseUnsavableSchedule(spec, now: now)
-            return try write(.campaignUpdated, by: actor, on: connection,
+            return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
                              try campaigns.update(id: current.id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution,
-                                                  now: now, on: connection))
+                                                  now: now, on: connection)), on: connection)
         }
     }
 
@@ -220,6 +225,7 @@ public struct CampaignService: Sendable {
     public func schedule(_ id: CampaignID, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
             guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            try refuseUnapproved(current)
             let due: Date
             switch Arming.firstRun(of: try current.spec(), now: now) {
             case .success(let date): due = date
@@ -233,7 +239,8 @@ public struct CampaignService: Sendable {
     /// Starts the campaign's run at once, whatever its schedule says.
     public func publishNow(_ id: CampaignID, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
-            try write(.campaignPublished, by: actor, on: connection,
+            if let current = try campaigns.find(id: id, on: connection) { try refuseUnapproved(current) }
+            return try write(.campaignPublished, by: actor, on: connection,
                       try lifecycle.schedule(id: id, expectedVersion: expectedVersion, nextRunAt: now, on: connection))
         }
     }
@@ -248,6 +255,36 @@ public struct CampaignService: Sendable {
                                         currentStatus: current.status)
             }
             return try write(.campaignCancelled, by: actor, on: connection, outcome)
+        }
+    }
+
+    /// Holds a scheduled or sending campaign: no run starts and no further request is sent (a
+    /// worker's round already claimed completes) until it is resumed.
+    public func pause(_ id: CampaignID, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
+        try holdOrRelease(.campaignPaused, id, by: actor, refusal: ("not_pausable", "The campaign cannot be paused", "only scheduled and sending campaigns can be paused")) {
+            try lifecycle.pause(id: id, expectedVersion: expectedVersion, on: $0)
+        }
+    }
+
+    /// Lets a paused campaign go on from where it stopped: the requests not yet sent are sent, the
+    /// ones sent before the pause are not sent again.
+    public func resume(_ id: CampaignID, expectedVersion: Int, by actor: Actor) throws -> CampaignRecord {
+        try holdOrRelease(.campaignResumed, id, by: actor, refusal: ("not_paused", "The campaign is not paused", "only a paused campaign can be resumed")) {
+            try lifecycle.resume(id: id, expectedVersion: expectedVersion, on: $0)
+        }
+    }
+
+    /// A pause or resume in one transaction with its audit entry; a campaign in the wrong state is
+    /// refused with `refusal` (code, title, rule).
+    func holdOrRelease(_ action: AuditAction, _ id: CampaignID, by actor: Actor, refusal: (code: String, title: String, rule: String),
+                       _ change: (PostgresConnection) throws -> CampaignStore.UpdateOutcome) throws -> CampaignRecord {
+        try database.transaction { connection in
+            let outcome = try change(connection)
+            if case .notEditable(let current) = outcome {
+                throw AppError.conflict(code: refusal.code, title: refusal.title,
+                                        detail: "Campaign \(current.id) is \(current.status.rawValue); \(refusal.rule).", currentStatus: current.status)
+            }
+            return try write(action, by: actor, on: connection, outcome)
         }
     }
 

@@ -30,7 +30,8 @@ public struct CampaignStore: Sendable {
     /// The columns `records` decodes, in its order.
     static let columns: PostgresQuery = """
         id::text, name, status, version, content::text, author, \(utc: "created_at"), \(utc: "updated_at"),
-        updated_by, updated_by_kind, \(utc: "next_run_at")
+        updated_by, updated_by_kind, \(utc: "next_run_at"),
+        approval, approval_comment, approval_decided_by, approved_version
         """
 
     public init() {}
@@ -132,12 +133,16 @@ public struct CampaignStore: Sendable {
     /// Rows of `columns` as records; the content is read as stored, not validated again.
     static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {
         try rows.map { row in
-            let (id, name, status, version, content, author, createdAt, updatedAt, updatedBy, updatedByKind, nextRunAt) =
-                try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, String, String, String?, Attribution.Kind?, String?).self)
-            return CampaignRecord(id: id, name: name, status: status, version: version, content: try JSON.parse(content),
-                                  author: author, createdAt: createdAt, updatedAt: updatedAt,
-                                  updatedBy: updatedBy.flatMap { name in updatedByKind.map { Attribution(name: name, kind: $0) } },
-                                  nextRunAt: nextRunAt)
+            let (id, name, status, version, content, author, createdAt, updatedAt, updatedBy, updatedByKind, nextRunAt,
+                 approval, comment, decidedBy, approvedVersion) =
+                try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, String, String, String?, Attribution.Kind?, String?,
+                                ApprovalState, String?, String?, Int?).self)
+            var record = CampaignRecord(id: id, name: name, status: status, version: version, content: try JSON.parse(content),
+                                        author: author, createdAt: createdAt, updatedAt: updatedAt,
+                                        updatedBy: updatedBy.flatMap { name in updatedByKind.map { Attribution(name: name, kind: $0) } },
+                                        nextRunAt: nextRunAt)
+            record.approval = CampaignApproval(state: approval, comment: comment, decidedBy: decidedBy, approvedVersion: approvedVersion)
+            return record
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldPostgres
 
-/// The SQL of a campaign's state changes by people: scheduling and cancelling. Each runs inside
+/// The SQL of a campaign's state changes by people: scheduling, pausing, resuming and cancelling. Each runs inside
 /// the caller's transaction (the service's, with its audit entry). Both check the caller's version
 /// but leave it, and `updated_at`, as they are: those count content writes only.
 struct LifecycleStore: Sendable {
@@ -37,6 +37,32 @@ struct LifecycleStore: Sendable {
                 UPDATE runs SET status = \(RunStatus.cancelled), finished_at = now()
                 WHERE campaign_id = \(id)::uuid AND status = \(RunStatus.sending)
                 """)
+        }
+        return outcome
+    }
+
+    /// Pauses a scheduled or sending campaign: no run starts and its deliveries are not claimed
+    /// (rounds already claimed complete and are recorded). What it was is kept for resuming.
+    func pause(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
+        let rows = try connection.query("""
+            UPDATE campaigns SET paused_from = status, status = \(CampaignStatus.paused)
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.pausable))
+            RETURNING \(fragment: CampaignStore.columns)
+            """)
+        return try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
+    }
+
+    /// Resumes a paused campaign to what it was; its waiting deliveries are claimable again (every
+    /// worker is told at once) and a run that fell due meanwhile starts.
+    func resume(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
+        let rows = try connection.query("""
+            UPDATE campaigns SET status = paused_from, paused_from = NULL
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = \(CampaignStatus.paused) AND paused_from IS NOT NULL
+            RETURNING \(fragment: CampaignStore.columns)
+            """)
+        let outcome = try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
+        if case .updated = outcome {
+            _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')")
         }
         return outcome
     }

@@ -78,7 +78,10 @@ public struct HeraldConfiguration: Sendable, Equatable {
             pollSeconds: try integer("HERALD_SCHEDULER_POLL_SECONDS", 10, 1...3600),
             audienceBuckets: try integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100),
             deviceBatchSize: try integer("HERALD_DELIVERY_DEVICE_BATCH_SIZE", 256, 1...5000),
-            staleDeviceDays: try integer("HERALD_DEVICE_STALE_DAYS", 270, 1...3650))
+            staleDeviceDays: try integer("HERALD_DEVICE_STALE_DAYS", 270, 1...3650),
+            approvalsRequired: try boolean("HERALD_APPROVALS", false),
+            ratePerMinute: try integer("HERALD_FCM_RATE_PER_MINUTE", 600_000, 0...100_000_000),
+            fanOutsAtOnce: try integer("HERALD_TOPIC_FANOUTS_AT_ONCE", 1, 0...1000))
         accounts = AccountSettings(
             sessionIdleSeconds: try integer("HERALD_SESSION_IDLE_SECONDS", 8 * 3600, 60...(30 * 86400)),
             sessionLifetimeSeconds: try integer("HERALD_SESSION_LIFETIME_SECONDS", 7 * 86400, 60...(365 * 86400)),

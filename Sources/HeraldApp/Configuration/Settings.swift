@@ -66,6 +66,14 @@ public struct DeliverySettings: Sendable, Equatable {
     /// Devices unseen for this many days are marked stale and sent nothing (FCM drops tokens
     /// unused for 270 days).
     public var staleDeviceDays: Int
+    /// Whether a campaign needs a publisher's approval (not its last editor's) before it is
+    /// scheduled or sent.
+    public var approvalsRequired = false
+    /// Messages a minute the FCM project may be sent, shared by every instance (FCM's quota is
+    /// 600,000); 0: no limit of Herald's own.
+    public var ratePerMinute = 600_000
+    /// Topic fan-outs in flight at once across every instance (FCM recommends one); 0: no limit.
+    public var fanOutsAtOnce = 1
 }
 
 /// Browser sessions and the sign-in rate limit.

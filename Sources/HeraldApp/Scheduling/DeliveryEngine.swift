@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import HeraldSync
+import FCMMessage
 import Foundation
 import HeraldCore
 import HeraldFCM
@@ -37,7 +38,28 @@ public final class DeliveryEngine: Sendable {
         public var pollInterval: Duration = .seconds(10)
         public var buckets = AudienceBuckets()
         public var retryPolicy = RetryPolicy()
+        /// The FCM project's sending rate, shared by every instance (nil: unlimited).
+        public var sendRate: SendRate?
+        /// Topic or condition requests in flight at once across every instance (FCM asks for
+        /// one); nil: one per run, no limit across runs.
+        public var fanOutsAtOnce: Int?
         public init() {}
+    }
+
+    /// How fast one FCM project may be sent to, across every instance: `messages` per `period`
+    /// (600,000 a minute is FCM's quota). Tests scale the period down.
+    public struct SendRate: Sendable, Equatable {
+        public var project: String
+        public var messages: Int
+        public var period: Duration
+
+        public init(project: String, messages: Int, per period: Duration = .seconds(60)) {
+            self.project = project
+            self.messages = messages
+            self.period = period
+        }
+
+        public var perSecond: Double { Double(messages) / period.seconds }
     }
 
     /// Due campaigns one scheduler transaction starts at most.
@@ -55,6 +77,8 @@ public final class DeliveryEngine: Sendable {
     let deliveryBell = Wakeup()
     /// Threads still running; `waitUntilStopped` waits for none.
     let running = Mutex(0)
+    /// The shared bucket as this process saw it last, for the metrics.
+    let lastBucket = Mutex<SendQuotaStore.Snapshot?>(nil)
 
     public convenience init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: any MessageSending,
                             log: Log, metrics: Metrics) {
@@ -163,6 +187,13 @@ public final class DeliveryEngine: Sendable {
                     let stale = try outbox.markStaleDevices(unseenForDays: configuration.staleDeviceDays)
                     if stale > 0 { log.info("devices marked stale", ["devices": .number(Double(stale)), "unseen_days": .number(Double(configuration.staleDeviceDays))]) }
                 }
+                try outbox.applyDeliveryControls(now: Date())
+                let decided = try outbox.decideWinners(now: Date())
+                for (campaign, decision) in decided {
+                    log.info("automatic winner decided", ["campaign": .string(campaign), "variant": decision.variantToSend.map { .string($0) } ?? .null,
+                                                          "decision": .string(decision.sentence)])
+                }
+                if decided.contains(where: { $0.decision.variantToSend != nil }) { deliveryBell.ring() }
                 let started = try outbox.startDueRuns(limit: Self.runsPerPass, now: Date())
                 // This process's workers need not wait for the notification to come round.
                 if !started.isEmpty { deliveryBell.ring() }
@@ -174,6 +205,10 @@ public final class DeliveryEngine: Sendable {
                 if started.count == Self.runsPerPass { continue }  // more may be due right now
                 if let seconds = try outbox.secondsUntilNextDue() {
                     wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
+                }
+                // A run expiring or a window closing is acted on when it happens.
+                if let seconds = try outbox.secondsUntilNextControl() {
+                    wait = min(wait, .milliseconds(max(10, Int(seconds * 1000) + 10)))
                 }
             } catch {
                 log.warning("scheduler: \(error)")
@@ -190,9 +225,26 @@ public final class DeliveryEngine: Sendable {
             do {
                 // The OAuth token first: nothing is claimed (and so held) while it is fetched.
                 try sender.prepare()
-                let claimed = try outbox.claim(owner: owner, limit: configuration.batchSize, deviceLimit: configuration.deviceBatchSize,
-                                               lease: configuration.lease)
+                // Then the project's tokens: as many deliveries are claimed as may be sent now (a
+                // round to devices may be larger than one of topic fan-outs).
+                var allowed = max(configuration.batchSize, configuration.deviceBatchSize)
+                if let limit = quotaLimit {
+                    let (grant, snapshot) = try outbox.takeTokens(allowed, limit: limit)
+                    lastBucket.withLock { $0 = snapshot }
+                    guard grant.granted > 0 else {
+                        deliveryBell.wait(after: seen, timeout: .milliseconds(max(1, Int((grant.wait * 1000).rounded(.up)))))
+                        continue
+                    }
+                    allowed = grant.granted
+                }
+                let claimed = try outbox.claim(owner: owner, limit: min(allowed, configuration.batchSize), deviceLimit: allowed,
+                                               lease: configuration.lease, fanOutsAtOnce: configuration.fanOutsAtOnce)
+                if let limit = quotaLimit, claimed.count < allowed {
+                    try outbox.giveBackTokens(allowed - claimed.count, limit: limit)
+                }
                 if !claimed.isEmpty {
+                    metrics.increment("herald_fcm_tokens_taken_total", by: Double(claimed.count),
+                                      help: "Tokens of the project's shared sending quota this process used.")
                     try send(claimed)
                     continue
                 }
@@ -246,6 +298,7 @@ public final class DeliveryEngine: Sendable {
             sender.send(batch: claimed.map(\.body), concurrency: configuration.sendConcurrency)
         }
         let answeredAt = clock.now
+        holdEveryInstanceIfFCMAskedTo(answers)
         var outcomes: [DeliveryStore.Outcome] = []
         for (delivery, answer) in zip(claimed, answers) {
             switch answer {
@@ -272,5 +325,46 @@ public final class DeliveryEngine: Sendable {
                 sleepThread(for: .milliseconds(500))
             }
         }
+    }
+
+    // MARK: - The shared quota
+
+    var quotaLimit: SendQuotaStore.Limit? {
+        configuration.sendRate.map {
+            SendQuotaStore.Limit(project: $0.project, ratePerSecond: $0.perSecond, capacity: configuration.batchSize)
+        }
+    }
+
+    /// A 429 QUOTA_EXCEEDED is about the whole project: every instance waits what FCM asked
+    /// (Retry-After, and at least the retry policy's minimum), not only this one.
+    func holdEveryInstanceIfFCMAskedTo(_ answers: [SendOutcome]) {
+        guard let limit = quotaLimit else { return }
+        let waits = answers.compactMap { answer -> Duration? in
+            guard case .failed(let error) = answer, error.code == .quotaExceeded else { return nil }
+            return max(error.retryAfter ?? .zero, configuration.retryPolicy.quotaExceededMinimumDelay)
+        }
+        guard let wait = waits.max() else { return }
+        do {
+            lastBucket.withLock { $0 = nil }
+            let snapshot = try outbox.holdSending(for: wait.seconds, limit: limit)
+            lastBucket.withLock { $0 = snapshot }
+            metrics.increment("herald_fcm_quota_holds_total", help: "Times this process held every instance's sending after FCM answered 429.")
+            log.warning("FCM answered 429: every instance holds sending for \(wait.seconds) s", ["project": .string(limit.project)])
+        } catch {
+            log.warning("holding the shared quota after a 429 failed: \(error)")
+        }
+    }
+
+    /// The gauges /metrics shows of the shared quota: the rate and the bucket as last seen.
+    public var quotaGauges: [(name: String, help: String, value: Double)] {
+        guard let rate = configuration.sendRate else { return [] }
+        var gauges = [("herald_fcm_rate_limit_per_minute", "The FCM project's sending quota shared by every instance, in messages a minute.",
+                       rate.perSecond * 60)]
+        if let bucket = lastBucket.withLock({ $0 }) {
+            gauges.append(("herald_fcm_bucket_tokens", "Tokens left in the shared bucket when this process last took some.", bucket.tokens))
+            gauges.append(("herald_fcm_bucket_hold_seconds", "Seconds every instance still waited after a 429 when this process last looked.",
+                           bucket.holdSeconds))
+        }
+        return gauges
     }
 }

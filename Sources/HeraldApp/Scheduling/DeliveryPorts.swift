@@ -12,8 +12,8 @@ protocol DeliveryOutbox: Sendable {
     /// Seconds until the next campaign is due, or nil when none is scheduled.
     func secondsUntilNextDue() throws -> Double?
     /// Takes the lease of up to `deviceLimit` ready deliveries of runs to devices, else of up to
-    /// `limit` of runs to topics (one per run).
-    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration) throws -> [DeliveryStore.Claimed]
+    /// `limit` of runs to topics (one per run, `fanOutsAtOnce` across the project).
+    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?) throws -> [DeliveryStore.Claimed]
     /// Seconds until a delivery may next be claimed, or nil when none is waiting.
     func secondsUntilNextDelivery() throws -> Double?
     /// Extends the leases `owner` still holds on these deliveries.
@@ -24,6 +24,18 @@ protocol DeliveryOutbox: Sendable {
     func closeFinishedRuns() throws
     /// Marks active devices unseen for `days` days stale; returns how many.
     func markStaleDevices(unseenForDays days: Int) throws -> Int
+    /// Expires late runs and moves runs whose sending hours closed on to their next stretch.
+    func applyDeliveryControls(now: Date) throws
+    /// Seconds until the next delivery control falls due, or nil when none is pending.
+    func secondsUntilNextControl() throws -> Double?
+    /// Decides the A/B tests whose automatic winner deadline has passed, and rolls each out.
+    func decideWinners(now: Date) throws -> [(campaignID: String, decision: WinnerDecision)]
+    /// Takes up to `wanted` tokens of the project's shared bucket.
+    func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot)
+    /// Returns tokens taken but not used.
+    func giveBackTokens(_ count: Int, limit: SendQuotaStore.Limit) throws
+    /// Holds every instance's sending for `seconds` (FCM answered 429).
+    func holdSending(for seconds: Double, limit: SendQuotaStore.Limit) throws -> SendQuotaStore.Snapshot
 }
 
 /// What the delivery engine needs of FCM: one round of v1 requests sent, one answer each.
@@ -49,6 +61,7 @@ struct PostgresOutbox: DeliveryOutbox {
     let pool: PostgresPool
     let starter: RunStarter
     let store = DeliveryStore()
+    let quota = SendQuotaStore()
 
     func startDueRuns(limit: Int, now: Date) throws -> [DeliveryStore.StartedRun] {
         try pool.withConnection { try starter.startDueRuns(limit: limit, now: now, on: $0) }
@@ -58,8 +71,10 @@ struct PostgresOutbox: DeliveryOutbox {
         try pool.withConnection { try store.secondsUntilNextDue(on: $0) }
     }
 
-    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration) throws -> [DeliveryStore.Claimed] {
-        try pool.withConnection { try store.claim(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, on: $0) }
+    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?) throws -> [DeliveryStore.Claimed] {
+        try pool.withConnection {
+            try store.claim(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: $0)
+        }
     }
 
     func secondsUntilNextDelivery() throws -> Double? {
@@ -80,5 +95,29 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func markStaleDevices(unseenForDays days: Int) throws -> Int {
         try pool.withConnection { try DeviceStore().markStale(unseenForDays: days, on: $0) }
+    }
+
+    func applyDeliveryControls(now: Date) throws {
+        try pool.withConnection { try starter.applyDeliveryControls(now: now, on: $0) }
+    }
+
+    func decideWinners(now: Date) throws -> [(campaignID: String, decision: WinnerDecision)] {
+        try pool.withConnection { try WinnerDecider(buckets: starter.buckets).decideDue(now: now, on: $0) }
+    }
+
+    func secondsUntilNextControl() throws -> Double? {
+        try pool.withConnection { try store.secondsUntilNextControl(on: $0) }
+    }
+
+    func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot) {
+        try pool.withConnection { try quota.take(wanted, limit: limit, on: $0) }
+    }
+
+    func giveBackTokens(_ count: Int, limit: SendQuotaStore.Limit) throws {
+        try pool.withConnection { try quota.giveBack(count, limit: limit, on: $0) }
+    }
+
+    func holdSending(for seconds: Double, limit: SendQuotaStore.Limit) throws -> SendQuotaStore.Snapshot {
+        try pool.withConnection { try quota.hold(for: seconds, limit: limit, on: $0) }
     }
 }

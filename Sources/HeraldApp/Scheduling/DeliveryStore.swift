@@ -36,6 +36,8 @@ struct DeliveryStore: Sendable {
     }
 
     static let scheduleChannel = "herald_schedule"
+    /// The advisory lock that serializes claiming topic fan-outs when their number is limited.
+    static let fanOutLock: Int64 = 0x6865_7261_6C64_4630  // "heraldF0"
     static let deliveryChannel = "herald_deliveries"
 
     /// A campaign whose run is due, locked for this transaction.
@@ -54,6 +56,12 @@ struct DeliveryStore: Sendable {
         var plan: FanOutPlan
         /// When the campaign runs next; nil moves it to `sending`.
         var nextRun: Date?
+        /// Nothing of the run is sent after this (the latest-delivery time).
+        var expiresAt: Date? = nil
+        /// The stretch of sending hours the run may send in now or next.
+        var window: SendingWindow.Interval? = nil
+        /// Seconds between the run's requests (a campaign's spread).
+        var spacing: Double? = nil
     }
 
     /// Up to `limit` scheduled campaigns that are due, locked; rows other schedulers hold are
@@ -93,17 +101,25 @@ struct DeliveryStore: Sendable {
         guard !runs.isEmpty else { return [] }
         let plans = Dictionary(runs.map { ($0.campaignID, $0.plan) }, uniquingKeysWith: { first, _ in first })
         let created = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, warnings)
-            SELECT c::uuid, o::timestamptz, p::integer, w::jsonb
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings, expires_at, window_opens_at, window_closes_at)
+            SELECT c::uuid, o::timestamptz, p::integer, w::jsonb,
+                   to_timestamp(nullif(e, '')::float8), to_timestamp(nullif(wo, '')::float8), to_timestamp(nullif(wc, '')::float8)
             FROM unnest(\(runs.map(\.campaignID)), \(runs.map(\.occurrenceText)), \(runs.map { String($0.plan.requests.count) }),
-                        \(runs.map { JSON.array($0.plan.warnings.map { .string($0) }).serializedString() })) AS x(c, o, p, w)
+                        \(runs.map { JSON.array($0.plan.warnings.map { .string($0) }).serializedString() }),
+                        \(runs.map { Self.epoch($0.expiresAt) }), \(runs.map { Self.epoch($0.window?.opens) }),
+                        \(runs.map { Self.epoch($0.window?.closes) })) AS x(c, o, p, w, e, wo, wc)
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
             """).map { try $0.decode((String, String).self) }
+        let spacings = Dictionary(runs.map { ($0.campaignID, $0.spacing) }, uniquingKeysWith: { first, _ in first })
         var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
+        var offsets: [String] = []
         var started: [StartedRun] = []
         for (campaign, run) in created {
             let requests = plans[campaign]!.requests
-            for request in requests {
+            let spacing = spacings[campaign] ?? nil
+            for (index, request) in requests.enumerated() {
+                // A spread campaign's requests fall due one spacing apart.
+                offsets.append(String(Double(index) * (spacing ?? 0)))
                 runIDs.append(run)
                 campaignIDs.append(campaign)
                 variants.append(request.variantKey)
@@ -114,8 +130,9 @@ struct DeliveryStore: Sendable {
         }
         if !runIDs.isEmpty {
             _ = try connection.execute("""
-                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body)
-                SELECT r::uuid, c::uuid, v, t::jsonb, b FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies)) AS x(r, c, v, t, b)
+                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, next_attempt_at)
+                SELECT r::uuid, c::uuid, v, t::jsonb, b, now() + make_interval(secs => o::float8)
+                FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies), \(offsets)) AS x(r, c, v, t, b, o)
                 """)
         }
         try advance(runs.map { ($0.campaignID, $0.nextRun) }, started: started, on: connection)
@@ -156,12 +173,34 @@ struct DeliveryStore: Sendable {
     ///
     /// A run to devices has no such limit: each of its requests reaches one device, so a crash
     /// repeats at most the requests in flight, each once, and up to `deviceLimit` are claimed at once.
-    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
+    ///
+    /// With `fanOutsAtOnce`, at most that many topic or condition requests are in flight across
+    /// the whole project (FCM asks for one topic fan-out at a time); the runs waiting their turn
+    /// are the queue the report shows. An advisory lock makes the count and the claim one step.
+    func claim(owner: String, limit: Int, deviceLimit: Int? = nil, lease: Duration, fanOutsAtOnce: Int? = nil,
+               on connection: PostgresConnection) throws -> [Claimed] {
+        let deviceLimit = deviceLimit ?? limit
+        guard fanOutsAtOnce != nil else {
+            return try claimNow(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, fanOutsAtOnce: nil, on: connection)
+        }
+        // Claimers take turns: the count of fan-outs in flight is read after the lock is held, so
+        // it sees the lease the previous claimer committed.
+        return try connection.transaction { connection in
+            _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.fanOutLock))")
+            return try claimNow(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: connection)
+        }
+    }
+
+    func claimNow(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?,
+                  on connection: PostgresConnection) throws -> [Claimed] {
         let seconds = lease.seconds
         let perDevice = try connection.query("""
             WITH picked AS (
                 SELECT d.id FROM deliveries d JOIN runs r ON r.id = d.run_id
                 WHERE r.status = \(RunStatus.sending) AND r.per_device
+                  AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = r.campaign_id AND held.status = \(CampaignStatus.paused))
+                  AND (r.expires_at IS NULL OR r.expires_at > now())
+                  AND (r.window_closes_at IS NULL OR (r.window_opens_at <= now() AND now() < r.window_closes_at))
                   AND d.status = ANY(\(DeliveryStatus.open)) AND d.next_attempt_at <= now()
                   AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                 ORDER BY d.next_attempt_at, d.id LIMIT \(deviceLimit)
@@ -178,6 +217,11 @@ struct DeliveryStore: Sendable {
             WITH ready AS (
                 SELECT r.id FROM runs r
                 WHERE r.status = \(RunStatus.sending) AND NOT r.per_device
+                  -- A paused campaign's deliveries wait where they are, unclaimed, until it is resumed.
+                  AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = r.campaign_id AND held.status = \(CampaignStatus.paused))
+                  -- Not past its latest-delivery time, and within its sending hours.
+                  AND (r.expires_at IS NULL OR r.expires_at > now())
+                  AND (r.window_closes_at IS NULL OR (r.window_opens_at <= now() AND now() < r.window_closes_at))
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
                               AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now()))
                   AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
@@ -190,11 +234,19 @@ struct DeliveryStore: Sendable {
                           AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                         ORDER BY d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) AS id
                 FROM ready
+            ), fan_outs AS (
+                SELECT p.id FROM picked p JOIN deliveries f ON f.id = p.id WHERE NOT (f.target ? 'token')
+                ORDER BY f.next_attempt_at, f.id
+                LIMIT (SELECT CASE WHEN \(fanOutsAtOnce)::integer IS NULL THEN NULL
+                                   ELSE greatest(0, \(fanOutsAtOnce)::integer - (
+                                       SELECT count(*) FROM deliveries l WHERE l.status = ANY(\(DeliveryStatus.open))
+                                         AND l.lease_expires_at >= now() AND NOT (l.target ? 'token'))) END)
             )
             UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(seconds)),
                 attempts = d.attempts + 1, updated_at = now()
             FROM runs r
-            WHERE r.id = d.run_id AND d.id IN (SELECT id FROM picked WHERE id IS NOT NULL)
+            WHERE r.id = d.run_id
+              AND (d.id IN (SELECT id FROM fan_outs) OR (d.target ? 'token' AND d.id IN (SELECT id FROM picked WHERE id IS NOT NULL)))
             RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
             """).map(Self.claimed)
     }
@@ -219,8 +271,13 @@ struct DeliveryStore: Sendable {
         // A run with a delivery in flight waits for it (its holder claims the next one itself when it
         // records the answer), or for that lease to expire if its holder died.
         try connection.query("""
-            SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at))) - now())::float8
-            FROM deliveries d WHERE d.status = ANY(\(DeliveryStatus.open))
+            SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at),
+                                                   coalesce(r.window_opens_at, d.next_attempt_at))) - now())::float8
+            FROM deliveries d JOIN runs r ON r.id = d.run_id
+            WHERE d.status = ANY(\(DeliveryStatus.open))
+              -- An expired run or a closed window waits for the scheduler, not for a worker.
+              AND (r.expires_at IS NULL OR r.expires_at > now()) AND (r.window_closes_at IS NULL OR r.window_closes_at > now())
+              AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = d.campaign_id AND held.status = \(CampaignStatus.paused))
               AND (d.device_token IS NOT NULL
                    OR NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.run_id = d.run_id AND l.id <> d.id
                                   AND l.status = ANY(\(DeliveryStatus.open)) AND l.lease_expires_at >= now()))
@@ -245,8 +302,9 @@ struct DeliveryStore: Sendable {
                             \(outcomes.map { $0.retryDelay.map { String($0.seconds) } ?? "" }))
                      AS x(id, status, name, code, message, delay)
                 WHERE d.id = x.id::bigint AND d.lease_owner = \(owner)
-                  -- A request that was in flight when the campaign was cancelled still reached FCM.
-                  AND (d.status = ANY(\(DeliveryStatus.open)) OR (d.status = \(DeliveryStatus.cancelled) AND x.status = \(DeliveryStatus.sent)))
+                  -- A request that was in flight when the campaign was cancelled (or the run expired) still reached FCM.
+                  AND (d.status = ANY(\(DeliveryStatus.open))
+                       OR (d.status = ANY(\(DeliveryStatus.dropped)) AND x.status = \(DeliveryStatus.sent)))
                 """)
             // Token hygiene: a device FCM no longer knows is sent nothing again until it registers anew.
             let refused = outcomes.filter { $0.status == .failed && Self.meansInvalidToken($0) }
@@ -282,14 +340,15 @@ struct DeliveryStore: Sendable {
     }
 
     /// Closes each of these runs whose deliveries are all final, and then its campaign when no run
-    /// of a campaign that is `sending` remains open. What a run and its campaign become is
+    /// of a campaign that is `sending` (or paused while sending: its last round finished it) remains open. What a run and its campaign become is
     /// `RunStatus.closed` (HeraldCore); the status guards make racing closers harmless.
     func closeRuns(_ runIDs: [String], on connection: PostgresConnection) throws {
         guard !runIDs.isEmpty else { return }
         let finished = try connection.query("""
             SELECT r.id::text,
                    count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
-                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.failed))
+                   -- An expired request was not delivered: it counts as failed for the run's outcome.
+                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.failed) OR d.status = \(DeliveryStatus.expired))
             FROM runs r LEFT JOIN deliveries d ON d.run_id = r.id
             WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = \(RunStatus.sending)
             GROUP BY r.id
@@ -306,8 +365,62 @@ struct DeliveryStore: Sendable {
         _ = try connection.execute("""
             UPDATE campaigns c SET status = x.status
             FROM unnest(\(closed.map(\.0)), \(closed.map(\.1))) AS x(id, status)
-            WHERE c.id = x.id::uuid AND c.status = \(CampaignStatus.sending)
+            WHERE c.id = x.id::uuid
+              AND (c.status = \(CampaignStatus.sending) OR (c.status = \(CampaignStatus.paused) AND c.paused_from = \(CampaignStatus.sending)))
               AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(RunStatus.sending))
             """)
+    }
+
+    // MARK: - Delivery controls
+
+    /// Expires what is left of runs past their latest-delivery time, and closes those runs.
+    func expireLateRuns(on connection: PostgresConnection) throws {
+        try connection.transaction { connection in
+            let runIDs = try connection.query("""
+                UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
+                FROM runs r
+                WHERE r.id = d.run_id AND r.status = \(RunStatus.sending) AND r.expires_at <= now() AND d.status = ANY(\(DeliveryStatus.open))
+                RETURNING d.run_id::text
+                """).map { try $0.decode(String.self, at: 0) }
+            try closeRuns(Array(Set(runIDs)), on: connection)
+        }
+    }
+
+    /// Open runs whose sending hours closed, with their campaign's content, for the next stretch.
+    func runsWithClosedWindows(on connection: PostgresConnection) throws -> [(runID: String, content: JSON)] {
+        try connection.query("""
+            SELECT r.id::text, c.content::text FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+            WHERE r.status = \(RunStatus.sending) AND r.window_closes_at <= now()
+            """).map { row in
+            let (id, content) = try row.decode((String, String).self)
+            return (id, try JSON.parse(content))
+        }
+    }
+
+    /// Moves each run on to its next stretch of sending hours.
+    func moveWindows(_ windows: [(runID: String, interval: SendingWindow.Interval)], on connection: PostgresConnection) throws {
+        guard !windows.isEmpty else { return }
+        _ = try connection.execute("""
+            UPDATE runs r SET window_opens_at = to_timestamp(x.o::float8), window_closes_at = to_timestamp(x.c::float8)
+            FROM unnest(\(windows.map(\.runID)), \(windows.map { Self.epoch($0.interval.opens) }), \(windows.map { Self.epoch($0.interval.closes) }))
+                 AS x(id, o, c)
+            WHERE r.id = x.id::uuid
+            """)
+        _ = try connection.query("SELECT pg_notify(\(Self.deliveryChannel), '')")
+    }
+
+    /// Seconds until the next delivery control falls due (a run expires, a window opens or
+    /// closes), for the scheduler's wait; nil when none is pending.
+    func secondsUntilNextControl(on connection: PostgresConnection) throws -> Double? {
+        try connection.query("""
+            SELECT extract(epoch FROM min(t) - now())::float8 FROM (
+                SELECT expires_at AS t FROM runs WHERE status = \(RunStatus.sending) AND expires_at IS NOT NULL
+                UNION ALL SELECT window_closes_at FROM runs WHERE status = \(RunStatus.sending) AND window_closes_at IS NOT NULL) AS controls
+            """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
+    }
+
+    /// An instant as seconds since 1970 in text, "" for none (for `unnest` of nullable times).
+    static func epoch(_ date: Date?) -> String {
+        date.map { String(format: "%.6f", $0.timeIntervalSince1970) } ?? ""
     }
 }

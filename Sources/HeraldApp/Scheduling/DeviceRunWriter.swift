@@ -12,11 +12,15 @@ struct DeviceRunWriter: Sendable {
     static let batch = 10_000
 
     /// Starts the run of `due` to `audience` with `planner`; nil when the occurrence has a run already.
+    /// `expiresAt` and `window` are the campaign's delivery controls for this run (latest delivery, sending hours).
     func write(_ due: DeliveryStore.Due, audience: DeviceAudience, planner: DevicePlanner, rolloutVariant: String? = nil,
-               on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
+               expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
         guard let runID = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant)
-            VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, \(rolloutVariant))
+            INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, expires_at, window_opens_at, window_closes_at)
+            VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, \(rolloutVariant),
+                    to_timestamp(nullif(\(DeliveryStore.epoch(expiresAt)), '')::float8),
+                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.opens)), '')::float8),
+                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8))
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING id::text
             """).first.map({ try $0.decode(String.self, at: 0) }) else { return nil }
         var planned = 0, unsendable = 0

@@ -18,19 +18,35 @@ struct ProgressStore: Sendable {
                            \(DeliveryStatus.failed), count(*) FILTER (WHERE status = \(DeliveryStatus.failed)),
                            \(DeliveryStatus.retrying), count(*) FILTER (WHERE status = \(DeliveryStatus.retrying)),
                            \(DeliveryStatus.pending), count(*) FILTER (WHERE status = \(DeliveryStatus.pending)),
-                           \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled))) AS counts
-                       FROM deliveries WHERE run_id = r.id GROUP BY variant_key) v), '{}')
+                           \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled)),
+                           \(DeliveryStatus.expired), count(*) FILTER (WHERE status = \(DeliveryStatus.expired))) AS counts
+                       FROM deliveries WHERE run_id = r.id GROUP BY variant_key) v), '{}'),
+                   \(utc: "r.expires_at"),
+                   \(utc: "r.window_opens_at"),
+                   \(utc: "r.window_closes_at"),
+                   -- Its place in the project's queue of topic fan-outs (one at a time): the open
+                   -- runs with fan-outs still to send that are ahead of it.
+                   CASE WHEN r.status = \(RunStatus.sending) THEN (
+                       SELECT count(*) FROM runs q WHERE q.status = \(RunStatus.sending) AND (q.occurrence, q.id) < (r.occurrence, r.id)
+                         AND EXISTS (SELECT 1 FROM deliveries f WHERE f.run_id = q.id AND f.status = ANY(\(DeliveryStatus.open))
+                                     AND NOT (f.target ? 'token'))) END
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
         return try rows.map { row in
-            let (id, status, planned, warnings, rollout, due, started, finished, variants) =
-                try row.decode((String, RunStatus, Int, String, String?, String, String, String?, String).self)
-            return [
+            let (id, status, planned, warnings, rollout, due, started, finished, variants, expires, opens, closes, ahead) =
+                try row.decode((String, RunStatus, Int, String, String?, String, String, String?, String, String?, String?, String?, Int?).self)
+            var run: JSONObject = [
                 "id": .string(id), "status": .string(status.rawValue), "planned": .number(Double(planned)),
                 "warnings": try JSON.parse(warnings), "due_at": .string(due), "started_at": .string(started),
                 "finished_at": finished.map { .string($0) } ?? .null, "variants": try JSON.parse(variants),
                 "rollout_variant": rollout.map { .string($0) } ?? .null,
             ]
+            // The delivery controls, for runs that have them: the latest-delivery time, and the
+            // stretch of sending hours it sends in now or waits for.
+            if let expires { run["expires_at"] = .string(expires) }
+            if let opens, let closes, status == .sending { run["window"] = ["opens_at": .string(opens), "closes_at": .string(closes)] }
+            if let ahead { run["fan_out_queue_ahead"] = .number(Double(ahead)) }
+            return .object(run)
         }
     }
 

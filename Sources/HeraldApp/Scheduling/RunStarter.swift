@@ -24,14 +24,20 @@ struct RunStarter: Sendable {
                         unplannable.append((due, "The campaign cannot be planned: its segment has been deleted."))
                         continue
                     }
-                    let planner = DevicePlanner(campaign: spec, campaignID: due.campaignID, sendTime: due.occurrence)
-                    if let run = try DeviceRunWriter().write(due, audience: audience, planner: planner, on: connection) { deviceRuns.append(run) }
+                    let planner = DevicePlanner(campaign: spec.forSending, campaignID: due.campaignID, sendTime: due.occurrence)
+                    if let run = try DeviceRunWriter().write(due, audience: audience, planner: planner,
+                                                             expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
+                                                             window: spec.delivery.window?.interval(around: now), on: connection) {
+                        deviceRuns.append(run)
+                    }
                     deviceCampaigns.append((due.campaignID, Arming.nextRun(of: spec, after: due.occurrence, now: now)))
                 case .success(let spec):
                     planned.append(DeliveryStore.PlannedRun(
                         campaignID: due.campaignID, occurrenceText: due.occurrenceText,
-                        plan: FanOutPlanner.plan(campaign: spec, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence),
-                        nextRun: Arming.nextRun(of: spec, after: due.occurrence, now: now)))
+                        plan: FanOutPlanner.plan(campaign: spec.forSending, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence),
+                        nextRun: Arming.nextRun(of: spec, after: due.occurrence, now: now),
+                        expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
+                        window: spec.delivery.window?.interval(around: now), spacing: spec.delivery.spacingSeconds))
                 }
             }
             try store.failUnplannable(unplannable, on: connection)
@@ -47,5 +53,21 @@ struct RunStarter: Sendable {
         case .tokens(let tokens): .tokens(tokens)
         case .topics, .condition: nil
         }
+    }
+
+    /// The delivery controls the scheduler keeps: late runs expire, and runs whose sending hours
+    /// closed move on to their next stretch (their campaign's window, read now, in Swift).
+    func applyDeliveryControls(now: Date, on connection: PostgresConnection) throws {
+        try store.expireLateRuns(on: connection)
+        let closed = try store.runsWithClosedWindows(on: connection)
+        let moved = closed.compactMap { run -> (runID: String, interval: SendingWindow.Interval)? in
+            guard case .success(let spec) = CampaignSpec.parse(run.content), let window = spec.delivery.window else {
+                // The window was edited away (not possible once sending) or the content no longer
+                // parses: the run sends at any hour rather than never.
+                return (run.runID, SendingWindow.Interval(opens: .distantPast, closes: .distantFuture))
+            }
+            return (run.runID, window.interval(around: now))
+        }
+        try store.moveWindows(moved, on: connection)
     }
 }

@@ -39,4 +39,6 @@ public enum CampaignLimits {
     public static let maximumExpirySeconds = Message.maximumTTLSeconds
     public static let analyticsLabelCharacters = 50
     public static let collapseKeyCharacters = 32
+    /// Characters of an approver's comment.
+    public static let approvalCommentCharacters = 1000
 }

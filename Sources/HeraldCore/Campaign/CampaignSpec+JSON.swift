@@ -19,6 +19,8 @@ extension CampaignSpec {
         if !variants.isEmpty { object["variants"] = .array(variants.map { $0.toJSON() }) }
         if holdoutPercent != 0 { object["holdout_percent"] = .number(Double(holdoutPercent)) }
         object["schedule"] = schedule?.toJSON()
+        if !delivery.isEmpty { object["delivery"] = delivery.toJSON() }
+        object["auto_winner"] = autoWinner?.toJSON()
         return .object(object)
     }
 }

@@ -20,6 +20,8 @@ extension CampaignSpec {
     /// | `variants` | [object] | 1…10 of `{key, weight, notification?, data?}`; key `^[A-Za-z0-9_-]{1,16}$`, unique; weight integer 1…1000 |
     /// | `holdout_percent` | integer | 0…99, share of the audience that gets nothing |
     /// | `schedule` | object | optional; see `Schedule.toJSON()` (now, once, daily, weekly in an IANA zone) |
+    /// | `delivery` | object | optional: `max_per_minute` 1…600000, `latest_delivery_minutes` 1…40320, `window` `{start, end, time_zone}` (local hours it may send in) |
+    /// | `auto_winner` | object | optional, with ≥ 2 variants and a holdout: `after_minutes` (required), `metric` opens \| conversions, `confidence` 90 \| 95 \| 99, `fallback` baseline \| none |
     ///
     /// Title and body may hold variables (`{{first_name | default: "there"}}`, see `MessageTemplate`)
     /// when the audience is devices (a segment or tokens); every variable a device may lack needs a default.
@@ -59,6 +61,7 @@ public struct CampaignParser {
 
     static let topLevelFields: Set<String> = [
         "name", "notification", "topics", "condition", "segment", "tokens", "data", "options", "variants", "holdout_percent", "schedule",
+        "delivery", "auto_winner",
     ]
 
     /// `checkingPayloads` false skips rendering each variant (a draft's budget renders them itself).
@@ -88,9 +91,11 @@ public struct CampaignParser {
             }
         }
         let schedule = reader.member(object, "schedule").flatMap { Schedule.parse($0, at: "schedule", reader: &reader) }
-        let spec = CampaignSpec(
+        var spec = CampaignSpec(
             name: name, notification: notification, audience: audience ?? .topics([]), data: data,
             options: options, variants: variants, holdoutPercent: holdout, schedule: schedule)
+        spec.delivery = parseDelivery(object)
+        spec.autoWinner = parseAutoWinner(object, variants: variants.count, holdout: holdout)
         checkConditionRoom(spec)
         checkVariants(spec)
         checkVariables(spec)

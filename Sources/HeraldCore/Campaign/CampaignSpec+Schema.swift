@@ -73,6 +73,33 @@ extension CampaignSpec {
                          "items": ["enum": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]]],
             ],
         ]
+        let delivery: JSON = [
+            "type": "object", "additionalProperties": false,
+            "description": "How the requests go out: at most max_per_minute a minute, only within the window's local hours (pausing at its end, resuming at its next start), and none later than latest_delivery_minutes after the run was due (those are reported expired, and the FCM TTL is capped to match).",
+            "properties": [
+                "max_per_minute": ["type": "integer", "minimum": 1, "maximum": .number(Double(CampaignParser.maximumPerMinute))],
+                "latest_delivery_minutes": ["type": "integer", "minimum": 1, "maximum": .number(Double(CampaignParser.maximumLatestDeliveryMinutes))],
+                "window": [
+                    "type": "object", "additionalProperties": false, "required": ["start", "end", "time_zone"],
+                    "description": "Sending hours in an IANA zone; an end before the start runs past midnight.",
+                    "properties": [
+                        "start": ["type": "string", "pattern": "^\\d{2}:\\d{2}(:\\d{2})?$"],
+                        "end": ["type": "string", "pattern": "^\\d{2}:\\d{2}(:\\d{2})?$"],
+                        "time_zone": ["type": "string"],
+                    ],
+                ],
+            ],
+        ]
+        let autoWinner: JSON = [
+            "type": "object", "additionalProperties": false, "required": ["after_minutes"],
+            "description": "With variants and a holdout: after_minutes past the test's send, a variant that beats the first (the baseline) on the metric with this confidence goes to the holdout; otherwise the fallback (the baseline, or nothing).",
+            "properties": [
+                "after_minutes": ["type": "integer", "minimum": 1, "maximum": .number(Double(WinnerRule.maximumMinutes))],
+                "metric": ["enum": ["opens", "conversions"]],
+                "confidence": ["enum": [90, 95, 99]],
+                "fallback": ["enum": ["baseline", "none"]],
+            ],
+        ]
         return [
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": "Campaign",
@@ -115,6 +142,8 @@ extension CampaignSpec {
                 "variants": ["type": "array", "minItems": 1, "maxItems": .number(Double(CampaignLimits.variants)), "items": variant],
                 "holdout_percent": ["type": "integer", "minimum": 0, "maximum": .number(Double(CampaignLimits.holdoutPercentBound - 1))],
                 "schedule": schedule,
+                "delivery": delivery,
+                "auto_winner": autoWinner,
             ],
         ]
     }

@@ -24,6 +24,10 @@ public struct CampaignSpec: Sendable, Equatable {
     public var holdoutPercent: Int
     /// When it is sent; nil leaves it unscheduled (a draft, or scheduled by a separate action).
     public var schedule: Schedule?
+    /// Spread, sending hours and latest-delivery time (`delivery`).
+    public var delivery = DeliveryControls()
+    /// The A/B test's winner picked and sent by the scheduler (`auto_winner`).
+    public var autoWinner: WinnerRule?
 
     public init(
         name: String, notification: NotificationContent? = nil, audience: Audience, data: StringMap = [:],

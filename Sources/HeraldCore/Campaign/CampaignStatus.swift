@@ -1,16 +1,29 @@
 /// Where a campaign is in its life: draft → scheduled → sending → sent | partially_failed | failed,
-/// and cancelled from any state before the end. The rules of each state live here and nowhere
+/// and cancelled from any state before the end. A scheduled or sending campaign may be paused
+/// (no run starts, no delivery is claimed) and resumed to where it was. The rules of each state live here and nowhere
 /// else: the stores bind these values into their SQL, the pages and the API ask these properties.
 public enum CampaignStatus: String, Sendable, CaseIterable, Comparable {
     case draft, scheduled, sending, sent
     case partiallyFailed = "partially_failed"
     case failed, cancelled
+    /// Held by a person: no run starts and no delivery of its runs is claimed until it is resumed.
+    case paused
 
     /// The content may still change: sending has not started.
     public var isEditable: Bool { self == .draft || self == .scheduled }
 
     /// Cancelling still stops something: no run has finished the campaign yet.
-    public var isCancellable: Bool { self == .draft || self == .scheduled || self == .sending }
+    public var isCancellable: Bool { self == .draft || self == .scheduled || self == .sending || self == .paused }
+
+    /// Pausing still holds something back: a run may start or a delivery may still be sent.
+    public var isPausable: Bool { self == .scheduled || self == .sending }
+
+    /// What a paused campaign goes back to when resumed: what it was when paused. Nil when it is
+    /// not paused, or `pausedFrom` is not a state a pause can have come from.
+    public func resumed(to pausedFrom: CampaignStatus?) -> CampaignStatus? {
+        guard self == .paused, let pausedFrom, pausedFrom.isPausable else { return nil }
+        return pausedFrom
+    }
 
     /// Only a draft was never armed, so only a draft leaves no history behind when deleted.
     public var isDeletable: Bool { self == .draft }
@@ -21,26 +34,33 @@ public enum CampaignStatus: String, Sendable, CaseIterable, Comparable {
     /// The statuses with each property, as the stores bind them (`status = ANY($1)`).
     public static let editable = allCases.filter(\.isEditable)
     public static let cancellable = allCases.filter(\.isCancellable)
+    public static let pausable = allCases.filter(\.isPausable)
 
     /// What a campaign becomes when its last open run closes with these delivery counts.
     public static func afterRun(sent: Int, failed: Int) -> CampaignStatus {
         failed == 0 ? .sent : sent == 0 ? .failed : .partiallyFailed
     }
 
-    /// Whether the order of the cases is the life order (for sorting in lists).
+    /// The order of life (for sorting in lists); a pause sits beside sending, where it happens.
+    static let lifeOrder: [CampaignStatus] = [.draft, .scheduled, .paused, .sending, .sent, .partiallyFailed, .failed, .cancelled]
+
     public static func < (lhs: CampaignStatus, rhs: CampaignStatus) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        lifeOrder.firstIndex(of: lhs)! < lifeOrder.firstIndex(of: rhs)!
     }
 }
 
 /// Where one v1 request of a run is: waiting, waiting again after a retryable error, or final.
 public enum DeliveryStatus: String, Sendable, CaseIterable {
     case pending, retrying, sent, failed, cancelled
+    /// Not sent by the campaign's latest-delivery time: dropped unsent, like a cancelled one.
+    case expired
 
     /// Not final: a worker may still claim it.
     public static let open: [DeliveryStatus] = [.pending, .retrying]
     /// Final after an answer from FCM (a cancelled delivery was never answered).
     public static let answered: [DeliveryStatus] = [.sent, .failed]
+    /// Dropped unsent (a request in flight at that moment may still be recorded as sent).
+    public static let dropped: [DeliveryStatus] = [.cancelled, .expired]
 }
 
 /// Where one execution of a campaign is.

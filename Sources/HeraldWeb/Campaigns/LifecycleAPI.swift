@@ -4,7 +4,8 @@ import HeraldCore
 import HeraldHTTP
 import HeraldJSON
 
-/// Scheduling, cancelling and following a campaign: `/schedule`, `/cancel`, `/runs`, `/deliveries`.
+/// Scheduling, pausing, resuming, cancelling and following a campaign: `/schedule`, `/pause`,
+/// `/resume`, `/cancel`, `/runs`, `/deliveries`.
 struct LifecycleAPI: Sendable {
     let campaigns: CampaignService
 
@@ -17,6 +18,16 @@ struct LifecycleAPI: Sendable {
     func cancel(_ context: RequestContext) throws -> APIResponse {
         let version = try CampaignsAPI.expectedVersion(context)
         return CampaignsAPI.answer(try campaigns.cancel(try context.campaignID(), expectedVersion: version, by: context.actor))
+    }
+
+    func pause(_ context: RequestContext) throws -> APIResponse {
+        let version = try CampaignsAPI.expectedVersion(context)
+        return CampaignsAPI.answer(try campaigns.pause(try context.campaignID(), expectedVersion: version, by: context.actor))
+    }
+
+    func resume(_ context: RequestContext) throws -> APIResponse {
+        let version = try CampaignsAPI.expectedVersion(context)
+        return CampaignsAPI.answer(try campaigns.resume(try context.campaignID(), expectedVersion: version, by: context.actor))
     }
 
     func runs(_ context: RequestContext) throws -> APIResponse {

@@ -97,6 +97,7 @@ extension CampaignForm {
             }
             object["schedule"] = .object(schedule)
         }
+        delivery.addContract(to: &object, scheduleZone: timeZone, errors: &errors)
         return .object(object)
     }
 
@@ -154,6 +155,7 @@ extension CampaignForm {
             "variants": "variants", "data": "data", "message_kind": "message_kind",
         ]
         if let field = simple[path] { return field }
+        if let field = DeliveryFormFields.field(for: path) { return field }
         if path.hasPrefix("topics[") { return "topics" }
         if path.hasPrefix("notification.translations") { return "translations" }
         if path.hasPrefix("tokens[") { return "tokens" }

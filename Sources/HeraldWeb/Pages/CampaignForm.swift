@@ -55,6 +55,8 @@ struct CampaignForm: Sendable, Equatable {
     var data: [DataRow] = []
     /// The version the author started from (0 for a new campaign).
     var version = 0
+    /// Spread, sending hours, latest-delivery time and the automatic winner.
+    var delivery = DeliveryFormFields()
 
     /// A new campaign's empty form.
     static func blank(timeZone: String = "UTC") -> CampaignForm {
@@ -96,6 +98,7 @@ struct CampaignForm: Sendable, Equatable {
         overrides = multiline("overrides")
         data = rows("data_key_").map { DataRow(id: $0, key: value("data_key_\($0)"), value: multiline("data_value_\($0)")) }
         version = Int(value("version")) ?? 0
+        delivery = DeliveryFormFields(value)
     }
 
     /// The form showing a stored campaign, with spare rows to add to.
@@ -135,6 +138,7 @@ struct CampaignForm: Sendable, Equatable {
         }
         overrides = stored["overrides"]?.prettyString() ?? ""
         data = Self.rows(spec.data)
+        delivery = DeliveryFormFields(spec)
         self.version = version
         padRows()
     }

@@ -18,7 +18,7 @@ extension CampaignPages {
         let role = context.viewer?.role ?? .viewer
         let when = Self.sendingTime(spec, now: now)
         let targets = Self.targetText(spec.audience)
-        let canPublish = record.status == .draft && role >= .publisher
+        let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         return pages.page(ReviewView(
             chrome: chrome(context, title: "Review: \(record.name)"), campaign: CampaignRow(record, viewer: context.viewer),
             variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.warnings,
@@ -29,11 +29,51 @@ extension CampaignPages {
                 sendNowQuestion: Self.sendNowQuestion(record.name, targets),
                 nextRun: record.status == .draft || record.status == .scheduled ? when.scheduled : nil,
                 scheduleProblem: record.status == .draft ? when.problem : nil,
-                canCancel: record.status.isCancellable && role >= .publisher),
+                canCancel: record.status.isCancellable && role >= .publisher,
+                canPause: record.status.isPausable && role >= .publisher,
+                canResume: record.status == .paused && role >= .publisher),
+            approval: try approvalPanel(record, context: context),
             canTest: role >= .editor && sendingConfigured, sendingConfigured: sendingConfigured, tokens: tokens,
             variantKeys: spec.effectiveVariants.map { Choice($0.key, selected: $0.key == (testVariant ?? spec.effectiveVariants[0].key)) },
             actionError: actionError, testError: testError,
             tests: tests?.map(ReviewView.TestResult.init) ?? [], hasTests: !(tests ?? []).isEmpty), status: status)
+    }
+
+    /// The approval panel when approvals are on; nil otherwise.
+    func approvalPanel(_ record: CampaignRecord, context: RequestContext) throws -> ReviewView.ApprovalPanel? {
+        guard campaigns.approvalsOn else { return nil }
+        let role = context.viewer?.role ?? .viewer
+        let (_, changes) = try campaigns.approvalDiff(record.id)
+        let state = record.approval.state
+        let problem = state.isDecidable && role >= .publisher
+            ? ApprovalState.selfApprovalRefusal(approver: context.actor.attribution.identity, lastEditor: record.updatedBy?.identity)
+                .map { "You cannot approve or reject this version: \($0)." }
+            : nil
+        return ReviewView.ApprovalPanel(
+            stateText: Self.approvalText(state), comment: record.approval.comment,
+            decidedBy: record.approval.decidedBy.map(Self.identityText),
+            changes: changes.map { .init(path: $0.path, before: $0.before ?? "—", after: $0.after ?? "—") }, hasChanges: !changes.isEmpty,
+            sinceVersion: record.approval.approvedVersion.map { "version \($0), approved last" } ?? "nothing (no version was approved yet)",
+            canSubmit: state.submitted != nil && record.status.isEditable && role >= .editor,
+            canDecide: state.isDecidable && role >= .publisher && problem == nil, decideProblem: problem)
+    }
+
+    func submitForApproval(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: .submitted, then: "review") { id, version in
+            try campaigns.submitForApproval(id, expectedVersion: version, by: context.actor)
+        }
+    }
+
+    func approve(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: .approved, then: "review") { id, version in
+            try campaigns.decideApproval(id, expectedVersion: version, approve: true, comment: context.form.value("comment"), by: context.actor)
+        }
+    }
+
+    func reject(_ context: RequestContext) throws -> HTTPResponse {
+        try act(context, notice: .rejected, then: "review") { id, version in
+            try campaigns.decideApproval(id, expectedVersion: version, approve: false, comment: context.form.value("comment"), by: context.actor)
+        }
     }
 
     /// When Schedule would send: its time in the campaign's zone (and as an instant for the
@@ -96,6 +136,31 @@ extension CampaignPages {
         }
     }
 
+    /// Pausing holds the rest back and resuming lets it go; each asked first, from the list or the review page.
+    func pause(_ context: RequestContext) throws -> HTTPResponse {
+        try pauseOrResume(context, pausing: true)
+    }
+
+    func resume(_ context: RequestContext) throws -> HTTPResponse {
+        try pauseOrResume(context, pausing: false)
+    }
+
+    func pauseOrResume(_ context: RequestContext, pausing: Bool) throws -> HTTPResponse {
+        let record = try campaigns.get(try context.campaignID())
+        let back = context.form.value("back") == "list" ? "list" : "review"
+        let verb = pausing ? "Pause" : "Resume"
+        if let page = ConfirmView.unlessConfirmed(
+            context, pages: pages, heading: "\(verb) this campaign?",
+            text: pausing ? CampaignRow.pauseQuestion(record.name) : CampaignRow.resumeQuestion(record.name),
+            confirmLabel: "\(verb) campaign", danger: false, back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+            return page
+        }
+        return try act(context, notice: pausing ? .paused : .resumed, then: back) { id, version in
+            if pausing { return try campaigns.pause(id, expectedVersion: version, by: context.actor) }
+            return try campaigns.resume(id, expectedVersion: version, by: context.actor)
+        }
+    }
+
     func delete(_ context: RequestContext) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
         if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Delete this draft?", text: CampaignRow.deleteQuestion(record.name),
@@ -145,6 +210,8 @@ extension CampaignPages {
             (actionError, status) = ("Not done: \(detail)\(state)", 409)
         } catch AppError.invalid(let errors, let title) {
             (actionError, status) = ("\(title): " + errors.errors.map(\.message).joined(separator: "; ") + ".", 422)
+        } catch AppError.refused(_, let title, let detail) {
+            (actionError, status) = ("\(title): \(detail)", 422)
         }
         return try reviewPage(try campaigns.get(id), context: context, actionError: actionError, status: status)
     }

@@ -161,7 +161,8 @@ struct CampaignPages: Sendable {
     /// The notice a page shows after a redirect, chosen by a word in the query (`?notice=saved`),
     /// so no text from the URL is ever shown.
     enum Notice: String, Sendable {
-        case saved, scheduled, published, cancelled, deleted, duplicated, winnerSent = "winner-sent"
+        case saved, scheduled, published, cancelled, paused, resumed, deleted, duplicated, winnerSent = "winner-sent"
+        case submitted, approved, rejected
 
         var text: String {
             switch self {
@@ -169,9 +170,14 @@ struct CampaignPages: Sendable {
             case .scheduled: "Campaign scheduled."
             case .published: "Campaign published: sending starts now."
             case .cancelled: "Campaign cancelled."
+            case .paused: "Campaign paused: nothing more is sent until it is resumed."
+            case .resumed: "Campaign resumed: what was not sent yet goes out now."
             case .deleted: "Draft deleted."
             case .duplicated: "Campaign duplicated: this is the copy."
             case .winnerSent: "The winner is on its way to the rest of the audience."
+            case .submitted: "Submitted for approval: a publisher other than its last editor approves or rejects it."
+            case .approved: "Approved: this version may now be scheduled or sent."
+            case .rejected: "Rejected: the editor sees your comment."
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldApp
 import HeraldCore
 import HeraldJSON
 
@@ -13,7 +14,25 @@ extension CampaignPages {
         case .partiallyFailed: "Partly failed"
         case .failed: "Failed"
         case .cancelled: "Cancelled"
+        case .paused: "Paused"
         }
+    }
+
+    static func approvalText(_ state: ApprovalState) -> String {
+        switch state {
+        case .none: "Not submitted for approval"
+        case .awaiting: "Awaiting approval"
+        case .approved: "Approved"
+        case .rejected: "Rejected"
+        }
+    }
+
+    /// "user:ana@example.com" as "ana@example.com", "api_key:bot" as "bot (API key)".
+    static func identityText(_ identity: String) -> String {
+        guard let colon = identity.firstIndex(of: ":") else { return identity }
+        let kind = Attribution.Kind(rawValue: String(identity[..<colon]))
+        let name = String(identity[identity.index(after: colon)...])
+        return kind.map { Attribution(name: name, kind: $0).description } ?? identity
     }
 
     static func scheduleText(_ schedule: Schedule?) -> String {

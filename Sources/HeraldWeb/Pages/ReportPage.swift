@@ -39,7 +39,10 @@ extension CampaignPages {
             hasTrend: !report.hours.isEmpty,
             winnerOffer: Self.winnerOffer(report, role: context.viewer?.role ?? .viewer),
             winnerSent: report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first,
-            devicesLine: report.devices.map { "Devices reached: \($0.reached); failed: \($0.failed); found dead since (now invalid): \($0.nowInvalid)." }))
+            devicesLine: report.devices.map { "Devices reached: \($0.reached); failed: \($0.failed); found dead since (now invalid): \($0.nowInvalid)." },
+            winnerDecision: report.winnerDecision.flatMap { decision in
+                decision["sentence"]?.stringValue.map { "Automatic winner, decided \(Self.shortTime(decision["decided_at"]?.stringValue ?? "")): \($0)" }
+            }))
     }
 
     /// The winner can go to the rest once a one-time test with a holdout has been sent, and once.

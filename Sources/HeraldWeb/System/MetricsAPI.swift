@@ -15,7 +15,7 @@ struct MetricsAPI: Sendable {
             ("herald_db_pool_open_connections", "Database connections open in this process's pool.", Double(pool.open)),
             ("herald_db_pool_in_use_connections", "Database connections lent out right now.", Double(pool.inUse)),
             ("herald_db_pool_waiting", "Callers waiting for a database connection.", Double(pool.waiting)),
-        ])
+        ] + (app.engine?.quotaGauges ?? []))
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: 200, headers: headers, body: Array(text.utf8))

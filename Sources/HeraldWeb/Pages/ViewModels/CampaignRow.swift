@@ -7,6 +7,9 @@ struct CampaignRow: Sendable {
     let name: String
     let status: String
     let statusText: String
+    /// "Awaiting approval", "Approved", "Rejected"; nil for a campaign never submitted.
+    let approvalText: String?
+    let approvalState: String
     let schedule: String
     let targets: String
     let updated: String
@@ -17,6 +20,8 @@ struct CampaignRow: Sendable {
     let version: Int
     let editable: Bool
     let cancellable: Bool
+    let pausable: Bool
+    let resumable: Bool
     let deletable: Bool
     let canDuplicate: Bool
     /// "Next: Fri 20 Mar 2026, 09:30 Asia/Tehran" or "Sent Mon 23 Nov 2026, 21:10 UTC"; "—" otherwise.
@@ -24,6 +29,8 @@ struct CampaignRow: Sendable {
     /// "12 requests sent · 1 failed"; "—" before any run.
     var results = "—"
     let cancelQuestion: String
+    let pauseQuestion: String
+    let resumeQuestion: String
     let deleteQuestion: String
 
     /// The list's row with what has been sent so far.
@@ -39,6 +46,14 @@ struct CampaignRow: Sendable {
         "“\(name)” will send nothing more: no further run starts, and messages not yet sent are dropped. A cancelled campaign cannot be restarted; duplicate it to send it again."
     }
 
+    static func pauseQuestion(_ name: String) -> String {
+        "“\(name)” stops sending after the requests already on their way: no further run starts and nothing more goes out until it is resumed. Resuming sends the rest; nothing is sent twice."
+    }
+
+    static func resumeQuestion(_ name: String) -> String {
+        "“\(name)” goes on from where it was paused: the messages not sent yet go out now, and a run that fell due meanwhile starts."
+    }
+
     static func deleteQuestion(_ name: String) -> String {
         "The draft “\(name)” is deleted for good."
     }
@@ -51,6 +66,8 @@ struct CampaignRow: Sendable {
         name = record.name
         status = record.status.rawValue
         statusText = CampaignPages.statusText(record.status)
+        approvalText = record.approval.state == .none ? nil : CampaignPages.approvalText(record.approval.state)
+        approvalState = record.approval.state.rawValue
         schedule = spec.map { CampaignPages.scheduleText($0.schedule) } ?? "—"
         targets = spec.map { CampaignPages.targetText($0.audience) } ?? "—"
         updated = CampaignPages.shortTime(record.updatedAt)
@@ -60,9 +77,13 @@ struct CampaignRow: Sendable {
         version = record.version
         editable = record.status.isEditable && role >= .editor
         cancellable = record.status.isCancellable && role >= .publisher
+        pausable = record.status.isPausable && role >= .publisher
+        resumable = record.status == .paused && role >= .publisher
         deletable = record.status.isDeletable && role >= .editor
         canDuplicate = role >= .editor
         cancelQuestion = Self.cancelQuestion(record.name)
+        pauseQuestion = Self.pauseQuestion(record.name)
+        resumeQuestion = Self.resumeQuestion(record.name)
         if let next = record.nextRunAt, record.status == .scheduled {
             when = "Next: " + (spec.flatMap { CampaignPages.nextRunText(next, schedule: $0.schedule) } ?? CampaignPages.shortTime(next))
         }

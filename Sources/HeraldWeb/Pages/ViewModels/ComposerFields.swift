@@ -143,6 +143,12 @@ struct ComposerFields: Sendable {
     let overrides: String
     /// Open when any option is set or wrong, so nothing stored is hidden.
     let optionsOpen: Bool
+    let delivery: DeliveryFormFields
+    /// Open when a delivery control or the automatic winner is set or wrong.
+    let deliveryOpen: Bool
+    let winnerMetrics: [Choice]
+    let winnerConfidences: [Choice]
+    let winnerFallbacks: [Choice]
 
     init(_ form: CampaignForm, _ errors: FormErrors = FormErrors()) {
         name = form.name
@@ -200,6 +206,15 @@ struct ComposerFields: Sendable {
         analyticsLabel = option("analytics_label")
         collapseKey = option("collapse_key")
         overrides = form.overrides
+        delivery = form.delivery
+        deliveryOpen = form.delivery.isSet || errors.order.contains { field in DeliveryFormFields.fields.contains { $0.field == field } }
+        winnerMetrics = [("opens", "Opens (per share of the audience)"), ("conversions", "Conversions (per open)")].map {
+            Choice($0, text: $1, selected: form.delivery.winnerMetric == $0)
+        }
+        winnerConfidences = WinnerRule.confidences.map { Choice(String($0), text: "\($0)%", selected: form.delivery.winnerConfidence == String($0)) }
+        winnerFallbacks = [("baseline", "Send the baseline (first variant)"), ("none", "Send nothing more")].map {
+            Choice($0, text: $1, selected: form.delivery.winnerFallback == $0)
+        }
         optionsOpen = CampaignForm.optionFields.contains { !option($0).isEmpty } || !form.overrides.isEmpty
             || errors.order.contains { CampaignForm.optionFields.contains($0) || $0 == "overrides" || $0 == "data" }
     }

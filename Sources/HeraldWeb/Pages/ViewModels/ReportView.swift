@@ -12,6 +12,8 @@ struct ReportView: PageView {
         let planned: Int
         let sent: Int
         let failed: Int
+        /// While it sends: how many other runs' topic fan-outs go before it (one at a time).
+        let queue: String?
 
         init(_ run: JSON) {
             let variants = run["variants"]?.objectValue ?? [:]
@@ -21,6 +23,9 @@ struct ReportView: PageView {
             planned = run["planned"]?.intValue ?? 0
             sent = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.sent.rawValue]?.intValue ?? 0) }
             failed = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.failed.rawValue]?.intValue ?? 0) }
+            queue = run["fan_out_queue_ahead"]?.intValue.map { ahead in
+                ahead == 0 ? "next in the fan-out queue" : "\(ahead) fan-out\(ahead == 1 ? "" : "s") ahead in the queue"
+            }
         }
     }
 
@@ -91,4 +96,6 @@ struct ReportView: PageView {
     let winnerSent: String?
     /// For a campaign to devices: the devices reached and failed, and those FCM has since called dead.
     var devicesLine: String? = nil
+    /// The automatic winner's decision in words, with when it was made, once made.
+    var winnerDecision: String? = nil
 }

@@ -58,6 +58,29 @@ struct ReviewView: PageView {
         let nextRun: NextRun?
         let scheduleProblem: String?
         let canCancel: Bool
+        let canPause: Bool
+        let canResume: Bool
+    }
+
+    /// The approval panel, when approvals are on: the state, the last decision, what changed
+    /// since the version approved last, and what the viewer may do about it.
+    struct ApprovalPanel: Sendable {
+        struct Change: Sendable {
+            let path: String
+            let before: String
+            let after: String
+        }
+        let stateText: String
+        let comment: String?
+        let decidedBy: String?
+        let changes: [Change]
+        let hasChanges: Bool
+        let sinceVersion: String
+        let canSubmit: Bool
+        let canDecide: Bool
+        /// Why this publisher may not decide ("the last change was yours …"), shown instead of the buttons.
+        let decideProblem: String?
+        let commentLimit = CampaignLimits.approvalCommentCharacters
     }
 
     static let template = "review"
@@ -69,6 +92,7 @@ struct ReviewView: PageView {
     let holdout: Int
     let hasHoldout: Bool
     let actions: Actions
+    var approval: ApprovalPanel? = nil
     let canTest: Bool
     let sendingConfigured: Bool
     /// The tokens as typed, kept in the form after a test send.

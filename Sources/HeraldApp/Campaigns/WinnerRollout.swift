@@ -1,0 +1,74 @@
+import Foundation
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+
+/// Sends an A/B test's winner to the rest of the audience (the holdout's buckets, which got
+/// nothing), as a run of its own, once per campaign, and audits it: the one way for a person's
+/// "send the winner" and the scheduler's automatic decision alike. Runs in the caller's
+/// transaction, on the campaign row it locked.
+struct WinnerRollout: Sendable {
+    let buckets: AudienceBuckets
+
+    func send(_ current: CampaignRecord, variantKey: String, by actor: Actor, now: Date, details: JSONObject = [:],
+              on connection: PostgresConnection) throws -> CampaignRecord {
+        let spec = try current.spec()
+        func refuse(_ detail: String) -> AppError {
+            .conflict(code: "winner_not_sendable", title: "The winner cannot be sent to the rest", detail: detail, currentStatus: current.status)
+        }
+        guard spec.variant(variantKey) != nil else {
+            throw AppError.invalidField("variant", "campaign has no variant \"\(variantKey)\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))",
+                                        code: "unknown_variant", title: "The variant is not valid")
+        }
+        guard current.status == .sent || current.status == .partiallyFailed, spec.schedule?.isRecurring != true else {
+            throw refuse("Campaign \(current.id) is \(current.status.rawValue); the winner goes to the rest once a one-time test has been sent.")
+        }
+        let rows = try connection.query("SELECT rollout_variant FROM runs WHERE campaign_id = \(current.id)::uuid AND rollout_variant IS NOT NULL")
+        if let sent = try rows.first?.decode(String.self) {
+            throw refuse("The winner (variant \(sent)) has already been sent to the rest of campaign \(current.id)'s audience.")
+        }
+        if spec.audience.isPerDevice {
+            return try sendToDevices(current, spec: spec.forSending, variantKey: variantKey, by: actor, now: now, details: details,
+                                     on: connection, refuse: refuse)
+        }
+        let plan = FanOutPlanner.planRollout(campaign: spec.forSending, variantKey: variantKey, buckets: buckets, campaignID: current.id.description, sendTime: now)
+        guard !plan.requests.isEmpty else {
+            throw refuse("Nobody is left to send to: " + plan.warnings.joined(separator: "; ") + ". Only a test with a holdout leaves part of the audience.")
+        }
+        let started = try DeliveryStore().writeRuns(
+            [DeliveryStore.PlannedRun(campaignID: current.id.description, occurrenceText: CampaignService.occurrenceText(now), plan: plan, nextRun: nil)], on: connection)
+        guard let run = started.first else { throw refuse("A run for this moment already exists; try again.") }
+        _ = try connection.execute("UPDATE runs SET rollout_variant = \(variantKey) WHERE id = \(run.runID)::uuid")
+        guard let record = try CampaignStore().find(id: current.id, on: connection) else { throw AppError.notFound(what: "Campaign \(current.id)") }
+        var entry = details
+        entry["variant"] = .string(variantKey)
+        entry["requests"] = .number(Double(plan.requests.count))
+        entry["buckets"] = .string("\(plan.allocation[0].buckets.lowerBound)..<\(plan.allocation[0].buckets.upperBound)")
+        try AuditLog().record(.campaignWinnerSent, by: actor, object: ("campaign", current.id.description), details: entry, on: connection)
+        return record
+    }
+
+    /// The rollout of a campaign to devices: the winner to each device of the holdout, one request each.
+    func sendToDevices(_ current: CampaignRecord, spec: CampaignSpec, variantKey: String, by actor: Actor, now: Date, details: JSONObject,
+                       on connection: PostgresConnection, refuse: (String) -> AppError) throws -> CampaignRecord {
+        let id = current.id
+        guard spec.holdoutPercent > 0,
+              let planner = DevicePlanner(rollout: variantKey, of: spec, campaignID: id.description, sendTime: now), planner.reachesAnyone else {
+            throw refuse("Nobody is left to send to: the test reached the whole audience. Only a test with a holdout leaves part of it.")
+        }
+        guard let audience = try RunStarter.devices(of: spec.audience, on: connection) else {
+            throw refuse("The campaign's segment has been deleted.")
+        }
+        let due = DeliveryStore.Due(campaignID: id.description, content: spec.toJSON(), occurrence: now, occurrenceText: CampaignService.occurrenceText(now))
+        guard let run = try DeviceRunWriter().write(due, audience: audience, planner: planner, rolloutVariant: variantKey, on: connection) else {
+            throw refuse("A run for this moment already exists; try again.")
+        }
+        try DeliveryStore().advance([(id.description, nil)], started: [run], on: connection)
+        guard let record = try CampaignStore().find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+        var entry = details
+        entry["variant"] = .string(variantKey)
+        entry["devices"] = .number(Double(run.deliveries))
+        try AuditLog().record(.campaignWinnerSent, by: actor, object: ("campaign", id.description), details: entry, on: connection)
+        return record
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import HeraldJSON
+
+/// `delivery` (spread, sending hours, latest-delivery time) and `auto_winner`.
+extension CampaignParser {
+    static let maximumPerMinute = 600_000
+    /// FCM keeps a message at most 28 days.
+    static let maximumLatestDeliveryMinutes = 28 * 24 * 60
+
+    mutating func parseDelivery(_ object: JSONObject) -> DeliveryControls {
+        guard let delivery = reader.object(object, "delivery", at: "") else { return DeliveryControls() }
+        reader.rejectUnknown(delivery, known: ["max_per_minute", "latest_delivery_minutes", "window"], at: "delivery")
+        var controls = DeliveryControls()
+        controls.maxPerMinute = bounded(delivery, "max_per_minute", at: "delivery", 1...Self.maximumPerMinute, unit: "requests a minute")
+        controls.latestDeliveryMinutes = bounded(delivery, "latest_delivery_minutes", at: "delivery",
+                                                 1...Self.maximumLatestDeliveryMinutes, unit: "minutes (FCM keeps a message 28 days at most)")
+        if let window = reader.object(delivery, "window", at: "delivery") {
+            reader.rejectUnknown(window, known: ["start", "end", "time_zone"], at: "delivery.window")
+            let start = localTime(window, "start"), end = localTime(window, "end")
+            let zone = reader.string(window, "time_zone", at: "delivery.window", required: true)
+            if let zone, TimeZone(identifier: zone) == nil {
+                reader.report("delivery.window.time_zone", "unknown_time_zone", "\"\(zone)\" is not an IANA time zone such as Europe/Berlin")
+            }
+            if let start, let end, start == end {
+                reader.report("delivery.window.end", "empty_window", "the window must end at another time than it starts (\(start)); leave the window out to send at any hour")
+            }
+            if let start, let end, let zone, TimeZone(identifier: zone) != nil, start != end {
+                controls.window = SendingWindow(start: start, end: end, timeZone: zone)
+            }
+        }
+        return controls
+    }
+
+    mutating func parseAutoWinner(_ object: JSONObject, variants: Int, holdout: Int) -> WinnerRule? {
+        guard let rule = reader.object(object, "auto_winner", at: "") else { return nil }
+        let path = "auto_winner"
+        reader.rejectUnknown(rule, known: ["after_minutes", "metric", "confidence", "fallback"], at: path)
+        let minutes = bounded(rule, "after_minutes", at: path, 1...WinnerRule.maximumMinutes, unit: "minutes", required: true)
+        let metric = choice(rule, "metric", at: path, WinnerRule.Metric.self) ?? .opens
+        let fallback = choice(rule, "fallback", at: path, WinnerRule.Fallback.self) ?? .baseline
+        var confidence = 95
+        if let value = reader.int(rule, "confidence", at: path) {
+            if WinnerRule.confidences.contains(value) {
+                confidence = value
+            } else {
+                reader.report("auto_winner.confidence", "invalid_value",
+                              "confidence is one of \(WinnerRule.confidences.map { "\($0)" }.joined(separator: ", ")) percent, found \(value)")
+            }
+        }
+        if variants < 2 || holdout == 0 {
+            reader.report(path, "needs_ab_test_with_holdout",
+                          "an automatic winner needs at least two variants and a holdout_percent above 0: the winner goes to the holdout")
+        }
+        return minutes.map { WinnerRule(afterMinutes: $0, metric: metric, confidence: confidence, fallback: fallback) }
+    }
+
+    mutating func bounded(_ object: JSONObject, _ key: String, at parent: String, _ range: ClosedRange<Int>, unit: String,
+                          required: Bool = false) -> Int? {
+        guard let value = reader.int(object, key, at: parent, required: required) else { return nil }
+        guard range.contains(value) else {
+            reader.report(JSONReader.path(parent, key), "out_of_range", "must be \(range.lowerBound) to \(range.upperBound) \(unit), found \(value)",
+                          limit: range.upperBound)
+            return nil
+        }
+        return value
+    }
+
+    mutating func choice<T: RawRepresentable & CaseIterable>(_ object: JSONObject, _ key: String, at parent: String, _ type: T.Type) -> T?
+        where T.RawValue == String {
+        guard let text = reader.string(object, key, at: parent) else { return nil }
+        guard let value = T(rawValue: text) else {
+            reader.report(JSONReader.path(parent, key), "invalid_value",
+                          "\(key) is one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \"\(text)\"")
+            return nil
+        }
+        return value
+    }
+
+    mutating func localTime(_ object: JSONObject, _ key: String) -> LocalTime? {
+        guard let text = reader.string(object, key, at: "delivery.window", required: true) else { return nil }
+        guard let time = LocalTime(text) else {
+            reader.report("delivery.window.\(key)", "invalid_time", "a local time such as 08:00, found \"\(text)\"")
+            return nil
+        }
+        return time
+    }
+}

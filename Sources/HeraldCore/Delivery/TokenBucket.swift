@@ -1,0 +1,64 @@
+/// The project's sending quota as a token bucket: it refills at `ratePerSecond` up to `capacity`,
+/// a send takes one token, and a 429 from FCM holds it shut until `notBefore` for everyone who
+/// shares it. Pure arithmetic on seconds: the store keeps one per FCM project in PostgreSQL, so
+/// every instance draws from the same bucket, on the database's clock.
+///
+/// In any window of `w` seconds at most `capacity + ratePerSecond × w` tokens are taken: with the
+/// capacity one worker round, a minute never sees more than the limit plus one round.
+public struct TokenBucket: Sendable, Equatable {
+    public var ratePerSecond: Double
+    public var capacity: Double
+    public var tokens: Double
+    /// When `tokens` was counted (seconds since 1970).
+    public var refilledAt: Double
+    /// Nothing is granted before this (seconds since 1970): FCM asked everyone to wait.
+    public var notBefore: Double
+
+    public init(ratePerSecond: Double, capacity: Double, tokens: Double, refilledAt: Double, notBefore: Double = 0) {
+        self.ratePerSecond = ratePerSecond
+        self.capacity = capacity
+        self.tokens = tokens
+        self.refilledAt = refilledAt
+        self.notBefore = notBefore
+    }
+
+    /// What a take got: `granted` tokens, and when none, how long until one may be.
+    public struct Grant: Sendable, Equatable {
+        public var granted: Int
+        public var wait: Double
+
+        public init(granted: Int, wait: Double) {
+            self.granted = granted
+            self.wait = wait
+        }
+    }
+
+    /// Tokens refilled up to `now` (a clock that went back refills nothing).
+    public mutating func refill(at now: Double) {
+        tokens = min(capacity, tokens + max(0, now - refilledAt) * ratePerSecond)
+        refilledAt = max(refilledAt, now)
+    }
+
+    /// Takes up to `wanted` whole tokens at `now`.
+    public mutating func take(_ wanted: Int, at now: Double) -> Grant {
+        refill(at: now)
+        if now < notBefore { return Grant(granted: 0, wait: notBefore - now) }
+        let granted = max(0, min(wanted, Int(tokens.rounded(.down))))
+        tokens -= Double(granted)
+        if granted > 0 || ratePerSecond <= 0 { return Grant(granted: granted, wait: 0) }
+        return Grant(granted: 0, wait: (1 - tokens) / ratePerSecond)
+    }
+
+    /// Tokens taken but not used (fewer deliveries were ready) go back.
+    public mutating func giveBack(_ count: Int) {
+        tokens = min(capacity, tokens + Double(max(0, count)))
+    }
+
+    /// FCM answered 429: nobody sends before `until`, and the bucket starts empty then, so the
+    /// sending resumes at the rate rather than with a burst.
+    public mutating func hold(until: Double) {
+        notBefore = max(notBefore, until)
+        tokens = 0
+        refilledAt = max(refilledAt, notBefore)
+    }
+}

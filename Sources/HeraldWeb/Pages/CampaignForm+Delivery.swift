@@ -1,0 +1,74 @@
+import HeraldCore
+import HeraldJSON
+
+/// The composer's delivery controls and automatic winner: the contract's `delivery` and
+/// `auto_winner` as form fields (blank fields are left out; the parser judges the rest).
+struct DeliveryFormFields: Sendable, Equatable {
+    var maxPerMinute = "", latestDeliveryMinutes = ""
+    var windowStart = "", windowEnd = "", windowTimeZone = ""
+    var winnerAfterMinutes = "", winnerMetric = "opens", winnerConfidence = "95", winnerFallback = "baseline"
+
+    /// The form fields and the contract paths they stand for.
+    static let fields: [(field: String, path: String)] = [
+        ("max_per_minute", "delivery.max_per_minute"), ("latest_delivery_minutes", "delivery.latest_delivery_minutes"),
+        ("window_start", "delivery.window.start"), ("window_end", "delivery.window.end"), ("window_time_zone", "delivery.window.time_zone"),
+        ("winner_after_minutes", "auto_winner.after_minutes"), ("winner_metric", "auto_winner.metric"),
+        ("winner_confidence", "auto_winner.confidence"), ("winner_fallback", "auto_winner.fallback"),
+    ]
+
+    init() {}
+
+    init(_ value: (String) -> String) {
+        maxPerMinute = value("max_per_minute"); latestDeliveryMinutes = value("latest_delivery_minutes")
+        windowStart = value("window_start"); windowEnd = value("window_end"); windowTimeZone = value("window_time_zone")
+        winnerAfterMinutes = value("winner_after_minutes")
+        winnerMetric = value("winner_metric").isEmpty ? "opens" : value("winner_metric")
+        winnerConfidence = value("winner_confidence").isEmpty ? "95" : value("winner_confidence")
+        winnerFallback = value("winner_fallback").isEmpty ? "baseline" : value("winner_fallback")
+    }
+
+    init(_ spec: CampaignSpec) {
+        maxPerMinute = spec.delivery.maxPerMinute.map(String.init) ?? ""
+        latestDeliveryMinutes = spec.delivery.latestDeliveryMinutes.map(String.init) ?? ""
+        if let window = spec.delivery.window {
+            windowStart = window.start.description; windowEnd = window.end.description; windowTimeZone = window.timeZone
+        }
+        if let rule = spec.autoWinner {
+            winnerAfterMinutes = String(rule.afterMinutes); winnerMetric = rule.metric.rawValue
+            winnerConfidence = String(rule.confidence); winnerFallback = rule.fallback.rawValue
+        }
+    }
+
+    /// Whether anything is set, so the composer shows the section open.
+    var isSet: Bool { !(maxPerMinute + latestDeliveryMinutes + windowStart + windowEnd + winnerAfterMinutes).isEmpty }
+
+    /// Adds `delivery` and `auto_winner` to the contract; a window's zone defaults to the schedule's.
+    func addContract(to object: inout JSONObject, scheduleZone: String, errors: inout FormErrors) {
+        var delivery = JSONObject()
+        func number(_ text: String, _ field: String) -> JSON? {
+            let trimmed = text.trimmingSpaces
+            guard !trimmed.isEmpty else { return nil }
+            guard let value = Int(trimmed) else { errors.add(field, "must be a whole number, such as 30"); return nil }
+            return .number(Double(value))
+        }
+        delivery["max_per_minute"] = number(maxPerMinute, "max_per_minute")
+        delivery["latest_delivery_minutes"] = number(latestDeliveryMinutes, "latest_delivery_minutes")
+        if !(windowStart + windowEnd).trimmingSpaces.isEmpty {
+            let zone = windowTimeZone.trimmingSpaces.isEmpty ? scheduleZone : windowTimeZone
+            delivery["window"] = ["start": .string(windowStart.trimmingSpaces), "end": .string(windowEnd.trimmingSpaces), "time_zone": .string(zone)]
+        }
+        if !delivery.isEmpty { object["delivery"] = .object(delivery) }
+        if let minutes = number(winnerAfterMinutes, "winner_after_minutes") {
+            object["auto_winner"] = ["after_minutes": minutes, "metric": .string(winnerMetric),
+                                     "confidence": number(winnerConfidence, "winner_confidence") ?? 95, "fallback": .string(winnerFallback)]
+        }
+    }
+
+    /// The form field of a contract path under `delivery` or `auto_winner`; nil for other paths.
+    static func field(for path: String) -> String? {
+        if let match = fields.first(where: { $0.path == path }) { return match.field }
+        if path.hasPrefix("delivery") { return "max_per_minute" }
+        if path.hasPrefix("auto_winner") { return "winner_after_minutes" }
+        return nil
+    }
+}

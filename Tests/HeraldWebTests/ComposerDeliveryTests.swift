@@ -1,0 +1,39 @@
+import Foundation
+import HeraldCore
+import Testing
+@testable import HeraldWeb
+
+/// The composer's delivery controls and automatic winner: fields to contract and back, and each
+/// error beside its own field.
+@Suite struct ComposerDeliveryTests {
+    @Test func deliveryFieldsBecomeTheContractAndRenderBackUnchanged() throws {
+        let form = CampaignForm(fields: CampaignFormTests.fields([
+            ("max_per_minute", "1200"), ("latest_delivery_minutes", "45"), ("window_start", "08:00"), ("window_end", "20:00"),
+            ("winner_after_minutes", "240"), ("winner_metric", "conversions"), ("winner_confidence", "99"), ("winner_fallback", "none"),
+        ]))
+        let spec = try form.parse().get()
+        #expect(spec.delivery.maxPerMinute == 1200 && spec.delivery.latestDeliveryMinutes == 45)
+        // No zone typed: the schedule's.
+        #expect(spec.delivery.window == SendingWindow(start: LocalTime("08:00")!, end: LocalTime("20:00")!, timeZone: "Asia/Tehran"))
+        #expect(spec.autoWinner == WinnerRule(afterMinutes: 240, metric: .conversions, confidence: 99, fallback: .none))
+        let again = CampaignForm(spec: spec, version: 1)
+        #expect(again.delivery == DeliveryFormFields(spec))
+        #expect(try again.parse().get() == spec)
+        let view = ComposerFields(again)
+        #expect(view.deliveryOpen)
+        #expect(view.winnerConfidences.first { $0.selected }?.value == "99")
+    }
+
+    @Test func eachDeliveryErrorStandsBesideItsField() {
+        let form = CampaignForm(fields: CampaignFormTests.fields([
+            ("max_per_minute", "lots"), ("latest_delivery_minutes", "0"), ("window_start", "8 am"), ("window_end", "20:00"),
+            ("window_time_zone", "Moon/Base"), ("winner_after_minutes", "60"), ("holdout_percent", ""),
+        ]))
+        guard case .failure(let errors) = form.parse() else { Issue.record("expected errors"); return }
+        #expect(errors["max_per_minute"] == ["must be a whole number, such as 30"])
+        #expect(errors["latest_delivery_minutes"].first?.contains("1 to 40320") == true)
+        #expect(errors["window_start"].first?.contains("8 am") == true)
+        #expect(errors["window_time_zone"].first?.contains("Moon/Base") == true)
+        #expect(errors["winner_after_minutes"].first?.contains("holdout") == true)  // an automatic winner needs a holdout
+    }
+}
