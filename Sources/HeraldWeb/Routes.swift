@@ -20,6 +20,8 @@ enum Routes {
         t.add(.get, "/sign-in", .page(.open, h.signIn.form))
         t.add(.post, "/sign-in", .page(.open, h.signIn.signIn))
         t.add(.post, "/sign-out", .page(.page(.viewer), h.signIn.signOut))
+        // The language of the pages, for the signed-in user (the switcher in every page's top bar).
+        t.add(.post, "/language", .page(.page(.viewer), h.language.choose))
 
         // The campaigns API.
         t.add(.post, "/api/v1/campaigns", .api(.api(.editor), h.campaignsAPI.create))
@@ -97,6 +99,7 @@ struct Handlers: Sendable {
     let accountsAPI: AccountsAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
+    let language: LanguagePages
 
     init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer) {
         health = HealthAPI(app: app)
@@ -113,5 +116,6 @@ struct Handlers: Sendable {
         accountsAPI = AccountsAPI(accounts: app.accounts)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
+        language = LanguagePages(accounts: app.accounts)
     }
 }

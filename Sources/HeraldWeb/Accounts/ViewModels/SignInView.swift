@@ -2,7 +2,7 @@
 /// session's: nobody is signed in yet, so the chrome shows no viewer.
 struct SignInView: PageView {
     static let template = "sign-in"
-    let chrome = PageChrome(title: "Sign in")
+    let chrome = PageChrome(title: Localized.text("signin.submit"))
     let next: String
     let email: String
     let csrfToken: String

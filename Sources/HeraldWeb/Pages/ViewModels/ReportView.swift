@@ -7,20 +7,22 @@ struct ReportView: PageView {
     /// One run of the campaign (a recurring campaign has one per occurrence).
     struct Run: Sendable {
         let status: String
+        let statusText: String
         let due: String
         let finished: String
-        let planned: Int
-        let sent: Int
-        let failed: Int
+        let planned: String
+        let sent: String
+        let failed: String
 
         init(_ run: JSON) {
             let variants = run["variants"]?.objectValue ?? [:]
             status = run["status"]?.stringValue ?? ""
+            statusText = CampaignStatus(rawValue: status).map(CampaignPages.statusText) ?? status
             due = CampaignPages.shortTime(run["due_at"]?.stringValue ?? "")
             finished = run["finished_at"]?.stringValue.map(CampaignPages.shortTime) ?? "—"
-            planned = run["planned"]?.intValue ?? 0
-            sent = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.sent.rawValue]?.intValue ?? 0) }
-            failed = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.failed.rawValue]?.intValue ?? 0) }
+            planned = Localized.number(run["planned"]?.intValue ?? 0)
+            sent = Localized.number(variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.sent.rawValue]?.intValue ?? 0) })
+            failed = Localized.number(variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.failed.rawValue]?.intValue ?? 0) })
         }
     }
 
@@ -46,6 +48,8 @@ struct ReportView: PageView {
         let code: String
         let message: String
         let attempts: Int
+        /// "2 attempts".
+        let attemptsText: String
 
         init(_ failure: JSON) {
             variant = failure["variant"]?.stringValue ?? ""
@@ -53,6 +57,7 @@ struct ReportView: PageView {
             code = failure["error"]?["code"]?.stringValue ?? ""
             message = failure["error"]?["message"]?.stringValue ?? ""
             attempts = failure["attempts"]?.intValue ?? 0
+            attemptsText = Localized.plural("report.attempts", count: attempts)
         }
     }
 
@@ -62,6 +67,8 @@ struct ReportView: PageView {
         let choices: [Choice]
         let question: String
         let holdoutPercent: Int
+        /// "Send the winner to the rest (10% of the audience, left out of the test)".
+        let label: String
     }
 
     static let template = "report"
@@ -74,6 +81,9 @@ struct ReportView: PageView {
     let planned: Int
     let done: Int
     let progressPercent: Int
+    /// "Sending: 3 of 10 requests to FCM done" and "30%".
+    let progressText: String
+    let progressPercentText: String
     let variants: [Variant]
     let verdict: String
     /// When a winner is called (`ABStatistics.rule`), the same words as the verdict's.
@@ -89,4 +99,5 @@ struct ReportView: PageView {
     let winnerOffer: WinnerOffer?
     /// The variant already sent to the rest, if any.
     let winnerSent: String?
+    let winnerSentText: String
 }
