@@ -86,7 +86,8 @@ import Testing
     // MARK: - Typical views
 
     static let viewer = Viewer(userID: "u1", email: "admin@example.com", role: .admin, csrfToken: "csrf")
-    static let chrome = PageChrome(title: "Title", viewer: viewer, flash: ["Draft saved."])
+    // Built on each use, so it speaks the language the test renders in.
+    static var chrome: PageChrome { PageChrome(title: "Title", viewer: viewer, flash: ["Draft saved."]) }
 
     static var context: RequestContext {
         RequestContext(request: HTTPRequest(method: .get, target: "/"), requestID: "r1", clientAddress: "127.0.0.1", host: "herald.example",
@@ -126,7 +127,7 @@ import Testing
             ComposerView(chrome: chrome, form: form, errors: errors, campaignID: "c1", status: .draft, conflict: conflict),
             ReviewView(chrome: chrome, campaign: row, variants: ReviewView.variants(try record.spec()),
                        requests: [.init(number: 1, first: true, variant: "A", bytes: 200, body: "{}")], warnings: ["Check it."],
-                       holdout: 10, hasHoldout: true, holdoutText: "Holdout: 10% of the audience gets nothing (the control group).",
+                       holdout: 10, hasHoldout: true, holdoutText: Localized.text("review.holdout", Localized.percent(whole: 10)),
                        actions: .init(scheduleLabel: "Schedule for Fri 20 Mar 2026, 09:30 Asia/Tehran", sendNowLabel: "Send now to news",
                                       sendNowQuestion: "Send?", nextRun: .init(text: "Fri 20 Mar 2026, 09:30 Asia/Tehran",
                                                                                utc: "Fri 20 Mar 2026, 06:00 UTC", iso: "2026-03-20T06:00:00Z"),
@@ -137,14 +138,14 @@ import Testing
             ConfirmView(chrome: chrome, heading: "Send now?", text: "It goes now.", action: "/campaigns/c1/publish",
                         fields: [.init(name: "version", value: "3")], confirmLabel: "Send now to news", danger: true, back: "/campaigns/c1/review"),
             ReportView(chrome: chrome, campaign: row, runs: [ReportView.Run(run)], noRuns: false, sending: true, planned: 2, done: 1,
-                       progressPercent: 50, progressText: "Sending: 1 of 2 requests to FCM done", progressPercentText: "50%",
+                       progressPercent: 50, progressText: Localized.text("report.progress", "1", "2"), progressPercentText: Localized.percent(whole: 50),
                        variants: [.init(key: "A", baseline: true, sent: 1, failed: 0, opens: 10, conversions: 2, rate: "20.0%",
                                         difference: "+1.0 pts", interval: "−1.0 pts to +3.0 pts", confidence: "80.0%")],
                        verdict: "Not enough data yet.", rule: "a winner is called only once every variant has at least 100 opens",
                        failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
                        deliveryChart: "<svg></svg>", trendChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true, hasTrend: true,
-                       winnerOffer: .init(choices: [Choice("A", selected: true)], question: "Send?", holdoutPercent: 10, label: "Send the winner to the rest"),
-                       winnerSent: "B", winnerSentText: "Variant B was sent to the rest of the audience."),
+                       winnerOffer: .init(choices: [Choice("A", selected: true)], question: "Send?", holdoutPercent: 10, label: Localized.text("report.winner.label", Localized.percent(whole: 10))),
+                       winnerSent: "B", winnerSentText: Localized.text("report.winner.sent", "B")),
         ]
     }
 

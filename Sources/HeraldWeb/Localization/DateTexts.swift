@@ -40,6 +40,8 @@ final class DateTexts: Sendable {
         }
         // "۱ فروردین ۱۴۰۶، ۰۹:۳۰": Persian writers put the time after the date with an Arabic comma.
         formatters[.fa]?.withLock { $0.dateTime.dateFormat = "EEEE d MMMM y، HH:mm" }
+        // A schedule's time of day reads as the pages write it everywhere: 24-hour, two digits.
+        for language in Language.allCases { formatters[language]?.withLock { $0.time.dateFormat = "HH:mm" } }
         self.formatters = formatters
     }
 

@@ -55,7 +55,7 @@ enum Localized {
         if let limit = error.limit, let form = table["fielderror.\(error.code).limit"] {
             return format(form, [number(limit)])
         }
-        return table["fielderror.\(error.code)"] ?? text("fielderror.other")
+        return table["fielderror.\(error.code)"] ?? text("fielderror.generic")
     }
 
     /// An error's title by its machine code (`problem.<code>.title`); the English one otherwise.
