@@ -13,6 +13,11 @@ struct BudgetView: Sendable {
     let advice: String
     /// How the two limits are counted.
     let hint: String
+    /// The figures in the page's digits.
+    let charactersText: String
+    let characterLimitText: String
+    let bytesText: String
+    let byteLimitText: String
 
     init(_ form: CampaignForm) {
         var ignored = FormErrors()
@@ -29,6 +34,10 @@ struct BudgetView: Sendable {
         let variantNote = budgets.count > 1 && over ? Localized.text("budget.variant_note", worst?.variant ?? "") : ""
         advice = worst.flatMap(Self.advice).map { $0 + variantNote } ?? ""
         hint = Localized.text("composer.budget.hint", Localized.number(byteLimit))
+        charactersText = Localized.number(characters)
+        characterLimitText = Localized.number(characterLimit)
+        bytesText = Localized.number(bytes)
+        byteLimitText = Localized.number(byteLimit)
     }
 
     /// What to cut, in the page's language (`MessageBudget.advice` is the English of it).
