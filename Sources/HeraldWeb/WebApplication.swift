@@ -71,8 +71,10 @@ struct WebApplication: Sendable {
     /// on pages, the viewer's own setting (the API answers in `Accept-Language` always).
     func run(_ route: Route, _ context: inout RequestContext) -> HTTPResponse {
         do {
-            BodyParsing.parse(&context)
-            let answer = try Localized.$language.withValue(context.language) { try authentication.authenticate(&context, route.access) }
+            let answer = try Localized.$language.withValue(context.language) {
+                BodyParsing.parse(&context)
+                return try authentication.authenticate(&context, route.access)
+            }
             if let answer { return answer }
             if route.face == .page, let chosen = context.viewer?.language.flatMap(Language.init(rawValue:)) { context.language = chosen }
             let ready = context
