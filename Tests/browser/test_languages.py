@@ -44,6 +44,25 @@ def english_left(driver, language):
     return left
 
 
+# Latin words a right-to-left page may show: names of products and standards, the schedule's zone,
+# the test's own topic, and the switcher's language names.
+LATIN_ALLOWED = {"Herald", "Android", "iOS", "IOS", "ANDROID", "FCM", "JSON", "API", "URL", "PNG", "JPEG", "GIF", "KB", "CSV", "HTTP",
+                 "JavaScript", "IANA", "Asia", "Tehran", "Dubai", "New_York", "Firebase", "Cloud", "Messaging", "UTC", "POST", "api",
+                 "events", "null", "android", "apns", "webpush", "news", "English", "Tiếng", "Việt", "herald", "campaign", "variant",
+                 "https", "http", "example", "com", "full", "Idempotency", "Key", "NUL"}
+
+
+def latin_words_left(driver):
+    """Latin words outside the page's left-to-right islands (code, JSON, tokens, e-mails, the brand)."""
+    text = driver.execute_script("""
+        const copy = document.body.cloneNode(true);
+        copy.querySelectorAll("code, pre, bdi, [dir=ltr], script, template, option, time").forEach(e => e.remove());
+        // What the user typed comes back inside Unicode isolates (FSI … PDI): an island of its own.
+        return copy.textContent.replace(/\u2068[^\u2069]*\u2069/g, " ");
+    """)
+    return sorted({word for word in re.findall(r"[A-Za-z][A-Za-z_]{2,}", text) if word not in LATIN_ALLOWED})
+
+
 def check_page(driver, language, step):
     html = driver.find_element(By.TAG_NAME, "html")
     assert html.get_attribute("lang") == language, (step, html.get_attribute("lang"))
@@ -55,6 +74,7 @@ def check_page(driver, language, step):
         driver.set_window_size(width, 900)
         assert no_sideways_scroll(driver), f"{language} {step} scrolls sideways at {width} px: {overflowing(driver)}"
     if rtl:
+        assert latin_words_left(driver) == [], f"{step}: English words left {latin_words_left(driver)}"
         # The page really lays out right to left: the brand sits at the right of the top bar.
         driver.set_window_size(1366, 900)
         brand = driver.find_element(By.CSS_SELECTOR, ".topbar .brand").rect

@@ -24,6 +24,11 @@ enum Localized {
         return format(form, [number(count)] + arguments)
     }
 
+    /// What a person typed, set in a sentence of another direction: a Unicode isolate (FSI … PDI)
+    /// keeps "bad topic!" whole and in its own order inside a Persian or Hebrew sentence (English,
+    /// all left to right, stays byte for byte as it was).
+    static func isolate(_ typed: String) -> String { language == .en ? typed : "\u{2068}\(typed)\u{2069}" }
+
     /// An integer in the language's digits and grouping ("۱٬۲۳۴" in Persian).
     static func number(_ value: Int) -> String {
         language == .en ? String(value) : formatters.number(value, language)

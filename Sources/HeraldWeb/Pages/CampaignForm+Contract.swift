@@ -99,7 +99,7 @@ extension CampaignForm {
             .map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
         if pieces.isEmpty { errors.add("topics", Localized.text("composer.error.no_topic")) }
         for piece in pieces where piece.contains(where: \.isWhitespace) {
-            errors.add("topics", "“\(piece)” has a space in it: separate topics with commas; a topic name has letters, digits and - _ . ~ % only")
+            errors.add("topics", Localized.text("composer.error.topic_space", Localized.isolate(piece)))
         }
         return pieces.filter { !$0.contains(where: \.isWhitespace) }
     }
@@ -116,7 +116,7 @@ extension CampaignForm {
     static func dataObject(_ rows: [DataRow], field: String, errors: inout FormErrors) -> JSON? {
         var object = JSONObject()
         for row in rows where !row.isBlank {
-            if object[row.key] != nil { errors.add(field, Localized.text("composer.error.duplicate_key", row.key)) }
+            if object[row.key] != nil { errors.add(field, Localized.text("composer.error.duplicate_key", Localized.isolate(row.key))) }
             object[row.key] = .string(row.value)
         }
         return object.isEmpty ? nil : .object(object)
