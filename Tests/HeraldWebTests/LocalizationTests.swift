@@ -164,6 +164,16 @@ import Testing
         #expect(Localized.$language.withValue(.he) { Localized.fieldError(odd) } == "לא תקין")
     }
 
+    @Test func aPlansWarningsReadInTheLanguageAndAsTheAPIsEnglish() {
+        let warnings: [PlanWarning] = [.splitCondition(topics: 7, conditions: 2), .noBucket(variant: "B", buckets: 20), .unknownVariant("Z"),
+                                       .wholeAudienceTested, .noRoomForBuckets(maximumTopics: 4)]
+        for warning in warnings {
+            #expect(Localized.planWarning(warning) == warning.message, "the English table says what the API says")
+        }
+        let persian = Localized.$language.withValue(.fa) { Localized.planWarning(.splitCondition(topics: 7, conditions: 2)) }
+        #expect(persian.hasPrefix("۷ موضوع") && persian.contains("۲ شرط"), "\(persian)")
+    }
+
     // MARK: - Through the server
 
     @Test func aUserChoosesTheirLanguageOnceAndEveryPageFollowsIt() throws {

@@ -1,4 +1,6 @@
+import FCMMessage
 import HeraldApp
+import HeraldCore
 
 /// Refusals in the request's language, by their machine code: the pages' error messages and the
 /// API's problem `title` and `detail` (the `code` itself never changes). English is the services'
@@ -19,6 +21,18 @@ extension Localized {
         case .sendingNotConfigured: return text("problem.sending_not_configured.detail")
         case .unavailable: return text("problem.database_unavailable.detail")
         case .rateLimited(_, let seconds): return plural("problem.rate_limited.detail", count: max(1, (seconds + 59) / 60))
+        }
+    }
+
+    /// A plan's warning on the review page (`PlanWarning.message` is the API's English).
+    static func planWarning(_ warning: PlanWarning) -> String {
+        switch warning {
+        case .splitCondition(let topics, let conditions):
+            text("plan.split_condition", number(topics), number(TopicCondition.maximumTopics), number(conditions))
+        case .noBucket(let variant, let buckets): text("plan.no_bucket", isolate(variant), number(buckets))
+        case .unknownVariant(let key): text("plan.unknown_variant", isolate(key))
+        case .wholeAudienceTested: text("plan.whole_audience")
+        case .noRoomForBuckets(let maximumTopics): text("plan.no_room", number(maximumTopics))
         }
     }
 

@@ -21,7 +21,7 @@ extension CampaignPages {
         let canPublish = record.status == .draft && role >= .publisher
         return pages.page(ReviewView(
             chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer),
-            variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.warnings,
+            variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.notes.map(Localized.planWarning),
             holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
             holdoutText: Localized.text("review.holdout", Localized.percent(whole: spec.holdoutPercent)),
             actions: ReviewView.Actions(
