@@ -53,10 +53,12 @@ LATIN_ALLOWED = {"Herald", "Android", "iOS", "IOS", "ANDROID", "FCM", "JSON", "A
 
 
 def latin_words_left(driver):
-    """Latin words outside the page's left-to-right islands (code, JSON, tokens, e-mails, the brand)."""
+    """Latin words outside the page's left-to-right islands (code, JSON, tokens, e-mails, the brand,
+    text people wrote such as other campaigns' names)."""
     text = driver.execute_script("""
         const copy = document.body.cloneNode(true);
-        copy.querySelectorAll("code, pre, bdi, [dir=ltr], script, template, option, time").forEach(e => e.remove());
+        // Islands: code and JSON, e-mails, campaign names and whatever else people wrote ([dir=auto]).
+        copy.querySelectorAll("code, pre, bdi, [dir=ltr], [dir=auto], script, template, option, time").forEach(e => e.remove());
         // What the user typed comes back inside Unicode isolates (FSI … PDI): an island of its own.
         return copy.textContent.replace(/\u2068[^\u2069]*\u2069/g, " ");
     """)
