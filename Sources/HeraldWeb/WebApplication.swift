@@ -68,7 +68,8 @@ struct WebApplication: Sendable {
     }
 
     /// Runs the route in the request's language: `Accept-Language` until the viewer is known, then,
-    /// on pages, the viewer's own setting (the API answers in `Accept-Language` always).
+    /// on pages, the viewer's own setting, or for a visitor not signed in the `?lang=` the top bar's
+    /// form asked for (the API answers in `Accept-Language` always).
     func run(_ route: Route, _ context: inout RequestContext) -> HTTPResponse {
         do {
             let answer = try Localized.$language.withValue(context.language) {
@@ -76,7 +77,9 @@ struct WebApplication: Sendable {
                 return try authentication.authenticate(&context, route.access)
             }
             if let answer { return answer }
-            if route.face == .page, let chosen = context.viewer?.language.flatMap(Language.init(rawValue:)) { context.language = chosen }
+            if route.face == .page, let chosen = (context.viewer?.language ?? context.query("lang")).flatMap(Language.init(rawValue:)) {
+                context.language = chosen
+            }
             let ready = context
             return try Localized.$language.withValue(ready.language) { try route.handler(ready) }
         } catch {

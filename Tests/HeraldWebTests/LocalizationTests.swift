@@ -188,7 +188,8 @@ import Testing
         #expect(composer.contains(#"<html lang="fa" dir="rtl">"#), "back on the page it came from, in Persian")
         #expect(composer.contains("زمان‌بندی") && composer.contains("ذخیره و بازبینی"))
 
-        // Stored on the user: another request (and Accept-Language) does not change it.
+        // Stored on the user: another request (Accept-Language, a visitor's ?lang=) does not change it.
+        #expect(String(decoding: browser.get("/campaigns?lang=vi").body, as: UTF8.self).contains(#"<html lang="fa" dir="rtl">"#))
         let list = browser.harness.send(.get, "/campaigns", headers: [browser.cookie, ("Accept-Language", "vi")])
         #expect(String(decoding: list.body, as: UTF8.self).contains("<h1>کمپین‌ها</h1>"))
 
@@ -208,6 +209,11 @@ import Testing
         let harness = try AccessHarness()
         let page = String(decoding: harness.send(.get, "/sign-in", headers: [("Accept-Language", "he-IL,he;q=0.9")]).body, as: UTF8.self)
         #expect(page.contains(#"<html lang="he" dir="rtl">"#) && page.contains("כניסה ל-Herald"))
+        // The top bar's form (a GET, so it needs no session) picks another, and the sign-in form keeps it.
+        #expect(page.contains(#"<form class="language" method="get" action="/sign-in">"#))
+        let hindi = String(decoding: harness.send(.get, "/sign-in?next=%2Fcampaigns&lang=hi", headers: [("Accept-Language", "he")]).body, as: UTF8.self)
+        #expect(hindi.contains(#"<html lang="hi" dir="ltr">"#) && hindi.contains(#"action="/sign-in?lang=hi""#))
+        #expect(hindi.contains(#"<input type="hidden" name="next" value="/campaigns">"#), "the page asked for after signing in is kept")
     }
 
     @Test func apiProblemsSpeakTheAcceptLanguageAndKeepTheirCodes() throws {

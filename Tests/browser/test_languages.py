@@ -106,7 +106,7 @@ def make_user(driver, language):
     submit_with(driver, driver.find_element(By.CSS_SELECTOR, "form.signout button"))
     driver.find_element(By.ID, "email").send_keys(email)
     driver.find_element(By.ID, "password").send_keys(PASSWORD)
-    submit_with(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, "form[method=post] button[type=submit]"))
     assert driver.current_url.startswith(BASE + "/campaigns"), driver.current_url
     return email
 

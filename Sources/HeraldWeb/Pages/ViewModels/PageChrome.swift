@@ -24,9 +24,11 @@ struct PageChrome: Sendable {
     let languages: [Choice]
     /// Where the switcher brings the viewer back to: this page when it can be fetched again.
     let here: String
+    /// For a visitor not signed in: the page to open after signing in, kept by the switcher.
+    let next: String
 
     /// A page that shows no viewer even when a session exists (the sign-in form).
-    init(title: String, viewer: Viewer? = nil, flash: [String] = [], here: String = "/") {
+    init(title: String, viewer: Viewer? = nil, flash: [String] = [], here: String = "/", next: String = "") {
         self.title = title
         user = viewer.map { User(email: $0.email, role: Localized.text("role.\($0.role.rawValue)"), isAdmin: $0.role >= .admin) }
         csrfToken = viewer?.csrfToken ?? ""
@@ -37,6 +39,7 @@ struct PageChrome: Sendable {
         dir = language.direction
         languages = Language.allCases.map { Choice($0.rawValue, text: $0.nativeName, selected: $0 == Localized.language) }
         self.here = here
+        self.next = next
     }
 
     init(_ context: RequestContext, title: String, flash: [String] = []) {
