@@ -8,6 +8,9 @@ import PackageDescription
 
 let package = Package(
     name: "Herald",
+    // The pages' texts are string tables per language (Sources/HeraldWeb/Localization/<lang>.lproj);
+    // English is the one every key must exist in first.
+    defaultLocalization: "en",
     products: [
         .executable(name: "herald", targets: ["herald"]),
     ],
@@ -62,8 +65,9 @@ let package = Package(
         .target(name: "HeraldWeb",
                 dependencies: ["HeraldApp", "HeraldCore", "FCMMessage", "HeraldCrypto", "HeraldHTTP", "HeraldJSON", "HeraldSync",
                                .product(name: "Mustache", package: "swift-mustache")],
-                // Templates are compiled into the binary, so a release folder has nothing extra to ship.
-                resources: [.embedInCode("Pages/Templates")]),
+                // Templates are compiled into the binary; the string tables are Foundation's `.lproj`
+                // bundles, shipped beside it (deploy/release/build copies the resource bundle).
+                resources: [.embedInCode("Pages/Templates"), .process("Localization/Strings")]),
         // The command line and the wiring.
         .executableTarget(name: "herald", dependencies: [
             "HeraldWeb", "HeraldApp", "FCMEmulator", "HeraldPostgres", "HeraldHTTP",

@@ -17,6 +17,13 @@
   var imageFile = form.querySelector("#image_file");
   var color = form.querySelector("#color");
   var uploadedURL = null;
+  // The page's language writes the figures (Persian digits on a Persian page) and the placeholders.
+  var lang = document.documentElement.lang || "en";
+  function figure(n) { return lang === "en" ? String(n) : Number(n).toLocaleString(lang); }
+  var texts = document.querySelector("[data-preview]") || document.body;
+  var placeholderTitle = texts.getAttribute("data-placeholder-title") || "Notification title";
+  var placeholderBody = texts.getAttribute("data-placeholder-body") || "Notification text";
+  var imageAlt = texts.getAttribute("data-image-alt") || "Notification image";
 
   function setAll(root, selector, text, placeholder) {
     root.querySelectorAll(selector).forEach(function (node) { node.textContent = text || placeholder; });
@@ -33,9 +40,9 @@
   var budgetRequest = 0;
   function showBudget(figures) {
     if (!budget) { return; }
-    budget.querySelector("[data-counter]").textContent = String(figures.characters);
-    budget.querySelector("[data-bytes]").textContent = String(figures.bytes);
-    budget.querySelector("[data-byte-limit]").textContent = String(figures.byte_limit);
+    budget.querySelector("[data-counter]").textContent = figure(figures.characters);
+    budget.querySelector("[data-bytes]").textContent = figure(figures.bytes);
+    budget.querySelector("[data-byte-limit]").textContent = figure(figures.byte_limit);
     budget.querySelector("[data-budget-advice]").textContent = figures.advice || "";
     budget.classList.toggle("over", !!figures.over);
   }
@@ -52,7 +59,7 @@
     if (budget) {
       // Characters are known at once; the bytes follow when the server has measured them.
       var n = count(title.value) + count(body.value);
-      budget.querySelector("[data-counter]").textContent = String(n);
+      budget.querySelector("[data-counter]").textContent = figure(n);
       if (n > 1000) { budget.classList.add("over"); }
     }
     clearTimeout(budgetTimer);
@@ -60,11 +67,11 @@
   }
 
   function updatePreview() {
-    setAll(document, "[data-preview-title]", title.value, "Notification title");
-    setAll(document, "[data-preview-body]", body.value, "Notification text");
+    setAll(document, "[data-preview-title]", title.value, placeholderTitle);
+    setAll(document, "[data-preview-body]", body.value, placeholderBody);
     var src = uploadedURL || (imageURL.value.indexOf("https://") === 0 ? localImage(imageURL.value) : "");
     document.querySelectorAll("[data-preview-image]").forEach(function (img) {
-      if (src) { img.src = src; img.hidden = false; img.alt = "Notification image"; } else { img.hidden = true; img.removeAttribute("src"); }
+      if (src) { img.src = src; img.hidden = false; img.alt = imageAlt; } else { img.hidden = true; img.removeAttribute("src"); }
     });
     var c = color && /^#[0-9a-fA-F]{6}$/.test(color.value) ? color.value : "";
     document.querySelectorAll(".device.android .app-icon").forEach(function (icon) { icon.style.background = c; });
@@ -75,8 +82,8 @@
     var ownTitle = variant.querySelector("[data-variant-title]");
     var ownBody = variant.querySelector("[data-variant-body]");
     var key = variant.querySelector("input[name^='variant_key_']");
-    setAll(variant, "[data-variant-preview-title]", (ownTitle && ownTitle.value) || title.value, "Notification title");
-    setAll(variant, "[data-variant-preview-body]", (ownBody && ownBody.value) || body.value, "Notification text");
+    setAll(variant, "[data-variant-preview-title]", (ownTitle && ownTitle.value) || title.value, placeholderTitle);
+    setAll(variant, "[data-variant-preview-body]", (ownBody && ownBody.value) || body.value, placeholderBody);
     var label = variant.querySelector("[data-variant-label]");
     if (label && key && key.value) { label.textContent = key.value; }
   }

@@ -13,11 +13,12 @@
     var yes = document.createElement("button");
     yes.type = "button";
     yes.className = "button " + (form.hasAttribute("data-confirm-safe") ? "primary" : "danger-solid");
-    yes.textContent = form.getAttribute("data-confirm-label") || "Yes";
+    // The words come from the page, in its language (`data-confirm-yes`/`-no` on <body>).
+    yes.textContent = form.getAttribute("data-confirm-label") || document.body.getAttribute("data-confirm-yes") || "Yes";
     var no = document.createElement("button");
     no.type = "button";
     no.className = "button secondary";
-    no.textContent = "No, go back";
+    no.textContent = document.body.getAttribute("data-confirm-no") || "No, go back";
     buttons.appendChild(yes);
     buttons.appendChild(no);
     dialog.appendChild(text);

@@ -3,7 +3,10 @@
 (function () {
   "use strict";
   if (typeof Intl === "undefined") { return; }
-  var format = new Intl.DateTimeFormat(undefined, {
+  // The page's language and calendar (a Persian page shows the Solar Hijri date), the viewer's zone.
+  var lang = document.documentElement.lang || undefined;
+  var label = document.body.getAttribute("data-your-time") || "your time:";
+  var format = new Intl.DateTimeFormat(lang, {
     weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit",
     hourCycle: "h23", timeZoneName: "short"
   });
@@ -12,7 +15,7 @@
     if (isNaN(date.getTime())) { return; }
     var yours = document.createElement("span");
     yours.className = "muted local-time";
-    yours.textContent = " · your time: " + format.format(date);
+    yours.textContent = " · " + label + " " + format.format(date);
     element.parentNode.insertBefore(yours, element.nextSibling);
   });
 })();

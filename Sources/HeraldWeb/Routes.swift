@@ -20,6 +20,8 @@ enum Routes {
         t.add(.get, "/sign-in", .page(.open, h.signIn.form))
         t.add(.post, "/sign-in", .page(.open, h.signIn.signIn))
         t.add(.post, "/sign-out", .page(.page(.viewer), h.signIn.signOut))
+        // The language of the pages, for the signed-in user (the switcher in every page's top bar).
+        t.add(.post, "/language", .page(.page(.viewer), h.language.choose))
 
         // The campaigns API.
         t.add(.post, "/api/v1/campaigns", .api(.api(.editor), h.campaignsAPI.create))
@@ -137,6 +139,7 @@ struct Handlers: Sendable {
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
     let audiencePages: AudiencePages
+    let language: LanguagePages
 
     init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer) {
         health = HealthAPI(app: app)
@@ -157,5 +160,6 @@ struct Handlers: Sendable {
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
         audiencePages = AudiencePages(devices: app.devices, segments: app.segments, pages: pages)
+        language = LanguagePages(accounts: app.accounts)
     }
 }

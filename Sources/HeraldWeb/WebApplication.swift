@@ -43,6 +43,7 @@ struct WebApplication: Sendable {
                 clientAddress: proxyTrust.clientAddress(request), host: proxyTrust.host(request),
                 log: RequestLog(log: log, requestID: requestID, method: request.method.rawValue, path: request.path))
             context.origin = proxyTrust.origin(request)
+            context.language = Language.negotiate(request.headers["Accept-Language"])
             switch match {
             case .found(let route, let parameters, let pattern, let headForGet):
                 context.request.parameters = parameters
@@ -50,26 +51,44 @@ struct WebApplication: Sendable {
                 if headForGet { response.dropBodyForHead() }
                 return (response, pattern, context.clientAddress)
             case .methodNotAllowed(let allowed):
-                var response = Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
-                                       detail: "\(request.method.rawValue) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", ")).").httpResponse
+                var response = Localized.$language.withValue(context.language) {
+                    Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
+                            detail: Localized.text("problem.method_not_allowed.detail", request.method.rawValue,
+                                                   allowed.map(\.rawValue).joined(separator: ", "))).httpResponse
+                }
                 response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
                 return (response, nil, context.clientAddress)
             case .notFound:
-                return (Problem(status: 404, code: "not_found", title: "Not found", detail: "Herald has no page or endpoint at \(request.path).").httpResponse,
-                        nil, context.clientAddress)
+                let problem = Localized.$language.withValue(context.language) {
+                    Problem(status: 404, code: "not_found", title: "Not found", detail: Localized.text("problem.not_found.path", request.path))
+                }
+                return (problem.httpResponse, nil, context.clientAddress)
             }
         }
     }
 
+    /// Runs the route in the request's language: `Accept-Language` until the viewer is known, then,
+    /// on pages, the viewer's own setting, or for a visitor not signed in the `?lang=` the top bar's
+    /// form asked for (the API answers in `Accept-Language` always).
     func run(_ route: Route, _ context: inout RequestContext) -> HTTPResponse {
         do {
-            BodyParsing.parse(&context)
-            if let answer = try authentication.authenticate(&context, route.access) { return answer }
-            return try route.handler(context)
+            let answer = try Localized.$language.withValue(context.language) {
+                BodyParsing.parse(&context)
+                return try authentication.authenticate(&context, route.access)
+            }
+            if let answer { return answer }
+            if route.face == .page, let chosen = (context.viewer?.language ?? context.query("lang")).flatMap(Language.init(rawValue:)) {
+                context.language = chosen
+            }
+            let ready = context
+            return try Localized.$language.withValue(ready.language) { try route.handler(ready) }
         } catch {
-            switch route.face {
-            case .api: return ProblemRenderer.response(for: error, log: context.log)
-            case .page: return ErrorPageRenderer.response(for: error, context: context, pages: pages)
+            let failed = context
+            return Localized.$language.withValue(failed.language) {
+                switch route.face {
+                case .api: ProblemRenderer.response(for: error, log: failed.log)
+                case .page: ErrorPageRenderer.response(for: error, context: failed, pages: pages)
+                }
             }
         }
     }

@@ -32,6 +32,7 @@ import Testing
         "GET /sign-in": .open,
         "POST /sign-in": .open,
         "POST /sign-out": .page(.viewer),
+        "POST /language": .page(.viewer),
 
         "GET /api/v1/campaigns": .api(.viewer),
         "GET /api/v1/campaigns/{id}": .api(.viewer),

@@ -45,7 +45,7 @@ def sign_in(driver) -> None:
     assert "/sign-in" in driver.current_url, "an anonymous visit must be sent to sign in"
     driver.find_element(By.ID, "email").send_keys(EMAIL)
     driver.find_element(By.ID, "password").send_keys(PASSWORD)
-    submit_with(driver, driver.find_element(By.CSS_SELECTOR, "form button[type=submit]"))
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, "form[method=post] button[type=submit]"))
     assert driver.current_url.startswith(BASE + "/campaigns"), driver.current_url
 
 

@@ -63,6 +63,17 @@ public struct AccountService: Sendable {
         return updated
     }
 
+    /// Sets the language a user reads the pages in (one of `languages`), as the user themself chose
+    /// it: a preference, not an account change, so it has no audit entry.
+    public func setLanguage(userID: String, language: String, languages: [String]) throws {
+        guard languages.contains(language) else {
+            throw AppError.invalidField("language", "must be one of \(languages.joined(separator: ", ")), found \"\(language)\"")
+        }
+        let found = try database.transaction { try users.setLanguage(id: userID, language: language, on: $0) }
+        guard found else { throw AppError.notFound(what: "User \(userID)") }
+        credentials?.forget("user:\(userID)")
+    }
+
     /// Creates an API key; the returned key is shown once and never again.
     public func createKey(name: String, role: Role, scope: APIKeyScope, by actor: Actor) throws -> (key: String, record: APIKeyRecord) {
         let name = name.trimmingCharacters(in: .whitespaces)

@@ -27,15 +27,18 @@ public struct Viewer: Sendable {
     public var csrfToken: String?
     /// The key's scope (`full` or `events`); nil for sessions.
     public var scope: APIKeyScope?
+    /// The language the user chose for the pages ("fa"); nil when not chosen, and for API keys.
+    public var language: String?
 
     public init(userID: String? = nil, apiKeyID: String? = nil, email: String, role: Role,
-                csrfToken: String? = nil, scope: APIKeyScope? = nil) {
+                csrfToken: String? = nil, scope: APIKeyScope? = nil, language: String? = nil) {
         self.userID = userID
         self.apiKeyID = apiKeyID
         self.email = email
         self.role = role
         self.csrfToken = csrfToken
         self.scope = scope
+        self.language = language
     }
 }
 

@@ -34,19 +34,20 @@ public struct SessionStore: Sendable {
     func viewer(sessionID: String, on connection: PostgresConnection) throws -> (Viewer, Duration)? {
         let hash = SHA256.hex(sessionID)
         let rows = try connection.query("""
-            SELECT u.id::text, u.email, u.role, s.last_seen_at < now() - interval '1 minute',
+            SELECT u.id::text, u.email, u.role, u.language, s.last_seen_at < now() - interval '1 minute',
                    extract(epoch FROM least(s.expires_at, now() + make_interval(secs => \(idleSeconds))) - now())::float8
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.id_sha256 = \(hash) AND s.expires_at > now() AND NOT u.disabled
               AND s.last_seen_at > now() - make_interval(secs => \(idleSeconds))
             """)
-        guard let (userID, email, role, stale, remaining) = try rows.first?.decode((String, String, Role, Bool, Double).self) else {
+        guard let (userID, email, role, language, stale, remaining) = try rows.first?.decode((String, String, Role, String?, Bool, Double).self) else {
             return nil
         }
         if stale {
             _ = try connection.execute("UPDATE sessions SET last_seen_at = now() WHERE id_sha256 = \(hash)")
         }
-        return (Viewer(userID: userID, email: email, role: role, csrfToken: Self.csrfToken(sessionID: sessionID)), .seconds(max(0, remaining)))
+        return (Viewer(userID: userID, email: email, role: role, csrfToken: Self.csrfToken(sessionID: sessionID), language: language),
+                .seconds(max(0, remaining)))
     }
 
     /// The session's CSRF token: a hash of its secret id under a label of its own, so it is never

@@ -66,6 +66,12 @@ public struct UserStore: Sendable {
         return try Self.records(rows).first
     }
 
+    /// Sets the language the user reads the pages in (nil: follow the browser); false when no such user.
+    public func setLanguage(id: String, language: String?, on connection: PostgresConnection) throws -> Bool {
+        guard UUIDText.isUUID(id) else { return false }
+        return try connection.execute("UPDATE users SET language = \(language), updated_at = now() WHERE id = \(id)::uuid") > 0
+    }
+
     static func records(_ rows: PostgresRows) throws -> [UserRecord] {
         try rows.map { row in
             let (id, email, role, disabled, createdAt) = try row.decode((String, String, Role, Bool, String).self)

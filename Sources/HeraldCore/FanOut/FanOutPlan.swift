@@ -7,6 +7,8 @@ public struct FanOutPlan: Sendable, Equatable {
     /// Things an operator should know: overlapping conditions that may notify a device twice, or a
     /// variant too light to get a bucket.
     public var warnings: [String]
+    /// The same warnings as values, for a page to say in its reader's language.
+    public var notes: [PlanWarning] = []
     /// Which audience buckets each variant gets; empty when the campaign needs no buckets.
     public var allocation: [VariantBuckets]
     /// The buckets of the holdout (control) group, which get nothing.

@@ -45,7 +45,7 @@ public enum FanOutPlanner {
             case .topics(let topics):
                 let chunks = topics.chunked(TopicCondition.maximumTopics)
                 if chunks.count > 1 {
-                    plan.warnings.append(Self.splitWarning(topics: topics.count, conditions: chunks.count))
+                    plan.warn(.splitCondition(topics: topics.count, conditions: chunks.count))
                 }
                 for chunk in chunks {
                     add(variant, chunk.count == 1 ? .topic(chunk[0]) : .condition(anyOf(chunk).description))
@@ -59,7 +59,7 @@ public enum FanOutPlanner {
         for (variant, range) in zip(variants, allocation) {
             plan.allocation.append(VariantBuckets(key: variant.key, buckets: range))
             if range.isEmpty {
-                plan.warnings.append("variant \(variant.key) gets no audience bucket: its weight is below one bucket of \(buckets.count)")
+                plan.warn(.noBucket(variant: variant.key, buckets: buckets.count))
             }
         }
 
@@ -76,11 +76,11 @@ public enum FanOutPlanner {
         let test = plan(campaign: campaign, buckets: buckets, campaignID: campaignID, sendTime: sendTime)
         var rollout = FanOutPlan(requests: [], warnings: [], allocation: [], holdoutBuckets: 0..<0, buckets: buckets)
         guard let variant = campaign.variant(variantKey) else {
-            rollout.warnings.append("the campaign has no variant \(variantKey)")
+            rollout.warn(.unknownVariant(variantKey))
             return rollout
         }
         guard campaign.usesBuckets, !test.holdoutBuckets.isEmpty else {
-            rollout.warnings.append("the test reached the whole audience: no audience bucket is left to send the winner to")
+            rollout.warn(.wholeAudienceTested)
             return rollout
         }
         rollout.allocation = [VariantBuckets(key: variant.key, buckets: test.holdoutBuckets)]
@@ -99,7 +99,7 @@ public enum FanOutPlanner {
         switch campaign.audience {
         case .condition(let text):
             guard let parsed = try? TopicCondition.parse(text), parsed.topicCount < TopicCondition.maximumTopics else {
-                plan.warnings.append("the condition leaves no room for audience buckets (at most \(TopicCondition.maximumTopics - 1) topics with A/B); nothing planned")
+                plan.warn(.noRoomForBuckets(maximumTopics: TopicCondition.maximumTopics - 1))
                 return
             }
             audienceParts = [parsed]
@@ -109,7 +109,7 @@ public enum FanOutPlanner {
             let size = audienceChunkSize(topics: topics.count, buckets: assignments.map(\.1.count).max() ?? 1)
             let chunks = topics.chunked(size)
             if chunks.count > 1 {
-                plan.warnings.append(Self.splitWarning(topics: topics.count, conditions: chunks.count))
+                plan.warn(.splitCondition(topics: topics.count, conditions: chunks.count))
             }
             audienceParts = chunks.map(anyOf)
         }
@@ -178,9 +178,6 @@ public enum FanOutPlanner {
         topics.dropFirst().reduce(.subscribed(topics[0])) { .or($0, .subscribed($1)) }
     }
 
-    static func splitWarning(topics: Int, conditions: Int) -> String {
-        "\(topics) topics exceed FCM's \(TopicCondition.maximumTopics) topics per condition, so they are sent as \(conditions) conditions; a device subscribed to topics in two of them receives the message more than once"
-    }
 }
 
 /// Plans `campaign` for one run; see `FanOutPlanner`.

@@ -13,7 +13,7 @@ struct AccountsPages: Sendable {
 
     func usersPage(_ context: RequestContext, message: String? = nil, error: String? = nil, status: Int = 200) throws -> HTTPResponse {
         let users = try accounts.listUsers().map { UsersView.Row($0, viewer: context.viewer) }
-        let chrome = PageChrome(context, title: "Users", flash: message.map { [$0] } ?? [])
+        let chrome = PageChrome(context, title: Localized.text("nav.users"), flash: message.map { [$0] } ?? [])
         return pages.page(UsersView(chrome: chrome, users: users, error: error), status: status)
     }
 
@@ -22,9 +22,9 @@ struct AccountsPages: Sendable {
         do {
             let user = try accounts.createUser(email: context.form.value("email") ?? "", role: role,
                                                password: context.form.value("password") ?? "", by: context.actor)
-            return try usersPage(context, message: "Created \(user.email) (\(user.role.rawValue)).")
+            return try usersPage(context, message: Localized.text("accounts.created_user", user.email, Localized.text("role.\(user.role.rawValue)")))
         } catch let error as AppError where Self.shownInPage(error) {
-            return try usersPage(context, error: error.message, status: ProblemRenderer.problem(for: error).status)
+            return try usersPage(context, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
         }
     }
 
@@ -33,9 +33,9 @@ struct AccountsPages: Sendable {
         let disabled = context.form.value("disabled").map { $0 == "true" }
         do {
             let user = try accounts.updateUser(id: context.parameter("id"), role: role, disabled: disabled, password: nil, by: context.actor)
-            return try usersPage(context, message: "Updated \(user.email): \(user.role.rawValue)\(user.disabled ? ", disabled" : "").")
+            return try usersPage(context, message: Localized.text(user.disabled ? "accounts.updated_user_disabled" : "accounts.updated_user", user.email, Localized.text("role.\(user.role.rawValue)")))
         } catch let error as AppError where Self.shownInPage(error) {
-            return try usersPage(context, error: error.message, status: ProblemRenderer.problem(for: error).status)
+            return try usersPage(context, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
         }
     }
 
@@ -46,7 +46,7 @@ struct AccountsPages: Sendable {
     func keysPage(_ context: RequestContext, created: (key: String, record: APIKeyRecord)? = nil, message: String? = nil,
                   error: String? = nil, status: Int = 200) throws -> HTTPResponse {
         let keys = try accounts.listKeys().map(APIKeysView.Row.init)
-        let chrome = PageChrome(context, title: "API keys", flash: message.map { [$0] } ?? [])
+        let chrome = PageChrome(context, title: Localized.text("nav.api_keys"), flash: message.map { [$0] } ?? [])
         return pages.page(APIKeysView(chrome: chrome, keys: keys, created: created.map { .init(key: $0.key, name: $0.record.name) },
                                       error: error), status: status)
     }
@@ -58,22 +58,22 @@ struct AccountsPages: Sendable {
             let created = try accounts.createKey(name: context.form.value("name") ?? "", role: role, scope: scope, by: context.actor)
             return try keysPage(context, created: created)
         } catch let error as AppError where Self.shownInPage(error) {
-            return try keysPage(context, error: error.message, status: ProblemRenderer.problem(for: error).status)
+            return try keysPage(context, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
         }
     }
 
     func revokeKey(_ context: RequestContext) throws -> HTTPResponse {
         let id = try context.parameter("id")
         if let key = try accounts.listKeys().first(where: { $0.id == id }),
-           let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Revoke this API key?", text: APIKeysView.Row.revokeQuestion(key),
-                                                  confirmLabel: "Revoke \(key.name)", back: "/api-keys") {
+           let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("keys.revoke.heading"), text: APIKeysView.Row.revokeQuestion(key),
+                                                  confirmLabel: Localized.text("keys.revoke.confirm", key.name), back: "/api-keys") {
             return page
         }
         do {
             let key = try accounts.revokeKey(id: id, by: context.actor)
-            return try keysPage(context, message: "Revoked \(key.name) (\(key.prefix)…).")
+            return try keysPage(context, message: Localized.text("keys.revoked_message", key.name, key.prefix))
         } catch let error as AppError where Self.shownInPage(error) {
-            return try keysPage(context, error: error.message, status: ProblemRenderer.problem(for: error).status)
+            return try keysPage(context, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
         }
     }
 
@@ -82,7 +82,7 @@ struct AccountsPages: Sendable {
     func audit(_ context: RequestContext) throws -> HTTPResponse {
         let before = context.query("cursor").flatMap { Int64($0) }
         let entries = try accounts.auditEntries(before: before, limit: 50)
-        return pages.page(AuditView(chrome: PageChrome(context, title: "Audit log"), entries: entries.entries.map(AuditView.Row.init),
+        return pages.page(AuditView(chrome: PageChrome(context, title: Localized.text("nav.audit")), entries: entries.entries.map(AuditView.Row.init),
                                     next: entries.next.map(String.init)))
     }
 

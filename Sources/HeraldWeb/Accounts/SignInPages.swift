@@ -24,14 +24,14 @@ struct SignInPages: Sendable {
         let password = context.form.value("password") ?? ""
         let next = Authentication.safeNext(context.form.value("next"))
         if context.formError != nil {
-            return render(next: next, email: "", error: "Enter your e-mail address and password.", status: 400)
+            return render(next: next, email: "", error: Localized.text("signin.enter"), status: 400)
         }
         guard let cookie = request.cookie(Self.signInCookie), let sent = context.form.value(Authentication.csrfField),
               !cookie.isEmpty, ConstantTime.equal(cookie, sent) else {
-            return render(next: next, email: email, error: "The sign-in form expired. Please try again.", status: 403)
+            return render(next: next, email: email, error: Localized.text("signin.expired"), status: 403)
         }
         guard !email.isEmpty, !password.isEmpty, email.utf8.count <= 320, password.utf8.count <= 1024 else {
-            return render(next: next, email: email, error: "Enter your e-mail address and password.", status: 400)
+            return render(next: next, email: email, error: Localized.text("signin.enter"), status: 400)
         }
         do {
             let signedIn = try service.signIn(email: email, password: password, address: context.clientAddress,
@@ -41,12 +41,12 @@ struct SignInPages: Sendable {
                 ("Set-Cookie", "\(Self.signInCookie)=; Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=0"),
             ])
         } catch AppError.notAllowed(let message) {
-            return render(next: next, email: email, error: message, status: 401)
-        } catch AppError.rateLimited(let message, _) {
-            return render(next: next, email: email, error: message, status: 429)
+            return render(next: next, email: email, error: Localized.language == .en ? message : Localized.text("signin.mismatch"), status: 401)
+        } catch AppError.rateLimited(let message, let seconds) {
+            return render(next: next, email: email, error: Localized.message(.rateLimited(message, retryAfterSeconds: seconds)), status: 429)
         } catch {
             context.log.error("sign-in failed on the database: \(error)")
-            return render(next: next, email: email, error: "Herald cannot reach its database right now; try again shortly.", status: 503)
+            return render(next: next, email: email, error: Localized.text("signin.database"), status: 503)
         }
     }
 

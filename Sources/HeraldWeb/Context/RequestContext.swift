@@ -22,6 +22,8 @@ struct RequestContext: Sendable {
     var form = PostedForm()
     /// Why a body that claimed to be a form could not be read.
     var formError: String?
+    /// The language of the answer: the viewer's setting on pages, else `Accept-Language`.
+    var language = Language.en
     let log: RequestLog
 
     /// A path parameter of the matched route (`{id}`), empty when absent.

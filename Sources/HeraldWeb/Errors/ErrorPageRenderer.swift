@@ -11,27 +11,27 @@ enum ErrorPageRenderer {
         case let error as AppError:
             switch error {
             case .notFound(let what):
-                (status, heading, text) = (404, "Not found", "\(what) does not exist (it may have been deleted).")
+                (status, heading, text) = (404, Localized.title(error), Localized.language == .en ? Localized.text("error.page.not_found", what) : Localized.message(error))
             case .invalid(let errors, let title):
-                (status, heading, text) = (422, title, errors.errors.map(\.message).joined(separator: "; ") + ".")
+                (status, heading, text) = (422, Localized.problemTitle(code: "validation_failed", title), Localized.fieldErrors(errors.errors) + Localized.text("sentence.end"))
             case .versionMismatch:
-                (status, heading, text) = (409, "Someone else saved this first", error.message)
+                (status, heading, text) = (409, Localized.text("error.page.conflict_heading"), Localized.message(error))
             case .notAllowed(let detail):
                 return pages.page(AccessDeniedView(context, message: detail), status: 403)
-            case .conflict(_, let title, let detail, _):
-                (status, heading, text) = (409, title, detail)
-            case .refused(_, let title, let detail):
-                (status, heading, text) = (422, title, detail)
+            case .conflict:
+                (status, heading, text) = (409, Localized.title(error), Localized.message(error))
+            case .refused:
+                (status, heading, text) = (422, Localized.title(error), Localized.message(error))
             case .sendingNotConfigured:
-                (status, heading, text) = (503, "Sending is not configured", error.message)
+                (status, heading, text) = (503, Localized.title(error), Localized.message(error))
             case .unavailable:
                 context.log.warning("database unavailable: \(error)")
-                var response = pages.page(MessageView(context, heading: "Herald cannot reach its database",
-                                                      text: "Nothing was lost; try again in a moment."), status: 503)
+                var response = pages.page(MessageView(context, heading: Localized.text("error.page.database_heading"),
+                                                      text: Localized.text("error.page.database_text")), status: 503)
                 response.headers.set("Retry-After", "5")
                 return response
             case .rateLimited(let detail, let seconds):
-                var response = pages.page(MessageView(context, heading: "Too many attempts", text: detail), status: 429)
+                var response = pages.page(MessageView(context, heading: Localized.title(error), text: Localized.language == .en ? detail : Localized.message(error)), status: 429)
                 response.headers.set("Retry-After", String(seconds))
                 return response
             }
@@ -39,7 +39,7 @@ enum ErrorPageRenderer {
             (status, heading, text) = (problem.status, problem.title, problem.detail ?? problem.title)
         default:
             context.log.error("page failed: \(error)")
-            (status, heading, text) = (500, "Something went wrong", "The error was logged; try again, and tell an administrator if it persists.")
+            (status, heading, text) = (500, Localized.text("error.page.internal_heading"), Localized.text("error.page.internal_text"))
         }
         return pages.page(MessageView(context, heading: heading, text: text), status: status)
     }

@@ -1,7 +1,8 @@
 import HeraldJSON
 
 /// An `application/problem+json` answer (RFC 9457): a stable machine `code`, a human `title` and
-/// `detail`, and for validation every failing field with its limit.
+/// `detail`, and for validation every failing field with its limit. The title (and the details
+/// built here) are in the request's language (`Localized.language`, from `Accept-Language`).
 struct Problem: Error, Sendable, Equatable {
     var status: Int
     var code: String
@@ -16,7 +17,7 @@ struct Problem: Error, Sendable, Equatable {
                 extensions: JSONObject = [:], headers: [(String, String)] = []) {
         self.status = status
         self.code = code
-        self.title = title
+        self.title = Localized.problemTitle(code: code, title)
         self.detail = detail
         self.extensions = extensions
         self.headers = headers
@@ -42,7 +43,7 @@ struct Problem: Error, Sendable, Equatable {
 
 extension Problem {
     static func notFound(_ what: String) -> Problem {
-        Problem(status: 404, code: "not_found", title: "Not found", detail: "\(what) does not exist.")
+        Problem(status: 404, code: "not_found", title: "Not found", detail: Localized.language == .en ? "\(what) does not exist." : Localized.text("problem.not_found.detail"))
     }
 
     static func malformedJSON(line: Int, column: Int, reason: String) -> Problem {
@@ -57,16 +58,16 @@ extension Problem {
 
     static func unsupportedMediaType(_ expected: String) -> Problem {
         Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type",
-                detail: "Send the body as \(expected).")
+                detail: Localized.text("problem.unsupported_media_type.detail", expected))
     }
 
     static func databaseUnavailable() -> Problem {
         Problem(status: 503, code: "database_unavailable", title: "Service unavailable",
-                detail: "The database cannot be reached right now; try again shortly.", headers: [("Retry-After", "2")])
+                detail: Localized.text("problem.database_unavailable.detail"), headers: [("Retry-After", "2")])
     }
 
     static func internalError() -> Problem {
         Problem(status: 500, code: "internal_error", title: "Internal server error",
-                detail: "Something went wrong on our side; it has been logged.")
+                detail: Localized.text("problem.internal_error.detail"))
     }
 }

@@ -32,23 +32,24 @@ enum ProblemRenderer {
         case .invalid(let errors, let title):
             return Problem.validation(errors, title: title)
         case .versionMismatch(let version):
-            return Problem(status: 412, code: "version_mismatch", title: "The campaign has changed", detail: error.message,
+            return Problem(status: 412, code: "version_mismatch", title: "The campaign has changed", detail: Localized.message(error),
                            extensions: ["current_version": .number(Double(version))], headers: [("ETag", "\"\(version)\"")])
         case .notAllowed(let detail):
             return Problem(status: 403, code: "forbidden", title: "Forbidden", detail: detail)
         case .conflict(let code, let title, let detail, let status):
             var extensions: JSONObject = [:]
             if let status { extensions["current_status"] = .string(status.rawValue) }
-            return Problem(status: 409, code: code, title: title, detail: detail, extensions: extensions)
+            return Problem(status: 409, code: code, title: title, detail: Localized.problemDetail(code: code, detail), extensions: extensions)
         case .refused(let code, let title, let detail):
-            return Problem(status: 422, code: code, title: title, detail: detail)
+            return Problem(status: 422, code: code, title: title, detail: Localized.problemDetail(code: code, detail))
         case .sendingNotConfigured:
             return Problem(status: 503, code: "sending_not_configured", title: "Sending is not configured",
-                           detail: "Set HERALD_SERVICE_ACCOUNT_KEY to a Firebase service-account key (or run the FCM emulator) to send.")
+                           detail: Localized.language == .en ? "Set HERALD_SERVICE_ACCOUNT_KEY to a Firebase service-account key (or run the FCM emulator) to send."
+                               : Localized.message(error))
         case .unavailable:
             return Problem.databaseUnavailable()
         case .rateLimited(let detail, let seconds):
-            return Problem(status: 429, code: "rate_limited", title: "Too many attempts", detail: detail,
+            return Problem(status: 429, code: "rate_limited", title: "Too many attempts", detail: Localized.language == .en ? detail : Localized.message(error),
                            headers: [("Retry-After", String(seconds))])
         }
     }
@@ -68,13 +69,14 @@ extension Problem {
     /// The one shape of a refusal that names fields: `errors` with path, code, message and limit.
     static func fields(_ failures: [FieldError], status: Int, code: String, title: String) -> Problem {
         let errors: [JSON] = failures.map { error in
-            var object: JSONObject = ["path": .string(error.path), "code": .string(error.code), "message": .string(error.message)]
+            var object: JSONObject = ["path": .string(error.path), "code": .string(error.code), "message": .string(Localized.fieldError(error))]
             if let limit = error.limit { object["limit"] = .number(Double(limit)) }
             return .object(object)
         }
         let count = failures.count
         return Problem(status: status, code: code, title: title,
-                       detail: count == 1 ? failures[0].message : "\(count) fields are invalid.",
+                       detail: count == 1 ? Localized.fieldError(failures[0])
+                           : Localized.language == .en ? "\(count) fields are invalid." : Localized.plural("problem.validation_failed.detail", count: count),
                        extensions: ["errors": .array(errors)])
     }
 }

@@ -36,7 +36,7 @@ struct Authentication: Sendable {
             }
             context.viewer = viewer
             guard viewer.role >= minimum else {
-                throw AppError.notAllowed("This page needs the \(minimum.rawValue) role; you are signed in as \(viewer.role.rawValue).")
+                throw AppError.notAllowed(Localized.text("access.needs_role", Localized.text("role.\(minimum.rawValue)"), Localized.text("role.\(viewer.role.rawValue)")))
             }
             if context.request.isUnsafeMethod && !Self.carriesCSRFToken(context, of: viewer) {
                 context.log.warning("CSRF token missing or wrong")
@@ -44,7 +44,7 @@ struct Authentication: Sendable {
                 if let problem = context.formError {
                     throw AppError.invalidField("form", "The form could not be read: \(problem).", code: "malformed_form", title: "The form could not be read")
                 }
-                throw AppError.notAllowed("The form was missing its security token or it had expired. Go back, reload the page and try again.")
+                throw AppError.notAllowed(Localized.text("access.csrf"))
             }
             return nil
         case .api(let minimum):

@@ -6,7 +6,7 @@ enum BodyParsing {
             guard let form = try PostedForm(context.request) else { return }
             // PostgreSQL refuses U+0000 in text; a form that holds one is refused whole, here.
             if form.fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) {
-                context.formError = "a field contains the NUL character (U+0000), which no text may hold"
+                context.formError = Localized.text("form.nul_character")
                 return
             }
             context.form = form

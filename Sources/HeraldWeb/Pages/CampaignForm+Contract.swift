@@ -10,7 +10,7 @@ extension CampaignForm {
         var errors = FormErrors()
         let json = contractJSON(errors: &errors)
         if isDataOnly, !(title + body + imageURL).isEmpty || variants.contains(where: { !($0.title + $0.body + $0.image).isEmpty }) {
-            errors.add("message_kind", "a data-only message shows nothing: clear the titles, texts and images, or choose Notification")
+            errors.add("message_kind", Localized.text("composer.error.data_only_content"))
         }
         switch CampaignSpec.parse(json) {
         case .success(let spec) where errors.isEmpty:
@@ -18,7 +18,7 @@ extension CampaignForm {
         case .success:
             return .failure(errors)
         case .failure(let failure):
-            for error in failure.errors { errors.add(field(for: error.path), error.message) }
+            for error in failure.errors { errors.add(field(for: error.path), Localized.fieldError(error)) }
             return .failure(errors)
         }
     }
@@ -48,7 +48,7 @@ extension CampaignForm {
             let text = options[field] ?? ""
             guard !text.trimmingSpaces.isEmpty else { continue }
             if Self.integerOptions.contains(field) {
-                guard let number = Int(text.trimmingSpaces) else { errors.add(field, "must be a whole number, such as 3"); continue }
+                guard let number = Int(text.trimmingSpaces) else { errors.add(field, Localized.text("composer.error.whole_number")); continue }
                 optionObject[field] = .number(Double(number))
             } else {
                 optionObject[field] = .string(text)
@@ -58,7 +58,7 @@ extension CampaignForm {
             do {
                 optionObject["overrides"] = try JSON.parse(overrides)
             } catch {
-                errors.add("overrides", "this is not JSON: \(error.reason) at line \(error.line), column \(error.column)")
+                errors.add("overrides", Localized.text("composer.error.not_json", error.reason, Localized.number(error.line), Localized.number(error.column)))
             }
         }
         if !optionObject.isEmpty { object["options"] = .object(optionObject) }
@@ -67,7 +67,7 @@ extension CampaignForm {
             if let weight = Int(row.weight.trimmingSpaces) {
                 variant["weight"] = .number(Double(weight))
             } else {
-                errors.add("variant_weight_\(row.id)", "the weight is a whole number, such as 50")
+                errors.add("variant_weight_\(row.id)", Localized.text("composer.error.weight"))
                 variant["weight"] = 1
             }
             variant["notification"] = Self.notification(title: row.title, body: row.body, image: row.image, translations: row.translations,
@@ -79,7 +79,7 @@ extension CampaignForm {
         let holdout = holdoutPercent.trimmingSpaces
         if !holdout.isEmpty {
             if let number = Int(holdout) { object["holdout_percent"] = .number(Double(number)) } else {
-                errors.add("holdout_percent", "the holdout is a whole percentage from 0 to 99")
+                errors.add("holdout_percent", Localized.text("composer.error.holdout"))
             }
         }
         if scheduleKind != "none" {
@@ -106,9 +106,9 @@ extension CampaignForm {
     func topicList(errors: inout FormErrors) -> [String] {
         let pieces = topics.split(whereSeparator: { $0 == "," || $0.isNewline })
             .map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
-        if pieces.isEmpty { errors.add("topics", "name at least one topic, such as news") }
+        if pieces.isEmpty { errors.add("topics", Localized.text("composer.error.no_topic")) }
         for piece in pieces where piece.contains(where: \.isWhitespace) {
-            errors.add("topics", "“\(piece)” has a space in it: separate topics with commas; a topic name has letters, digits and - _ . ~ % only")
+            errors.add("topics", Localized.text("composer.error.topic_space", Localized.isolate(piece)))
         }
         return pieces.filter { !$0.contains(where: \.isWhitespace) }
     }
@@ -139,7 +139,7 @@ extension CampaignForm {
     static func dataObject(_ rows: [DataRow], field: String, errors: inout FormErrors) -> JSON? {
         var object = JSONObject()
         for row in rows where !row.isBlank {
-            if object[row.key] != nil { errors.add(field, "the key “\(row.key)” is given twice; each key once") }
+            if object[row.key] != nil { errors.add(field, Localized.text("composer.error.duplicate_key", Localized.isolate(row.key))) }
             object[row.key] = .string(row.value)
         }
         return object.isEmpty ? nil : .object(object)

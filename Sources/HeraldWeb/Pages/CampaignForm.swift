@@ -151,13 +151,12 @@ struct CampaignForm: Sendable, Equatable {
         guard isDataOnly else { return [] }
         var warnings: [String] = []
         if (options["priority"] ?? "").isEmpty {
-            warnings.append("Without a priority, iOS may hold a data-only message until the app runs: choose High or Normal to send it as a background push.")
+            warnings.append(Localized.text("composer.warning.no_priority"))
         }
-        let display = [("ios_badge", "iOS badge"), ("sound", "Android sound"), ("ios_sound", "iOS sound"), ("click_action", "click action"),
-                       ("ios_category", "iOS category"), ("icon", "Android icon"), ("color", "Android color")]
-            .filter { !(options[$0.0] ?? "").trimmingSpaces.isEmpty }.map(\.1)
+        let display = ["ios_badge", "sound", "ios_sound", "click_action", "ios_category", "icon", "color"]
+            .filter { !(options[$0] ?? "").trimmingSpaces.isEmpty }.map { Localized.text("composer.warning.option.\($0)") }
         if !display.isEmpty {
-            warnings.append("These options make devices show or sound the message, so it is no longer silent: \(display.joined(separator: ", ")).")
+            warnings.append(Localized.text("composer.warning.not_silent", display.joined(separator: Localized.text("list.separator"))))
         }
         return warnings
     }

@@ -20,12 +20,13 @@ extension CampaignPages {
         let targets = Self.targetText(spec.audience)
         let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         return pages.page(ReviewView(
-            chrome: chrome(context, title: "Review: \(record.name)"), campaign: CampaignRow(record, viewer: context.viewer),
-            variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.warnings,
+            chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer),
+            variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.notes.map(Localized.planWarning),
             holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
+            holdoutText: Localized.text("review.holdout", Localized.percent(whole: spec.holdoutPercent)),
             actions: ReviewView.Actions(
-                scheduleLabel: canPublish ? when.scheduled.map { "Schedule for \($0.text)" } : nil,
-                sendNowLabel: canPublish ? "Send now to \(targets)" : nil,
+                scheduleLabel: canPublish ? when.scheduled.map { Localized.text("review.schedule_for", $0.text) } : nil,
+                sendNowLabel: canPublish ? Localized.text("review.send_now_to", targets) : nil,
                 sendNowQuestion: Self.sendNowQuestion(record.name, targets),
                 nextRun: record.status == .draft || record.status == .scheduled ? when.scheduled : nil,
                 scheduleProblem: record.status == .draft ? when.problem : nil,
@@ -85,12 +86,12 @@ extension CampaignPages {
             return (ReviewView.NextRun(text: dateTime(date, in: scheduleZone(schedule)), utc: dateTime(date, in: .gmt),
                                        iso: ISO8601DateFormatter().string(from: date)), nil)
         case .failure(let errors):
-            return (nil, "It cannot be scheduled: " + errors.errors.map(\.message).joined(separator: "; ") + ". Edit its schedule first.")
+            return (nil, Localized.text("review.cannot_schedule", Localized.fieldErrors(errors.errors)))
         }
     }
 
     static func sendNowQuestion(_ name: String, _ targets: String) -> String {
-        "“\(name)” goes to \(targets) now. Devices get it within seconds, and a sent message cannot be taken back."
+        Localized.text("review.send_now_question", name, targets)
     }
 
     /// Schedule arms a campaign for its time; one without a time would be sent at once, so that
@@ -101,9 +102,9 @@ extension CampaignPages {
         if Self.sendingTime(spec, now: Date()).scheduled == nil, spec.schedule == nil || spec.schedule == .now {
             let targets = Self.targetText(spec.audience)
             if let page = ConfirmView.unlessConfirmed(
-                context, pages: pages, heading: "This campaign has no schedule",
-                text: "Scheduling it would send it now: " + Self.sendNowQuestion(record.name, targets) + " To send later, give it a date and time in the composer.",
-                confirmLabel: "Send now to \(targets)", back: "/campaigns/\(record.id)/review") {
+                context, pages: pages, heading: Localized.text("review.no_schedule.heading"),
+                text: Localized.text("review.no_schedule.text", Self.sendNowQuestion(record.name, targets)),
+                confirmLabel: Localized.text("review.send_now_to", targets), back: "/campaigns/\(record.id)/review") {
                 return page
             }
         }
@@ -114,9 +115,9 @@ extension CampaignPages {
 
     func publish(_ context: RequestContext) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
-        let targets = (try? record.spec()).map { Self.targetText($0.audience) } ?? "its audience"
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Send now?", text: Self.sendNowQuestion(record.name, targets),
-                                                  confirmLabel: "Send now to \(targets)", back: "/campaigns/\(record.id)/review") {
+        let targets = (try? record.spec()).map { Self.targetText($0.audience) } ?? Localized.text("review.its_audience")
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.send_now.heading"), text: Self.sendNowQuestion(record.name, targets),
+                                                  confirmLabel: Localized.text("review.send_now_to", targets), back: "/campaigns/\(record.id)/review") {
             return page
         }
         return try act(context, notice: .published, then: "report") { id, version in
@@ -127,8 +128,8 @@ extension CampaignPages {
     func cancel(_ context: RequestContext) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
         let back = context.form.value("back") == "list" ? "list" : "review"
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Cancel this campaign?", text: CampaignRow.cancelQuestion(record.name),
-                                                  confirmLabel: "Cancel campaign", back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.cancel.heading"), text: CampaignRow.cancelQuestion(record.name),
+                                                  confirmLabel: Localized.text("common.cancel_campaign"), back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
             return page
         }
         return try act(context, notice: .cancelled, then: back) { id, version in
@@ -163,8 +164,8 @@ extension CampaignPages {
 
     func delete(_ context: RequestContext) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Delete this draft?", text: CampaignRow.deleteQuestion(record.name),
-                                                  confirmLabel: "Delete draft", back: "/campaigns") {
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.delete.heading"), text: CampaignRow.deleteQuestion(record.name),
+                                                  confirmLabel: Localized.text("list.delete_draft"), back: "/campaigns") {
             return page
         }
         return try act(context, notice: .deleted, then: "list") { id, version in
@@ -178,8 +179,8 @@ extension CampaignPages {
         let record = try campaigns.get(try context.campaignID())
         let variant = context.form.value("variant") ?? ""
         if let page = ConfirmView.unlessConfirmed(
-            context, pages: pages, heading: "Send variant \(variant) to the rest?", text: Self.winnerQuestion(record.name, variant),
-            confirmLabel: "Send variant \(variant) to the rest", danger: false, back: "/campaigns/\(record.id)/report") {
+            context, pages: pages, heading: Localized.text("review.winner.heading", variant), text: Self.winnerQuestion(record.name, variant),
+            confirmLabel: Localized.text("review.winner.confirm", variant), danger: false, back: "/campaigns/\(record.id)/report") {
             return page
         }
         return try act(context, notice: .winnerSent, then: "report") { id, _ in
@@ -188,7 +189,7 @@ extension CampaignPages {
     }
 
     static func winnerQuestion(_ name: String, _ variant: String) -> String {
-        "Variant \(variant) of “\(name)” goes now to the part of the audience the test left out (its holdout). Those devices get it within seconds; it cannot be taken back, and the holdout is no longer a control group."
+        Localized.text("review.winner.question", variant, name)
     }
 
     /// Runs one action on the campaign at the form's version, then redirects with a notice; a
@@ -204,12 +205,13 @@ extension CampaignPages {
             let target = then == "list" || record == nil ? "/campaigns" : "/campaigns/\(id)/\(then)"
             return PageRenderer.redirect(to: "\(target)?notice=\(notice.rawValue)")
         } catch AppError.versionMismatch(let current) {
-            (actionError, status) = ("Someone changed this campaign (now version \(current)) after you opened the page. Check it below, then try again.", 409)
-        } catch AppError.conflict(_, _, let detail, let current) {
-            let state = current.map { " This campaign is \(Self.statusText($0).lowercased())." } ?? ""
-            (actionError, status) = ("Not done: \(detail)\(state)", 409)
+            (actionError, status) = (Localized.text("review.error.changed", Localized.number(current)), 409)
+        } catch AppError.conflict(let code, _, let detail, let current) {
+            let state = current.map { Localized.text("review.error.state", Self.statusText($0).lowercased()) } ?? ""
+            (actionError, status) = (Localized.text("review.error.not_done", Localized.problemDetail(code: code, detail)) + state, 409)
         } catch AppError.invalid(let errors, let title) {
-            (actionError, status) = ("\(title): " + errors.errors.map(\.message).joined(separator: "; ") + ".", 422)
+            (actionError, status) = (Localized.text("review.error.invalid", Localized.problemTitle(code: "validation_failed", title),
+                                                    Localized.fieldErrors(errors.errors)), 422)
         } catch AppError.refused(_, let title, let detail) {
             (actionError, status) = ("\(title): \(detail)", 422)
         }
@@ -233,10 +235,10 @@ extension CampaignPages {
             let (record, _, results) = try campaigns.testSend(id, variantKey: key, tokens: tokens, by: context.actor, now: Date())
             return try reviewPage(record, context: context, tests: results, testVariant: key, tokens: typed)
         } catch AppError.sendingNotConfigured {
-            return try reviewPage(try campaigns.get(id), context: context, testVariant: key, testError: "Sending is not configured on this server.",
+            return try reviewPage(try campaigns.get(id), context: context, testVariant: key, testError: Localized.text("review.test.not_configured"),
                                   tokens: typed, status: 503)
         } catch AppError.invalid(let errors, _) {
-            let message = errors.errors.map(\.message).joined(separator: "; ") + "."
+            let message = Localized.fieldErrors(errors.errors) + Localized.text("sentence.end")
             return try reviewPage(try campaigns.get(id), context: context, testVariant: key, testError: message, tokens: typed, status: 422)
         }
     }

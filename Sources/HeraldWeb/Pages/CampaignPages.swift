@@ -47,8 +47,8 @@ struct CampaignPages: Sendable {
         let summaries = try campaigns.summaries(page.campaigns.map(\.id))
         let rows = page.campaigns.map { CampaignRow($0, viewer: context.viewer, summary: summaries[$0.id]) }
         return pages.page(CampaignListView(
-            chrome: chrome(context, title: "Campaigns"), q: query, filtered: status != nil || !query.isEmpty, paged: cursor != nil,
-            statuses: [Choice("", text: "All statuses", selected: status == nil)]
+            chrome: chrome(context, title: Localized.text("nav.campaigns")), q: query, filtered: status != nil || !query.isEmpty, paged: cursor != nil,
+            statuses: [Choice("", text: Localized.text("list.all_statuses"), selected: status == nil)]
                 + CampaignStatus.allCases.map { Choice($0.rawValue, text: Self.statusText($0), selected: $0 == status) },
             campaigns: rows, empty: page.campaigns.isEmpty, next: next))
     }
@@ -69,7 +69,7 @@ struct CampaignPages: Sendable {
     func save(_ context: RequestContext) throws -> HTTPResponse {
         let id = try context.request.parameters["id"].map { _ in try context.campaignID() }
         if let problem = context.formError {
-            return pages.page(MessageView(context, heading: "The form could not be read", text: problem), status: 400)
+            return pages.page(MessageView(context, heading: Localized.text("composer.unreadable"), text: problem), status: 400)
         }
         var form = CampaignForm(fields: context.form.fields)
         var uploadErrors = FormErrors()
@@ -78,14 +78,14 @@ struct CampaignPages: Sendable {
                 let stored = try images.upload(file.body, by: context.actor)
                 form.imageURL = Self.publicURL(context, stored.path)
             } catch AppError.invalid(let errors, _) {
-                for error in errors.errors { uploadErrors.add("image_file", error.message) }
+                for error in errors.errors { uploadErrors.add("image_file", Localized.fieldError(error)) }
             }
         }
         let action = context.form.value("action") ?? "save"
         if let edit = CampaignForm.RowEdit(action: action) {
             // A row added or removed without JavaScript: the same form back, nothing saved yet.
             var errors = uploadErrors
-            if !form.apply(edit) { errors.add("variants", "A campaign has at most \(CampaignLimits.variants) variants.") }
+            if !form.apply(edit) { errors.add("variants", Localized.text("composer.error.variants_max", Localized.number(CampaignLimits.variants))) }
             let status = try id.map { try campaigns.get($0).status }
             return composer(form, errors: errors, id: id?.description, status: status, context: context)
         }
@@ -107,12 +107,12 @@ struct CampaignPages: Sendable {
             return try conflict(form: form, current: try campaigns.get(id), context: context)
         } catch AppError.conflict(_, _, _, let status?) {
             var errors = FormErrors()
-            errors.add("form", "This campaign is \(Self.statusText(status).lowercased()) and can no longer be edited; duplicate it to reuse its content.")
+            errors.add("form", Localized.text("composer.error.not_editable", Self.statusText(status).lowercased()))
             return composer(form, errors: errors, id: id.description, status: status, context: context, httpStatus: 409)
         } catch AppError.invalid(let refusal, _) {
             var errors = FormErrors()
             for error in refusal.errors {
-                errors.add("form", "This campaign is scheduled, so it needs a time still ahead: \(error.message). Change the schedule, or cancel the campaign first.")
+                errors.add("form", Localized.text("composer.error.needs_future", Localized.fieldError(error)))
             }
             return composer(form, errors: errors, id: id.description, status: try campaigns.get(id).status, context: context, httpStatus: 422)
         }
@@ -125,14 +125,14 @@ struct CampaignPages: Sendable {
         mine.version = current.version
         var ignored = FormErrors()
         let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored), yourVersion: form.version)
-        return pages.page(ComposerView(chrome: chrome(context, title: "Conflict: \(current.name)"), form: mine, errors: FormErrors(),
+        return pages.page(ComposerView(chrome: chrome(context, title: Localized.text("composer.conflict.title", current.name)), form: mine, errors: FormErrors(),
                                        campaignID: current.id.description, status: current.status, conflict: conflict,
                                        segments: segmentChoices()), status: 409)
     }
 
     func composer(_ form: CampaignForm, errors: FormErrors, id: String?, status: CampaignStatus?, context: RequestContext,
                   httpStatus: Int = 200) -> HTTPResponse {
-        pages.page(ComposerView(chrome: chrome(context, title: id == nil ? "New campaign" : "Edit: \(form.name)"), form: form,
+        pages.page(ComposerView(chrome: chrome(context, title: id == nil ? Localized.text("nav.new_campaign") : Localized.text("composer.edit_title", form.name)), form: form,
                                 errors: errors, campaignID: id, status: status, segments: segmentChoices()), status: httpStatus)
     }
 
@@ -164,22 +164,7 @@ struct CampaignPages: Sendable {
         case saved, scheduled, published, cancelled, paused, resumed, deleted, duplicated, winnerSent = "winner-sent"
         case submitted, approved, rejected
 
-        var text: String {
-            switch self {
-            case .saved: "Draft saved."
-            case .scheduled: "Campaign scheduled."
-            case .published: "Campaign published: sending starts now."
-            case .cancelled: "Campaign cancelled."
-            case .paused: "Campaign paused: nothing more is sent until it is resumed."
-            case .resumed: "Campaign resumed: what was not sent yet goes out now."
-            case .deleted: "Draft deleted."
-            case .duplicated: "Campaign duplicated: this is the copy."
-            case .winnerSent: "The winner is on its way to the rest of the audience."
-            case .submitted: "Submitted for approval: a publisher other than its last editor approves or rejects it."
-            case .approved: "Approved: this version may now be scheduled or sent."
-            case .rejected: "Rejected: the editor sees your comment."
-            }
-        }
+        var text: String { Localized.text("notice.\(rawValue)") }
     }
 
     static func notice(_ context: RequestContext) -> String? {

@@ -38,8 +38,10 @@ struct PageRenderer: Sendable {
     }
 
     /// The page as HTML with Herald's security headers; `status` 200 unless said otherwise.
+    /// The texts are the chrome's language's (`{{t.key}}`).
     func page<View: PageView>(_ view: View, status: Int = 200) -> HTTPResponse {
-        guard let html = library.render(view, withTemplate: View.template) else {
+        let texts = TemplateTexts(tables: .shipped, language: view.chrome.language, key: "")
+        guard let html = library.render(LocalizedPage(view: view, texts: texts), withTemplate: View.template) else {
             preconditionFailure("no template named \(View.template)")
         }
         var headers = HTTPHeaders()

@@ -6,16 +6,7 @@ import HeraldJSON
 /// How campaigns read in the pages: statuses, schedules, targets and times in plain words.
 extension CampaignPages {
     static func statusText(_ status: CampaignStatus) -> String {
-        switch status {
-        case .draft: "Draft"
-        case .scheduled: "Scheduled"
-        case .sending: "Sending"
-        case .sent: "Sent"
-        case .partiallyFailed: "Partly failed"
-        case .failed: "Failed"
-        case .cancelled: "Cancelled"
-        case .paused: "Paused"
-        }
+        Localized.text("status.\(status.rawValue)")
     }
 
     static func approvalText(_ state: ApprovalState) -> String {
@@ -36,22 +27,46 @@ extension CampaignPages {
     }
 
     static func scheduleText(_ schedule: Schedule?) -> String {
-        guard let json = schedule?.toJSON().objectValue else { return "Not scheduled" }
+        guard let json = schedule?.toJSON().objectValue else { return Localized.text("schedule.none") }
         let zone = json["time_zone"]?.stringValue ?? ""
-        let until = json["until"]?.stringValue.map { " until \($0)" } ?? ""
+        let until = json["until"]?.stringValue.map { Localized.text("schedule.until", dayText($0)) } ?? ""
+        let time = timeText(json["time"]?.stringValue ?? "")
         switch json["kind"]?.stringValue {
-        case "now": return "As soon as published"
-        case "once": return "Once, " + localTime(json["at"]?.stringValue ?? "", zone: zone)
-        case "daily": return "Daily at \(json["time"]?.stringValue ?? "") \(zone)\(until)"
+        case "now": return Localized.text("schedule.now")
+        case "once": return Localized.text("schedule.once", localTime(json["at"]?.stringValue ?? "", zone: zone))
+        case "daily": return Localized.text("schedule.daily", time, zone, until)
         case "weekly":
-            let days = (json["days"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
-            return "Weekly (\(days)) at \(json["time"]?.stringValue ?? "") \(zone)\(until)"
-        default: return "Not scheduled"
+            let days = (json["days"]?.arrayValue ?? []).compactMap(\.stringValue).map(weekdayText)
+            return Localized.text("schedule.weekly", days.joined(separator: Localized.text("list.separator")), time, zone, until)
+        default: return Localized.text("schedule.none")
         }
+    }
+
+    /// A day of a schedule ("mon") in the page's language; English keeps the contract's word.
+    static func weekdayText(_ day: String) -> String {
+        let order = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+        guard Localized.language != .en, let index = order.firstIndex(of: day) else { return day }
+        let names = DateTexts.shared.weekdays(Localized.language)
+        return index < names.count ? names[index] : day
+    }
+
+    /// A schedule's "09:30" in the page's digits.
+    static func timeText(_ text: String) -> String {
+        let parts = text.split(separator: ":").compactMap { Int($0) }
+        guard Localized.language != .en, parts.count >= 2 else { return text }
+        return DateTexts.shared.time(hour: parts[0], minute: parts[1], language: Localized.language) ?? text
+    }
+
+    /// A schedule's last day ("2026-05-01") in the page's language and calendar.
+    static func dayText(_ text: String) -> String {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard Localized.language != .en, parts.count == 3 else { return text }
+        return DateTexts.shared.day(year: parts[0], month: parts[1], day: parts[2], language: Localized.language) ?? text
     }
 
     static func targetText(_ audience: Audience) -> String {
         switch audience {
+        // Topic names are Latin and shown in an LTR island: the separator stays ", ".
         case .topics(let topics): topics.joined(separator: ", ")
         case .condition(let condition): condition
         case .segment: "a segment"
@@ -92,15 +107,19 @@ extension CampaignPages {
     }
 
     /// "Fri 20 Mar 2026, 09:30 Asia/Tehran": weekday, day, month, year, 24-hour time and the zone,
-    /// so a time is never read in the wrong zone.
+    /// so a time is never read in the wrong zone. Other languages write it through Foundation's
+    /// formatters (`DateTexts`): "یکشنبه ۱ فروردین ۱۴۰۶، ۰۹:۳۰ (۲۱ مارس ۲۰۲۷) Asia/Tehran".
     static func dateTime(_ date: Date, in zone: TimeZone) -> String {
+        let zoneName = zone.secondsFromGMT() == 0 && ["GMT", "UTC"].contains(zone.identifier) ? "UTC" : zone.identifier
+        if Localized.language != .en {
+            return DateTexts.shared.dateTime(date, in: zone, zoneName: zoneName, language: Localized.language)
+        }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute], from: date)
         let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         func two(_ number: Int?) -> String { number.map { $0 < 10 ? "0\($0)" : String($0) } ?? "00" }
-        let zoneName = zone.secondsFromGMT() == 0 && ["GMT", "UTC"].contains(zone.identifier) ? "UTC" : zone.identifier
         return "\(weekdays[(parts.weekday ?? 1) - 1]) \(parts.day ?? 1) \(months[(parts.month ?? 1) - 1]) \(parts.year ?? 0), "
             + "\(two(parts.hour)):\(two(parts.minute)) \(zoneName)"
     }

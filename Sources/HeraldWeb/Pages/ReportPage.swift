@@ -15,33 +15,40 @@ extension CampaignPages {
                 key: line.key, baseline: line.baseline, sent: line.requestsSent, failed: line.requestsFailed, opens: line.opens,
                 conversions: line.conversions, rate: line.conversionRate.map(Self.percent) ?? "—",
                 difference: line.comparison.map { Self.signedPoints($0.difference) },
-                interval: line.comparison.map { "\(Self.signedPoints($0.interval.lowerBound)) to \(Self.signedPoints($0.interval.upperBound))" },
+                interval: line.comparison.map { Localized.text("report.interval", Self.signedPoints($0.interval.lowerBound), Self.signedPoints($0.interval.upperBound)) },
                 confidence: line.comparison.map { Self.percent(1 - $0.pValue) })
         }
         let planned = report.requestsPlanned, done = report.requestsAnswered
+        let winnerSent = report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first
         return pages.page(ReportView(
-            chrome: chrome(context, title: "Report: \(report.campaign.name)"), campaign: CampaignRow(report.campaign, viewer: context.viewer),
+            chrome: chrome(context, title: Localized.text("report.title", report.campaign.name)), campaign: CampaignRow(report.campaign, viewer: context.viewer),
             runs: report.runs.map(ReportView.Run.init), noRuns: report.runs.isEmpty, sending: report.isSending, planned: planned, done: done,
-            progressPercent: planned > 0 ? done * 100 / planned : 0, variants: rows,
-            verdict: report.verdictSentence, rule: ABStatistics.rule(),
+            progressPercent: planned > 0 ? done * 100 / planned : 0,
+            progressText: Localized.text("report.progress", Localized.number(done), Localized.number(planned)),
+            progressPercentText: Localized.percent(whole: planned > 0 ? done * 100 / planned : 0), variants: rows,
+            verdict: Self.verdictText(report.verdict), rule: Self.ruleText(ABStatistics.minimumSample),
             failures: report.failures.map(ReportView.Failure.init),
-            chart: SVGChart.groupedBars(title: "Opens and conversions per variant (events the apps reported)", categories: keys,
-                                        series: [.init(label: "Opens", cssClass: "bar-opens"), .init(label: "Conversions", cssClass: "bar-conversions")],
+            chart: SVGChart.groupedBars(title: Localized.text("report.chart.events"), categories: keys,
+                                        series: [.init(label: Localized.text("report.chart.opens"), cssClass: "bar-opens"), .init(label: Localized.text("report.chart.conversions"), cssClass: "bar-conversions")],
                                         values: report.variants.map { [$0.opens, $0.conversions] }),
-            deliveryChart: SVGChart.groupedBars(title: "Requests to FCM sent and failed per variant", categories: keys,
-                                                series: [.init(label: "Requests sent", cssClass: "bar-sent"), .init(label: "Failed", cssClass: "bar-failed")],
+            deliveryChart: SVGChart.groupedBars(title: Localized.text("report.chart.delivery"), categories: keys,
+                                                series: [.init(label: Localized.text("report.requests_sent"), cssClass: "bar-sent"), .init(label: Localized.text("report.failed"), cssClass: "bar-failed")],
                                                 values: report.variants.map { [$0.requestsSent, $0.requestsFailed] }),
-            trendChart: SVGChart.hourly(title: "By hour (UTC): opens, conversions and failed requests", hours: report.hours.map(\.start),
-                                        series: [.init(label: "Opens", cssClass: "bar-opens"), .init(label: "Conversions", cssClass: "bar-conversions"),
-                                                 .init(label: "Failed requests", cssClass: "bar-failed")],
+            trendChart: SVGChart.hourly(title: Localized.text("report.chart.hourly"), hours: report.hours.map(\.start),
+                                        series: [.init(label: Localized.text("report.chart.opens"), cssClass: "bar-opens"), .init(label: Localized.text("report.chart.conversions"), cssClass: "bar-conversions"),
+                                                 .init(label: Localized.text("report.chart.failed_requests"), cssClass: "bar-failed")],
                                         values: report.hours.map { [$0.opens, $0.conversions, $0.requestsFailed] }),
             hasDeliveryData: done > 0, hasEventData: report.variants.contains { $0.opens + $0.conversions > 0 },
             hasTrend: !report.hours.isEmpty,
             winnerOffer: Self.winnerOffer(report, role: context.viewer?.role ?? .viewer),
-            winnerSent: report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first,
-            devicesLine: report.devices.map { "Devices reached: \($0.reached); failed: \($0.failed); found dead since (now invalid): \($0.nowInvalid)." },
+            winnerSent: winnerSent, winnerSentText: Localized.text("report.winner.sent", winnerSent ?? ""),
+            devicesLine: report.devices.map {
+                Localized.text("report.devices_line", Localized.number($0.reached), Localized.number($0.failed), Localized.number($0.nowInvalid))
+            },
             winnerDecision: report.winnerDecision.flatMap { decision in
-                decision["sentence"]?.stringValue.map { "Automatic winner, decided \(Self.shortTime(decision["decided_at"]?.stringValue ?? "")): \($0)" }
+                decision["sentence"]?.stringValue.map {
+                    Localized.text("report.winner_decision", Self.shortTime(decision["decided_at"]?.stringValue ?? ""), $0)
+                }
             }))
     }
 
@@ -54,9 +61,10 @@ extension CampaignPages {
         var leader = report.variants.first { $0.baseline }?.key
         if case .leads(let key, _, _)? = report.verdict { leader = key }
         return ReportView.WinnerOffer(
-            choices: report.variants.map { Choice($0.key, text: "Variant \($0.key)", selected: $0.key == leader) },
-            question: "The chosen variant goes now to the \(spec.holdoutPercent)% of the audience the test left out. Devices get it within seconds; it cannot be taken back, and that holdout is no longer a control group.",
-            holdoutPercent: spec.holdoutPercent)
+            choices: report.variants.map { Choice($0.key, text: Localized.text("field.variant", $0.key), selected: $0.key == leader) },
+            question: Localized.text("report.winner.question", Localized.percent(whole: spec.holdoutPercent)),
+            holdoutPercent: spec.holdoutPercent,
+            label: Localized.text("report.winner.label", Localized.percent(whole: spec.holdoutPercent)))
     }
 
     /// The report as a CSV download (the same rows as the API's `?format=csv`).
@@ -75,12 +83,32 @@ extension CampaignPages {
 
     static func percent(_ value: Double) -> String {
         let tenths = Int((value * 1000).rounded())
+        guard Localized.language == .en else { return Localized.percent(Double(tenths) / 1000, digits: 1) }
         return "\(tenths / 10).\(abs(tenths % 10))%"
     }
 
     static func signedPoints(_ value: Double) -> String {
         let tenths = Int((value * 1000).rounded())
         let sign = tenths > 0 ? "+" : tenths < 0 ? "−" : "±"
-        return "\(sign)\(abs(tenths) / 10).\(abs(tenths) % 10) pts"
+        let magnitude = Localized.language == .en ? "\(abs(tenths) / 10).\(abs(tenths) % 10)" : Localized.decimal(Double(abs(tenths)) / 10, digits: 1)
+        return Localized.text("report.points", sign + magnitude)
+    }
+
+    /// The A/B verdict in the page's language (`ABStatistics.Verdict.sentence` is its English).
+    static func verdictText(_ verdict: ABStatistics.Verdict?) -> String {
+        switch verdict {
+        case nil: return Localized.text("report.verdict.single")
+        case .notEnoughData(let needed)?: return Localized.text("report.verdict.not_enough", ruleText(needed))
+        case .noClearWinner(let baseline)?: return Localized.text("report.verdict.no_winner", baseline)
+        case .leads(let key, let baseline, let p)?:
+            let pText = Localized.language == .en ? String(format: "%.4f", p) : Localized.decimal(p, digits: 4)
+            let confidence = Localized.language == .en ? String(format: "%.1f%%", (1 - p) * 100) : Localized.percent(1 - p, digits: 1)
+            return Localized.text("report.verdict.leads", key, baseline, confidence, pText)
+        }
+    }
+
+    /// "a winner is called only once every variant has at least 100 opens".
+    static func ruleText(_ minimum: Int) -> String {
+        Localized.text("report.rule", Localized.number(minimum))
     }
 }

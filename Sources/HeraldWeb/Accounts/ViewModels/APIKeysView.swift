@@ -8,6 +8,7 @@ struct APIKeysView: PageView {
         let name: String
         let prefix: String
         let role: String
+        let roleText: String
         let scope: String
         let createdBy: String
         let createdAt: String
@@ -17,7 +18,7 @@ struct APIKeysView: PageView {
         let revokeQuestion: String
 
         static func revokeQuestion(_ key: APIKeyRecord) -> String {
-            "Programs using “\(key.name)” (\(key.prefix)…) stop working at once. A revoked key cannot be restored; create a new one to replace it."
+            Localized.text("keys.revoke.question", key.name, key.prefix)
         }
 
         init(_ key: APIKeyRecord) {
@@ -25,10 +26,11 @@ struct APIKeysView: PageView {
             name = key.name
             prefix = key.prefix
             role = key.role.rawValue
+            roleText = Localized.text("role.\(key.role.rawValue)")
             scope = key.scope.rawValue
             createdBy = key.createdBy ?? ""
             createdAt = CampaignPages.shortTime(key.createdAt)
-            lastUsedAt = key.lastUsedAt.map(CampaignPages.shortTime) ?? "never"
+            lastUsedAt = key.lastUsedAt.map(CampaignPages.shortTime) ?? Localized.text("keys.never")
             revokedAt = key.revokedAt ?? ""
             revokeQuestion = Self.revokeQuestion(key)
             revoked = key.revokedAt != nil
@@ -43,7 +45,7 @@ struct APIKeysView: PageView {
     static let template = "accounts-api-keys"
     let chrome: PageChrome
     let keys: [Row]
-    let roles = Role.allCases.map { Choice($0.rawValue) }
+    let roles = Role.allCases.map { Choice($0.rawValue, text: Localized.text("role.\($0.rawValue)")) }
     let created: Created?
     let error: String?
 }

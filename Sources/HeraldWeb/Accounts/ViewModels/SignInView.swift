@@ -2,9 +2,18 @@
 /// session's: nobody is signed in yet, so the chrome shows no viewer.
 struct SignInView: PageView {
     static let template = "sign-in"
-    let chrome = PageChrome(title: "Sign in")
+    let chrome: PageChrome
     let next: String
     let email: String
     let csrfToken: String
     let error: String?
+
+    init(next: String, email: String, csrfToken: String, error: String?) {
+        // The language switcher of a visitor brings them back here, still bound for `next`.
+        chrome = PageChrome(title: Localized.text("signin.submit"), next: next)
+        self.next = next
+        self.email = email
+        self.csrfToken = csrfToken
+        self.error = error
+    }
 }

@@ -6,6 +6,7 @@ struct UsersView: PageView {
         let id: String
         let email: String
         let role: String
+        let roleText: String
         let disabled: Bool
         let createdAt: String
         /// An admin cannot demote or disable themself from this page.
@@ -16,16 +17,17 @@ struct UsersView: PageView {
             id = user.id
             email = user.email
             role = user.role.rawValue
+            roleText = Localized.text("role.\(user.role.rawValue)")
             disabled = user.disabled
             createdAt = CampaignPages.shortTime(user.createdAt)
             isSelf = user.id == viewer?.userID
-            roles = Role.allCases.map { Choice($0.rawValue, selected: $0 == user.role) }
+            roles = Role.allCases.map { Choice($0.rawValue, text: Localized.text("role.\($0.rawValue)"), selected: $0 == user.role) }
         }
     }
 
     static let template = "accounts-users"
     let chrome: PageChrome
     let users: [Row]
-    let roles = Role.allCases.map { Choice($0.rawValue) }
+    let roles = Role.allCases.map { Choice($0.rawValue, text: Localized.text("role.\($0.rawValue)")) }
     let error: String?
 }

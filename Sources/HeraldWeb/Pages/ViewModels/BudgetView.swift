@@ -11,6 +11,13 @@ struct BudgetView: Sendable {
     let byteLimit: Int
     let over: Bool
     let advice: String
+    /// How the two limits are counted.
+    let hint: String
+    /// The figures in the page's digits.
+    let charactersText: String
+    let characterLimitText: String
+    let bytesText: String
+    let byteLimitText: String
 
     init(_ form: CampaignForm) {
         var ignored = FormErrors()
@@ -24,8 +31,22 @@ struct BudgetView: Sendable {
         bytes = worst?.bytes ?? 0
         byteLimit = worst?.byteLimit ?? Target.topic("t").payloadLimit
         over = worst?.isOver ?? false
-        let variantNote = budgets.count > 1 && over ? " (variant \(worst?.variant ?? ""))" : ""
-        advice = (worst?.advice).map { $0 + variantNote } ?? ""
+        let variantNote = budgets.count > 1 && over ? Localized.text("budget.variant_note", worst?.variant ?? "") : ""
+        advice = worst.flatMap(Self.advice).map { $0 + variantNote } ?? ""
+        hint = Localized.text("composer.budget.hint", Localized.number(byteLimit))
+        charactersText = Localized.number(characters)
+        characterLimitText = Localized.number(characterLimit)
+        bytesText = Localized.number(bytes)
+        byteLimitText = Localized.number(byteLimit)
+    }
+
+    /// What to cut, in the page's language (`MessageBudget.advice` is the English of it).
+    static func advice(_ budget: MessageBudget) -> String? {
+        guard let cut = budget.charactersToCut else {
+            return Localized.text("budget.data_over", Localized.number(budget.bytes), Localized.number(budget.byteLimit))
+        }
+        guard cut > 0 else { return nil }
+        return Localized.plural("budget.shorten", count: cut)
     }
 
     var json: JSON {

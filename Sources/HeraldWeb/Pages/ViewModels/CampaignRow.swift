@@ -18,6 +18,8 @@ struct CampaignRow: Sendable {
     /// Who wrote the current version ("my scripts (API key)"), for "Last change … by".
     let changedBy: String
     let version: Int
+    /// The version in the page's digits.
+    let versionText: String
     let editable: Bool
     let cancellable: Bool
     let pausable: Bool
@@ -37,13 +39,13 @@ struct CampaignRow: Sendable {
     init(_ record: CampaignRecord, viewer: Viewer?, summary: CampaignSummary?) {
         self.init(record, viewer: viewer)
         guard let summary else { return }
-        if when == "—", let finished = summary.lastFinishedAt { when = "Sent " + CampaignPages.shortTime(finished) }
-        results = "\(summary.requestsSent) request\(summary.requestsSent == 1 ? "" : "s") sent"
-            + (summary.requestsFailed > 0 ? " · \(summary.requestsFailed) failed" : "")
+        if when == "—", let finished = summary.lastFinishedAt { when = Localized.text("list.sent_at", CampaignPages.shortTime(finished)) }
+        results = Localized.plural("list.requests_sent", count: summary.requestsSent)
+            + (summary.requestsFailed > 0 ? Localized.text("list.requests_failed", Localized.number(summary.requestsFailed)) : "")
     }
 
     static func cancelQuestion(_ name: String) -> String {
-        "“\(name)” will send nothing more: no further run starts, and messages not yet sent are dropped. A cancelled campaign cannot be restarted; duplicate it to send it again."
+        Localized.text("list.cancel_question", name)
     }
 
     static func pauseQuestion(_ name: String) -> String {
@@ -55,7 +57,7 @@ struct CampaignRow: Sendable {
     }
 
     static func deleteQuestion(_ name: String) -> String {
-        "The draft “\(name)” is deleted for good."
+        Localized.text("list.delete_question", name)
     }
 
     init(_ record: CampaignRecord, viewer: Viewer?) {
@@ -75,6 +77,7 @@ struct CampaignRow: Sendable {
         author = record.author ?? "API"
         changedBy = record.updatedBy?.description ?? author
         version = record.version
+        versionText = Localized.number(record.version)
         editable = record.status.isEditable && role >= .editor
         cancellable = record.status.isCancellable && role >= .publisher
         pausable = record.status.isPausable && role >= .publisher
@@ -85,7 +88,7 @@ struct CampaignRow: Sendable {
         pauseQuestion = Self.pauseQuestion(record.name)
         resumeQuestion = Self.resumeQuestion(record.name)
         if let next = record.nextRunAt, record.status == .scheduled {
-            when = "Next: " + (spec.flatMap { CampaignPages.nextRunText(next, schedule: $0.schedule) } ?? CampaignPages.shortTime(next))
+            when = Localized.text("list.next_at", spec.flatMap { CampaignPages.nextRunText(next, schedule: $0.schedule) } ?? CampaignPages.shortTime(next))
         }
         deleteQuestion = Self.deleteQuestion(record.name)
     }

@@ -124,6 +124,8 @@ struct ComposerFields: Sendable {
     let variantTemplate: VariantRow
     let dataTemplate: DataRow
     let maximumVariants = CampaignLimits.variants
+    /// "Up to 10 variants."
+    let variantsHint = Localized.text("composer.variants_hint", Localized.number(CampaignLimits.variants))
     let data: [DataRow]
     let multilineTitle: Bool
     let priorities: [Choice]
@@ -172,12 +174,13 @@ struct ComposerFields: Sendable {
         scheduleUntil = form.scheduleUntil
         holdoutPercent = form.holdoutPercent
         version = form.version
-        scheduleKinds = [("none", "Keep as a draft (schedule later)"), ("now", "Send now when published"), ("once", "Once, at a local time"),
-                         ("daily", "Every day"), ("weekly", "Every week")].map { Choice($0, text: $1, selected: form.scheduleKind == $0) }
+        scheduleKinds = ["none", "now", "once", "daily", "weekly"].map {
+            Choice($0, text: Localized.text("composer.schedule_kind.\($0)"), selected: form.scheduleKind == $0)
+        }
         timeZone = form.timeZone
         timeZones = Self.timeZones
-        days = zip(CampaignForm.weekdays, ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]).map {
-            Choice($0, text: $1, selected: form.scheduleDays.contains($0))
+        days = CampaignForm.weekdays.map {
+            Choice($0, text: Localized.text("composer.day.\($0)"), selected: form.scheduleDays.contains($0))
         }
         variants = form.variants.enumerated().map { VariantRow(number: $0 + 1, $1, errors, inheriting: (form.title, form.body)) }
         canAddVariant = form.variants.count < CampaignLimits.variants
@@ -188,8 +191,8 @@ struct ComposerFields: Sendable {
         variantTemplate = VariantRow(number: 0, blank, FormErrors(), index: "__ID__")
         dataTemplate = DataRow(prefix: "__PREFIX__", index: "__ROW__", number: 0, key: "", value: "")
         multilineTitle = form.title.contains("\n")
-        priorities = [("", "Default"), ("high", "High"), ("normal", "Normal")].map {
-            Choice($0, text: $1, selected: (form.options["priority"] ?? "") == $0)
+        priorities = [("", "default"), ("high", "high"), ("normal", "normal")].map {
+            Choice($0, text: Localized.text("composer.priority.\($1)"), selected: (form.options["priority"] ?? "") == $0)
         }
         func option(_ field: String) -> String { form.options[field] ?? "" }
         androidChannelID = option("android_channel_id")

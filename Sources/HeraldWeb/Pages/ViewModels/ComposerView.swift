@@ -24,6 +24,12 @@ struct ComposerView: PageView {
     let isNew: Bool
     let budget: BudgetView
     let imageLimitKB = ImageInspector.maximumBytes / 1024
+    /// "PNG, JPEG or GIF, at most 1024 KB (…)".
+    let imageHint = Localized.text("composer.image_hint", Localized.number(ImageInspector.maximumBytes / 1024))
+    /// The steps' numbers in the page's digits, by position ("1" … "6").
+    let numbers = Dictionary(uniqueKeysWithValues: (1...6).map { (String($0), Localized.number($0)) })
+    /// "The campaign was not saved: please fix this field" (or "these fields").
+    let errorHeading: String
     let preview: NotificationPreview
     let campaignID: String?
     let status: String?
@@ -45,6 +51,7 @@ struct ComposerView: PageView {
         self.errors = ComposerErrors(errors)
         hasErrors = !errors.isEmpty
         severalErrors = errors.order.count > 1
+        errorHeading = Localized.text(severalErrors ? "composer.errors.heading_many" : "composer.errors.heading_one")
         errorSummary = errors.order.flatMap { field in
             errors[field].map { ErrorLine(field: field, label: Self.label(field, in: form), message: $0) }
         }
@@ -59,25 +66,26 @@ struct ComposerView: PageView {
         self.conflict = conflict
     }
 
+    /// The form's fields with a name of their own in the tables (`field.<name>`).
+    static let labelledFields: Set<String> = [
+        "name", "title", "body", "image_url", "message_kind", "image_file", "topics", "condition", "segment", "tokens", "translations",
+        "schedule_kind", "schedule_at",
+        "schedule_time", "schedule_until", "time_zone", "schedule_days", "holdout_percent", "variants", "data", "form", "version",
+        "android_channel_id", "priority", "sound", "icon", "web_icon", "color", "click_action", "ios_badge", "ios_sound",
+        "ios_category", "web_link", "expiry_seconds", "analytics_label", "collapse_key", "overrides", "options",
+    ]
+
     /// A person's name for a form field, for the error summary.
     static func label(_ field: String, in form: CampaignForm) -> String {
-        let names = ["name": "Campaign name", "title": "Title", "body": "Text", "image_url": "Image URL", "message_kind": "Message type", "image_file": "Image upload",
-                     "topics": "Topics", "condition": "Condition", "segment": "Segment", "tokens": "Registration tokens", "translations": "Text in other languages", "schedule_kind": "Schedule", "schedule_at": "Date and time",
-                     "schedule_time": "Time of day", "schedule_until": "Until", "time_zone": "Time zone", "schedule_days": "Days",
-                     "holdout_percent": "Holdout", "variants": "Variants", "data": "Custom data", "form": "Campaign", "version": "Version",
-                     "android_channel_id": "Android channel", "priority": "Priority", "sound": "Android sound", "icon": "Android icon",
-                     "web_icon": "Web icon URL", "color": "Android color", "click_action": "Click action", "ios_badge": "iOS badge",
-                     "ios_sound": "iOS sound", "ios_category": "iOS category", "web_link": "Web link", "expiry_seconds": "Expiry",
-                     "analytics_label": "Analytics label", "collapse_key": "Collapse key", "overrides": "Platform overrides",
-                     "options": "Additional options"]
-        if let name = names[field] { return name }
+        if labelledFields.contains(field) { return Localized.text("field.\(field)") }
         // variant_<part>_<row>: name the variant by its key, as the author wrote it.
         if field.hasPrefix("variant_"), let id = Int(field.split(separator: "_").last ?? ""),
            let position = form.variants.firstIndex(where: { $0.id == id }) {
             let key = form.variants[position].key
-            let part = ["key": "key", "weight": "weight", "title": "title", "body": "text", "image": "image", "data": "custom data"][
-                String(field.split(separator: "_")[1])] ?? ""
-            return "Variant \(key.isEmpty ? String(position + 1) : key) \(part)".trimmingCharacters(in: .whitespaces)
+            let part = String(field.split(separator: "_")[1])
+            let name = key.isEmpty ? Localized.number(position + 1) : key
+            return ["key", "weight", "title", "body", "image", "data"].contains(part)
+                ? Localized.text("field.variant.\(part)", name) : Localized.text("field.variant", name)
         }
         return field.replacingOccurrences(of: "_", with: " ").capitalized
     }

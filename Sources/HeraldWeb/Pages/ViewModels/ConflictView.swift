@@ -18,17 +18,23 @@ struct ConflictView: Sendable {
     let theirs: String
     let yours: String
     let changes: [Change]
+    /// "ana@example.com saved version 4 at …; you started from version 3."
+    let summary: String
+    /// "Theirs (version 4)".
+    let theirsHeading: String
     let hasChanges: Bool
 
     init(current: CampaignRecord, yours: JSON, yourVersion: Int) {
         theirVersion = current.version
         self.yourVersion = yourVersion
-        theirAuthor = current.updatedBy?.description ?? current.author ?? "an API client"
+        theirAuthor = current.updatedBy?.description ?? current.author ?? Localized.text("composer.conflict.api_client")
         theirTime = CampaignPages.shortTime(current.updatedAt)
         theirs = current.content.prettyString()
         self.yours = yours.prettyString()
         changes = Self.differences(theirs: current.content, yours: yours)
         hasChanges = !changes.isEmpty
+        summary = Localized.text("composer.conflict.summary", theirAuthor, Localized.number(theirVersion), theirTime, Localized.number(yourVersion))
+        theirsHeading = Localized.text("composer.conflict.theirs", Localized.number(theirVersion))
     }
 
     static func differences(theirs: JSON, yours: JSON) -> [Change] {
@@ -38,7 +44,7 @@ struct ConflictView: Sendable {
         return keys.compactMap { key in
             let left = a[key], right = b[key]
             guard left != right else { return nil }
-            return Change(field: key, theirs: left.map(CampaignPages.brief) ?? "(none)", yours: right.map(CampaignPages.brief) ?? "(none)")
+            return Change(field: key, theirs: left.map(CampaignPages.brief) ?? Localized.text("composer.conflict.none"), yours: right.map(CampaignPages.brief) ?? Localized.text("composer.conflict.none"))
         }
     }
 }

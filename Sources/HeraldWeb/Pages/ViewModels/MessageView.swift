@@ -20,7 +20,7 @@ struct AccessDeniedView: PageView {
     let message: String
 
     init(_ context: RequestContext, message: String) {
-        heading = "Not allowed"
+        heading = Localized.text("access.denied")
         chrome = PageChrome(context, title: heading)
         self.message = message
     }

@@ -13,8 +13,8 @@ struct NotificationPreview: Sendable {
     let icon: String?
 
     init(title: String, body: String, imageURL: String, color: String, icon: String) {
-        self.title = title.isEmpty ? "Notification title" : title
-        self.body = body.isEmpty ? "Notification text" : body
+        self.title = title.isEmpty ? Localized.text("preview.placeholder_title") : title
+        self.body = body.isEmpty ? Localized.text("preview.placeholder_body") : body
         image = imageURL.isEmpty ? nil : Self.localImagePath(imageURL) ?? imageURL
         self.color = Message.isColor(color) ? color : nil
         self.icon = icon.isEmpty ? nil : icon

@@ -7,24 +7,26 @@ struct ReportView: PageView {
     /// One run of the campaign (a recurring campaign has one per occurrence).
     struct Run: Sendable {
         let status: String
+        let statusText: String
         let due: String
         let finished: String
-        let planned: Int
-        let sent: Int
-        let failed: Int
+        let planned: String
+        let sent: String
+        let failed: String
         /// While it sends: how many other runs' topic fan-outs go before it (one at a time).
         let queue: String?
 
         init(_ run: JSON) {
             let variants = run["variants"]?.objectValue ?? [:]
             status = run["status"]?.stringValue ?? ""
+            statusText = CampaignStatus(rawValue: status).map(CampaignPages.statusText) ?? status
             due = CampaignPages.shortTime(run["due_at"]?.stringValue ?? "")
             finished = run["finished_at"]?.stringValue.map(CampaignPages.shortTime) ?? "—"
-            planned = run["planned"]?.intValue ?? 0
-            sent = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.sent.rawValue]?.intValue ?? 0) }
-            failed = variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.failed.rawValue]?.intValue ?? 0) }
+            planned = Localized.number(run["planned"]?.intValue ?? 0)
+            sent = Localized.number(variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.sent.rawValue]?.intValue ?? 0) })
+            failed = Localized.number(variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.failed.rawValue]?.intValue ?? 0) })
             queue = run["fan_out_queue_ahead"]?.intValue.map { ahead in
-                ahead == 0 ? "next in the fan-out queue" : "\(ahead) fan-out\(ahead == 1 ? "" : "s") ahead in the queue"
+                ahead == 0 ? Localized.text("report.queue_next") : Localized.text("report.queue_ahead", Localized.number(ahead))
             }
         }
     }
@@ -51,6 +53,8 @@ struct ReportView: PageView {
         let code: String
         let message: String
         let attempts: Int
+        /// "2 attempts".
+        let attemptsText: String
 
         init(_ failure: JSON) {
             variant = failure["variant"]?.stringValue ?? ""
@@ -58,6 +62,7 @@ struct ReportView: PageView {
             code = failure["error"]?["code"]?.stringValue ?? ""
             message = failure["error"]?["message"]?.stringValue ?? ""
             attempts = failure["attempts"]?.intValue ?? 0
+            attemptsText = Localized.plural("report.attempts", count: attempts)
         }
     }
 
@@ -67,6 +72,8 @@ struct ReportView: PageView {
         let choices: [Choice]
         let question: String
         let holdoutPercent: Int
+        /// "Send the winner to the rest (10% of the audience, left out of the test)".
+        let label: String
     }
 
     static let template = "report"
@@ -79,6 +86,9 @@ struct ReportView: PageView {
     let planned: Int
     let done: Int
     let progressPercent: Int
+    /// "Sending: 3 of 10 requests to FCM done" and "30%".
+    let progressText: String
+    let progressPercentText: String
     let variants: [Variant]
     let verdict: String
     /// When a winner is called (`ABStatistics.rule`), the same words as the verdict's.
@@ -94,6 +104,7 @@ struct ReportView: PageView {
     let winnerOffer: WinnerOffer?
     /// The variant already sent to the rest, if any.
     let winnerSent: String?
+    let winnerSentText: String
     /// For a campaign to devices: the devices reached and failed, and those FCM has since called dead.
     var devicesLine: String? = nil
     /// The automatic winner's decision in words, with when it was made, once made.

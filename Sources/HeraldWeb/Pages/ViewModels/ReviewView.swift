@@ -10,6 +10,17 @@ struct ReviewView: PageView {
         let weight: Int
         let characters: Int
         let preview: NotificationPreview
+        /// "· weight 50 · 120 / 1000 characters".
+        let summary: String
+
+        init(key: String, weight: Int, characters: Int, preview: NotificationPreview) {
+            self.key = key
+            self.weight = weight
+            self.characters = characters
+            self.preview = preview
+            summary = Localized.text("review.variant_summary", Localized.number(weight), Localized.number(characters),
+                                     Localized.number(CampaignLimits.notificationCharacters))
+        }
     }
 
     /// One planned FCM request, its body as the scheduler will post it.
@@ -20,6 +31,17 @@ struct ReviewView: PageView {
         let variant: String
         let bytes: Int
         let body: String
+        /// "Request 1 · variant A · 312 bytes of payload".
+        let summary: String
+
+        init(number: Int, first: Bool, variant: String, bytes: Int, body: String) {
+            self.number = number
+            self.first = first
+            self.variant = variant
+            self.bytes = bytes
+            self.body = body
+            summary = Localized.text("review.request_summary", Localized.number(number), variant, Localized.number(bytes))
+        }
     }
 
     /// What FCM said about one test token.
@@ -29,6 +51,8 @@ struct ReviewView: PageView {
         /// The message name when sent, the error code and message when not.
         let detail: String
         let attempts: Int
+        /// "sent (projects/…/messages/1)" or "failed after 2 attempt(s): UNREGISTERED: …".
+        let text: String
 
         init(_ result: TestSend.Result) {
             token = result.token
@@ -37,6 +61,8 @@ struct ReviewView: PageView {
             case .sent(let name): (ok, detail) = (true, name)
             case .failed(let error): (ok, detail) = (false, "\(error.code.rawValue): \(error.message)")
             }
+            text = ok ? Localized.text("review.test.sent", detail)
+                : Localized.plural("review.test.failed", count: attempts, detail)
         }
     }
 
@@ -91,6 +117,8 @@ struct ReviewView: PageView {
     let warnings: [String]
     let holdout: Int
     let hasHoldout: Bool
+    /// "Holdout: 10% of the audience gets nothing (the control group)."
+    let holdoutText: String
     let actions: Actions
     var approval: ApprovalPanel? = nil
     let canTest: Bool
@@ -98,6 +126,7 @@ struct ReviewView: PageView {
     /// The tokens as typed, kept in the form after a test send.
     let tokens: String
     let maxTokens = CampaignLimits.testTokens
+    let tokensLabel = Localized.text("review.test.tokens", Localized.number(CampaignLimits.testTokens))
     /// The variant a test goes out as: the one chosen last time stays chosen.
     let variantKeys: [Choice]
     let actionError: String?

@@ -1,0 +1,239 @@
+import Foundation
+import HeraldHTTP
+import HeraldCore
+import HeraldJSON
+import Testing
+@testable import HeraldApp
+@testable import HeraldWeb
+
+/// The pages in English, Persian, Hebrew, Hindi and Vietnamese: every key in every table, the
+/// placeholders each text fills, every page rendered in every language without a missing key,
+/// dates and numbers by the language's own rules, and the language chosen per user and per request.
+@Suite struct LocalizationTests {
+    static let tables = StringTables.shipped.tables
+
+    static func pluralBase(_ key: String) -> String? {
+        for suffix in [".one", ".two", ".other"] where key.hasSuffix(suffix) { return String(key.dropLast(suffix.count)) }
+        return nil
+    }
+
+    /// The argument positions a text fills (`%@` counts along, `%2$@` names its place); nil when it
+    /// holds a `%` that is no placeholder and no `%%` (String(format:) would misread it).
+    static func placeholders(_ text: String) -> [Int]? {
+        var positions: [Int] = []
+        var next = 1
+        var rest = Substring(text)
+        while let percent = rest.firstIndex(of: "%") {
+            rest = rest[rest.index(after: percent)...]
+            if rest.hasPrefix("%") { rest = rest.dropFirst(); continue }
+            if rest.hasPrefix("@") { positions.append(next); next += 1; rest = rest.dropFirst(); continue }
+            guard let match = rest.prefixMatch(of: /([1-9])\$@/) else { return nil }
+            positions.append(Int(match.output.1)!)
+            rest = rest[match.range.upperBound...]
+        }
+        return positions
+    }
+
+    @Test func everyKeyIsInEveryLanguageWithItsPluralForms() throws {
+        let english = try #require(Self.tables[.en])
+        let plain = Set(english.keys.filter { Self.pluralBase($0) == nil })
+        let plurals = Set(english.keys.compactMap(Self.pluralBase))
+        #expect(plain.count > 300, "the English table holds the pages' texts")
+        for language in Language.allCases {
+            let table = try #require(Self.tables[language])
+            let forms = plurals.flatMap { base in PluralRules.categories(of: language).map { "\(base).\($0.rawValue)" } }
+            let expected = plain.union(forms)
+            #expect(expected.subtracting(table.keys).sorted() == [], "\(language.rawValue).lproj lacks these keys")
+            #expect(Set(table.keys).subtracting(expected).sorted() == [], "\(language.rawValue).lproj has keys English does not")
+        }
+    }
+
+    @Test func everyTextFillsTheSamePlaceholdersAsItsEnglish() throws {
+        let english = try #require(Self.tables[.en])
+        for language in Language.allCases {
+            for (key, text) in try #require(Self.tables[language]) {
+                let base = Self.pluralBase(key)
+                guard let source = english[key] ?? base.flatMap({ english["\($0).other"] }) else { continue }
+                guard let wanted = Self.placeholders(source), !wanted.isEmpty else {
+                    #expect(!text.contains("%@") && !text.contains("%%"), "\(language.rawValue) \(key): English fills nothing here")
+                    continue
+                }
+                let found = Self.placeholders(text)
+                #expect(found != nil, "\(language.rawValue) \(key): a stray % in “\(text)”")
+                guard let found else { continue }
+                let used = Set(found)
+                #expect(used.isSubset(of: Set(wanted)), "\(language.rawValue) \(key) fills \(found), English \(wanted)")
+                // Foundation reads %2$@ wrongly when %1$@ is absent: the places used start at 1, without gaps.
+                #expect(used.isEmpty || used == Set(1...used.max()!), "\(language.rawValue) \(key) skips a place: \(found)")
+                if base == nil {
+                    #expect(used == Set(wanted), "\(language.rawValue) \(key) fills \(found), English \(wanted)")
+                } else {
+                    // A plural form may spell its count out ("שתי בקשות"), never drop the other arguments.
+                    #expect(Set(wanted).subtracting([1]).isSubset(of: used), "\(language.rawValue) \(key) drops an argument")
+                }
+            }
+        }
+    }
+
+    /// The texts a template shows from the tables, by key (`{{t.…}}`).
+    static func templateKeys() -> Set<String> {
+        var keys: Set<String> = []
+        for (_, text) in PageTemplateTests.templates {
+            for match in text.matches(of: /\{\{\{?t\.([A-Za-z0-9_.-]+)\}?\}\}/) { keys.insert(String(match.output.1)) }
+        }
+        return keys
+    }
+
+    /// The visible text of an HTML page, one string per text node, entities left as they are.
+    static func textNodes(_ html: String) -> [String] {
+        let body = html.split(separator: "<body>").last.map(String.init) ?? html
+        return body.split(separator: "<").compactMap { piece in
+            guard let close = piece.firstIndex(of: ">") else { return nil }
+            let text = piece[piece.index(after: close)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? nil : text
+        }
+    }
+
+    @Test func everyPageRendersInEveryLanguageWithNoMissingKeyAndNoEnglishLabelLeft() throws {
+        let english = try #require(Self.tables[.en])
+        let keys = Self.templateKeys()
+        #expect(keys.count > 150)
+        let renderer = PageRenderer()
+        for language in Language.allCases {
+            let table = try #require(Self.tables[language])
+            // Labels whose translation differs from the English (brand names like "Android" do not).
+            let englishLabels = Set(keys.compactMap { key in english[key] != table[key] ? english[key] : nil })
+            try Localized.$language.withValue(language) {
+                for view in try PageTemplateTests.views() {
+                    let html = String(decoding: renderer.page(view).body, as: UTF8.self)
+                    let page = type(of: view).template
+                    #expect(!html.contains("⟦"), "\(language.rawValue) \(page): a missing key")
+                    #expect(html.contains(#"<html lang="\#(language.rawValue)" dir="\#(language.direction)">"#), "\(language.rawValue) \(page)")
+                    let left = Self.textNodes(html).filter(englishLabels.contains)
+                    #expect(left.isEmpty, "\(language.rawValue) \(page) still shows \(left)")
+                }
+            }
+        }
+    }
+
+    @Test func acceptLanguagePicksTheBestLanguageHeraldSpeaks() {
+        #expect(Language.negotiate(nil) == .en)
+        #expect(Language.negotiate("fa-IR,fa;q=0.9,en;q=0.8") == .fa)
+        #expect(Language.negotiate("de-DE, he;q=0.7, en;q=0.5") == .he)
+        #expect(Language.negotiate("en;q=0.4, hi-IN;q=0.9") == .hi)
+        #expect(Language.negotiate("iw") == .he)
+        #expect(Language.negotiate("vi;q=0, fr") == .en)
+        #expect(Language.negotiate("VI-vn") == .vi)
+    }
+
+    @Test func aPersianReaderSeesTheSolarHijriDateWithTheGregorianBesideIt() {
+        let persian = Localized.$language.withValue(.fa) { CampaignPages.localTime("2027-03-21T09:30", zone: "Asia/Tehran") }
+        #expect(persian.contains("۱ فروردین ۱۴۰۶، ۰۹:۳۰"), "\(persian)")
+        #expect(persian.contains("(۲۱ مارس ۲۰۲۷)") && persian.contains("Asia/Tehran"), "\(persian)")
+        // English keeps the pages' one format, so what the other tests read is unchanged.
+        #expect(CampaignPages.localTime("2027-03-21T09:30", zone: "Asia/Tehran") == "Sun 21 Mar 2027, 09:30 Asia/Tehran")
+        let hindi = Localized.$language.withValue(.hi) { CampaignPages.localTime("2027-03-21T09:30", zone: "Asia/Kolkata") }
+        #expect(hindi.contains("21") && hindi.contains("मार्च") && hindi.contains("2027") && hindi.contains("09:30"), "hi_IN writes Latin digits: \(hindi)")
+        let hebrew = Localized.$language.withValue(.he) { CampaignPages.localTime("2027-03-21T09:30", zone: "Asia/Jerusalem") }
+        #expect(hebrew.contains("במרץ") && hebrew.contains("9:30"), "\(hebrew)")
+        let until = Localized.$language.withValue(.fa) {
+            CampaignPages.scheduleText(.daily(at: LocalTime(hour: 9, minute: 30)!, timeZone: "Asia/Tehran", until: nil))
+        }
+        #expect(until.contains("۰۹:۳۰") && until.hasPrefix("هر روز"), "\(until)")
+    }
+
+    @Test func numbersPercentagesAndPluralsFollowTheLanguage() {
+        #expect(Localized.$language.withValue(.fa) { Localized.number(1234) } == "۱٬۲۳۴")
+        #expect(Localized.$language.withValue(.fa) { Localized.percent(whole: 10) } == "۱۰٪")
+        #expect(Localized.$language.withValue(.vi) { Localized.number(1234) } == "1.234")
+        #expect(Localized.$language.withValue(.hi) { Localized.number(1234) } == "1,234")
+        #expect(Localized.plural("list.requests_sent", count: 1) == "1 request sent")
+        #expect(Localized.plural("list.requests_sent", count: 3) == "3 requests sent")
+        #expect(Localized.$language.withValue(.he) { Localized.plural("list.requests_sent", count: 2) } == "שתי בקשות נשלחו")
+        #expect(Localized.$language.withValue(.he) { Localized.plural("list.requests_sent", count: 7) } == "7 בקשות נשלחו")
+        #expect(Localized.$language.withValue(.vi) { Localized.plural("list.requests_sent", count: 1) } == "Đã gửi 1 yêu cầu")
+        #expect(Localized.$language.withValue(.fa) { Localized.plural("report.attempts", count: 3) } == "۳ تلاش")
+    }
+
+    @Test func formErrorsAreTranslatedByTheirCodeAndLimit() {
+        let tooLong = FieldError(path: "name", code: "too_long", message: "at most 200 characters, found 250", limit: 200)
+        #expect(Localized.fieldError(tooLong) == "at most 200 characters, found 250", "English keeps the contract's message")
+        #expect(Localized.$language.withValue(.fa) { Localized.fieldError(tooLong) } == "حداکثر ۲۰۰ نویسه")
+        #expect(Localized.$language.withValue(.vi) { Localized.fieldError(tooLong) } == "tối đa 200 ký tự")
+        let odd = FieldError(path: "x", code: "no_such_code", message: "odd")
+        #expect(Localized.$language.withValue(.he) { Localized.fieldError(odd) } == "לא תקין")
+    }
+
+    @Test func aPlansWarningsReadInTheLanguageAndAsTheAPIsEnglish() {
+        let warnings: [PlanWarning] = [.splitCondition(topics: 7, conditions: 2), .noBucket(variant: "B", buckets: 20), .unknownVariant("Z"),
+                                       .wholeAudienceTested, .noRoomForBuckets(maximumTopics: 4)]
+        for warning in warnings {
+            #expect(Localized.planWarning(warning) == warning.message, "the English table says what the API says")
+        }
+        let persian = Localized.$language.withValue(.fa) { Localized.planWarning(.splitCondition(topics: 7, conditions: 2)) }
+        #expect(persian.hasPrefix("۷ موضوع") && persian.contains("۲ شرط"), "\(persian)")
+    }
+
+    // MARK: - Through the server
+
+    @Test func aUserChoosesTheirLanguageOnceAndEveryPageFollowsIt() throws {
+        let browser = try PagesBrowser(role: .editor)
+        let english = String(decoding: browser.get("/campaigns").body, as: UTF8.self)
+        #expect(english.contains(#"<html lang="en" dir="ltr">"#) && english.contains("<h1>Campaigns</h1>"))
+        #expect(english.contains(#"action="/language""#), "the switcher is on the page")
+
+        let switched = browser.post("/language", [("language", "fa"), ("next", "/campaigns/new")])
+        #expect(switched.status == 200)
+        let composer = String(decoding: switched.body, as: UTF8.self)
+        #expect(composer.contains(#"<html lang="fa" dir="rtl">"#), "back on the page it came from, in Persian")
+        #expect(composer.contains("زمان‌بندی") && composer.contains("ذخیره و بازبینی"))
+
+        // Stored on the user: another request (Accept-Language, a visitor's ?lang=) does not change it.
+        #expect(String(decoding: browser.get("/campaigns?lang=vi").body, as: UTF8.self).contains(#"<html lang="fa" dir="rtl">"#))
+        let list = browser.harness.send(.get, "/campaigns", headers: [browser.cookie, ("Accept-Language", "vi")])
+        #expect(String(decoding: list.body, as: UTF8.self).contains("<h1>کمپین‌ها</h1>"))
+
+        // A form error in Persian, beside its field.
+        let saved = browser.post("/campaigns", [("name", ""), ("title", "سلام"), ("body", "متن"), ("target_kind", "topics"),
+                                                ("topics", "bad topic"), ("schedule_kind", "none"), ("message_kind", "notification")])
+        let page = String(decoding: saved.body, as: UTF8.self)
+        #expect(saved.status == 422)
+        #expect(page.contains("کمپین ذخیره نشد"), "the error summary is Persian")
+        #expect(!page.contains("⟦"))
+
+        let refused = browser.post("/language", [("language", "xx"), ("next", "/campaigns")])
+        #expect(refused.status == 422, "only Herald's languages")
+    }
+
+    @Test func aSignedOutVisitorGetsTheirBrowsersLanguage() throws {
+        let harness = try AccessHarness()
+        let page = String(decoding: harness.send(.get, "/sign-in", headers: [("Accept-Language", "he-IL,he;q=0.9")]).body, as: UTF8.self)
+        #expect(page.contains(#"<html lang="he" dir="rtl">"#) && page.contains("כניסה ל-Herald"))
+        // The top bar's form (a GET, so it needs no session) picks another, and the sign-in form keeps it.
+        #expect(page.contains(#"<form class="language" method="get" action="/sign-in">"#))
+        let hindi = String(decoding: harness.send(.get, "/sign-in?next=%2Fcampaigns&lang=hi", headers: [("Accept-Language", "he")]).body, as: UTF8.self)
+        #expect(hindi.contains(#"<html lang="hi" dir="ltr">"#) && hindi.contains(#"action="/sign-in?lang=hi""#))
+        #expect(hindi.contains(#"<input type="hidden" name="next" value="/campaigns">"#), "the page asked for after signing in is kept")
+    }
+
+    @Test func apiProblemsSpeakTheAcceptLanguageAndKeepTheirCodes() throws {
+        let harness = try AccessHarness()
+        let missing = harness.send(.get, "/api/v1/nothing-here", headers: [("Accept-Language", "fa")])
+        let problem = try JSON.parse(missing.body)
+        #expect(missing.status == 404)
+        #expect(problem["code"]?.stringValue == "not_found" && problem["title"]?.stringValue == "پیدا نشد")
+        #expect(problem["detail"]?.stringValue?.contains("/api/v1/nothing-here") == true)
+
+        let key = try harness.key(.editor)
+        let invalid = harness.send(.post, "/api/v1/campaigns", headers: [("Authorization", "Bearer \(key)"), ("Content-Type", "application/json"),
+                                                                          ("Accept-Language", "vi")], body: Array(#"{"name": ""}"#.utf8))
+        let refusal = try JSON.parse(invalid.body)
+        #expect(invalid.status == 422 && refusal["code"]?.stringValue == "validation_failed")
+        #expect(refusal["title"]?.stringValue == "Yêu cầu không hợp lệ", "\(refusal)")
+        let codes = (refusal["errors"]?.arrayValue ?? []).compactMap { $0["code"]?.stringValue }
+        #expect(codes.contains("required"), "machine codes stay")
+
+        let english = try JSON.parse(harness.send(.get, "/api/v1/nothing-here").body)
+        #expect(english["title"]?.stringValue == "Not found")
+    }
+}
