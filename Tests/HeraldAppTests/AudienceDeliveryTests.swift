@@ -237,7 +237,7 @@ extension DeliveryInstancesTests {
                              "variants": [["key": "A", "weight": 50, "notification": ["title": "A"]], ["key": "B", "weight": 50, "notification": ["title": "B"]]]]
         guard case .success(let spec) = CampaignSpec.parse(content) else { Issue.record("the campaign is invalid"); return }
 
-        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(20)), handlerThreads: 64)
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(50)), handlerThreads: 128)
         let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
         let survivor = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
         try victim.waitUntilSending()
@@ -247,8 +247,12 @@ extension DeliveryInstancesTests {
             RETURNING id::text
             """).first?.decode(String.self, at: 0))
 
+        // Killed mid-run, while it holds a round: sent some, and requests of its own in flight.
         #expect(try await eventually(timeout: .seconds(60)) {
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 4000
+                && (try probe.connection.query("""
+                    SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
+                    """).first?.decode(Int.self, at: 0) ?? 0) > 0
         })
         victim.stop(SIGKILL)
         let inFlight = try probe.connection.query("""

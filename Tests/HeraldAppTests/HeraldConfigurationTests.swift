@@ -58,10 +58,15 @@ import Testing
 
     @Test func aDeliveryRoundIsInFlightAtOnceUpToAConnectionsStreams() {
         var rounds = DeliveryEngine.Configuration()
+        rounds.deviceBatchSize = 16
         rounds.batchSize = (try? HeraldConfiguration(environment: ["HERALD_DELIVERY_BATCH_SIZE": "64"]))?.delivery.batchSize ?? 0
         #expect(rounds.sendConcurrency == 64)
         rounds.batchSize = 1000
         #expect(rounds.sendConcurrency == 100, "HTTP/2 streams of one connection")
+        // A round to devices (256 by default) goes out as many at once as a connection carries.
+        rounds.batchSize = 32
+        rounds.deviceBatchSize = (try? HeraldConfiguration(environment: [:]))?.delivery.deviceBatchSize ?? 0
+        #expect(rounds.sendConcurrency == 100)
     }
 
     @Test func aCAFileThatCannotBeUsedIsRefusedAtStartUpNamingTheVariable() throws {
