@@ -48,7 +48,7 @@ import Testing
 
         // The composer's target step offers it with its reach.
         let composer = Self.text(browser.get("/campaigns/new"))
-        #expect(composer.contains(#"<option value="\#(segment.id)">Persian speakers (2 active devices)</option>"#))
+        #expect(composer.contains(#"<option value="\#(segment.id)">Persian speakers — active devices: 2</option>"#))
     }
 }
 

@@ -24,7 +24,7 @@ struct AudiencePages: Sendable {
         let after = context.query("after").flatMap { $0.isEmpty ? nil : $0 }
         let list = try devices.list(filter, after: after, limit: Self.pageSize)
         let next = list.count == Self.pageSize ? list.last?.device.token : nil
-        let view = DevicesView(chrome: PageChrome(context, title: "Devices"), counts: try devices.counts(), devices: list, filter: filter,
+        let view = DevicesView(chrome: PageChrome(context, title: Localized.text("devices.title")), counts: try devices.counts(), devices: list, filter: filter,
                                next: next, report: report, error: error)
         return pages.page(view, status: status)
     }
@@ -32,7 +32,7 @@ struct AudiencePages: Sendable {
     /// A CSV file uploaded from the page, imported as the API imports it.
     func importDevices(_ context: RequestContext) throws -> HTTPResponse {
         guard let file = context.form.file("file"), !file.body.isEmpty else {
-            return try renderDevices(context, error: "Choose a CSV file to import: a header row (token, platform, …) and a device per row.", status: 422)
+            return try renderDevices(context, error: Localized.text("devices.choose_file"), status: 422)
         }
         var body: [UInt8]? = file.body
         let format: DeviceImportFormat = (file.filename ?? "").lowercased().hasSuffix(".ndjson") ? .ndjson : .csv
@@ -55,7 +55,7 @@ struct AudiencePages: Sendable {
             SegmentsView.Row(id: segment.id, name: segment.name, devices: try segments.reach(segment.rule), updatedAt: CampaignPages.shortTime(segment.updatedAt))
         }
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
-        let view = SegmentsView(chrome: PageChrome(context, title: "Segments"), segments: rows,
+        let view = SegmentsView(chrome: PageChrome(context, title: Localized.text("segments.title")), segments: rows,
                                 editor: SegmentEditor(form: form, id: nil, errors: errors, reach: reach, canEdit: canEdit))
         return pages.page(view, status: status)
     }
@@ -68,9 +68,9 @@ struct AudiencePages: Sendable {
     func renderSegment(_ context: RequestContext, segment: Segment, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200,
                        flash: [String] = []) throws -> HTTPResponse {
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
-        let view = SegmentView(chrome: PageChrome(context, title: "Segment: \(segment.name)", flash: flash),
+        let view = SegmentView(chrome: PageChrome(context, title: Localized.text("segments.page_title", segment.name), flash: flash),
                                editor: SegmentEditor(form: form, id: segment.id, errors: errors, reach: reach, canEdit: canEdit),
-                               deleteQuestion: "Delete the segment “\(segment.name)”? Campaigns not yet sent must not target it.")
+                               deleteQuestion: Localized.text("segments.delete_question", segment.name))
         return pages.page(view, status: status)
     }
 
@@ -109,7 +109,7 @@ struct AudiencePages: Sendable {
             do {
                 let saved = try segments.update(segment.id, json, by: context.actor)
                 return try renderSegment(context, segment: saved, form: SegmentForm(segment: saved), errors: FormErrors(),
-                                         reach: try segments.reach(saved.rule), flash: ["Saved."])
+                                         reach: try segments.reach(saved.rule), flash: [Localized.text("segments.saved")])
             } catch AppError.conflict(_, _, let detail, _) {
                 var errors = FormErrors()
                 errors.add("name", detail)
@@ -120,9 +120,9 @@ struct AudiencePages: Sendable {
 
     func deleteSegment(_ context: RequestContext) throws -> HTTPResponse {
         let segment = try segments.get(context.parameter("id"))
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: "Delete this segment?",
-                                                  text: "The segment “\(segment.name)” is deleted. Campaigns not yet sent must not target it.",
-                                                  confirmLabel: "Delete \(segment.name)", back: "/segments/\(segment.id)") {
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("segments.delete_heading"),
+                                                  text: Localized.text("segments.delete_question", segment.name),
+                                                  confirmLabel: Localized.text("segments.delete"), back: "/segments/\(segment.id)") {
             return page
         }
         do {

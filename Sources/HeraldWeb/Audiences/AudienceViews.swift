@@ -16,6 +16,7 @@ struct DevicesView: PageView {
         let country: String
         let appVersion: String
         let status: String
+        let statusText: String
         let invalidReason: String
         let lastSeen: String
 
@@ -26,6 +27,7 @@ struct DevicesView: PageView {
             country = stored.device.country ?? ""
             appVersion = stored.device.appVersion ?? ""
             status = stored.status
+            statusText = Localized.text("devices.status.\(stored.status)")
             invalidReason = stored.invalidReason ?? ""
             lastSeen = stored.device.lastSeen.map(CampaignPages.shortTime) ?? ""
         }
@@ -68,10 +70,13 @@ struct DevicesView: PageView {
         appVersions = list(counts.byAppVersion)
         self.devices = devices.map(Row.init)
         query = filter.search ?? ""
-        statuses = [Choice("", text: "Any state", selected: filter.status == nil)]
-            + ["active", "invalid", "stale"].map { Choice($0, selected: filter.status == $0) }
+        statuses = [Choice("", text: Localized.text("devices.any_state"), selected: filter.status == nil)]
+            + ["active", "invalid", "stale"].map { Choice($0, text: Localized.text("devices.status.\($0)"), selected: filter.status == $0) }
         self.next = next
-        imported = report.map { "\($0.rows) rows read: \($0.created) devices added, \($0.updated) updated, \($0.failedRows) refused." }
+        imported = report.map {
+            Localized.text("devices.imported", Localized.number($0.rows), Localized.number($0.created), Localized.number($0.updated),
+                           Localized.number($0.failedRows))
+        }
         importErrors = report?.errors.prefix(50).map { ImportLine(line: $0.line, field: $0.error.path, message: $0.error.message) } ?? []
         hasImportErrors = !importErrors.isEmpty
         self.error = error
@@ -114,12 +119,14 @@ struct SegmentEditor: Sendable {
     let ruleErrors: [String]
     /// The count asked for with "Count devices" (without saving), or the saved segment's.
     let reach: Int?
+    let reachText: String?
     let canEdit: Bool
 
-    static let fieldChoices = [("", "—"), ("language", "Language"), ("country", "Country"), ("platform", "Platform"), ("app_version", "App version"),
-                               ("app_id", "App id"), ("time_zone", "Time zone"), ("property", "Property"), ("last_seen", "Last seen")]
-    static let operatorChoices = [("is", "is"), ("is_one_of", "is one of"), ("is_not_one_of", "is not one of"), ("at_least", "is at least"),
-                                  ("exists", "is set"), ("within_days", "within days")]
+    /// Each attribute a row may test, with the key of its name.
+    static let fieldChoices = [("language", "devices.language"), ("country", "devices.country"), ("platform", "devices.platform"),
+                               ("app_version", "devices.app_version"), ("app_id", "segments.field.app_id"), ("time_zone", "segments.field.time_zone"),
+                               ("property", "segments.field.property"), ("last_seen", "devices.last_seen")]
+    static let operators = ["is", "is_one_of", "is_not_one_of", "at_least", "exists", "within_days"]
 
     init(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool) {
         action = id.map { "/segments/\($0)" } ?? "/segments"
@@ -128,14 +135,16 @@ struct SegmentEditor: Sendable {
         all = form.combine == "all"
         rows = form.rows.enumerated().map { index, row in
             Row(index: index,
-                fields: Self.fieldChoices.map { Choice($0.0, text: $0.1, selected: $0.0 == row.field) },
-                operators: Self.operatorChoices.map { Choice($0.0, text: $0.1, selected: $0.0 == row.op) },
+                fields: [Choice("", text: "—", selected: row.field.isEmpty)]
+                    + Self.fieldChoices.map { Choice($0.0, text: Localized.text($0.1), selected: $0.0 == row.field) },
+                operators: Self.operators.map { Choice($0, text: Localized.text("segments.op.\($0)"), selected: $0 == row.op) },
                 name: row.name, value: row.value, errors: errors["row_\(index)"])
         }
         ruleJSON = form.ruleJSON
         nameErrors = errors["name"]
         ruleErrors = errors["rule_json"]
         self.reach = reach
+        reachText = reach.map { Localized.text("segments.reach", Localized.number($0)) }
         self.canEdit = canEdit
     }
 }

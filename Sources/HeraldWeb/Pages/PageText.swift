@@ -69,8 +69,8 @@ extension CampaignPages {
         // Topic names are Latin and shown in an LTR island: the separator stays ", ".
         case .topics(let topics): topics.joined(separator: ", ")
         case .condition(let condition): condition
-        case .segment: "a segment"
-        case .tokens(let tokens): "\(tokens.count) device\(tokens.count == 1 ? "" : "s")"
+        case .segment: Localized.text("list.target_segment")
+        case .tokens(let tokens): Localized.text("list.target_tokens", Localized.number(tokens.count))
         }
     }
 

@@ -44,7 +44,7 @@ struct ComposerView: PageView {
     init(chrome: PageChrome, form: CampaignForm, errors: FormErrors, campaignID: String?, status: CampaignStatus?,
          conflict: ConflictView? = nil, segments: [(segment: Segment, devices: Int)] = []) {
         self.chrome = chrome
-        self.segments = segments.map { Choice($0.segment.id, text: "\($0.segment.name) (\($0.devices) active device\($0.devices == 1 ? "" : "s"))",
+        self.segments = segments.map { Choice($0.segment.id, text: Localized.text("composer.segment_choice", $0.segment.name, Localized.number($0.devices)),
                                               selected: $0.segment.id == form.segment) }
         hasSegments = !segments.isEmpty
         self.form = ComposerFields(form, errors)
