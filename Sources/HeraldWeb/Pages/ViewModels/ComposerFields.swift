@@ -211,12 +211,14 @@ struct ComposerFields: Sendable {
         overrides = form.overrides
         delivery = form.delivery
         deliveryOpen = form.delivery.isSet || errors.order.contains { field in DeliveryFormFields.fields.contains { $0.field == field } }
-        winnerMetrics = [("opens", "Opens (per share of the audience)"), ("conversions", "Conversions (per open)")].map {
-            Choice($0, text: $1, selected: form.delivery.winnerMetric == $0)
+        winnerMetrics = ["opens", "conversions"].map {
+            Choice($0, text: Localized.text("composer.winner.\($0)"), selected: form.delivery.winnerMetric == $0)
         }
-        winnerConfidences = WinnerRule.confidences.map { Choice(String($0), text: "\($0)%", selected: form.delivery.winnerConfidence == String($0)) }
-        winnerFallbacks = [("baseline", "Send the baseline (first variant)"), ("none", "Send nothing more")].map {
-            Choice($0, text: $1, selected: form.delivery.winnerFallback == $0)
+        winnerConfidences = WinnerRule.confidences.map {
+            Choice(String($0), text: Localized.percent(whole: $0), selected: form.delivery.winnerConfidence == String($0))
+        }
+        winnerFallbacks = ["baseline", "none"].map {
+            Choice($0, text: Localized.text("composer.winner.\($0)"), selected: form.delivery.winnerFallback == $0)
         }
         optionsOpen = CampaignForm.optionFields.contains { !option($0).isEmpty } || !form.overrides.isEmpty
             || errors.order.contains { CampaignForm.optionFields.contains($0) || $0 == "overrides" || $0 == "data" }
