@@ -237,7 +237,8 @@ extension DeliveryInstancesTests {
                              "variants": [["key": "A", "weight": 50, "notification": ["title": "A"]], ["key": "B", "weight": 50, "notification": ["title": "B"]]]]
         guard case .success(let spec) = CampaignSpec.parse(content) else { Issue.record("the campaign is invalid"); return }
 
-        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(50)), handlerThreads: 128)
+        // A slow sink: most of a round's time is spent in flight, so the kill lands inside one.
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(200)), handlerThreads: 256)
         let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
         let survivor = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
         try victim.waitUntilSending()

@@ -13,13 +13,14 @@ import Testing
         let herald = try TestHerald(environment: sink.environment.merging(["HERALD_SCHEDULER_POLL_SECONDS": "60"]) { _, new in new })
         try await Task.sleep(for: .seconds(1))  // the scheduler has looked, found nothing, and sleeps
 
-        let due = Date().addingTimeInterval(3).rounded()
+        // Far enough ahead that creating and scheduling finish first on a busy machine.
+        let due = Date().addingTimeInterval(8).rounded()
         let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(
             name: "On the dot", topics: ["news"], schedule: ["kind": "once", "at": .string(utcLocal(due)), "time_zone": "UTC"]))
         let id = try #require(created.json?["id"]?.stringValue)
         #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
 
-        #expect(try await eventually(timeout: .seconds(10)) { !sink.emulator.messages().isEmpty })
+        #expect(try await eventually(timeout: .seconds(15)) { !sink.emulator.messages().isEmpty })
         let received = try #require(sink.emulator.messages().first)
         let lateness = received.receivedAt.seconds - due.timeIntervalSince1970
         print("lateness: first request received \(String(format: "%.3f", lateness)) s after its due time (poll interval 60 s)")
