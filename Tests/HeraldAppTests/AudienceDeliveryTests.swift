@@ -239,8 +239,10 @@ extension DeliveryInstancesTests {
 
         // A slow sink: most of a round's time is spent in flight, so the kill lands inside one.
         let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(200)), handlerThreads: 256)
-        let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
-        let survivor = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
+        // A lease long enough that the survivor cannot take the victim's round over before it is
+        // counted, however busy the machine.
+        let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 10))
+        let survivor = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 10))
         try victim.waitUntilSending()
         try survivor.waitUntilSending()
         let campaign = try #require(try probe.connection.query("""
