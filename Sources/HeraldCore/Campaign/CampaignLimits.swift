@@ -27,8 +27,9 @@ public enum CampaignLimits {
     public static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "gif"]
     /// Registration tokens one test send may reach (the console's limit).
     public static let testTokens = 20
-    /// Registration tokens a campaign may name as its audience (a segment reaches any number).
-    public static let audienceTokens = 1000
+    /// Registration tokens a campaign may name as its audience (a segment reaches any number):
+    /// as many as fit in one request body of the default 1 MB, tokens of any length FCM accepts.
+    public static let audienceTokens = 200
     /// Languages one notification may carry besides its own text.
     public static let translations = 20
     public static let variantKeyCharacters = 16

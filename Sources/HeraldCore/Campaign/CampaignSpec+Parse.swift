@@ -14,7 +14,7 @@ extension CampaignSpec {
     /// | `topics` | [string] | 1…50 topic names `^[a-zA-Z0-9-_.~%]+$` (≤ 256 each, `/topics/` prefix stripped, no duplicates) |
     /// | `condition` | string | FCM condition: `'t' in topics`, `&&`, `||`, `!`, `( )`; ≤ 5 topic mentions (≤ 4 with variants or a holdout), ≤ 1000 characters |
     /// | `segment` | string | a saved segment's id (UUID): its active devices, one request each |
-    /// | `tokens` | [string] | 1…1000 registration tokens, one request each. Exactly one of `topics`/`condition`/`segment`/`tokens` |
+    /// | `tokens` | [string] | 1…200 registration tokens, one request each. Exactly one of `topics`/`condition`/`segment`/`tokens` |
     /// | `data` | {string: string} | keys 1…100 characters, not `from`, `message_type`, `google.*`, `gcm.*` |
     /// | `options` | object | see below |
     /// | `variants` | [object] | 1…10 of `{key, weight, notification?, data?}`; key `^[A-Za-z0-9_-]{1,16}$`, unique; weight integer 1…1000 |

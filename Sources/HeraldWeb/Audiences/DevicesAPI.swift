@@ -43,7 +43,12 @@ struct DevicesAPI: Sendable {
             case "language": filter.language = LanguageTag.primary(value)
             case "country": filter.country = value.uppercased()
             case "q": filter.search = value.isEmpty ? nil : value
-            case "cursor": cursor = value.isEmpty ? nil : value
+            case "cursor":
+                if value.isEmpty {
+                    errors.append(FieldError(path: "cursor", code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page"))
+                } else {
+                    cursor = value
+                }
             case "limit":
                 if let number = Int(value), (1...Self.maximumPageSize).contains(number) {
                     limit = number
