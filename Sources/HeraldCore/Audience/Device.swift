@@ -48,6 +48,10 @@ public struct Device: Sendable, Equatable {
         var reader = JSONReader()
         guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
         reader.rejectUnknown(object, known: fields.union(ignoring), at: "")
+        // The URL's token names the device; one in the body must be the same (a device read and sent back).
+        if let token, let inBody = reader.string(object, "token", at: ""), inBody != token {
+            reader.report("token", "conflict", "the token in the body differs from the one in the URL")
+        }
         let token = token ?? reader.string(object, "token", at: "", required: true) ?? ""
         if let problem = RegistrationToken.problem(token) {
             reader.report("token", "invalid_token", "the registration token \(problem); it is one piece of letters, digits, -, _ and : only")
