@@ -37,6 +37,11 @@ struct DevicesAPI: Sendable {
                 errors.append(FieldError(path: name, code: "invalid_value", message: "\(name) is one of \(allowed.joined(separator: ", ")), found \"\(value)\""))
                 return nil
             }
+            if value.contains("\0") {
+                // PostgreSQL text cannot hold NUL, so no device matches it; say so as a query error, not a 422.
+                errors.append(FieldError(path: name, code: "nul_character", message: "\(name) contains the NUL character (U+0000), which no device field holds"))
+                continue
+            }
             switch name {
             case "status": filter.status = oneOf(["active", "invalid", "stale"])
             case "platform": filter.platform = oneOf(DevicePlatform.allCases.map(\.rawValue))
