@@ -9,7 +9,7 @@ extension CampaignParser {
 
     mutating func parseDelivery(_ object: JSONObject) -> DeliveryControls {
         guard let delivery = reader.object(object, "delivery", at: "") else { return DeliveryControls() }
-        reader.rejectUnknown(delivery, known: ["max_per_minute", "latest_delivery_minutes", "window"], at: "delivery")
+        reader.rejectUnknown(delivery, known: ["max_per_minute", "latest_delivery_minutes", "window", "recipient_time"], at: "delivery")
         var controls = DeliveryControls()
         controls.maxPerMinute = bounded(delivery, "max_per_minute", at: "delivery", 1...Self.maximumPerMinute, unit: "requests a minute")
         controls.latestDeliveryMinutes = bounded(delivery, "latest_delivery_minutes", at: "delivery",
@@ -28,7 +28,25 @@ extension CampaignParser {
                 controls.window = SendingWindow(start: start, end: end, timeZone: zone)
             }
         }
+        if let recipientTime = reader.object(delivery, "recipient_time", at: "delivery") {
+            reader.rejectUnknown(recipientTime, known: ["past"], at: "delivery.recipient_time")
+            controls.recipientTime = RecipientTime(past: choice(recipientTime, "past", at: "delivery.recipient_time", RecipientTime.PastPolicy.self) ?? .skip)
+        }
         return controls
+    }
+
+    /// Recipient time reads a wall-clock schedule in each device's zone: topics have no zones
+    /// (their time-zone topics are not planned yet), and "now" has no time to read.
+    mutating func checkRecipientTime(_ spec: CampaignSpec, audienceGiven: Bool) {
+        guard spec.delivery.recipientTime != nil else { return }
+        if audienceGiven, !spec.audience.isPerDevice {
+            reader.report("delivery.recipient_time", "needs_devices",
+                          "recipient time needs a segment or a token list as the audience: topics and conditions carry no time zones")
+        }
+        if spec.schedule == nil || spec.schedule == .now {
+            reader.report("delivery.recipient_time", "needs_local_time",
+                          "recipient time needs a schedule at a local time (once, daily or weekly): that time is read in each recipient's zone")
+        }
     }
 
     mutating func parseAutoWinner(_ object: JSONObject, variants: Int, holdout: Int) -> WinnerRule? {

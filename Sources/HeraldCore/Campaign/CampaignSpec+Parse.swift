@@ -96,6 +96,7 @@ public struct CampaignParser {
             options: options, variants: variants, holdoutPercent: holdout, schedule: schedule)
         spec.delivery = parseDelivery(object)
         spec.autoWinner = parseAutoWinner(object, variants: variants.count, holdout: holdout)
+        checkRecipientTime(spec, audienceGiven: audience.map { !$0.isEmptyTopics } ?? false)
         checkConditionRoom(spec)
         checkVariants(spec)
         checkVariables(spec)

@@ -13,18 +13,24 @@ public struct DeliveryControls: Sendable, Equatable {
     public var latestDeliveryMinutes: Int?
     /// The local hours the campaign may send in.
     public var window: SendingWindow?
+    /// The schedule's time read in each recipient's own time zone (device audiences); the
+    /// latest-delivery time then counts from each device's wave.
+    public var recipientTime: RecipientTime?
 
-    public init(maxPerMinute: Int? = nil, latestDeliveryMinutes: Int? = nil, window: SendingWindow? = nil) {
+    public init(maxPerMinute: Int? = nil, latestDeliveryMinutes: Int? = nil, window: SendingWindow? = nil, recipientTime: RecipientTime? = nil) {
         self.maxPerMinute = maxPerMinute
         self.latestDeliveryMinutes = latestDeliveryMinutes
         self.window = window
+        self.recipientTime = recipientTime
     }
 
     public var isEmpty: Bool { self == DeliveryControls() }
 
-    /// When a run due at `occurrence` stops sending; nil without a latest-delivery time.
+    /// When a run due at `occurrence` stops sending; nil without a latest-delivery time, or when
+    /// it counts from each recipient's wave instead (`RecipientWaves`).
     public func expiry(ofRunDueAt occurrence: Date) -> Date? {
-        latestDeliveryMinutes.map { occurrence.addingTimeInterval(Double($0) * 60) }
+        guard recipientTime == nil else { return nil }
+        return latestDeliveryMinutes.map { occurrence.addingTimeInterval(Double($0) * 60) }
     }
 
     /// The message lifetime FCM is given: the campaign's own expiry capped at the latest-delivery
@@ -45,6 +51,7 @@ public struct DeliveryControls: Sendable, Equatable {
         if let maxPerMinute { object["max_per_minute"] = .number(Double(maxPerMinute)) }
         if let latestDeliveryMinutes { object["latest_delivery_minutes"] = .number(Double(latestDeliveryMinutes)) }
         object["window"] = window?.toJSON()
+        object["recipient_time"] = recipientTime?.toJSON()
         return .object(object)
     }
 }

@@ -4,7 +4,18 @@ import Foundation
 /// else its next occurrence. A time already past is refused rather than sent late by surprise.
 public enum Arming {
     public static func firstRun(of spec: CampaignSpec, now: Date) -> Result<Date, ValidationErrors> {
-        guard let schedule = spec.schedule, schedule != .now else { return .success(now) }
+        guard var schedule = spec.schedule, schedule != .now else { return .success(now) }
+        if spec.delivery.recipientTime != nil {
+            // A run starts with its first wave anywhere; a one-off whose first waves have passed
+            // still starts now while some zone has its time ahead (the past policy says what the others get).
+            if let next = RecipientTime.firstWaves(of: schedule).nextOccurrence(after: now) { return .success(next) }
+            if let last = RecipientTime.lastWave(of: schedule), last > now { return .success(now) }
+            if case .once(let at, _) = schedule {
+                return .failure(ValidationErrors(errors: [FieldError(path: "schedule.at", code: "in_the_past",
+                    message: "\(Self.readable(at)) has already passed in every time zone; choose a later time")]))
+            }
+            schedule = RecipientTime.firstWaves(of: schedule)
+        }
         if let next = schedule.nextOccurrence(after: now) { return .success(next) }
         if schedule.isRecurring {
             return .failure(ValidationErrors(errors: [FieldError(path: "schedule.until", code: "schedule_ended",
@@ -35,6 +46,7 @@ public enum Arming {
     /// occurrences (an outage longer than the period) are skipped, not sent in a burst.
     public static func nextRun(of spec: CampaignSpec, after occurrence: Date, now: Date) -> Date? {
         guard let schedule = spec.schedule, schedule.isRecurring else { return nil }
-        return schedule.nextOccurrence(after: max(occurrence, now))
+        let followed = spec.delivery.recipientTime == nil ? schedule : RecipientTime.firstWaves(of: schedule)
+        return followed.nextOccurrence(after: max(occurrence, now))
     }
 }

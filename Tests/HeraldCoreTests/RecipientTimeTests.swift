@@ -1,0 +1,107 @@
+import Foundation
+import HeraldCore
+import HeraldJSON
+import Testing
+
+/// "09:00 in each recipient's time zone" on a simulated clock: when runs start, when each zone's
+/// wave falls due, across daylight-saving changes, and what happens to zones already past.
+@Suite struct RecipientTimeTests {
+    func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+    func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+    static let zones = ["Asia/Tehran", "Europe/Berlin", "America/New_York"]
+
+    func daily(from: String = "2026-03-06", until: String = "2026-03-31") throws -> CampaignSpec {
+        try campaign("""
+            {"name": "Morning", "notification": {"title": "Good morning"}, "tokens": ["\(String(repeating: "t", count: 150))"],
+             "schedule": {"kind": "daily", "time": "09:00", "time_zone": "Europe/Berlin", "until": "\(until)"},
+             "delivery": {"recipient_time": {"past": "skip"}}}
+            """)
+    }
+
+    /// A daily 09:00 campaign walked run by run, then a clock stepped a minute at a time through
+    /// each run: every zone's wave falls due at the minute its clocks read 09:00 — Berlin an hour
+    /// earlier in UTC from its spring change (29 March 2026), New York from its own (8 March),
+    /// Tehran (no daylight saving since 2022) always at 05:30 UTC.
+    @Test func eachZonesWaveStartsAt0900LocalOnTheDaylightSavingChangeDays() throws {
+        let spec = try daily()
+        let schedule = try #require(spec.schedule)
+        var waves: [String: [String]] = [:]
+        var occurrence = try Arming.firstRun(of: spec, now: utc("2026-03-06T00:00:00Z")).get()
+        // The run starts where 09:00 comes first (UTC+14): 19:00 UTC the day before. (09:00 on
+        // 6 March had passed there already, so the first run is the 7th's; the last, the 31st's.)
+        #expect(iso(occurrence) == "2026-03-06T19:00:00Z")
+        while true {
+            var plan = RecipientWaves(local: RecipientTime.localTime(ofRunAt: occurrence, schedule: schedule), fallbackZone: "Europe/Berlin",
+                                      policy: .skip, latestDeliveryMinutes: nil, occurrence: occurrence)
+            let slots = Dictionary(uniqueKeysWithValues: Self.zones.map { ($0, plan.slot(for: $0)) })
+            var clock = occurrence, due: Set<String> = []
+            while due.count < Self.zones.count, clock < occurrence.addingTimeInterval(2 * 86400) {
+                for zone in Self.zones where !due.contains(zone) {
+                    guard case .due(let at, _) = slots[zone], at <= clock else { continue }
+                    due.insert(zone)
+                    let local = WallClock.local(at: clock, in: TimeZone(identifier: zone)!)
+                    #expect(local.time == LocalTime("09:00")!, "\(zone) on \(local.date)")
+                    waves[zone, default: []].append(iso(clock))
+                }
+                clock = clock.addingTimeInterval(60)
+            }
+            guard let next = Arming.nextRun(of: spec, after: occurrence, now: occurrence) else { break }
+            occurrence = next
+        }
+        #expect(waves["Asia/Tehran"]?.count == 25 && waves["Asia/Tehran"]?.allSatisfy { $0.hasSuffix("T05:30:00Z") } == true)
+        let berlin = try #require(waves["Europe/Berlin"]), newYork = try #require(waves["America/New_York"])
+        #expect(berlin.count == 25 && newYork.count == 25)
+        #expect(berlin.contains("2026-03-28T08:00:00Z") && berlin.contains("2026-03-29T07:00:00Z") && berlin.contains("2026-03-30T07:00:00Z"))
+        #expect(newYork.contains("2026-03-07T14:00:00Z") && newYork.contains("2026-03-08T13:00:00Z") && newYork.contains("2026-03-09T13:00:00Z"))
+    }
+
+    /// A one-off scheduled after its first waves: it starts at once while some zone still has its
+    /// time ahead; a zone already past is skipped (reported expired) or sent at once, as chosen.
+    @Test func zonesAlreadyPastAreSkippedOrSentAtOnceAsChosen() throws {
+        let spec = try campaign("""
+            {"name": "Launch", "notification": {"title": "We are live"}, "tokens": ["\(String(repeating: "t", count: 150))"],
+             "schedule": {"kind": "once", "at": "2026-03-29T09:00", "time_zone": "Europe/Berlin"},
+             "delivery": {"recipient_time": {"past": "send"}, "latest_delivery_minutes": 60}}
+            """)
+        let now = utc("2026-03-29T06:00:00Z")  // 09:30 in Tehran, 08:00 in Berlin
+        #expect(try Arming.firstRun(of: spec, now: now).get() == now)
+        let local = RecipientTime.localTime(ofRunAt: now, schedule: try #require(spec.schedule))
+        var send = RecipientWaves(local: local, fallbackZone: "Europe/Berlin", policy: .send, latestDeliveryMinutes: 60, occurrence: now)
+        #expect(send.slot(for: "Asia/Tehran") == .due(at: now, expires: utc("2026-03-29T07:00:00Z")))
+        #expect(send.slot(for: "Europe/Berlin") == .due(at: utc("2026-03-29T07:00:00Z"), expires: utc("2026-03-29T08:00:00Z")))
+        // A device with no zone, or one the system does not know, gets the schedule's zone.
+        #expect(send.slot(for: nil) == send.slot(for: "Europe/Berlin"))
+        #expect(send.slot(for: "Mars/Olympus_Mons") == send.slot(for: "Europe/Berlin"))
+        var skip = RecipientWaves(local: local, fallbackZone: "Europe/Berlin", policy: .skip, latestDeliveryMinutes: nil, occurrence: now)
+        #expect(skip.slot(for: "Asia/Tehran") == .missed(at: utc("2026-03-29T05:30:00Z")))
+        #expect(skip.slot(for: "America/New_York") == .due(at: utc("2026-03-29T13:00:00Z"), expires: nil))
+
+        // Once 09:00 has passed even where it comes last (UTC−12), the time is refused.
+        let late = Arming.firstRun(of: spec, now: utc("2026-03-29T21:00:01Z"))
+        guard case .failure(let errors) = late else { Issue.record("a time passed everywhere was accepted"); return }
+        #expect(errors.errors.map(\.code) == ["in_the_past"])
+        #expect(errors.errors.first?.message.contains("every time zone") == true)
+    }
+
+    @Test func recipientTimeNeedsDevicesAndALocalTimeAndRoundTrips() throws {
+        let onTopics = try errors(of: """
+            {"name": "x", "notification": {"title": "t"}, "topics": ["news"],
+             "schedule": {"kind": "once", "at": "2030-01-01T09:00", "time_zone": "Asia/Tehran"}, "delivery": {"recipient_time": {}}}
+            """)
+        #expect(onTopics.map(\.code) == ["needs_devices"])
+        #expect(onTopics.first?.path == "delivery.recipient_time")
+        let unscheduled = try errors(of: """
+            {"name": "x", "notification": {"title": "t"}, "segment": "8a5f3b9e-4f1c-4d2a-9c3e-1b2a3c4d5e6f", "delivery": {"recipient_time": {"past": "later"}}}
+            """)
+        #expect(Set(unscheduled.map(\.code)) == ["invalid_value", "needs_local_time"])
+
+        let spec = try daily()
+        #expect(spec.delivery.recipientTime == RecipientTime(past: .skip))
+        #expect(spec.toJSON()["delivery"]?["recipient_time"] == ["past": "skip"])
+        #expect(try campaign(spec.toJSON().serializedString()) == spec)
+        // The latest-delivery time counts from each wave, so the run itself has no expiry.
+        var withLatest = spec
+        withLatest.delivery.latestDeliveryMinutes = 30
+        #expect(withLatest.delivery.expiry(ofRunDueAt: utc("2026-03-10T19:00:00Z")) == nil)
+    }
+}
