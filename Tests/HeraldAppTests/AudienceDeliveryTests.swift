@@ -344,4 +344,80 @@ extension AudienceDeliveryTests {
         #expect(report.devices == CampaignReport.DeviceReach(reached: 200, failed: 0, nowInvalid: 0))
         #expect(throws: AppError.self) { try service.sendWinner(campaignID, variantKey: "A", by: actor, now: Date()) }  // once per campaign
     }
+
+    /// Recipient time over the real outbox: the run starts, each zone's devices fall due at the
+    /// schedule's local time there (Tehran's now, Berlin's and New York's hours later), a zone whose
+    /// time had passed is skipped, and each wave closes with its own latest-delivery time. The
+    /// clock moves forward by shifting the run's times back, as the hours passing would.
+    @Test(.timeLimit(.minutes(2)))
+    func eachZonesDevicesFallDueAtTheLocalTimeThereAndAPastZoneIsSkipped() async throws {
+        let sink = try EmulatorSink()
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        let zones: [(token: Int, zone: String?)] = [(1, "Asia/Tehran"), (2, "Asia/Tehran"), (3, nil), (4, "Europe/Berlin"),
+                                                     (5, "America/New_York"), (6, "Pacific/Kiritimati")]
+        try setup.register(zones.map { device in
+            var document: JSONObject = ["token": .string(Self.token(device.token)), "platform": "android"]
+            if let zone = device.zone { document["time_zone"] = .string(zone) }
+            return .object(document)
+        })
+        // Tehran's clocks read this a few seconds from now: its wave (and the zoneless device's,
+        // the schedule being in Tehran) comes first among the zones not yet past.
+        let tehran = TimeZone(identifier: "Asia/Tehran")!
+        let local = WallClock.local(at: Date().addingTimeInterval(3), in: tehran)
+        let id = try setup.schedule(["name": "Good morning", "notification": ["title": "Good morning"],
+                                     "tokens": .array(zones.map { .string(Self.token($0.token)) }),
+                                     "schedule": ["kind": "once", "at": .string(local.description), "time_zone": "Asia/Tehran"],
+                                     "delivery": ["recipient_time": ["past": "skip"], "latest_delivery_minutes": 60]])
+        let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
+        defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+        func received() -> Set<String> { Set(sink.emulator.messages().compactMap { $0.message["token"]?.stringValue }) }
+        #expect(try await eventually(timeout: .seconds(30)) { received().count == 3 })
+        #expect(received() == [Self.token(1), Self.token(2), Self.token(3)])
+
+        // Each delivery waits for 09:00-style local time in its own zone, and closes 60 minutes after it.
+        let rows = try setup.probe.connection.query("""
+            SELECT device_token, status, coalesce(extract(epoch FROM send_at)::float8, 0), coalesce(extract(epoch FROM expires_at)::float8, 0),
+                   coalesce(error_message, '')
+            FROM deliveries WHERE campaign_id = \(id)::uuid
+            """).map { try $0.decode((String, String, Double, Double, String).self) }
+        let byToken = Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0) })
+        for (token, zone) in [(4, "Europe/Berlin"), (5, "America/New_York"), (1, "Asia/Tehran")] {
+            let wave = WallClock.instant(of: local, in: TimeZone(identifier: zone)!).timeIntervalSince1970
+            let row = try #require(byToken[Self.token(token)])
+            #expect(abs(row.2 - wave) < 0.001, "\(zone)")
+            #expect(abs(row.3 - (wave + 3600)) < 0.001, "\(zone)")
+        }
+        let kiritimati = try #require(byToken[Self.token(6)])
+        #expect(kiritimati.1 == "expired" && kiritimati.4.contains("local time had already passed"))
+        #expect(byToken[Self.token(4)]?.1 == "pending" && byToken[Self.token(5)]?.1 == "pending")
+        #expect(try setup.status(id) == "sending")
+
+        // Berlin's wave comes: only Berlin's device is sent.
+        let berlinIn = WallClock.instant(of: local, in: TimeZone(identifier: "Europe/Berlin")!).timeIntervalSinceNow
+        try setup.shiftClock(of: id, by: berlinIn)
+        #expect(try await eventually(timeout: .seconds(30)) { received().count == 4 })
+        #expect(received().contains(Self.token(4)) && !received().contains(Self.token(5)))
+
+        // New York's wave passes unsent (its latest-delivery time with it): expired, and the run is over.
+        let newYorkClosed = WallClock.instant(of: local, in: TimeZone(identifier: "America/New_York")!).timeIntervalSinceNow + 3601 - berlinIn
+        try setup.shiftClock(of: id, by: newYorkClosed)
+        #expect(try await eventually(timeout: .seconds(30)) { try setup.status(id) == "partially_failed" })
+        #expect(try setup.probe.connection.query("""
+            SELECT status FROM deliveries WHERE device_token = \(Self.token(5))
+            """).first?.decode(String.self, at: 0) == "expired")
+        #expect(received().count == 4)
+    }
+}
+
+extension AudienceDeliveryTests.Setup {
+    /// Moves a campaign's pending deliveries `seconds` nearer, as if that much time had passed.
+    func shiftClock(of campaign: String, by seconds: Double) throws {
+        _ = try probe.connection.execute("""
+            UPDATE deliveries SET next_attempt_at = next_attempt_at - make_interval(secs => \(seconds)),
+                send_at = send_at - make_interval(secs => \(seconds)), expires_at = expires_at - make_interval(secs => \(seconds))
+            WHERE campaign_id = \(campaign)::uuid AND status IN ('pending', 'retrying')
+            """)
+        _ = try probe.connection.query("SELECT pg_notify('herald_deliveries', '')")
+    }
 }

@@ -36,4 +36,22 @@ import Testing
         #expect(errors["window_time_zone"].first?.contains("Moon/Base") == true)
         #expect(errors["winner_after_minutes"].first?.contains("holdout") == true)  // an automatic winner needs a holdout
     }
+
+    @Test func recipientTimeIsAChoiceThatRoundTripsAndIsRefusedBesideItForTopics() throws {
+        let token = String(repeating: "k", count: 150)
+        let form = CampaignForm(fields: CampaignFormTests.fields([("target_kind", "tokens"), ("tokens", token), ("recipient_time", "send")]))
+        let spec = try form.parse().get()
+        #expect(spec.delivery.recipientTime == RecipientTime(past: .send))
+        let again = CampaignForm(spec: spec, version: 1)
+        #expect(try again.parse().get() == spec)
+        let view = ComposerFields(again)
+        #expect(view.deliveryOpen)
+        #expect(view.recipientTimes.first { $0.selected }?.value == "send")
+
+        // Topics carry no time zones: the error stands beside the choice, the form keeps it.
+        let onTopics = CampaignForm(fields: CampaignFormTests.fields([("recipient_time", "skip")]))
+        guard case .failure(let errors) = onTopics.parse() else { Issue.record("recipient time on topics was accepted"); return }
+        #expect(errors["recipient_time"].first?.contains("segment or a token list") == true)
+        #expect(ComposerFields(onTopics, errors).recipientTimes.first { $0.selected }?.value == "skip")
+    }
 }

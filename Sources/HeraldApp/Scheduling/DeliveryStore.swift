@@ -203,6 +203,8 @@ struct DeliveryStore: Sendable {
                   AND (r.window_closes_at IS NULL OR (r.window_opens_at <= now() AND now() < r.window_closes_at))
                   AND d.status = ANY(\(DeliveryStatus.open)) AND d.next_attempt_at <= now()
                   AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                  -- Past its wave's latest-delivery time (recipient time) it waits for the sweep to expire it.
+                  AND (d.expires_at IS NULL OR d.expires_at > now())
                 ORDER BY d.next_attempt_at, d.id LIMIT \(deviceLimit)
                 FOR UPDATE OF d SKIP LOCKED
             )
@@ -373,7 +375,8 @@ struct DeliveryStore: Sendable {
 
     // MARK: - Delivery controls
 
-    /// Expires what is left of runs past their latest-delivery time, and closes those runs.
+    /// Expires what is left of runs past their latest-delivery time, and the deliveries past
+    /// their own (a recipient-time wave's), and closes the runs that leaves finished.
     func expireLateRuns(on connection: PostgresConnection) throws {
         try connection.transaction { connection in
             let runIDs = try connection.query("""
@@ -382,7 +385,13 @@ struct DeliveryStore: Sendable {
                 WHERE r.id = d.run_id AND r.status = \(RunStatus.sending) AND r.expires_at <= now() AND d.status = ANY(\(DeliveryStatus.open))
                 RETURNING d.run_id::text
                 """).map { try $0.decode(String.self, at: 0) }
-            try closeRuns(Array(Set(runIDs)), on: connection)
+            let waveRunIDs = try connection.query("""
+                UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
+                -- The open statuses spelled out, so that the partial index deliveries_expiring serves it.
+                WHERE d.expires_at <= now() AND d.status IN ('pending', 'retrying')
+                RETURNING d.run_id::text
+                """).map { try $0.decode(String.self, at: 0) }
+            try closeRuns(Array(Set(runIDs + waveRunIDs)), on: connection)
         }
     }
 
@@ -415,6 +424,7 @@ struct DeliveryStore: Sendable {
         try connection.query("""
             SELECT extract(epoch FROM min(t) - now())::float8 FROM (
                 SELECT expires_at AS t FROM runs WHERE status = \(RunStatus.sending) AND expires_at IS NOT NULL
+                UNION ALL SELECT min(expires_at) FROM deliveries WHERE expires_at IS NOT NULL AND status IN ('pending', 'retrying')
                 UNION ALL SELECT window_closes_at FROM runs WHERE status = \(RunStatus.sending) AND window_closes_at IS NOT NULL) AS controls
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }

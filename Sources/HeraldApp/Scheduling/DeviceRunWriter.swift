@@ -12,9 +12,11 @@ struct DeviceRunWriter: Sendable {
     static let batch = 10_000
 
     /// Starts the run of `due` to `audience` with `planner`; nil when the occurrence has a run already.
-    /// `expiresAt` and `window` are the campaign's delivery controls for this run (latest delivery, sending hours).
+    /// `expiresAt` and `window` are the campaign's delivery controls for this run (latest delivery, sending hours);
+    /// with `waves` (recipient time) each device's request falls due at its zone's wave instead of at once.
     func write(_ due: DeliveryStore.Due, audience: DeviceAudience, planner: DevicePlanner, rolloutVariant: String? = nil,
-               expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
+               expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, waves: RecipientWaves? = nil,
+               on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
         guard let runID = try connection.query("""
             INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, expires_at, window_opens_at, window_closes_at)
             VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, \(rolloutVariant),
@@ -23,33 +25,63 @@ struct DeviceRunWriter: Sendable {
                     to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8))
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING id::text
             """).first.map({ try $0.decode(String.self, at: 0) }) else { return nil }
-        var planned = 0, unsendable = 0
+        var planned = 0, unsendable = 0, missed = 0
+        var waves = waves
+        var lastExpiry: Date?
         try devices.forEachActive(matching: audience, batch: Self.batch, on: connection) { batch in
-            var variants: [String] = [], tokens: [String] = [], bodies: [String] = [], failures: [String] = []
+            var variants: [String] = [], tokens: [String] = [], bodies: [String] = []
+            var statuses: [String] = [], codes: [String] = [], reasons: [String] = [], sendAts: [String] = [], expiries: [String] = []
             for device in batch {
                 guard let request = planner.request(for: device.device) else { continue }
+                var status = DeliveryStatus.pending, code = "", reason = ""
+                if let failure = request.failure {
+                    // A device whose message cannot be sent is recorded as failed at once, with the reason.
+                    (status, code, reason) = (.failed, "PAYLOAD_TOO_LARGE", failure)
+                    unsendable += 1
+                }
+                switch waves?.slot(for: device.device.timeZone) {
+                case nil:
+                    sendAts.append("")
+                    expiries.append("")
+                case .due(let at, let expires):
+                    sendAts.append(DeliveryStore.epoch(at))
+                    expiries.append(DeliveryStore.epoch(expires))
+                    if let expires, lastExpiry.map({ expires > $0 }) ?? true { lastExpiry = expires }
+                case .missed(let at):
+                    // Its local time had passed and the campaign skips such devices: expired, never sent.
+                    sendAts.append(DeliveryStore.epoch(at))
+                    expiries.append("")
+                    if status == .pending {
+                        (status, reason) = (.expired, "its local time had already passed when the run started (recipient time, past: skip)")
+                        missed += 1
+                    }
+                }
                 variants.append(request.variantKey)
                 tokens.append(request.token)
                 bodies.append(request.body ?? "")
-                failures.append(request.failure ?? "")
-                if request.failure != nil { unsendable += 1 }
+                statuses.append(status.rawValue)
+                codes.append(code)
+                reasons.append(reason)
             }
             planned += tokens.count
             guard !tokens.isEmpty else { return }
-            // A device whose message cannot be sent is recorded as failed at once, with the reason.
             _ = try connection.execute("""
-                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message)
-                SELECT \(runID)::uuid, \(due.campaignID)::uuid, v, jsonb_build_object('token', t), b, t,
-                       CASE WHEN f = '' THEN \(DeliveryStatus.pending) ELSE \(DeliveryStatus.failed) END,
-                       CASE WHEN f = '' THEN NULL ELSE 'PAYLOAD_TOO_LARGE' END, nullif(f, '')
-                FROM unnest(\(variants), \(tokens), \(bodies), \(failures)) AS x(v, t, b, f)
+                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message,
+                                        next_attempt_at, send_at, expires_at)
+                SELECT \(runID)::uuid, \(due.campaignID)::uuid, v, jsonb_build_object('token', t), b, t, st, nullif(c, ''), nullif(m, ''),
+                       coalesce(to_timestamp(nullif(s, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
+                FROM unnest(\(variants), \(tokens), \(bodies), \(statuses), \(codes), \(reasons), \(sendAts), \(expiries)) AS x(v, t, b, st, c, m, s, e)
                 """)
         }
         var warnings: [String] = []
         if unsendable > 0 { warnings.append("\(unsendable) device\(unsendable == 1 ? "" : "s") could not be sent: the personalised message was over FCM's limit") }
+        if missed > 0 { warnings.append("\(missed) device\(missed == 1 ? "" : "s") skipped: the local time had already passed in their time zone") }
         if planned == 0 { warnings.append("no active device is in the audience") }
+        // With recipient time the run closes with its last wave's latest-delivery time.
         _ = try connection.execute("""
-            UPDATE runs SET planned = \(planned), warnings = \(PostgresJSONB(JSON.array(warnings.map(JSON.string)).serializedString())) WHERE id = \(runID)::uuid
+            UPDATE runs SET planned = \(planned), warnings = \(PostgresJSONB(JSON.array(warnings.map(JSON.string)).serializedString())),
+                expires_at = coalesce(to_timestamp(nullif(\(DeliveryStore.epoch(lastExpiry)), '')::float8), expires_at)
+            WHERE id = \(runID)::uuid
             """)
         return DeliveryStore.StartedRun(campaignID: due.campaignID, runID: runID, deliveries: planned)
     }

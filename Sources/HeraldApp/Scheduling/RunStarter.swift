@@ -27,7 +27,8 @@ struct RunStarter: Sendable {
                     let planner = DevicePlanner(campaign: spec.forSending, campaignID: due.campaignID, sendTime: due.occurrence)
                     if let run = try DeviceRunWriter().write(due, audience: audience, planner: planner,
                                                              expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
-                                                             window: spec.delivery.window?.interval(around: now), on: connection) {
+                                                             window: spec.delivery.window?.interval(around: now),
+                                                             waves: Self.waves(of: spec, occurrence: due.occurrence), on: connection) {
                         deviceRuns.append(run)
                     }
                     deviceCampaigns.append((due.campaignID, Arming.nextRun(of: spec, after: due.occurrence, now: now)))
@@ -44,6 +45,14 @@ struct RunStarter: Sendable {
             try store.advance(deviceCampaigns, started: deviceRuns, on: connection)
             return try store.writeRuns(planned, on: connection) + deviceRuns
         }
+    }
+
+    /// Each device's wave when the campaign sends at recipient time: the schedule's local time in
+    /// the device's zone (the schedule's own zone for a device without one).
+    static func waves(of spec: CampaignSpec, occurrence: Date) -> RecipientWaves? {
+        guard let recipientTime = spec.delivery.recipientTime, let schedule = spec.schedule, let zone = schedule.timeZoneIdentifier else { return nil }
+        return RecipientWaves(local: RecipientTime.localTime(ofRunAt: occurrence, schedule: schedule), fallbackZone: zone,
+                              policy: recipientTime.past, latestDeliveryMinutes: spec.delivery.latestDeliveryMinutes, occurrence: occurrence)
     }
 
     /// The devices a device audience names: a segment's rule (nil when the segment is gone), or the tokens.

@@ -88,6 +88,11 @@ extension CampaignSpec {
                         "time_zone": ["type": "string"],
                     ],
                 ],
+                "recipient_time": [
+                    "type": "object", "additionalProperties": false,
+                    "description": "Send at the schedule's local time in each device's own time zone (the schedule's zone for a device without one): waves per zone, starting where the time comes first. Needs a segment or tokens and a once, daily or weekly schedule. past: a device whose time had passed when the run started is skipped (reported expired) or sent at once. latest_delivery_minutes then counts from each device's wave.",
+                    "properties": ["past": ["enum": ["skip", "send"]]],
+                ],
             ],
         ]
         let autoWinner: JSON = [

@@ -6,12 +6,15 @@ import HeraldJSON
 struct DeliveryFormFields: Sendable, Equatable {
     var maxPerMinute = "", latestDeliveryMinutes = ""
     var windowStart = "", windowEnd = "", windowTimeZone = ""
+    /// "" (the schedule's zone), or recipient time's past policy ("skip", "send").
+    var recipientTime = ""
     var winnerAfterMinutes = "", winnerMetric = "opens", winnerConfidence = "95", winnerFallback = "baseline"
 
     /// The form fields and the contract paths they stand for.
     static let fields: [(field: String, path: String)] = [
         ("max_per_minute", "delivery.max_per_minute"), ("latest_delivery_minutes", "delivery.latest_delivery_minutes"),
         ("window_start", "delivery.window.start"), ("window_end", "delivery.window.end"), ("window_time_zone", "delivery.window.time_zone"),
+        ("recipient_time", "delivery.recipient_time"), ("recipient_time", "delivery.recipient_time.past"),
         ("winner_after_minutes", "auto_winner.after_minutes"), ("winner_metric", "auto_winner.metric"),
         ("winner_confidence", "auto_winner.confidence"), ("winner_fallback", "auto_winner.fallback"),
     ]
@@ -21,6 +24,7 @@ struct DeliveryFormFields: Sendable, Equatable {
     init(_ value: (String) -> String) {
         maxPerMinute = value("max_per_minute"); latestDeliveryMinutes = value("latest_delivery_minutes")
         windowStart = value("window_start"); windowEnd = value("window_end"); windowTimeZone = value("window_time_zone")
+        recipientTime = value("recipient_time")
         winnerAfterMinutes = value("winner_after_minutes")
         winnerMetric = value("winner_metric").isEmpty ? "opens" : value("winner_metric")
         winnerConfidence = value("winner_confidence").isEmpty ? "95" : value("winner_confidence")
@@ -33,6 +37,7 @@ struct DeliveryFormFields: Sendable, Equatable {
         if let window = spec.delivery.window {
             windowStart = window.start.description; windowEnd = window.end.description; windowTimeZone = window.timeZone
         }
+        recipientTime = spec.delivery.recipientTime?.past.rawValue ?? ""
         if let rule = spec.autoWinner {
             winnerAfterMinutes = String(rule.afterMinutes); winnerMetric = rule.metric.rawValue
             winnerConfidence = String(rule.confidence); winnerFallback = rule.fallback.rawValue
@@ -40,7 +45,7 @@ struct DeliveryFormFields: Sendable, Equatable {
     }
 
     /// Whether anything is set, so the composer shows the section open.
-    var isSet: Bool { !(maxPerMinute + latestDeliveryMinutes + windowStart + windowEnd + winnerAfterMinutes).isEmpty }
+    var isSet: Bool { !(maxPerMinute + latestDeliveryMinutes + windowStart + windowEnd + recipientTime + winnerAfterMinutes).isEmpty }
 
     /// Adds `delivery` and `auto_winner` to the contract; a window's zone defaults to the schedule's.
     func addContract(to object: inout JSONObject, scheduleZone: String, errors: inout FormErrors) {
@@ -57,6 +62,7 @@ struct DeliveryFormFields: Sendable, Equatable {
             let zone = windowTimeZone.trimmingSpaces.isEmpty ? scheduleZone : windowTimeZone
             delivery["window"] = ["start": .string(windowStart.trimmingSpaces), "end": .string(windowEnd.trimmingSpaces), "time_zone": .string(zone)]
         }
+        if !recipientTime.isEmpty { delivery["recipient_time"] = ["past": .string(recipientTime)] }
         if !delivery.isEmpty { object["delivery"] = .object(delivery) }
         if let minutes = number(winnerAfterMinutes, "winner_after_minutes") {
             object["auto_winner"] = ["after_minutes": minutes, "metric": .string(winnerMetric),

@@ -26,6 +26,13 @@ extension CampaignPages {
         return kind.map { Attribution(name: name, kind: $0).description } ?? identity
     }
 
+    /// A campaign's schedule, and that it is read in each recipient's zone when it is.
+    static func scheduleText(of spec: CampaignSpec) -> String {
+        let text = scheduleText(spec.schedule)
+        guard spec.delivery.recipientTime != nil else { return text }
+        return text + Localized.text("list.separator") + Localized.text("review.recipient_time")
+    }
+
     static func scheduleText(_ schedule: Schedule?) -> String {
         guard let json = schedule?.toJSON().objectValue else { return Localized.text("schedule.none") }
         let zone = json["time_zone"]?.stringValue ?? ""

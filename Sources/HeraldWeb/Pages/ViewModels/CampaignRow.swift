@@ -70,7 +70,7 @@ struct CampaignRow: Sendable {
         statusText = CampaignPages.statusText(record.status)
         approvalText = record.approval.state == .none ? nil : CampaignPages.approvalText(record.approval.state)
         approvalState = record.approval.state.rawValue
-        schedule = spec.map { CampaignPages.scheduleText($0.schedule) } ?? "—"
+        schedule = spec.map { CampaignPages.scheduleText(of: $0) } ?? "—"
         targets = spec.map { CampaignPages.targetText($0.audience) } ?? "—"
         updated = CampaignPages.shortTime(record.updatedAt)
         updatedISO = record.updatedAt

@@ -151,6 +151,7 @@ struct ComposerFields: Sendable {
     let winnerMetrics: [Choice]
     let winnerConfidences: [Choice]
     let winnerFallbacks: [Choice]
+    let recipientTimes: [Choice]
 
     init(_ form: CampaignForm, _ errors: FormErrors = FormErrors()) {
         name = form.name
@@ -219,6 +220,9 @@ struct ComposerFields: Sendable {
         }
         winnerFallbacks = ["baseline", "none"].map {
             Choice($0, text: Localized.text("composer.winner.\($0)"), selected: form.delivery.winnerFallback == $0)
+        }
+        recipientTimes = [("", "off"), ("skip", "skip"), ("send", "send")].map {
+            Choice($0, text: Localized.text("composer.recipient_time.\($1)"), selected: form.delivery.recipientTime == $0)
         }
         optionsOpen = CampaignForm.optionFields.contains { !option($0).isEmpty } || !form.overrides.isEmpty
             || errors.order.contains { CampaignForm.optionFields.contains($0) || $0 == "overrides" || $0 == "data" }
