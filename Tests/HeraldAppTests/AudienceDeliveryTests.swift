@@ -392,6 +392,12 @@ extension AudienceDeliveryTests {
         #expect(kiritimati.1 == "expired" && kiritimati.4.contains("local time had already passed"))
         #expect(byToken[Self.token(4)]?.1 == "pending" && byToken[Self.token(5)]?.1 == "pending")
         #expect(try setup.status(id) == "sending")
+        // The runs API lists the waves: Kiritimati's (expired), Tehran's (sent), Berlin's and New York's (waiting).
+        let service = CampaignService(database: setup.database, sender: nil, buckets: AudienceBuckets())
+        let campaignID = try #require(CampaignID(id))
+        let waves = try #require(try service.runs(campaignID).first?["waves"]?.arrayValue)
+        #expect(waves.map { [$0["devices"]?.intValue, $0["sent"]?.intValue, $0["waiting"]?.intValue, $0["expired"]?.intValue] }
+                == [[1, 0, 0, 1], [3, 3, 0, 0], [1, 0, 1, 0], [1, 0, 1, 0]])
 
         // Berlin's wave comes: only Berlin's device is sent.
         let berlinIn = WallClock.instant(of: local, in: TimeZone(identifier: "Europe/Berlin")!).timeIntervalSinceNow

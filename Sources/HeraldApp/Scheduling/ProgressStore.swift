@@ -29,12 +29,20 @@ struct ProgressStore: Sendable {
                    CASE WHEN r.status = \(RunStatus.sending) THEN (
                        SELECT count(*) FROM runs q WHERE q.status = \(RunStatus.sending) AND (q.occurrence, q.id) < (r.occurrence, r.id)
                          AND EXISTS (SELECT 1 FROM deliveries f WHERE f.run_id = q.id AND f.status = ANY(\(DeliveryStatus.open))
-                                     AND NOT (f.target ? 'token'))) END
+                                     AND NOT (f.target ? 'token'))) END,
+                   -- Recipient time: the run's waves, one per local-time instant, with what each sent and still waits.
+                   (SELECT json_agg(json_build_object('at', to_char(w.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                                                      'devices', w.devices, 'sent', w.sent, 'waiting', w.waiting, 'expired', w.expired)
+                                    ORDER BY w.at)::text
+                    FROM (SELECT send_at AS at, count(*) AS devices, count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
+                                 count(*) FILTER (WHERE status = ANY(\(DeliveryStatus.open))) AS waiting,
+                                 count(*) FILTER (WHERE status = \(DeliveryStatus.expired)) AS expired
+                          FROM deliveries WHERE run_id = r.id AND send_at IS NOT NULL GROUP BY send_at) w)
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
         return try rows.map { row in
-            let (id, status, planned, warnings, rollout, due, started, finished, variants, expires, opens, closes, ahead) =
-                try row.decode((String, RunStatus, Int, String, String?, String, String, String?, String, String?, String?, String?, Int?).self)
+            let (id, status, planned, warnings, rollout, due, started, finished, variants, expires, opens, closes, ahead, waves) =
+                try row.decode((String, RunStatus, Int, String, String?, String, String, String?, String, String?, String?, String?, Int?, String?).self)
             var run: JSONObject = [
                 "id": .string(id), "status": .string(status.rawValue), "planned": .number(Double(planned)),
                 "warnings": try JSON.parse(warnings), "due_at": .string(due), "started_at": .string(started),
@@ -46,6 +54,7 @@ struct ProgressStore: Sendable {
             if let expires { run["expires_at"] = .string(expires) }
             if let opens, let closes, status == .sending { run["window"] = ["opens_at": .string(opens), "closes_at": .string(closes)] }
             if let ahead { run["fan_out_queue_ahead"] = .number(Double(ahead)) }
+            if let waves { run["waves"] = try JSON.parse(waves) }
             return .object(run)
         }
     }

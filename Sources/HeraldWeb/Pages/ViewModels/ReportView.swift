@@ -15,6 +15,8 @@ struct ReportView: PageView {
         let failed: String
         /// While it sends: how many other runs' topic fan-outs go before it (one at a time).
         let queue: String?
+        /// At recipient time, while it sends: when its next wave goes and how many devices wait in all.
+        let nextWave: String?
 
         init(_ run: JSON) {
             let variants = run["variants"]?.objectValue ?? [:]
@@ -28,6 +30,10 @@ struct ReportView: PageView {
             queue = run["fan_out_queue_ahead"]?.intValue.map { ahead in
                 ahead == 0 ? Localized.text("report.queue_next") : Localized.text("report.queue_ahead", Localized.number(ahead))
             }
+            let waiting = run["waves"]?.arrayValue?.filter { ($0["waiting"]?.intValue ?? 0) > 0 } ?? []
+            nextWave = status == RunStatus.sending.rawValue ? waiting.first?["at"]?.stringValue.map { at in
+                Localized.text("report.next_wave", CampaignPages.shortTime(at), Localized.number(waiting.reduce(0) { $0 + ($1["waiting"]?.intValue ?? 0) }))
+            } : nil
         }
     }
 
