@@ -116,4 +116,25 @@ import Testing
         #expect(try DeliveryStore().claim(owner: "w", limit: 10, lease: .seconds(60), on: connection).count == 1)
         #expect(try DeliveryStore().secondsUntilNextDelivery(on: connection).map { $0 > 50 } == true)  // held by the lease
     }
+
+    /// A run to devices is spread too: thirty devices over one minute fall due two seconds apart,
+    /// so the workers' claims (by due time) take them one spacing at a time.
+    @Test(.timeLimit(.minutes(1)))
+    func aRunToDevicesSpreadOverAMinuteFallsDueEvenlyAcrossIt() throws {
+        let harness = try TestApplication()
+        let tokens = (0..<30).map { "spread-\($0):" + String(repeating: "s", count: 140) }
+        for token in tokens { _ = try harness.app.devices.register(token: token, document: ["platform": "android"]) }
+        let json: JSON = ["name": "Spread", "notification": ["title": "Slowly"], "tokens": .array(tokens.map(JSON.string)),
+                          "delivery": ["spread_minutes": 1]]
+        let record = try create(harness.app.campaigns, json)
+        _ = try harness.app.campaigns.publishNow(record.id, expectedVersion: record.version, by: actor, now: Date())
+        let connection = try PostgresConnection(url: harness.databaseURL)
+        defer { connection.close() }
+        #expect(try RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 10, now: Date(), on: connection).first?.deliveries == 30)
+        let gaps = try connection.query("""
+            SELECT extract(epoch FROM next_attempt_at - lag(next_attempt_at) OVER (ORDER BY next_attempt_at))::float8 FROM deliveries
+            """).compactMap { try $0.decode(Double?.self, at: 0) }
+        #expect(gaps.count == 29 && gaps.allSatisfy { abs($0 - 2) < 0.01 })
+        #expect(try DeliveryStore().claim(owner: "w", limit: 10, deviceLimit: 100, lease: .seconds(60), on: connection).count == 1)
+    }
 }

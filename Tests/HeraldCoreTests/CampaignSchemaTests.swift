@@ -34,8 +34,9 @@ import Testing
         // Translations are for device audiences only (AudienceTests sets them).
         #expect(Set(parsed["notification"]?.objectValue?.keys ?? []).union(["translations"]) == keys(schema, ["properties", "notification"]))
         #expect(Set(parsed["variants"]?.arrayValue?.first?.objectValue?.keys ?? []) == keys(schema, ["properties", "variants", "items"]))
-        // Recipient time is for device audiences only (RecipientTimeTests sets it).
-        #expect(Set(parsed["delivery"]?.objectValue?.keys ?? []).union(["recipient_time"]) == keys(schema, ["properties", "delivery"]))
+        // Recipient time is for device audiences only (RecipientTimeTests sets it); a spread is
+        // max_per_minute or spread_minutes, not both (DeliveryControlsTests sets the other).
+        #expect(Set(parsed["delivery"]?.objectValue?.keys ?? []).union(["recipient_time", "spread_minutes"]) == keys(schema, ["properties", "delivery"]))
         #expect(Set(parsed["delivery"]?["window"]?.objectValue?.keys ?? []) == keys(schema, ["properties", "delivery", "properties", "window"]))
         #expect(Set(parsed["auto_winner"]?.objectValue?.keys ?? []) == keys(schema, ["properties", "auto_winner"]))
         _ = try campaign(document)

@@ -72,7 +72,7 @@ import Testing
              "auto_winner": {"after_minutes": 240, "metric": "conversions", "confidence": 99, "fallback": "none"}}
             """#
         let spec = try campaign(text)
-        #expect(spec.delivery.maxPerMinute == 600 && spec.delivery.spacingSeconds == 0.1)
+        #expect(spec.delivery.maxPerMinute == 600 && spec.delivery.spacingSeconds(requests: 5) == 0.1)
         #expect(spec.delivery.window == SendingWindow(start: LocalTime("08:00")!, end: LocalTime("20:00")!, timeZone: "Europe/Berlin"))
         #expect(spec.autoWinner == WinnerRule(afterMinutes: 240, metric: .conversions, confidence: 99, fallback: .none))
         #expect(CampaignSpec.parse(spec.toJSON()) == .success(spec))
@@ -92,7 +92,20 @@ import Testing
         #expect(byPath["auto_winner.metric"] == "invalid_value")
         #expect(byPath["auto_winner.confidence"] == "invalid_value")
         #expect(byPath["auto_winner"] == "needs_ab_test_with_holdout")
+        let both = try errors(of: #"{"name": "Bad", "notification": {"title": "T"}, "topics": ["news"], "delivery": {"max_per_minute": 10, "spread_minutes": 30}}"#)
+        #expect(both.map(\.path) == ["delivery.spread_minutes"] && both.map(\.code) == ["conflict"])
         let same = try errors(of: #"{"name": "Bad", "notification": {"title": "T"}, "topics": ["news"], "delivery": {"window": {"start": "08:00", "end": "08:00", "time_zone": "UTC"}}}"#)
         #expect(same.map(\.code) == ["empty_window"])
+    }
+
+    /// "Over 30 minutes": the spacing fills the spread whatever the run's size; a run of one has none.
+    @Test func aSpreadOverMinutesSpacesARunsRequestsToFillIt() throws {
+        let spec = try campaign(#"{"name": "Slow", "notification": {"title": "T"}, "topics": ["news"], "delivery": {"spread_minutes": 30}}"#)
+        #expect(spec.delivery.spreadMinutes == 30)
+        #expect(spec.delivery.spacingSeconds(requests: 1800) == 1)
+        #expect(spec.delivery.spacingSeconds(requests: 100_000) == 0.018)
+        #expect(spec.delivery.spacingSeconds(requests: 1) == nil)
+        #expect(CampaignSpec.parse(spec.toJSON()) == .success(spec))
+        #expect(try errors(of: #"{"name": "x", "notification": {"title": "T"}, "topics": ["n"], "delivery": {"spread_minutes": 1441}}"#).map(\.code) == ["out_of_range"])
     }
 }

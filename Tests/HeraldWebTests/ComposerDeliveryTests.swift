@@ -35,6 +35,11 @@ import Testing
         #expect(errors["window_start"].first?.contains("8 am") == true)
         #expect(errors["window_time_zone"].first?.contains("Moon/Base") == true)
         #expect(errors["winner_after_minutes"].first?.contains("holdout") == true)  // an automatic winner needs a holdout
+
+        let both = CampaignForm(fields: CampaignFormTests.fields([("max_per_minute", "100"), ("spread_minutes", "30")]))
+        guard case .failure(let conflict) = both.parse() else { Issue.record("two spreads were accepted"); return }
+        #expect(conflict["spread_minutes"].first?.contains("choose one") == true)
+        #expect(ComposerFields(both, conflict).delivery.spreadMinutes == "30")
     }
 
     @Test func recipientTimeIsAChoiceThatRoundTripsAndIsRefusedBesideItForTopics() throws {

@@ -107,6 +107,16 @@ struct DeviceStore: Sendable {
                                                   binds: condition.binds)).map { try $0.decode(Int.self, at: 0) }.first ?? 0
     }
 
+    /// Active devices in a campaign's audience.
+    func count(_ audience: DeviceAudience, on connection: PostgresConnection) throws -> Int {
+        switch audience {
+        case .segment(let rule): return try count(rule, on: connection)
+        case .tokens(let tokens):
+            return try connection.query("SELECT count(*) FROM devices WHERE status = 'active' AND token = ANY(\(tokens))")
+                .map { try $0.decode(Int.self, at: 0) }.first ?? 0
+        }
+    }
+
     /// Calls `body` with the active devices matching `rule` (or having one of `tokens`), `batch`
     /// at a time, through a cursor: a million devices are never in memory at once. Needs a transaction.
     func forEachActive(matching audience: DeviceAudience, batch: Int, on connection: PostgresConnection,

@@ -13,9 +13,10 @@ struct DeviceRunWriter: Sendable {
 
     /// Starts the run of `due` to `audience` with `planner`; nil when the occurrence has a run already.
     /// `expiresAt` and `window` are the campaign's delivery controls for this run (latest delivery, sending hours);
-    /// with `waves` (recipient time) each device's request falls due at its zone's wave instead of at once.
+    /// with `waves` (recipient time) each device's request falls due at its zone's wave instead of at once;
+    /// with `spacing` (a spread) each falls due that many seconds after the one before it (in its wave).
     func write(_ due: DeliveryStore.Due, audience: DeviceAudience, planner: DevicePlanner, rolloutVariant: String? = nil,
-               expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, waves: RecipientWaves? = nil,
+               expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, waves: RecipientWaves? = nil, spacing: Double? = nil,
                on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
         guard let runID = try connection.query("""
             INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, expires_at, window_opens_at, window_closes_at)
@@ -28,9 +29,12 @@ struct DeviceRunWriter: Sendable {
         var planned = 0, unsendable = 0, missed = 0
         var waves = waves
         var lastExpiry: Date?
+        // A spread counts requests per wave (one wave, the run's start, without recipient time).
+        var spreadIndex: [Date?: Int] = [:]
+        let start = Date()
         try devices.forEachActive(matching: audience, batch: Self.batch, on: connection) { batch in
             var variants: [String] = [], tokens: [String] = [], bodies: [String] = []
-            var statuses: [String] = [], codes: [String] = [], reasons: [String] = [], sendAts: [String] = [], expiries: [String] = []
+            var statuses: [String] = [], codes: [String] = [], reasons: [String] = [], dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
             for device in batch {
                 guard let request = planner.request(for: device.device) else { continue }
                 var status = DeliveryStatus.pending, code = "", reason = ""
@@ -39,16 +43,25 @@ struct DeviceRunWriter: Sendable {
                     (status, code, reason) = (.failed, "PAYLOAD_TOO_LARGE", failure)
                     unsendable += 1
                 }
+                func dueAt(_ wave: Date?) -> String {
+                    guard let spacing else { return DeliveryStore.epoch(wave) }
+                    let index = spreadIndex[wave, default: 0]
+                    spreadIndex[wave] = index + 1
+                    return DeliveryStore.epoch((wave ?? start).addingTimeInterval(Double(index) * spacing))
+                }
                 switch waves?.slot(for: device.device.timeZone) {
                 case nil:
+                    dues.append(dueAt(nil))
                     sendAts.append("")
                     expiries.append("")
                 case .due(let at, let expires):
+                    dues.append(dueAt(at))
                     sendAts.append(DeliveryStore.epoch(at))
                     expiries.append(DeliveryStore.epoch(expires))
                     if let expires, lastExpiry.map({ expires > $0 }) ?? true { lastExpiry = expires }
                 case .missed(let at):
                     // Its local time had passed and the campaign skips such devices: expired, never sent.
+                    dues.append(DeliveryStore.epoch(at))
                     sendAts.append(DeliveryStore.epoch(at))
                     expiries.append("")
                     if status == .pending {
@@ -69,8 +82,9 @@ struct DeviceRunWriter: Sendable {
                 INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message,
                                         next_attempt_at, send_at, expires_at)
                 SELECT \(runID)::uuid, \(due.campaignID)::uuid, v, jsonb_build_object('token', t), b, t, st, nullif(c, ''), nullif(m, ''),
-                       coalesce(to_timestamp(nullif(s, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
-                FROM unnest(\(variants), \(tokens), \(bodies), \(statuses), \(codes), \(reasons), \(sendAts), \(expiries)) AS x(v, t, b, st, c, m, s, e)
+                       coalesce(to_timestamp(nullif(n, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
+                FROM unnest(\(variants), \(tokens), \(bodies), \(statuses), \(codes), \(reasons), \(dues), \(sendAts), \(expiries))
+                     AS x(v, t, b, st, c, m, n, s, e)
                 """)
         }
         var warnings: [String] = []

@@ -25,20 +25,23 @@ struct RunStarter: Sendable {
                         continue
                     }
                     let planner = DevicePlanner(campaign: spec.forSending, campaignID: due.campaignID, sendTime: due.occurrence)
+                    // A spread over minutes needs the run's size first: the audience's count (its index answers it).
+                    let size = spec.delivery.spreadMinutes == nil ? 0 : try DeviceStore().count(audience, on: connection)
                     if let run = try DeviceRunWriter().write(due, audience: audience, planner: planner,
                                                              expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
                                                              window: spec.delivery.window?.interval(around: now),
-                                                             waves: Self.waves(of: spec, occurrence: due.occurrence), on: connection) {
+                                                             waves: Self.waves(of: spec, occurrence: due.occurrence),
+                                                             spacing: spec.delivery.spacingSeconds(requests: size), on: connection) {
                         deviceRuns.append(run)
                     }
                     deviceCampaigns.append((due.campaignID, Arming.nextRun(of: spec, after: due.occurrence, now: now)))
                 case .success(let spec):
+                    let plan = FanOutPlanner.plan(campaign: spec.forSending, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence)
                     planned.append(DeliveryStore.PlannedRun(
-                        campaignID: due.campaignID, occurrenceText: due.occurrenceText,
-                        plan: FanOutPlanner.plan(campaign: spec.forSending, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence),
+                        campaignID: due.campaignID, occurrenceText: due.occurrenceText, plan: plan,
                         nextRun: Arming.nextRun(of: spec, after: due.occurrence, now: now),
                         expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
-                        window: spec.delivery.window?.interval(around: now), spacing: spec.delivery.spacingSeconds))
+                        window: spec.delivery.window?.interval(around: now), spacing: spec.delivery.spacingSeconds(requests: plan.requests.count)))
                 }
             }
             try store.failUnplannable(unplannable, on: connection)

@@ -4,14 +4,19 @@ import HeraldJSON
 /// `delivery` (spread, sending hours, latest-delivery time) and `auto_winner`.
 extension CampaignParser {
     static let maximumPerMinute = 600_000
+    static let maximumSpreadMinutes = 24 * 60
     /// FCM keeps a message at most 28 days.
     static let maximumLatestDeliveryMinutes = 28 * 24 * 60
 
     mutating func parseDelivery(_ object: JSONObject) -> DeliveryControls {
         guard let delivery = reader.object(object, "delivery", at: "") else { return DeliveryControls() }
-        reader.rejectUnknown(delivery, known: ["max_per_minute", "latest_delivery_minutes", "window", "recipient_time"], at: "delivery")
+        reader.rejectUnknown(delivery, known: ["max_per_minute", "spread_minutes", "latest_delivery_minutes", "window", "recipient_time"], at: "delivery")
         var controls = DeliveryControls()
         controls.maxPerMinute = bounded(delivery, "max_per_minute", at: "delivery", 1...Self.maximumPerMinute, unit: "requests a minute")
+        controls.spreadMinutes = bounded(delivery, "spread_minutes", at: "delivery", 1...Self.maximumSpreadMinutes, unit: "minutes (a day at most)")
+        if controls.maxPerMinute != nil, controls.spreadMinutes != nil {
+            reader.report("delivery.spread_minutes", "conflict", "choose one spread: at most max_per_minute a minute, or evenly over spread_minutes")
+        }
         controls.latestDeliveryMinutes = bounded(delivery, "latest_delivery_minutes", at: "delivery",
                                                  1...Self.maximumLatestDeliveryMinutes, unit: "minutes (FCM keeps a message 28 days at most)")
         if let window = reader.object(delivery, "window", at: "delivery") {

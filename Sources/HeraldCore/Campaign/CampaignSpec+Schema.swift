@@ -78,6 +78,8 @@ extension CampaignSpec {
             "description": "How the requests go out: at most max_per_minute a minute, only within the window's local hours (pausing at its end, resuming at its next start), and none later than latest_delivery_minutes after the run was due (those are reported expired, and the FCM TTL is capped to match).",
             "properties": [
                 "max_per_minute": ["type": "integer", "minimum": 1, "maximum": .number(Double(CampaignParser.maximumPerMinute))],
+                "spread_minutes": ["type": "integer", "minimum": 1, "maximum": .number(Double(CampaignParser.maximumSpreadMinutes)),
+                                   "description": "Instead of max_per_minute: each run's requests spread evenly over this many minutes."],
                 "latest_delivery_minutes": ["type": "integer", "minimum": 1, "maximum": .number(Double(CampaignParser.maximumLatestDeliveryMinutes))],
                 "window": [
                     "type": "object", "additionalProperties": false, "required": ["start", "end", "time_zone"],

@@ -8,6 +8,8 @@ public struct DeliveryControls: Sendable, Equatable {
     /// At most this many requests a minute for this campaign ("spread"); nil: as fast as the
     /// project's quota lets.
     public var maxPerMinute: Int?
+    /// Or: a run's requests spread evenly over this many minutes, however many there are.
+    public var spreadMinutes: Int?
     /// Requests not sent this many minutes after their run was due are dropped as expired, and
     /// no message lives on FCM longer than that.
     public var latestDeliveryMinutes: Int?
@@ -17,8 +19,10 @@ public struct DeliveryControls: Sendable, Equatable {
     /// latest-delivery time then counts from each device's wave.
     public var recipientTime: RecipientTime?
 
-    public init(maxPerMinute: Int? = nil, latestDeliveryMinutes: Int? = nil, window: SendingWindow? = nil, recipientTime: RecipientTime? = nil) {
+    public init(maxPerMinute: Int? = nil, spreadMinutes: Int? = nil, latestDeliveryMinutes: Int? = nil, window: SendingWindow? = nil,
+                recipientTime: RecipientTime? = nil) {
         self.maxPerMinute = maxPerMinute
+        self.spreadMinutes = spreadMinutes
         self.latestDeliveryMinutes = latestDeliveryMinutes
         self.window = window
         self.recipientTime = recipientTime
@@ -40,15 +44,19 @@ public struct DeliveryControls: Sendable, Equatable {
         return min(expirySeconds ?? Int.max, latest * 60)
     }
 
-    /// Seconds between two requests of one run to keep within `maxPerMinute`; nil without a spread.
-    public var spacingSeconds: Double? {
-        maxPerMinute.map { 60 / Double($0) }
+    /// Seconds between two requests of a run of `requests`: to keep within `maxPerMinute`, or to
+    /// fill `spreadMinutes` evenly; nil without a spread.
+    public func spacingSeconds(requests: Int) -> Double? {
+        if let maxPerMinute { return 60 / Double(maxPerMinute) }
+        if let spreadMinutes, requests > 1 { return Double(spreadMinutes) * 60 / Double(requests) }
+        return nil
     }
 
     /// The contract form, unset members left out.
     public func toJSON() -> JSON {
         var object = JSONObject()
         if let maxPerMinute { object["max_per_minute"] = .number(Double(maxPerMinute)) }
+        if let spreadMinutes { object["spread_minutes"] = .number(Double(spreadMinutes)) }
         if let latestDeliveryMinutes { object["latest_delivery_minutes"] = .number(Double(latestDeliveryMinutes)) }
         object["window"] = window?.toJSON()
         object["recipient_time"] = recipientTime?.toJSON()

@@ -4,7 +4,7 @@ import HeraldJSON
 /// The composer's delivery controls and automatic winner: the contract's `delivery` and
 /// `auto_winner` as form fields (blank fields are left out; the parser judges the rest).
 struct DeliveryFormFields: Sendable, Equatable {
-    var maxPerMinute = "", latestDeliveryMinutes = ""
+    var maxPerMinute = "", spreadMinutes = "", latestDeliveryMinutes = ""
     var windowStart = "", windowEnd = "", windowTimeZone = ""
     /// "" (the schedule's zone), or recipient time's past policy ("skip", "send").
     var recipientTime = ""
@@ -12,7 +12,8 @@ struct DeliveryFormFields: Sendable, Equatable {
 
     /// The form fields and the contract paths they stand for.
     static let fields: [(field: String, path: String)] = [
-        ("max_per_minute", "delivery.max_per_minute"), ("latest_delivery_minutes", "delivery.latest_delivery_minutes"),
+        ("max_per_minute", "delivery.max_per_minute"), ("spread_minutes", "delivery.spread_minutes"),
+        ("latest_delivery_minutes", "delivery.latest_delivery_minutes"),
         ("window_start", "delivery.window.start"), ("window_end", "delivery.window.end"), ("window_time_zone", "delivery.window.time_zone"),
         ("recipient_time", "delivery.recipient_time"), ("recipient_time", "delivery.recipient_time.past"),
         ("winner_after_minutes", "auto_winner.after_minutes"), ("winner_metric", "auto_winner.metric"),
@@ -22,7 +23,7 @@ struct DeliveryFormFields: Sendable, Equatable {
     init() {}
 
     init(_ value: (String) -> String) {
-        maxPerMinute = value("max_per_minute"); latestDeliveryMinutes = value("latest_delivery_minutes")
+        maxPerMinute = value("max_per_minute"); spreadMinutes = value("spread_minutes"); latestDeliveryMinutes = value("latest_delivery_minutes")
         windowStart = value("window_start"); windowEnd = value("window_end"); windowTimeZone = value("window_time_zone")
         recipientTime = value("recipient_time")
         winnerAfterMinutes = value("winner_after_minutes")
@@ -33,6 +34,7 @@ struct DeliveryFormFields: Sendable, Equatable {
 
     init(_ spec: CampaignSpec) {
         maxPerMinute = spec.delivery.maxPerMinute.map(String.init) ?? ""
+        spreadMinutes = spec.delivery.spreadMinutes.map(String.init) ?? ""
         latestDeliveryMinutes = spec.delivery.latestDeliveryMinutes.map(String.init) ?? ""
         if let window = spec.delivery.window {
             windowStart = window.start.description; windowEnd = window.end.description; windowTimeZone = window.timeZone
@@ -45,7 +47,7 @@ struct DeliveryFormFields: Sendable, Equatable {
     }
 
     /// Whether anything is set, so the composer shows the section open.
-    var isSet: Bool { !(maxPerMinute + latestDeliveryMinutes + windowStart + windowEnd + recipientTime + winnerAfterMinutes).isEmpty }
+    var isSet: Bool { !(maxPerMinute + spreadMinutes + latestDeliveryMinutes + windowStart + windowEnd + recipientTime + winnerAfterMinutes).isEmpty }
 
     /// Adds `delivery` and `auto_winner` to the contract; a window's zone defaults to the schedule's.
     func addContract(to object: inout JSONObject, scheduleZone: String, errors: inout FormErrors) {
@@ -57,6 +59,7 @@ struct DeliveryFormFields: Sendable, Equatable {
             return .number(Double(value))
         }
         delivery["max_per_minute"] = number(maxPerMinute, "max_per_minute")
+        delivery["spread_minutes"] = number(spreadMinutes, "spread_minutes")
         delivery["latest_delivery_minutes"] = number(latestDeliveryMinutes, "latest_delivery_minutes")
         if !(windowStart + windowEnd).trimmingSpaces.isEmpty {
             let zone = windowTimeZone.trimmingSpaces.isEmpty ? scheduleZone : windowTimeZone

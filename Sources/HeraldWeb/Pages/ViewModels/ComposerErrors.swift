@@ -39,6 +39,7 @@ struct ComposerErrors: Sendable {
     let overrides: [String]
     let options: [String]
     let maxPerMinute: [String]
+    let spreadMinutes: [String]
     let latestDeliveryMinutes: [String]
     let windowStart: [String]
     let windowEnd: [String]
@@ -52,6 +53,7 @@ struct ComposerErrors: Sendable {
     init(_ errors: FormErrors) {
         form = errors["form"]
         maxPerMinute = errors["max_per_minute"]
+        spreadMinutes = errors["spread_minutes"]
         latestDeliveryMinutes = errors["latest_delivery_minutes"]
         windowStart = errors["window_start"]
         windowEnd = errors["window_end"]
