@@ -137,4 +137,28 @@ import Testing
         #expect(gaps.count == 29 && gaps.allSatisfy { abs($0 - 2) < 0.01 })
         #expect(try DeliveryStore().claim(owner: "w", limit: 10, deviceLimit: 100, lease: .seconds(60), on: connection).count == 1)
     }
+
+    /// Paused for a minute, a spread run (fifty topics in ten requests, six a minute) would send what fell due meanwhile at
+    /// once; resumed, it goes on at its spread: the first now, the rest ten seconds apart.
+    @Test(.timeLimit(.minutes(1)))
+    func aSpreadRunResumedAfterAPauseGoesOnAtItsSpreadNotInABurst() throws {
+        let harness = try TestApplication()
+        let campaigns = harness.app.campaigns
+        let record = try create(campaigns, withDelivery("Paced", topics: 50, ["max_per_minute": 6]))
+        var current = try campaigns.publishNow(record.id, expectedVersion: record.version, by: actor, now: Date())
+        let connection = try PostgresConnection(url: harness.databaseURL)
+        defer { connection.close() }
+        #expect(try RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 10, now: Date(), on: connection).first?.deliveries == 10)
+        current = try campaigns.pause(record.id, expectedVersion: current.version, by: actor)
+        // A minute passes while it is paused: the first seven fall due.
+        _ = try connection.execute("UPDATE deliveries SET next_attempt_at = next_attempt_at - interval '61 seconds'")
+        #expect(try connection.query("SELECT count(*) FROM deliveries WHERE next_attempt_at <= now()").first?.decode(Int.self, at: 0) == 7)
+        _ = try campaigns.resume(record.id, expectedVersion: current.version, by: actor)
+        let due = try connection.query("""
+            SELECT extract(epoch FROM next_attempt_at - now())::float8 FROM deliveries ORDER BY next_attempt_at
+            """).map { try $0.decode(Double.self, at: 0) }
+        #expect(abs(due[0]) < 1)
+        #expect(zip(due, due.dropFirst()).allSatisfy { abs($1 - $0 - 10) < 0.01 })
+        #expect(try DeliveryStore().claim(owner: "w", limit: 10, lease: .seconds(60), on: connection).count == 1)
+    }
 }
