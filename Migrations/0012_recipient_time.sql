@@ -4,3 +4,7 @@
 ALTER TABLE deliveries ADD COLUMN send_at timestamptz;
 ALTER TABLE deliveries ADD COLUMN expires_at timestamptz;
 CREATE INDEX deliveries_expiring ON deliveries (expires_at) WHERE expires_at IS NOT NULL AND status IN ('pending', 'retrying');
+
+-- Recipient time on topics goes through time-zone topics ("tz.Asia.Tehran"): the zone whose topic
+-- Herald last subscribed the device to, so a device that moves zone is moved between topics.
+ALTER TABLE devices ADD COLUMN subscribed_time_zone text;

@@ -414,6 +414,50 @@ extension AudienceDeliveryTests {
             """).first?.decode(String.self, at: 0) == "expired")
         #expect(received().count == 4)
     }
+
+    /// Recipient time on topics: Herald puts each registered device in its zone's time-zone topic
+    /// (and moves it when its zone changes), then sends the campaign's topic once per zone,
+    /// ANDed with that zone's topic, in that zone's wave.
+    @Test(.timeLimit(.minutes(2)))
+    func topicsAtRecipientTimeGoThroughEachZonesTopicInItsWave() async throws {
+        let sink = try EmulatorSink()
+        let setup = try Setup(sender: sink)
+        defer { setup.probe.close() }
+        let zones: [(token: Int, zone: String?)] = [(1, "Asia/Tehran"), (2, "Asia/Tehran"), (3, "Europe/Berlin"), (4, "America/New_York"), (5, nil)]
+        try setup.register(zones.map { device in
+            var document: JSONObject = ["token": .string(Self.token(device.token)), "platform": "android"]
+            if let zone = device.zone { document["time_zone"] = .string(zone) }
+            return .object(document)
+        })
+        let first = try setup.devices.assignTimeZoneTopics(by: actor)
+        #expect(first.devices == 4 && first.subscribed == 4 && first.unsubscribed == 0)
+        #expect(first.zones == ["Asia/Tehran", "Europe/Berlin", "America/New_York"])
+        #expect(sink.emulator.subscribers(of: "tz.Asia.Tehran") == [Self.token(1), Self.token(2)])
+        #expect(try setup.devices.assignTimeZoneTopics(by: actor).devices == 0)  // nothing changed since
+        // A device that moves to Tehran leaves Berlin's topic for Tehran's.
+        _ = try setup.devices.register(token: Self.token(3), document: ["platform": "android", "time_zone": "Asia/Tehran"])
+        let moved = try setup.devices.assignTimeZoneTopics(by: actor)
+        #expect(moved.devices == 1 && moved.unsubscribed == 1 && moved.subscribed == 1)
+        #expect(sink.emulator.subscribers(of: "tz.Europe.Berlin").isEmpty && sink.emulator.subscribers(of: "tz.Asia.Tehran").count == 3)
+
+        let local = WallClock.local(at: Date().addingTimeInterval(3), in: TimeZone(identifier: "Asia/Tehran")!)
+        let id = try setup.schedule(["name": "Morning news", "notification": ["title": "Good morning"], "topics": ["news"],
+                                     "schedule": ["kind": "once", "at": .string(local.description), "time_zone": "Asia/Tehran"],
+                                     "delivery": ["recipient_time": ["past": "skip"]]])
+        let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
+        defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+        #expect(try await eventually(timeout: .seconds(30)) { sink.emulator.messages().count == 1 })
+        #expect(sink.emulator.messages().first?.message["condition"]?.stringValue == "'news' in topics && 'tz.Asia.Tehran' in topics")
+        // The registry's other zone waits for its own wave.
+        let waiting = try setup.probe.connection.query("""
+            SELECT target->>'condition', extract(epoch FROM send_at)::float8 FROM deliveries
+            WHERE campaign_id = \(id)::uuid AND status = 'pending'
+            """).map { try $0.decode((String, Double).self) }
+        let newYork = WallClock.instant(of: local, in: TimeZone(identifier: "America/New_York")!).timeIntervalSince1970
+        #expect(waiting.count == 1 && waiting.first?.0 == "'news' in topics && 'tz.America.New_York' in topics")
+        #expect(waiting.first.map { abs($0.1 - newYork) < 0.001 } == true)
+        #expect(try setup.status(id) == "sending")
+    }
 }
 
 extension AudienceDeliveryTests.Setup {

@@ -1,3 +1,4 @@
+import FCMMessage
 import Foundation
 import HeraldCore
 import HeraldJSON
@@ -83,17 +84,36 @@ import Testing
         #expect(errors.errors.first?.message.contains("every time zone") == true)
     }
 
-    @Test func recipientTimeNeedsDevicesAndALocalTimeAndRoundTrips() throws {
-        let onTopics = try errors(of: """
-            {"name": "x", "notification": {"title": "t"}, "topics": ["news"],
-             "schedule": {"kind": "once", "at": "2030-01-01T09:00", "time_zone": "Asia/Tehran"}, "delivery": {"recipient_time": {}}}
-            """)
-        #expect(onTopics.map(\.code) == ["needs_devices"])
-        #expect(onTopics.first?.path == "delivery.recipient_time")
+    @Test func recipientTimeNeedsALocalTimeAndRoomInTheConditionAndRoundTrips() throws {
         let unscheduled = try errors(of: """
             {"name": "x", "notification": {"title": "t"}, "segment": "8a5f3b9e-4f1c-4d2a-9c3e-1b2a3c4d5e6f", "delivery": {"recipient_time": {"past": "later"}}}
             """)
         #expect(Set(unscheduled.map(\.code)) == ["invalid_value", "needs_local_time"])
+        let schedule = #""schedule": {"kind": "once", "at": "2030-01-01T09:00", "time_zone": "Asia/Tehran"}"#
+        // Devices carry their own zone; a list of zones is for topics.
+        let zonesForDevices = try errors(of: """
+            {"name": "x", "notification": {"title": "t"}, "tokens": ["\(String(repeating: "t", count: 150))"], \(schedule),
+             "delivery": {"recipient_time": {"time_zones": ["Asia/Tehran"]}}}
+            """)
+        #expect(zonesForDevices.map(\.code) == ["not_for_devices"])
+        let badZones = try errors(of: """
+            {"name": "x", "notification": {"title": "t"}, "topics": ["news"], \(schedule),
+             "delivery": {"recipient_time": {"time_zones": ["Asia/Tehran", "Moon/Base", "Asia/Tehran"]}}}
+            """)
+        #expect(badZones.map(\.path) == ["delivery.recipient_time.time_zones[1]", "delivery.recipient_time.time_zones[2]"])
+        // The time-zone topic takes one of a condition's five places (two with A/B buckets).
+        let full = try errors(of: """
+            {"name": "x", "notification": {"title": "t"}, "condition": "'a' in topics || 'b' in topics || 'c' in topics || 'd' in topics", \(schedule),
+             "holdout_percent": 10, "delivery": {"recipient_time": {}}}
+            """)
+        #expect(full.map(\.code) == ["too_many_topics"] && full.first?.limit == 3)
+        #expect(full.first?.message.contains("time-zone topic") == true)
+        let topics = try campaign("""
+            {"name": "x", "notification": {"title": "t"}, "topics": ["news"], \(schedule),
+             "delivery": {"recipient_time": {"past": "send", "time_zones": ["Asia/Tehran", "Etc/GMT+12"]}}}
+            """)
+        #expect(topics.delivery.recipientTime == RecipientTime(past: .send, timeZones: ["Asia/Tehran", "Etc/GMT+12"]))
+        #expect(try campaign(topics.toJSON().serializedString()) == topics)
 
         let spec = try daily()
         #expect(spec.delivery.recipientTime == RecipientTime(past: .skip))
@@ -103,5 +123,41 @@ import Testing
         var withLatest = spec
         withLatest.delivery.latestDeliveryMinutes = 30
         #expect(withLatest.delivery.expiry(ofRunDueAt: utc("2026-03-10T19:00:00Z")) == nil)
+    }
+
+    /// Topics at recipient time: the plan once per zone, each condition ANDed with the zone's
+    /// time-zone topic, and never more than FCM's five topics in a condition, A/B buckets included.
+    @Test func topicsAreSentOncePerZoneThroughTheZonesTopic() throws {
+        #expect(TimeZoneTopic.name("Asia/Tehran") == "tz.Asia.Tehran")
+        #expect(TimeZoneTopic.name("America/Argentina/Buenos_Aires") == "tz.America.Argentina.Buenos_Aires")
+        #expect(TimeZoneTopic.name("Etc/GMT+12") == "tz.Etc.GMT%2B12")
+        #expect(TimeZoneTopic.name("Etc/GMT+12").allSatisfy { $0.isLetter || $0.isNumber || "-_.~%".contains($0) })
+
+        let news = try campaign("""
+            {"name": "x", "notification": {"title": "t"}, "topics": ["news"],
+             "schedule": {"kind": "once", "at": "2030-01-01T09:00", "time_zone": "Asia/Tehran"}, "delivery": {"recipient_time": {}}}
+            """)
+        let plan = FanOutPlanner.planInZones(campaign: news, zones: ["Asia/Tehran", "Europe/Berlin"], campaignID: "c", sendTime: Date())
+        #expect(plan.requests.map(\.target) == [.condition("'news' in topics && 'tz.Asia.Tehran' in topics"),
+                                                .condition("'news' in topics && 'tz.Europe.Berlin' in topics")])
+        #expect(plan.requests.map(\.zone) == ["Asia/Tehran", "Europe/Berlin"])
+        #expect(plan.requests.allSatisfy { $0.message.target == $0.target })
+
+        let wide = try campaign("""
+            {"name": "x", "notification": {"title": "t"}, "topics": ["a", "b", "c", "d", "e", "f"], "holdout_percent": 10,
+             "variants": [{"key": "A", "weight": 1}, {"key": "B", "weight": 1}],
+             "schedule": {"kind": "once", "at": "2030-01-01T09:00", "time_zone": "Asia/Tehran"}, "delivery": {"recipient_time": {}}}
+            """)
+        let zoned = FanOutPlanner.planInZones(campaign: wide, zones: ["Asia/Tehran", "America/New_York"], campaignID: "c", sendTime: Date())
+        let plain = FanOutPlanner.plan(campaign: wide, campaignID: "c", sendTime: Date(), topicLimit: TopicCondition.maximumTopics - 1)
+        #expect(zoned.requests.count == 2 * plain.requests.count)
+        for request in zoned.requests {
+            guard case .condition(let text) = request.target, let condition = try? TopicCondition.parse(text) else {
+                Issue.record("not a condition: \(request.target)"); continue
+            }
+            #expect(condition.topicCount <= TopicCondition.maximumTopics, "\(text)")
+            #expect(condition.topicMentions.last == TimeZoneTopic.name(request.zone ?? ""))
+        }
+        #expect(FanOutPlanner.planInZones(campaign: news, zones: [], campaignID: "c", sendTime: Date()).notes == [.noTimeZones])
     }
 }

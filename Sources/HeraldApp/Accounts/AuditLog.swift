@@ -42,6 +42,7 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case segmentSaved = "segment.saved"
     case segmentDeleted = "segment.deleted"
     case topicSubscribed = "topic.subscribed"
+    case timeZoneTopicsAssigned = "time_zone_topics.assigned"
     case userCreated = "user.created"
     case userUpdated = "user.updated"
     case apiKeyCreated = "api_key.created"

@@ -107,6 +107,12 @@ struct DeviceStore: Sendable {
                                                   binds: condition.binds)).map { try $0.decode(Int.self, at: 0) }.first ?? 0
     }
 
+    /// The time zones active devices have, for recipient time on topics.
+    func timeZones(on connection: PostgresConnection) throws -> [String] {
+        try connection.query("SELECT DISTINCT time_zone FROM devices WHERE status = 'active' AND time_zone IS NOT NULL ORDER BY 1")
+            .map { try $0.decode(String.self, at: 0) }
+    }
+
     /// Active devices in a campaign's audience.
     func count(_ audience: DeviceAudience, on connection: PostgresConnection) throws -> Int {
         switch audience {

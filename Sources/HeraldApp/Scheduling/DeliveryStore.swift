@@ -62,6 +62,8 @@ struct DeliveryStore: Sendable {
         var window: SendingWindow.Interval? = nil
         /// Seconds between the run's requests (a campaign's spread).
         var spacing: Double? = nil
+        /// At recipient time, each request's wave (by index): when it falls due and expires, or that it was missed.
+        var slots: [RecipientWaves.Slot]? = nil
     }
 
     /// Up to `limit` scheduled campaigns that are due, locked; rows other schedulers hold are
@@ -106,33 +108,52 @@ struct DeliveryStore: Sendable {
                    to_timestamp(nullif(e, '')::float8), to_timestamp(nullif(wo, '')::float8), to_timestamp(nullif(wc, '')::float8)
             FROM unnest(\(runs.map(\.campaignID)), \(runs.map(\.occurrenceText)), \(runs.map { String($0.plan.requests.count) }),
                         \(runs.map { JSON.array($0.plan.warnings.map { .string($0) }).serializedString() }),
-                        \(runs.map { Self.epoch($0.expiresAt) }), \(runs.map { Self.epoch($0.window?.opens) }),
+                        \(runs.map { Self.epoch($0.expiresAt ?? Self.lastExpiry($0.slots)) }), \(runs.map { Self.epoch($0.window?.opens) }),
                         \(runs.map { Self.epoch($0.window?.closes) })) AS x(c, o, p, w, e, wo, wc)
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
             """).map { try $0.decode((String, String).self) }
-        let spacings = Dictionary(runs.map { ($0.campaignID, $0.spacing) }, uniquingKeysWith: { first, _ in first })
+        let byCampaign = Dictionary(runs.map { ($0.campaignID, $0) }, uniquingKeysWith: { first, _ in first })
         var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
-        var offsets: [String] = []
+        var offsets: [String] = [], statuses: [String] = [], dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
         var started: [StartedRun] = []
         for (campaign, run) in created {
-            let requests = plans[campaign]!.requests
-            let spacing = spacings[campaign] ?? nil
-            for (index, request) in requests.enumerated() {
+            let planned = byCampaign[campaign]!
+            for (index, request) in planned.plan.requests.enumerated() {
                 // A spread campaign's requests fall due one spacing apart.
-                offsets.append(String(Double(index) * (spacing ?? 0)))
+                offsets.append(String(Double(index) * (planned.spacing ?? 0)))
                 runIDs.append(run)
                 campaignIDs.append(campaign)
                 variants.append(request.variantKey)
                 targets.append(request.target.json.serializedString())
                 bodies.append(request.message.json().serializedString())
+                // At recipient time each request waits for its zone's wave; one whose wave had passed is expired.
+                switch planned.slots?[index] {
+                case nil:
+                    statuses.append(DeliveryStatus.pending.rawValue)
+                    dues.append("")
+                    expiries.append("")
+                case .due(let at, let expires):
+                    statuses.append(DeliveryStatus.pending.rawValue)
+                    dues.append(Self.epoch(at))
+                    expiries.append(Self.epoch(expires))
+                case .missed(let at):
+                    statuses.append(DeliveryStatus.expired.rawValue)
+                    dues.append(Self.epoch(at))
+                    expiries.append("")
+                }
+                sendAts.append(dues[dues.count - 1])
             }
-            started.append(StartedRun(campaignID: campaign, runID: run, deliveries: requests.count))
+            started.append(StartedRun(campaignID: campaign, runID: run, deliveries: planned.plan.requests.count))
         }
         if !runIDs.isEmpty {
             _ = try connection.execute("""
-                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, next_attempt_at)
-                SELECT r::uuid, c::uuid, v, t::jsonb, b, now() + make_interval(secs => o::float8)
-                FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies), \(offsets)) AS x(r, c, v, t, b, o)
+                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, status, error_message, next_attempt_at, send_at, expires_at)
+                SELECT r::uuid, c::uuid, v, t::jsonb, b, s,
+                       CASE WHEN s = \(DeliveryStatus.expired) THEN \(Self.missedWave) END,
+                       coalesce(to_timestamp(nullif(n, '')::float8), now() + make_interval(secs => o::float8)),
+                       to_timestamp(nullif(a, '')::float8), to_timestamp(nullif(e, '')::float8)
+                FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies), \(offsets), \(statuses), \(dues), \(sendAts), \(expiries))
+                     AS x(r, c, v, t, b, o, s, n, a, e)
                 """)
         }
         try advance(runs.map { ($0.campaignID, $0.nextRun) }, started: started, on: connection)
@@ -225,7 +246,8 @@ struct DeliveryStore: Sendable {
                   AND (r.expires_at IS NULL OR r.expires_at > now())
                   AND (r.window_closes_at IS NULL OR (r.window_opens_at <= now() AND now() < r.window_closes_at))
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
-                              AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now()))
+                              AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                              AND (d.expires_at IS NULL OR d.expires_at > now()))
                   AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
                                   AND d.lease_expires_at >= now())
                 ORDER BY r.occurrence, r.id LIMIT \(limit)
@@ -233,7 +255,7 @@ struct DeliveryStore: Sendable {
             ), picked AS (
                 SELECT (SELECT d.id FROM deliveries d
                         WHERE d.run_id = ready.id AND d.status = ANY(\(DeliveryStatus.open)) AND d.next_attempt_at <= now()
-                          AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+                          AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now()) AND (d.expires_at IS NULL OR d.expires_at > now())
                         ORDER BY d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) AS id
                 FROM ready
             ), fan_outs AS (
@@ -427,6 +449,14 @@ struct DeliveryStore: Sendable {
                 UNION ALL SELECT min(expires_at) FROM deliveries WHERE expires_at IS NOT NULL AND status IN ('pending', 'retrying')
                 UNION ALL SELECT window_closes_at FROM runs WHERE status = \(RunStatus.sending) AND window_closes_at IS NOT NULL) AS controls
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
+    }
+
+    /// Why a recipient-time request is expired when its run starts.
+    static let missedWave = "its local time had already passed when the run started (recipient time, past: skip)"
+
+    /// A recipient-time run closes with its last wave's latest-delivery time.
+    static func lastExpiry(_ slots: [RecipientWaves.Slot]?) -> Date? {
+        slots?.compactMap { if case .due(_, let expires) = $0 { expires } else { nil } }.max()
     }
 
     /// An instant as seconds since 1970 in text, "" for none (for `unnest` of nullable times).

@@ -65,7 +65,7 @@ struct DeviceRunWriter: Sendable {
                     sendAts.append(DeliveryStore.epoch(at))
                     expiries.append("")
                     if status == .pending {
-                        (status, reason) = (.expired, "its local time had already passed when the run started (recipient time, past: skip)")
+                        (status, reason) = (.expired, DeliveryStore.missedWave)
                         missed += 1
                     }
                 }

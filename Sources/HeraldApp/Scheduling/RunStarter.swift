@@ -36,12 +36,23 @@ struct RunStarter: Sendable {
                     }
                     deviceCampaigns.append((due.campaignID, Arming.nextRun(of: spec, after: due.occurrence, now: now)))
                 case .success(let spec):
-                    let plan = FanOutPlanner.plan(campaign: spec.forSending, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence)
+                    var plan: FanOutPlan
+                    var slots: [RecipientWaves.Slot]?
+                    if var waves = Self.waves(of: spec, occurrence: due.occurrence) {
+                        // Recipient time on topics: a wave per zone, through the zones' time-zone topics.
+                        let zones = try spec.delivery.recipientTime?.timeZones ?? DeviceStore().timeZones(on: connection)
+                        plan = FanOutPlanner.planInZones(campaign: spec.forSending, zones: zones, buckets: buckets,
+                                                         campaignID: due.campaignID, sendTime: due.occurrence)
+                        slots = plan.requests.map { waves.slot(for: $0.zone) }
+                    } else {
+                        plan = FanOutPlanner.plan(campaign: spec.forSending, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence)
+                    }
                     planned.append(DeliveryStore.PlannedRun(
                         campaignID: due.campaignID, occurrenceText: due.occurrenceText, plan: plan,
                         nextRun: Arming.nextRun(of: spec, after: due.occurrence, now: now),
                         expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
-                        window: spec.delivery.window?.interval(around: now), spacing: spec.delivery.spacingSeconds(requests: plan.requests.count)))
+                        window: spec.delivery.window?.interval(around: now), spacing: spec.delivery.spacingSeconds(requests: plan.requests.count),
+                        slots: slots))
                 }
             }
             try store.failUnplannable(unplannable, on: connection)

@@ -100,13 +100,17 @@ extension CampaignParser {
 
     /// A condition combined with audience buckets needs one topic place for the bucket part.
     mutating func checkConditionRoom(_ spec: CampaignSpec) {
-        guard spec.usesBuckets, case .condition(let condition) = spec.audience,
-            let parsed = try? TopicCondition.parse(condition),
-            parsed.topicCount == CampaignLimits.conditionTopics
-        else { return }
+        guard case .condition(let condition) = spec.audience, let parsed = try? TopicCondition.parse(condition) else { return }
+        // Recipient time ANDs a time-zone topic into every condition.
+        let zoned = spec.delivery.recipientTime != nil
+        let room = CampaignLimits.conditionTopics - (spec.usesBuckets ? 1 : 0) - (zoned ? 1 : 0)
+        // Over five is the condition's own error, reported where it is read.
+        guard parsed.topicCount > room, parsed.topicCount <= CampaignLimits.conditionTopics else { return }
+        let places = [spec.usesBuckets ? "one for the audience buckets" : nil, zoned ? "one for the time-zone topic of recipient time" : nil]
+            .compactMap { $0 }.joined(separator: " and ")
+        let with = [spec.usesBuckets ? "A/B variants or a holdout" : nil, zoned ? "recipient time" : nil].compactMap { $0 }.joined(separator: " and ")
         reader.report("condition", "too_many_topics",
-            "with A/B variants or a holdout, a condition names at most \(CampaignLimits.conditionTopicsWithBuckets) topics (one place is needed for the audience buckets), found \(parsed.topicCount)",
-            limit: CampaignLimits.conditionTopicsWithBuckets)
+            "with \(with), a condition names at most \(room) topics (\(places) is needed), found \(parsed.topicCount)", limit: room)
     }
 
     /// `variants`: keys, weights, their own notification and data.

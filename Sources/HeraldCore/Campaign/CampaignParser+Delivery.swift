@@ -34,19 +34,37 @@ extension CampaignParser {
             }
         }
         if let recipientTime = reader.object(delivery, "recipient_time", at: "delivery") {
-            reader.rejectUnknown(recipientTime, known: ["past"], at: "delivery.recipient_time")
-            controls.recipientTime = RecipientTime(past: choice(recipientTime, "past", at: "delivery.recipient_time", RecipientTime.PastPolicy.self) ?? .skip)
+            let path = "delivery.recipient_time"
+            reader.rejectUnknown(recipientTime, known: ["past", "time_zones"], at: path)
+            var parsed = RecipientTime(past: choice(recipientTime, "past", at: path, RecipientTime.PastPolicy.self) ?? .skip)
+            if let zones = reader.strings(recipientTime, "time_zones", at: path) {
+                let zonesPath = JSONReader.path(path, "time_zones")
+                if zones.isEmpty || zones.count > RecipientTime.maximumTimeZones {
+                    reader.report(zonesPath, "out_of_range", "list 1 to \(RecipientTime.maximumTimeZones) time zones, or leave it out for every zone a registered device has, found \(zones.count)",
+                                  limit: RecipientTime.maximumTimeZones)
+                }
+                var seen: Set<String> = []
+                for (index, zone) in zones.enumerated() {
+                    if TimeZone(identifier: zone) == nil {
+                        reader.report(JSONReader.path(zonesPath, index: index), "unknown_time_zone", "\"\(zone)\" is not an IANA time zone such as Asia/Tehran")
+                    } else if !seen.insert(zone).inserted {
+                        reader.report(JSONReader.path(zonesPath, index: index), "duplicate", "\(zone) is listed twice")
+                    }
+                }
+                parsed.timeZones = zones
+            }
+            controls.recipientTime = parsed
         }
         return controls
     }
 
-    /// Recipient time reads a wall-clock schedule in each device's zone: topics have no zones
-    /// (their time-zone topics are not planned yet), and "now" has no time to read.
+    /// Recipient time reads a wall-clock schedule in each recipient's zone: "now" has no time to
+    /// read; devices carry their own zone, so a list of zones is for topics and conditions only.
     mutating func checkRecipientTime(_ spec: CampaignSpec, audienceGiven: Bool) {
-        guard spec.delivery.recipientTime != nil else { return }
-        if audienceGiven, !spec.audience.isPerDevice {
-            reader.report("delivery.recipient_time", "needs_devices",
-                          "recipient time needs a segment or a token list as the audience: topics and conditions carry no time zones")
+        guard let recipientTime = spec.delivery.recipientTime else { return }
+        if spec.audience.isPerDevice, recipientTime.timeZones != nil {
+            reader.report("delivery.recipient_time.time_zones", "not_for_devices",
+                          "each device is sent at its own time zone; time_zones is for topics and conditions (through their time-zone topics)")
         }
         if spec.schedule == nil || spec.schedule == .now {
             reader.report("delivery.recipient_time", "needs_local_time",

@@ -92,8 +92,12 @@ extension CampaignSpec {
                 ],
                 "recipient_time": [
                     "type": "object", "additionalProperties": false,
-                    "description": "Send at the schedule's local time in each device's own time zone (the schedule's zone for a device without one): waves per zone, starting where the time comes first. Needs a segment or tokens and a once, daily or weekly schedule. past: a device whose time had passed when the run started is skipped (reported expired) or sent at once. latest_delivery_minutes then counts from each device's wave.",
-                    "properties": ["past": ["enum": ["skip", "send"]]],
+                    "description": "Send at the schedule's local time in each recipient's own time zone: waves per zone, starting where the time comes first; needs a once, daily or weekly schedule. A device (segment, tokens) goes by its time_zone (the schedule's zone without one). Topics and conditions go by time-zone topics (tz.Asia.Tehran; POST /api/v1/time-zone-topics subscribes registered devices): one request per zone in time_zones (default: every zone a registered device has), the zone's topic ANDed in. past: a recipient whose time had passed when the run started is skipped (reported expired) or sent at once. latest_delivery_minutes then counts from each wave.",
+                    "properties": [
+                        "past": ["enum": ["skip", "send"]],
+                        "time_zones": ["type": "array", "minItems": 1, "maxItems": .number(Double(RecipientTime.maximumTimeZones)), "uniqueItems": true,
+                                       "items": ["type": "string"]],
+                    ],
                 ],
             ],
         ]

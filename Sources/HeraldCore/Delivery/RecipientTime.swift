@@ -20,9 +20,15 @@ public struct RecipientTime: Sendable, Equatable {
     }
 
     public var past: PastPolicy
+    /// For topics and conditions: the zones to send a wave in, through their time-zone topics;
+    /// nil sends in every zone a registered device has. Devices carry their own zone.
+    public var timeZones: [String]?
 
-    public init(past: PastPolicy = .skip) {
+    public static let maximumTimeZones = 100
+
+    public init(past: PastPolicy = .skip, timeZones: [String]? = nil) {
         self.past = past
+        self.timeZones = timeZones
     }
 
     /// The zones furthest ahead of and behind UTC (the Line Islands and Baker Island); every
@@ -53,8 +59,12 @@ public struct RecipientTime: Sendable, Equatable {
         return WallClock.local(at: occurrence, in: TimeZone(identifier: earliestZone) ?? .gmt)
     }
 
-    /// The contract form: `{"past": "skip"}`.
-    public func toJSON() -> JSON { ["past": .string(past.rawValue)] }
+    /// The contract form: `{"past": "skip"}`, with `"time_zones"` when listed.
+    public func toJSON() -> JSON {
+        var object: JSONObject = ["past": .string(past.rawValue)]
+        if let timeZones { object["time_zones"] = .array(timeZones.map(JSON.string)) }
+        return .object(object)
+    }
 }
 
 /// Each device's wave in one run: when its message falls due and until when it may go out. Pure

@@ -28,11 +28,14 @@ public struct PlannedRequest: Sendable, Equatable {
     public var target: Target
     /// The rendered message (its target is `target`).
     public var message: Message
+    /// At recipient time: the IANA zone whose time-zone topic the target names.
+    public var zone: String?
 
-    public init(variantKey: String, target: Target, message: Message) {
+    public init(variantKey: String, target: Target, message: Message, zone: String? = nil) {
         self.variantKey = variantKey
         self.target = target
         self.message = message
+        self.zone = zone
     }
 }
 

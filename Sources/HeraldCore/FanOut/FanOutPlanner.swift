@@ -17,8 +17,11 @@ import FCMMessage
 ///   into as many requests as needed. Buckets are disjoint, so no device can receive two variants.
 public enum FanOutPlanner {
     /// Plans `campaign` for one run. `campaignID` and `sendTime` are passed to the renderer.
+    /// `topicLimit` is the topics a condition may name: FCM's 5, or fewer when another topic is
+    /// added to every condition afterwards (recipient time's time-zone topic).
     public static func plan(
-        campaign: CampaignSpec, buckets: AudienceBuckets = AudienceBuckets(), campaignID: String?, sendTime: Date
+        campaign: CampaignSpec, buckets: AudienceBuckets = AudienceBuckets(), campaignID: String?, sendTime: Date,
+        topicLimit: Int = TopicCondition.maximumTopics
     ) -> FanOutPlan {
         var plan = FanOutPlan(requests: [], warnings: [], allocation: [], holdoutBuckets: 0..<0, buckets: buckets)
         let variants = campaign.effectiveVariants
@@ -43,7 +46,7 @@ public enum FanOutPlanner {
             case .segment, .tokens:
                 break  // planned per device above
             case .topics(let topics):
-                let chunks = topics.chunked(TopicCondition.maximumTopics)
+                let chunks = topics.chunked(topicLimit)
                 if chunks.count > 1 {
                     plan.warn(.splitCondition(topics: topics.count, conditions: chunks.count))
                 }
@@ -63,7 +66,7 @@ public enum FanOutPlanner {
             }
         }
 
-        addBucketed(Array(zip(variants, allocation)), of: campaign, campaignID: campaignID, sendTime: sendTime, to: &plan)
+        addBucketed(Array(zip(variants, allocation)), of: campaign, campaignID: campaignID, sendTime: sendTime, topicLimit: topicLimit, to: &plan)
         return plan
     }
 
@@ -84,13 +87,14 @@ public enum FanOutPlanner {
             return rollout
         }
         rollout.allocation = [VariantBuckets(key: variant.key, buckets: test.holdoutBuckets)]
-        addBucketed([(variant, test.holdoutBuckets)], of: campaign, campaignID: campaignID, sendTime: sendTime, to: &rollout)
+        addBucketed([(variant, test.holdoutBuckets)], of: campaign, campaignID: campaignID, sendTime: sendTime,
+                    topicLimit: TopicCondition.maximumTopics, to: &rollout)
         return rollout
     }
 
     /// The requests that send each variant to its buckets of the campaign's audience.
     static func addBucketed(_ assignments: [(Variant, Range<Int>)], of campaign: CampaignSpec, campaignID: String?, sendTime: Date,
-                            to plan: inout FanOutPlan) {
+                            topicLimit: Int, to plan: inout FanOutPlan) {
         let buckets = plan.buckets
         func add(_ variant: Variant, _ target: Target) {
             plan.requests.append(request(campaign, variant, target, campaignID: campaignID, sendTime: sendTime))
@@ -98,15 +102,15 @@ public enum FanOutPlanner {
         let audienceParts: [TopicCondition]
         switch campaign.audience {
         case .condition(let text):
-            guard let parsed = try? TopicCondition.parse(text), parsed.topicCount < TopicCondition.maximumTopics else {
-                plan.warn(.noRoomForBuckets(maximumTopics: TopicCondition.maximumTopics - 1))
+            guard let parsed = try? TopicCondition.parse(text), parsed.topicCount < topicLimit else {
+                plan.warn(.noRoomForBuckets(maximumTopics: topicLimit - 1))
                 return
             }
             audienceParts = [parsed]
         case .segment, .tokens:
             return  // planned per device (`DevicePlanner`)
         case .topics(let topics):
-            let size = audienceChunkSize(topics: topics.count, buckets: assignments.map(\.1.count).max() ?? 1)
+            let size = audienceChunkSize(topics: topics.count, buckets: assignments.map(\.1.count).max() ?? 1, limit: topicLimit)
             let chunks = topics.chunked(size)
             if chunks.count > 1 {
                 plan.warn(.splitCondition(topics: topics.count, conditions: chunks.count))
@@ -115,7 +119,7 @@ public enum FanOutPlanner {
         }
         for (variant, range) in assignments where !range.isEmpty {
             for audience in audienceParts {
-                let room = TopicCondition.maximumTopics - audience.topicCount
+                let room = topicLimit - audience.topicCount
                 for bucketChunk in Array(range).chunked(room) {
                     let condition = TopicCondition.and(audience, anyOf(bucketChunk.map(buckets.topic)))
                     add(variant, .condition(condition.description))
@@ -162,8 +166,7 @@ public enum FanOutPlanner {
 
     /// How many audience topics go in one condition next to the buckets: all of them when at most
     /// four (no duplicates), otherwise the split that needs the fewest requests.
-    static func audienceChunkSize(topics: Int, buckets: Int) -> Int {
-        let limit = TopicCondition.maximumTopics
+    static func audienceChunkSize(topics: Int, buckets: Int, limit: Int = TopicCondition.maximumTopics) -> Int {
         if topics < limit { return max(1, topics) }
         let sizes = 1..<limit
         return sizes.min { lhs, rhs in

@@ -13,6 +13,8 @@ public enum PlanWarning: Sendable, Equatable {
     case wholeAudienceTested
     /// The condition already names as many topics as FCM allows, leaving none for a bucket.
     case noRoomForBuckets(maximumTopics: Int)
+    /// Recipient time on topics with no time zone to send in: none listed and no registered device has one.
+    case noTimeZones
 
     public var message: String {
         switch self {
@@ -26,6 +28,8 @@ public enum PlanWarning: Sendable, Equatable {
             "the test reached the whole audience: no audience bucket is left to send the winner to"
         case .noRoomForBuckets(let maximumTopics):
             "the condition leaves no room for audience buckets (at most \(maximumTopics) topics with A/B); nothing planned"
+        case .noTimeZones:
+            "recipient time on topics needs time zones: none is listed in recipient_time.time_zones and no registered device has one; nothing planned"
         }
     }
 }

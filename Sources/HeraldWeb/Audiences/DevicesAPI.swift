@@ -107,6 +107,11 @@ struct DevicesAPI: Sendable {
         APIResponse(status: 200, body: try devices.changeTopic(try context.jsonBody(), by: context.actor).json)
     }
 
+    /// Moves every device whose zone changed into its zone's time-zone topic (recipient time on topics).
+    func assignTimeZoneTopics(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: try devices.assignTimeZoneTopics(by: context.actor).json)
+    }
+
     /// Every device as CSV, with a column per property.
     func export(_ context: RequestContext) throws -> HTTPResponse {
         var csv: [UInt8] = []

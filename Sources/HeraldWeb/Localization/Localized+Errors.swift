@@ -33,6 +33,7 @@ extension Localized {
         case .unknownVariant(let key): text("plan.unknown_variant", isolate(key))
         case .wholeAudienceTested: text("plan.whole_audience")
         case .noRoomForBuckets(let maximumTopics): text("plan.no_room", number(maximumTopics))
+        case .noTimeZones: text("plan.no_time_zones")
         }
     }
 

@@ -1,0 +1,77 @@
+import FCMMessage
+import HeraldCore
+import HeraldFCM
+import HeraldJSON
+import HeraldPostgres
+
+extension DeviceService {
+    /// What assigning time-zone topics did.
+    public struct TimeZoneTopicChange: Sendable, Equatable {
+        /// Devices whose zone had changed since their last assignment (or never had one).
+        public var devices = 0
+        public var subscribed = 0
+        public var unsubscribed = 0
+        public var failed = 0
+        /// Instance ID API calls made.
+        public var calls = 0
+        /// The zones whose topics gained devices.
+        public var zones: Set<String> = []
+
+        public var json: JSON {
+            ["devices": .number(Double(devices)), "subscribed": .number(Double(subscribed)), "unsubscribed": .number(Double(unsubscribed)),
+             "failed": .number(Double(failed)), "calls": .number(Double(calls)), "zones": .array(zones.sorted().map(JSON.string))]
+        }
+    }
+
+    /// Subscribes each active device to its zone's time-zone topic (`TimeZoneTopic`) through the
+    /// Instance ID API, and a device whose zone changed out of its old one, so that recipient time
+    /// on topics reaches it in its own wave. Only devices whose zone differs from the one last
+    /// assigned are touched, a batch at a time; tokens the API no longer knows are marked invalid. Audited.
+    public func assignTimeZoneTopics(by actor: Actor) throws -> TimeZoneTopicChange {
+        guard let sender else { throw AppError.sendingNotConfigured }
+        var change = TimeZoneTopicChange()
+        var after = ""
+        while true {
+            let done = try database.transaction { connection -> Bool in
+                let batch = try connection.query("""
+                    SELECT token, time_zone, subscribed_time_zone FROM devices
+                    WHERE status = 'active' AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
+                    ORDER BY token LIMIT \(10 * FCMSender.topicManagementBatch)
+                    """).map { try $0.decode((String, String?, String?).self) }
+                guard let last = batch.last else { return true }
+                after = last.0
+                change.devices += batch.count
+                var refused: Set<String> = []
+                var dead: [String] = []
+                func apply(_ result: TopicManagementResult) {
+                    change.calls += result.calls
+                    change.failed += result.failures.count
+                    refused.formUnion(result.failures.map(\.token))
+                    dead += result.failures.filter { $0.reason == "NOT_FOUND" }.map(\.token)
+                }
+                for (zone, rows) in Dictionary(grouping: batch.filter { $0.2 != nil }, by: { $0.2! }) {
+                    let result = try sender.unsubscribe(rows.map(\.0), from: TimeZoneTopic.name(zone))
+                    change.unsubscribed += result.succeeded
+                    apply(result)
+                }
+                for (zone, rows) in Dictionary(grouping: batch.filter { $0.1 != nil }, by: { $0.1! }) {
+                    let result = try sender.subscribe(rows.map(\.0), to: TimeZoneTopic.name(zone))
+                    change.subscribed += result.succeeded
+                    change.zones.insert(zone)
+                    apply(result)
+                }
+                let moved = batch.map(\.0).filter { !refused.contains($0) }
+                _ = try connection.execute("""
+                    UPDATE devices SET subscribed_time_zone = time_zone WHERE token = ANY(\(moved))
+                    """)
+                try store.markInvalid(dead, reasons: dead.map { _ in "NOT_FOUND: the Instance ID API does not know this token" }, on: connection)
+                return false
+            }
+            if done { break }
+        }
+        try database.transaction { connection in
+            try AuditLog().record(.timeZoneTopicsAssigned, by: actor, details: change.json.objectValue ?? [:], on: connection)
+        }
+        return change
+    }
+}
