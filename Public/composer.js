@@ -168,6 +168,40 @@
     if (zoneField && form.querySelector("input[name='version']").value === "0" && zoneField.value === "UTC") { zoneField.value = zone; }
   }
 
+  // The chosen segment's devices split by the variants' weights and the holdout, as the plan
+  // splits them (approximately: the server's figure is exact when the page is rendered).
+  var armReach = form.querySelector("[data-arm-reach]");
+  function updateArmReach() {
+    if (!armReach) { return; }
+    var select = form.querySelector("#segment");
+    var target = form.querySelector("input[name='target_kind']:checked");
+    var option = select && select.selectedOptions[0];
+    var devices = option ? Number(option.getAttribute("data-reach")) : NaN;
+    var variants = Array.prototype.map.call(form.querySelectorAll("[data-variant]"), function (row) {
+      var key = row.querySelector("input[name^='variant_key_']");
+      var weight = row.querySelector("input[name^='variant_weight_']");
+      return { key: (key && key.value) || "?", weight: Math.max(0, parseInt(weight && weight.value, 10) || 0) };
+    });
+    if (variants.length === 0) { variants = [{ key: "A", weight: 100 }]; }
+    var holdout = Math.min(99, Math.max(0, parseInt(form.querySelector("#holdout_percent").value, 10) || 0));
+    if (!target || target.value !== "segment" || isNaN(devices) || (variants.length < 2 && holdout === 0)) {
+      armReach.hidden = true;
+      return;
+    }
+    var total = variants.reduce(function (sum, v) { return sum + v.weight; }, 0) || 1;
+    var number = new Intl.NumberFormat(document.documentElement.lang);
+    var shared = devices * (100 - holdout) / 100;
+    var parts = variants.map(function (v) {
+      return armReach.getAttribute("data-variant").replace("%@", v.key).replace("%@", number.format(Math.round(shared * v.weight / total)));
+    });
+    if (holdout > 0) { parts.push(armReach.getAttribute("data-holdout").replace("%@", number.format(Math.round(devices - shared)))); }
+    armReach.textContent = armReach.getAttribute("data-label").replace("%@", parts.join(armReach.getAttribute("data-separator")));
+    armReach.hidden = false;
+  }
+  form.addEventListener("input", updateArmReach);
+  form.addEventListener("change", updateArmReach);
+  form.addEventListener("click", function () { setTimeout(updateArmReach, 0); });
+
   updatePreview();
   var summary = document.querySelector(".error-summary");
   if (summary) { summary.focus(); }

@@ -48,7 +48,25 @@ import Testing
 
         // The composer's target step offers it with its reach.
         let composer = Self.text(browser.get("/campaigns/new"))
-        #expect(composer.contains(#"<option value="\#(segment.id)">Persian speakers — active devices: 2</option>"#))
+        #expect(composer.contains(#"<option value="\#(segment.id)" data-reach="2">Persian speakers — active devices: 2</option>"#))
+
+        // A draft to it with an A/B test and a holdout comes back with each arm's reach.
+        let draft = browser.post("/campaigns", CampaignFormTests.fields([
+            ("target_kind", "segment"), ("segment", segment.id), ("schedule_kind", "none"), ("variant_weight_0", "1"), ("variant_weight_1", "1"),
+        ]))
+        let edited = Self.text(draft)  // the composer again, after the save's redirect
+        #expect(edited.contains("This segment&#39;s devices by variant: A ≈ 1, B ≈ 1, holdout ≈ 0") || edited.contains("This segment's devices by variant: A ≈ 1, B ≈ 1, holdout ≈ 0"),
+                "\(edited.components(separatedBy: "arm-reach").dropFirst().first?.prefix(300) ?? "no arm reach")")
+    }
+
+    /// The arms' reach splits a segment as the plan does: by the variants' weights, the holdout first.
+    @Test func eachArmsReachIsItsShareOfTheSegment() throws {
+        let form = CampaignForm(fields: CampaignFormTests.fields([("target_kind", "segment"), ("segment", "s"), ("variant_weight_0", "3"), ("variant_weight_1", "1")]))
+        let (a, b, holdout) = (Localized.number(6750), Localized.number(2250), Localized.number(1000))
+        #expect(ComposerView.armReach(of: form, devices: 10_000) == "This segment's devices by variant: A ≈ \(a), B ≈ \(b), holdout ≈ \(holdout)")
+        var single = CampaignForm(fields: CampaignFormTests.fields([("holdout_percent", "0")]))
+        single.variants = []
+        #expect(ComposerView.armReach(of: single, devices: 10_000) == nil)  // nothing splits it
     }
 }
 

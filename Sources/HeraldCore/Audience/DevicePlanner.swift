@@ -55,6 +55,13 @@ public struct DevicePlanner: Sendable {
         self.prepared = prepared
     }
 
+    /// The share of a device audience each variant gets and the holdout's, as a plan splits it
+    /// (the composer shows the arms' reach with it).
+    public static func shares(weights: [Int], holdoutPercent: Int) -> (variants: [Double], holdout: Double) {
+        let (ranges, holdout) = FanOutPlanner.allocate(weights, buckets: buckets, holdoutPercent: holdoutPercent)
+        return (ranges.map { Double($0.count) / Double(buckets) }, Double(holdout.count) / Double(buckets))
+    }
+
     /// Whether any device gets something (a rollout without a holdout reaches nobody).
     public var reachesAnyone: Bool { variantOfBucket.contains { $0 != nil } }
 

@@ -35,18 +35,33 @@ struct ComposerView: PageView {
     let status: String?
     let statusText: String?
     let conflict: ConflictView?
+    /// A saved segment to target, with its reach now.
+    struct SegmentChoice: Sendable {
+        let value: String
+        let text: String
+        let selected: Bool
+        let reach: Int
+    }
+
     /// The saved segments to target, the chosen one selected, each with its reach now.
-    let segments: [Choice]
+    let segments: [SegmentChoice]
     let hasSegments: Bool
+    /// With a segment and A/B variants or a holdout: how its devices split ("A ≈ 450, B ≈ 450,
+    /// holdout ≈ 100"); the composer's script keeps it current as weights change.
+    let armReach: String?
     /// Mustache's own braces, so the hint shows them from a value rather than a template trick.
     let variableExample = "{{first_name | default: \"friend\"}}"
 
     init(chrome: PageChrome, form: CampaignForm, errors: FormErrors, campaignID: String?, status: CampaignStatus?,
          conflict: ConflictView? = nil, segments: [(segment: Segment, devices: Int)] = []) {
         self.chrome = chrome
-        self.segments = segments.map { Choice($0.segment.id, text: Localized.text("composer.segment_choice", $0.segment.name, Localized.number($0.devices)),
-                                              selected: $0.segment.id == form.segment) }
+        self.segments = segments.map {
+            SegmentChoice(value: $0.segment.id, text: Localized.text("composer.segment_choice", $0.segment.name, Localized.number($0.devices)),
+                          selected: $0.segment.id == form.segment, reach: $0.devices)
+        }
         hasSegments = !segments.isEmpty
+        let reach = form.targetKind == "segment" ? segments.first { $0.segment.id == form.segment }?.devices : nil
+        armReach = reach.flatMap { Self.armReach(of: form, devices: $0) }
         self.form = ComposerFields(form, errors)
         self.errors = ComposerErrors(errors)
         hasErrors = !errors.isEmpty
@@ -64,6 +79,18 @@ struct ComposerView: PageView {
         self.status = status?.rawValue
         statusText = status.map(CampaignPages.statusText)
         self.conflict = conflict
+    }
+
+    /// How `devices` split between the form's variants and its holdout; nil when nothing splits them.
+    static func armReach(of form: CampaignForm, devices: Int) -> String? {
+        let variants = form.variants.isEmpty ? [("A", 100)] : form.variants.map { ($0.key.isEmpty ? "?" : $0.key, Int($0.weight) ?? 0) }
+        let holdout = min(max(Int(form.holdoutPercent) ?? 0, 0), CampaignLimits.holdoutPercentBound - 1)
+        guard variants.count > 1 || holdout > 0 else { return nil }
+        let shares = DevicePlanner.shares(weights: variants.map(\.1), holdoutPercent: holdout)
+        func about(_ share: Double) -> String { Localized.number(Int((share * Double(devices)).rounded())) }
+        var parts = zip(variants, shares.variants).map { Localized.text("composer.arm_reach.variant", $0.0.0, about($0.1)) }
+        if holdout > 0 { parts.append(Localized.text("composer.arm_reach.holdout", about(shares.holdout))) }
+        return Localized.text("composer.arm_reach", parts.joined(separator: Localized.text("list.separator")))
     }
 
     /// The form's fields with a name of their own in the tables (`field.<name>`).
