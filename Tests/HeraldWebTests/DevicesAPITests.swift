@@ -41,6 +41,9 @@ import Testing
             #expect(error?["code"] == "nul_character", "\(query)")
             #expect(error?["path"]?.stringValue == String(query.prefix { $0 != "=" }), "\(query)")
         }
+        // Nor can a token: one holding NUL is simply not registered.
+        #expect(try await herald.request("GET", "/api/v1/devices/ab%00cd").status == 404)
+        #expect(try await herald.request("DELETE", "/api/v1/devices/ab%00cd").status == 404)
         let unknown = try await herald.request("GET", "/api/v1/devices?colour=red")
         #expect(unknown.status == 400)
         #expect(unknown.json?["errors"]?.arrayValue?.first?["code"] == "unknown_parameter")

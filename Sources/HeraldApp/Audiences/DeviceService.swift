@@ -27,13 +27,14 @@ public struct DeviceService: Sendable {
     }
 
     public func get(_ token: String) throws -> StoredDevice {
-        guard let device = try database.read({ try store.get(token, on: $0) }) else { throw AppError.notFound(what: "The device") }
+        // No stored token holds NUL (PostgreSQL text cannot): such a token is simply not registered.
+        guard !token.contains("\0"), let device = try database.read({ try store.get(token, on: $0) }) else { throw AppError.notFound(what: "The device") }
         return device
     }
 
     /// Forgets a device; false when it was not registered.
     public func forget(_ token: String) throws {
-        guard try database.read({ try store.delete(token, on: $0) }) else { throw AppError.notFound(what: "The device") }
+        guard !token.contains("\0"), try database.read({ try store.delete(token, on: $0) }) else { throw AppError.notFound(what: "The device") }
     }
 
     public func list(_ filter: DeviceFilter, after: String?, limit: Int) throws -> [StoredDevice] {
