@@ -409,8 +409,8 @@ struct DeliveryStore: Sendable {
                 """).map { try $0.decode(String.self, at: 0) }
             let waveRunIDs = try connection.query("""
                 UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
-                -- The open statuses spelled out, so that the partial index deliveries_expiring serves it.
-                WHERE d.expires_at <= now() AND d.status IN ('pending', 'retrying')
+                -- The open statuses as constants in the statement, so that the partial index deliveries_expiring serves it.
+                WHERE d.expires_at <= now() AND d.status IN (\(constants: DeliveryStatus.open))
                 RETURNING d.run_id::text
                 """).map { try $0.decode(String.self, at: 0) }
             try closeRuns(Array(Set(runIDs + waveRunIDs)), on: connection)
@@ -446,7 +446,7 @@ struct DeliveryStore: Sendable {
         try connection.query("""
             SELECT extract(epoch FROM min(t) - now())::float8 FROM (
                 SELECT expires_at AS t FROM runs WHERE status = \(RunStatus.sending) AND expires_at IS NOT NULL
-                UNION ALL SELECT min(expires_at) FROM deliveries WHERE expires_at IS NOT NULL AND status IN ('pending', 'retrying')
+                UNION ALL SELECT min(expires_at) FROM deliveries WHERE expires_at IS NOT NULL AND status IN (\(constants: DeliveryStatus.open))
                 UNION ALL SELECT window_closes_at FROM runs WHERE status = \(RunStatus.sending) AND window_closes_at IS NOT NULL) AS controls
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }

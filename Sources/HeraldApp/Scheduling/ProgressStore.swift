@@ -31,8 +31,8 @@ struct ProgressStore: Sendable {
                          AND EXISTS (SELECT 1 FROM deliveries f WHERE f.run_id = q.id AND f.status = ANY(\(DeliveryStatus.open))
                                      AND NOT (f.target ? 'token'))) END,
                    -- Recipient time: the run's waves, one per local-time instant, with what each sent and still waits.
-                   (SELECT json_agg(json_build_object('at', to_char(w.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                                                      'devices', w.devices, 'sent', w.sent, 'waiting', w.waiting, 'expired', w.expired)
+                   (SELECT json_agg(json_build_object('at', \(utc: "w.at"), 'devices', w.devices,
+                                                      \(DeliveryStatus.sent), w.sent, 'waiting', w.waiting, \(DeliveryStatus.expired), w.expired)
                                     ORDER BY w.at)::text
                     FROM (SELECT send_at AS at, count(*) AS devices, count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
                                  count(*) FILTER (WHERE status = ANY(\(DeliveryStatus.open))) AS waiting,
