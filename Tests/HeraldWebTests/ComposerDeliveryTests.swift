@@ -42,7 +42,7 @@ import Testing
         #expect(ComposerFields(both, conflict).delivery.spreadMinutes == "30")
     }
 
-    @Test func recipientTimeIsAChoiceThatRoundTripsAndIsRefusedBesideItForTopics() throws {
+    @Test func recipientTimeIsAChoiceThatRoundTripsAndItsErrorStandsBesideIt() throws {
         let token = String(repeating: "k", count: 150)
         let form = CampaignForm(fields: CampaignFormTests.fields([("target_kind", "tokens"), ("tokens", token), ("recipient_time", "send")]))
         let spec = try form.parse().get()
@@ -53,10 +53,10 @@ import Testing
         #expect(view.deliveryOpen)
         #expect(view.recipientTimes.first { $0.selected }?.value == "send")
 
-        // Topics carry no time zones: the error stands beside the choice, the form keeps it.
-        let onTopics = CampaignForm(fields: CampaignFormTests.fields([("recipient_time", "skip")]))
-        guard case .failure(let errors) = onTopics.parse() else { Issue.record("recipient time on topics was accepted"); return }
-        #expect(errors["recipient_time"].first?.contains("segment or a token list") == true)
-        #expect(ComposerFields(onTopics, errors).recipientTimes.first { $0.selected }?.value == "skip")
+        // "Send now" has no local time to read in each zone: the error stands beside the choice, the form keeps it.
+        let now = CampaignForm(fields: CampaignFormTests.fields([("schedule_kind", "now"), ("recipient_time", "skip")]))
+        guard case .failure(let errors) = now.parse() else { Issue.record("recipient time without a local time was accepted"); return }
+        #expect(errors["recipient_time"].first?.contains("schedule at a local time") == true)
+        #expect(ComposerFields(now, errors).recipientTimes.first { $0.selected }?.value == "skip")
     }
 }
