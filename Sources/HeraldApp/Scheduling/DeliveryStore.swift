@@ -200,22 +200,24 @@ struct DeliveryStore: Sendable {
     /// are the queue the report shows. An advisory lock makes the count and the claim one step.
     func claim(owner: String, limit: Int, deviceLimit: Int? = nil, lease: Duration, fanOutsAtOnce: Int? = nil,
                on connection: PostgresConnection) throws -> [Claimed] {
-        let deviceLimit = deviceLimit ?? limit
+        // Requests to single devices first, without the fan-out lock: they are no fan-outs, and
+        // workers claiming them at once must not queue behind each other.
+        let perDevice = try claimDevices(owner: owner, limit: deviceLimit ?? limit, lease: lease, on: connection)
+        guard perDevice.isEmpty else { return perDevice }
         guard fanOutsAtOnce != nil else {
-            return try claimNow(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, fanOutsAtOnce: nil, on: connection)
+            return try claimFanOuts(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: nil, on: connection)
         }
-        // Claimers take turns: the count of fan-outs in flight is read after the lock is held, so
+        // Claimers of fan-outs take turns: the count in flight is read after the lock is held, so
         // it sees the lease the previous claimer committed.
         return try connection.transaction { connection in
             _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.fanOutLock))")
-            return try claimNow(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: connection)
+            return try claimFanOuts(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: connection)
         }
     }
 
-    func claimNow(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?,
-                  on connection: PostgresConnection) throws -> [Claimed] {
-        let seconds = lease.seconds
-        let perDevice = try connection.query("""
+    /// Up to `limit` requests to single devices that are due, of runs that may send now.
+    func claimDevices(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
+        try connection.query("""
             WITH picked AS (
                 SELECT d.id FROM deliveries d JOIN runs r ON r.id = d.run_id
                 WHERE r.status = \(RunStatus.sending) AND r.per_device
@@ -226,16 +228,20 @@ struct DeliveryStore: Sendable {
                   AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                   -- Past its wave's latest-delivery time (recipient time) it waits for the sweep to expire it.
                   AND (d.expires_at IS NULL OR d.expires_at > now())
-                ORDER BY d.next_attempt_at, d.id LIMIT \(deviceLimit)
+                ORDER BY d.next_attempt_at, d.id LIMIT \(limit)
                 FOR UPDATE OF d SKIP LOCKED
             )
-            UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(seconds)),
+            UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(lease.seconds)),
                 attempts = d.attempts + 1, updated_at = now()
             FROM runs r
             WHERE r.id = d.run_id AND d.id IN (SELECT id FROM picked)
             RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
             """).map(Self.claimed)
-        guard perDevice.isEmpty else { return perDevice }
+    }
+
+    /// At most one topic or condition request per run (and, with `fanOutsAtOnce`, per project).
+    func claimFanOuts(owner: String, limit: Int, lease: Duration, fanOutsAtOnce: Int?, on connection: PostgresConnection) throws -> [Claimed] {
+        let seconds = lease.seconds
         return try connection.query("""
             WITH ready AS (
                 SELECT r.id FROM runs r
@@ -368,6 +374,8 @@ struct DeliveryStore: Sendable {
     /// `RunStatus.closed` (HeraldCore); the status guards make racing closers harmless.
     func closeRuns(_ runIDs: [String], on connection: PostgresConnection) throws {
         guard !runIDs.isEmpty else { return }
+        // An index probe per run first (deliveries_run): a large run still sending is passed over
+        // without counting its deliveries, which every worker round would otherwise do.
         let finished = try connection.query("""
             SELECT r.id::text,
                    count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
@@ -375,8 +383,8 @@ struct DeliveryStore: Sendable {
                    count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.failed) OR d.status = \(DeliveryStatus.expired))
             FROM runs r LEFT JOIN deliveries d ON d.run_id = r.id
             WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = \(RunStatus.sending)
+              AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.run_id = r.id AND o.status IN (\(constants: DeliveryStatus.open)))
             GROUP BY r.id
-            HAVING count(d.id) FILTER (WHERE d.status = ANY(\(DeliveryStatus.open))) = 0
             """).map { try $0.decode((String, Int, Int).self) }
         guard !finished.isEmpty else { return }
         let closed = try connection.query("""
