@@ -141,6 +141,45 @@ import Testing
         #expect(fast.request(for: device)?.body == DevicePlanner.render(plain, variant, token: "tok-1", campaignID: "c1", sendTime: Date(timeIntervalSince1970: 0)))
     }
 
+    /// A personalised message is rendered once and each device's values spliced in: byte for byte
+    /// what a full render of that device's message gives, whatever the values hold (quotes,
+    /// backslashes, line breaks, right-to-left text, emoji, nothing), in every language, and at
+    /// FCM's limit, where the derived analytics label gives way and then the device fails.
+    @Test func aPersonalisedMessageSplicedPerDeviceIsExactlyItsFullRender() throws {
+        var campaign = Self.abCampaign(holdout: 0)
+        campaign.notification = NotificationContent(title: "Hello {{first_name | default: \"there\"}}", body: "{{city | default: \"Your city\"}}: news")
+        campaign.notification?.translations = ["fa": NotificationContent(title: "سلام {{first_name | default: \"دوست\"}}")]
+        campaign.options.color = "#1a73e8"
+        campaign.options.iosSound = "chime.caf"
+        campaign.options.webLink = "https://example.com/sale"
+        let sendTime = Date(timeIntervalSince1970: 1_800_000_000)
+        let planner = DevicePlanner(campaign: campaign, campaignID: "9b2c1d7e-3f4a-4b5c-8d6e-7f8091a2b3c4", sendTime: sendTime)
+        #expect(planner.personalized.count == 4)  // A and B, each in the default text and Persian: all prepared
+        let names = ["Sara", "\"quoted\" \\ back\\slash", "two\nlines\ttab", "سارا", "नमस्ते 👋🏽", "</script>", "", "\u{1}\u{7f}",
+                     String(repeating: "ب", count: 1530), String(repeating: "ب", count: 1560), String(repeating: "ب", count: 3000)]
+        var spliced = 0, failed = 0
+        for (index, name) in names.enumerated() {
+            for language in [nil, "fa-IR", "de"] {
+                var properties = ["city": index % 2 == 0 ? "Tehran \"centre\"" : ""]
+                if !name.isEmpty { properties["first_name"] = name }
+                let device = Device(token: "tok-\(index)-\(language ?? "none")", platform: .android, language: language, properties: properties)
+                let request = try #require(planner.request(for: device))
+                let variant = try #require(planner.variant(for: device))
+                let localized = variant.localized(variant.notification.translation(for: language)?.tag)
+                let full = Renderer.render(campaign: campaign, variant: localized.personalized(for: device), target: .token(device.token),
+                                           campaignID: "9b2c1d7e-3f4a-4b5c-8d6e-7f8091a2b3c4", sendTime: sendTime)
+                if full.payloadSize > Message.tokenPayloadLimit {
+                    #expect(request.body == nil && request.failure != nil, "\(name.prefix(20))")
+                    failed += 1
+                } else {
+                    #expect(request.body == full.json().serializedString(), "\(name.prefix(20)) \(language ?? "-")")
+                    if full.fcmOptions != nil { spliced += 1 }
+                }
+            }
+        }
+        #expect(failed == 3 && spliced > 20)
+    }
+
     @Test func csvRecordsArriveWholeWhateverTheChunks() {
         let text = "token,platform,first_name\r\nt1,android,\"Sara, the \"\"first\"\"\"\nt2,ios,\"two\nlines\"\nt3,web,last"
         for size in [1, 2, 7, 1000] {

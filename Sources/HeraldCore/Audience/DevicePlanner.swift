@@ -17,6 +17,9 @@ public struct DevicePlanner: Sendable {
     /// The message of each unpersonalised variant (and language) around its token, rendered once
     /// for every device; keyed by `preparedKey`.
     let prepared: [String: (before: String, after: String)]
+    /// Each personalised variant (and language) rendered once with stand-ins for its token and
+    /// its texts with variables, which each device's values replace; keyed by `preparedKey`.
+    let personalized: [String: PersonalizedMessage]
 
     /// The test (or, without variants, the whole send): each variant to its weight's share of the
     /// buckets, the holdout to none.
@@ -43,16 +46,22 @@ public struct DevicePlanner: Sendable {
         self.sendTime = sendTime
         variantOfBucket = table
         var prepared: [String: (String, String)] = [:]
+        var personalized: [String: PersonalizedMessage] = [:]
         for variant in campaign.effectiveVariants {
             for language in [nil] + variant.notification.translations.keys.map(Optional.some) {
                 let localized = variant.localized(language)
-                guard !localized.isPersonalized else { continue }
+                let key = Self.preparedKey(variant.key, language)
+                guard !localized.isPersonalized else {
+                    personalized[key] = PersonalizedMessage(campaign, localized, campaignID: campaignID, sendTime: sendTime)
+                    continue
+                }
                 let body = Self.render(campaign, localized, token: Self.placeholder, campaignID: campaignID, sendTime: sendTime)
                 let parts = body.components(separatedBy: Self.placeholder)
-                if parts.count == 2 { prepared[Self.preparedKey(variant.key, language)] = (parts[0], parts[1]) }
+                if parts.count == 2 { prepared[key] = (parts[0], parts[1]) }
             }
         }
         self.prepared = prepared
+        self.personalized = personalized
     }
 
     /// The share of a device audience each variant gets and the holdout's, as a plan splits it
@@ -88,6 +97,12 @@ public struct DevicePlanner: Sendable {
         if let (before, after) = prepared[Self.preparedKey(variant.key, language)] {
             return DeviceRequest(variantKey: variant.key, token: device.token, body: before + device.token + after, failure: nil)
         }
+        let key = Self.preparedKey(variant.key, language)
+        if let body = personalized[key]?.body(for: device) {
+            return DeviceRequest(variantKey: variant.key, token: device.token, body: body, failure: nil)
+        }
+        // The full render: a message near FCM's limit (where the derived analytics label may give
+        // way), an empty personalised text, or a variant that could not be prepared.
         let personal = variant.localized(language).personalized(for: device)
         let message = Renderer.render(campaign: campaign, variant: personal, target: .token(device.token), campaignID: campaignID, sendTime: sendTime)
         let size = message.payloadSize
