@@ -253,14 +253,12 @@ extension DeliveryInstancesTests {
         // Killed mid-run, while it holds a round: sent some, and requests of its own in flight.
         #expect(try await eventually(timeout: .seconds(60)) {
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 4000
-                && (try probe.connection.query("""
-                    SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
-                    """).first?.decode(Int.self, at: 0) ?? 0) > 0
         })
-        victim.stop(SIGKILL)
-        let inFlight = try probe.connection.query("""
-            SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
-            """).first?.decode(Int.self, at: 0) ?? -1
+        let inFlight = try victim.killHoldingWork {
+            try probe.connection.query("""
+                SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
+                """).first?.decode(Int.self, at: 0) ?? -1
+        }
         #expect(try await eventually(timeout: .seconds(90)) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 1
         })

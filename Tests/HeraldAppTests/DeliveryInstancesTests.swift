@@ -106,12 +106,13 @@ import Glibc
         #expect(try await eventually(timeout: .seconds(60)) {
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= total / 5
         })
-        victim.stop(SIGKILL)
-        let killedAt = ContinuousClock.now
         // What the victim held when it died: claimed, perhaps sent, never recorded.
-        let inFlight = try probe.connection.query("""
-            SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
-            """).first?.decode(Int.self, at: 0) ?? -1
+        let inFlight = try victim.killHoldingWork {
+            try probe.connection.query("""
+                SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
+                """).first?.decode(Int.self, at: 0) ?? -1
+        }
+        let killedAt = ContinuousClock.now
         let sentAtKill = try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'")
 
         #expect(try await eventually(timeout: .seconds(90)) {
@@ -155,8 +156,9 @@ extension DeliveryInstancesTests {
         #expect(try await eventually(timeout: .seconds(60)) {
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 200
         })
-        first.stop(SIGKILL)
-        let inFlight = try probe.count("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner IS NOT NULL")
+        let inFlight = try first.killHoldingWork {
+            try probe.count("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner IS NOT NULL")
+        }
 
         let restarted = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
         try restarted.waitUntilSending()

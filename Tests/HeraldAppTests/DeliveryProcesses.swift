@@ -86,6 +86,37 @@ final class HeraldProcess {
         throw SpawnFailed(description: "herald serve did not start its engine in time:\n\(log)")
     }
 
+    /// Kills the process while it holds work, and returns how much it held. A kill between two
+    /// rounds would test nothing, so the process is frozen (SIGSTOP) and `held` read: killed if it
+    /// holds any, else let go on and tried again a moment later. Frozen, it changes nothing, so
+    /// the count is exactly what it held when it died.
+    func killHoldingWork(timeout: Duration = .seconds(30), held: () throws -> Int) throws -> Int {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while true {
+            kill(pid, SIGSTOP)
+            waitUntilFrozen()
+            let count = try held()
+            if count > 0 || clock.now >= deadline {
+                stop(SIGKILL)
+                return count
+            }
+            kill(pid, SIGCONT)
+            usleep(20_000)
+        }
+    }
+
+    /// Waits (bounded) until the kernel shows the process stopped: SIGSTOP is delivered
+    /// asynchronously, and a query read before it lands could race a round's last write.
+    private func waitUntilFrozen() {
+        for _ in 0..<200 {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            // The state follows the command name, which is in parentheses and may hold spaces.
+            if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "T" { return }
+            usleep(1_000)
+        }
+    }
+
     /// Sends `signal` and reaps the process; one that is still there after `timeout` is killed.
     /// Returns whether it exited by itself.
     @discardableResult
