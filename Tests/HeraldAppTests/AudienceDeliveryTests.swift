@@ -227,12 +227,7 @@ extension DeliveryInstancesTests {
         let probe = try OutboxProbe(url: url)
         defer { probe.close() }
         let tokens = (0..<20_000).map(AudienceDeliveryTests.token)
-        for start in stride(from: 0, to: tokens.count, by: 5000) {
-            try DeviceStore().upsert(tokens[start..<(start + 5000)].map { Device(token: $0, platform: .android) }, on: probe.connection)
-        }
-        let segment = try #require(try probe.connection.query("""
-            INSERT INTO segments (name, rule) VALUES ('Everyone', '{"all": [{"field": "platform", "equals": "android"}]}') RETURNING id::text
-            """).first?.decode(String.self, at: 0))
+        let segment = try probe.insertAndroidDevicesAndTheirSegment(tokens)
         let content: JSON = ["name": "Big A/B", "notification": ["body": "Hello"], "segment": .string(segment), "holdout_percent": 10,
                              "variants": [["key": "A", "weight": 50, "notification": ["title": "A"]], ["key": "B", "weight": 50, "notification": ["title": "B"]]]]
         guard case .success(let spec) = CampaignSpec.parse(content) else { Issue.record("the campaign is invalid"); return }

@@ -1,5 +1,6 @@
 import FCMEmulator
 import Foundation
+import HeraldCore
 import HeraldFCM
 import HeraldHTTP
 import HeraldJSON
@@ -29,6 +30,16 @@ struct OutboxProbe {
 
     func count(_ sql: StaticString) throws -> Int {
         try connection.query("\(literal: sql)").first.map { try $0.decode(Int.self, at: 0) } ?? 0
+    }
+
+    /// Registers `tokens` as Android devices (in bulk) and saves a segment of them all; returns its id.
+    func insertAndroidDevicesAndTheirSegment(_ tokens: [String]) throws -> String {
+        for start in stride(from: 0, to: tokens.count, by: 5000) {
+            try DeviceStore().upsert(tokens[start..<min(start + 5000, tokens.count)].map { Device(token: $0, platform: .android) }, on: connection)
+        }
+        return try connection.query("""
+            INSERT INTO segments (name, rule) VALUES ('Everyone', '{"all": [{"field": "platform", "equals": "android"}]}') RETURNING id::text
+            """).first!.decode(String.self, at: 0)
     }
 
     /// Inserts `count` campaigns, each to `topics` topics (one request per 5), due at `dueAt`,

@@ -329,9 +329,13 @@ public final class DeliveryEngine: Sendable {
 
     // MARK: - The shared quota
 
+    /// The bucket holds at most one worker round, the larger kind (to devices): a minute then
+    /// sees at most the limit plus one round, and a round to devices is not cut to a topic round's
+    /// size (which held sending to devices to a third of the quota).
     var quotaLimit: SendQuotaStore.Limit? {
         configuration.sendRate.map {
-            SendQuotaStore.Limit(project: $0.project, ratePerSecond: $0.perSecond, capacity: configuration.batchSize)
+            SendQuotaStore.Limit(project: $0.project, ratePerSecond: $0.perSecond,
+                                 capacity: max(configuration.batchSize, configuration.deviceBatchSize))
         }
     }
 
