@@ -218,7 +218,7 @@ struct DeliveryStore: Sendable {
     /// Up to `limit` requests to single devices that are due, of runs that may send now.
     func claimDevices(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
         try connection.query("""
-            -- The first requests of each run still sending, read in order from deliveries_ready (the
+            -- The first requests of each run still sending, read in order from deliveries_run_ready (the
             -- statuses as constants, so that its partial index serves), then the first of those: a
             -- plain join read every waiting request of a large run and sorted them, every round.
             WITH picked AS (
@@ -258,16 +258,16 @@ struct DeliveryStore: Sendable {
                   -- Not past its latest-delivery time, and within its sending hours.
                   AND (r.expires_at IS NULL OR r.expires_at > now())
                   AND (r.window_closes_at IS NULL OR (r.window_opens_at <= now() AND now() < r.window_closes_at))
-                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
+                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN (\(constants: DeliveryStatus.open))
                               AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
                               AND (d.expires_at IS NULL OR d.expires_at > now()))
-                  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open))
+                  AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN (\(constants: DeliveryStatus.open))
                                   AND d.lease_expires_at >= now())
                 ORDER BY r.occurrence, r.id LIMIT \(limit)
                 FOR UPDATE OF r SKIP LOCKED
             ), picked AS (
                 SELECT (SELECT d.id FROM deliveries d
-                        WHERE d.run_id = ready.id AND d.status = ANY(\(DeliveryStatus.open)) AND d.next_attempt_at <= now()
+                        WHERE d.run_id = ready.id AND d.status IN (\(constants: DeliveryStatus.open)) AND d.next_attempt_at <= now()
                           AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now()) AND (d.expires_at IS NULL OR d.expires_at > now())
                         ORDER BY d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) AS id
                 FROM ready
@@ -276,7 +276,7 @@ struct DeliveryStore: Sendable {
                 ORDER BY f.next_attempt_at, f.id
                 LIMIT (SELECT CASE WHEN \(fanOutsAtOnce)::integer IS NULL THEN NULL
                                    ELSE greatest(0, \(fanOutsAtOnce)::integer - (
-                                       SELECT count(*) FROM deliveries l WHERE l.status = ANY(\(DeliveryStatus.open))
+                                       SELECT count(*) FROM deliveries l WHERE l.status IN (\(constants: DeliveryStatus.open))
                                          AND l.lease_expires_at >= now() AND NOT (l.target ? 'token'))) END)
             )
             UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(seconds)),
@@ -311,13 +311,13 @@ struct DeliveryStore: Sendable {
             SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at),
                                                    coalesce(r.window_opens_at, d.next_attempt_at))) - now())::float8
             FROM deliveries d JOIN runs r ON r.id = d.run_id
-            WHERE d.status = ANY(\(DeliveryStatus.open))
+            WHERE d.status IN (\(constants: DeliveryStatus.open))
               -- An expired run or a closed window waits for the scheduler, not for a worker.
               AND (r.expires_at IS NULL OR r.expires_at > now()) AND (r.window_closes_at IS NULL OR r.window_closes_at > now())
               AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = d.campaign_id AND held.status = \(CampaignStatus.paused))
               AND (d.device_token IS NOT NULL
                    OR NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.run_id = d.run_id AND l.id <> d.id
-                                  AND l.status = ANY(\(DeliveryStatus.open)) AND l.lease_expires_at >= now()))
+                                  AND l.status IN (\(constants: DeliveryStatus.open)) AND l.lease_expires_at >= now()))
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }
 
