@@ -219,6 +219,14 @@ public final class DeliveryEngine: Sendable {
     }
 
     func work(_ index: Int) {
+        // Runs this worker sent a full round of and has not looked at closing since: a full round
+        // leaves more behind as a rule, and the look (a probe of the run's waiting requests) is
+        // left for a round that comes back short or empty.
+        var unclosed: Set<String> = []
+        // Whether the last round sent something: an empty claim right after one is a run's tail
+        // (the rest in flight at other workers), waited out briefly instead of asking the outbox
+        // when the next request falls due, which reads every waiting request.
+        var justSent = false
         while !stopped {
             let seen = deliveryBell.generation
             var wait = configuration.pollInterval
@@ -245,10 +253,25 @@ public final class DeliveryEngine: Sendable {
                 if !claimed.isEmpty {
                     metrics.increment("herald_fcm_tokens_taken_total", by: Double(claimed.count),
                                       help: "Tokens of the project's shared sending quota this process used.")
-                    try send(claimed)
+                    let runs = Set(claimed.map(\.runID))
+                    if claimed.count < allowed {
+                        try send(claimed, closing: runs.union(unclosed))
+                        unclosed = []
+                    } else {
+                        try send(claimed, closing: [])
+                        unclosed.formUnion(runs)
+                    }
+                    justSent = true
                     continue
                 }
-                if let seconds = try outbox.secondsUntilNextDelivery() {
+                if !unclosed.isEmpty {
+                    try outbox.closeRuns(unclosed)
+                    unclosed = []
+                }
+                if justSent {
+                    justSent = false
+                    wait = .milliseconds(50)
+                } else if let seconds = try outbox.secondsUntilNextDelivery() {
                     wait = min(wait, .milliseconds(max(20, Int(seconds * 1000))))
                 }
             } catch {
@@ -287,8 +310,8 @@ public final class DeliveryEngine: Sendable {
         return result
     }
 
-    /// Sends one claimed batch and records each answer.
-    func send(_ claimed: [DeliveryStore.Claimed]) throws {
+    /// Sends one claimed batch, records each answer, and closes those of `closing` that are finished.
+    func send(_ claimed: [DeliveryStore.Claimed], closing: Set<String>) throws {
         for delivery in claimed where delivery.attempts == 1 {
             metrics.observe("herald_scheduler_lateness_seconds", max(0, delivery.lateness), bounds: Metrics.latenessBounds,
                             help: "Seconds from a run's due time to each delivery's first attempt.")
@@ -316,7 +339,7 @@ public final class DeliveryEngine: Sendable {
         // expires, so a failing database is retried for as long as the lease holds.
         while true {
             do {
-                try outbox.record(outcomes, owner: owner, runIDs: Set(claimed.map(\.runID)))
+                try outbox.record(outcomes, owner: owner, closing: closing)
                 return
             } catch {
                 // The leases were renewed at most a third of a lease before the answers came.

@@ -18,8 +18,11 @@ protocol DeliveryOutbox: Sendable {
     func secondsUntilNextDelivery() throws -> Double?
     /// Extends the leases `owner` still holds on these deliveries.
     func renew(_ ids: [Int64], owner: String, lease: Duration) throws
-    /// Writes what FCM answered for deliveries `owner` still holds, and closes finished runs.
-    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws
+    /// Writes what FCM answered for deliveries `owner` still holds, and closes those of `closing`
+    /// that are finished.
+    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, closing runIDs: Set<String>) throws
+    /// Closes those of these runs whose deliveries are all final.
+    func closeRuns(_ runIDs: Set<String>) throws
     /// Closes every open run whose deliveries are all final, whoever recorded them.
     func closeFinishedRuns() throws
     /// Marks active devices unseen for `days` days stale; returns how many.
@@ -85,8 +88,12 @@ struct PostgresOutbox: DeliveryOutbox {
         try pool.withConnection { try store.renew(ids, owner: owner, lease: lease, on: $0) }
     }
 
-    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, runIDs: Set<String>) throws {
+    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, closing runIDs: Set<String>) throws {
         try pool.withConnection { try store.record(outcomes, owner: owner, runIDs: runIDs, on: $0) }
+    }
+
+    func closeRuns(_ runIDs: Set<String>) throws {
+        try pool.withConnection { connection in try connection.transaction { try store.closeRuns(Array(runIDs), on: $0) } }
     }
 
     func closeFinishedRuns() throws {

@@ -275,8 +275,11 @@ struct DeliveryStore: Sendable {
                 SELECT p.id FROM picked p JOIN deliveries f ON f.id = p.id WHERE NOT (f.target ? 'token')
                 ORDER BY f.next_attempt_at, f.id
                 LIMIT (SELECT CASE WHEN \(fanOutsAtOnce)::integer IS NULL THEN NULL
+                                   -- Read through the topic runs sending (few), not the whole outbox.
                                    ELSE greatest(0, \(fanOutsAtOnce)::integer - (
-                                       SELECT count(*) FROM deliveries l WHERE l.status IN (\(constants: DeliveryStatus.open))
+                                       SELECT count(*) FROM runs fr JOIN deliveries l ON l.run_id = fr.id
+                                       WHERE fr.status = \(RunStatus.sending) AND NOT fr.per_device
+                                         AND l.status IN (\(constants: DeliveryStatus.open))
                                          AND l.lease_expires_at >= now() AND NOT (l.target ? 'token'))) END)
             )
             UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(seconds)),
@@ -310,8 +313,9 @@ struct DeliveryStore: Sendable {
         try connection.query("""
             SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at),
                                                    coalesce(r.window_opens_at, d.next_attempt_at))) - now())::float8
-            FROM deliveries d JOIN runs r ON r.id = d.run_id
-            WHERE d.status IN (\(constants: DeliveryStatus.open))
+            FROM runs r JOIN deliveries d ON d.run_id = r.id
+            -- Only runs still sending have requests waiting: the few of them first, then their requests.
+            WHERE r.status = \(RunStatus.sending) AND d.status IN (\(constants: DeliveryStatus.open))
               -- An expired run or a closed window waits for the scheduler, not for a worker.
               AND (r.expires_at IS NULL OR r.expires_at > now()) AND (r.window_closes_at IS NULL OR r.window_closes_at > now())
               AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = d.campaign_id AND held.status = \(CampaignStatus.paused))
@@ -352,8 +356,9 @@ struct DeliveryStore: Sendable {
                     WHERE d.id = ANY(\(refused.map { String($0.id) })::bigint[]) AND d.device_token = v.token AND v.status <> 'invalid'
                     """)
             }
+            // In the same transaction: one commit a round, and a run is closed with its last answers.
+            try closeRuns(Array(runIDs), on: connection)
         }
-        try connection.transaction { connection in try closeRuns(Array(runIDs), on: connection) }
     }
 
     /// Whether FCM's answer says the token itself is dead: UNREGISTERED (404), a token of another

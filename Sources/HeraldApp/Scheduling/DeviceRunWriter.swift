@@ -49,6 +49,11 @@ struct DeviceRunWriter: Sendable {
         }
         if let written { try insert(written) }
         let (planned, unsendable, missed, lastExpiry) = (rows.planned, rows.unsendable, rows.missed, rows.lastExpiry)
+        // A large run changes what the planner should know of the outbox at once: with statistics
+        // from before it (a few waiting requests), claims chose to read and sort all of its 100,000
+        // each round (70 ms) instead of reading its first few in order (1 ms). Analysed inside
+        // this transaction, its rows are counted, and the statistics land with the run.
+        if planned >= Self.batch { _ = try connection.execute("ANALYZE deliveries") }
         var warnings: [String] = []
         if unsendable > 0 { warnings.append("\(unsendable) device\(unsendable == 1 ? "" : "s") could not be sent: the personalised message was over FCM's limit") }
         if missed > 0 { warnings.append("\(missed) device\(missed == 1 ? "" : "s") skipped: the local time had already passed in their time zone") }

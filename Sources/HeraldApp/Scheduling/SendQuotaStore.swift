@@ -47,15 +47,22 @@ struct SendQuotaStore: Sendable {
     func change<R>(_ limit: Limit, on connection: PostgresConnection, slowdown: Bool = false,
                    _ body: (inout TokenBucket, Double) -> (R, Int)) throws -> (R, Snapshot) {
         try connection.transaction { connection in
-            _ = try connection.execute("""
-                INSERT INTO send_buckets (project, tokens) VALUES (\(limit.project), \(Double(limit.capacity))) ON CONFLICT (project) DO NOTHING
-                """)
-            // The row exists (made just above, never deleted), and is ours until the commit.
-            let (tokens, refilledAt, notBefore, now) = try connection.query("""
-                SELECT tokens, extract(epoch FROM refilled_at)::float8, extract(epoch FROM not_before)::float8,
-                       extract(epoch FROM clock_timestamp())::float8
-                FROM send_buckets WHERE project = \(limit.project) FOR UPDATE
-                """).map { try $0.decode((Double, Double, Double, Double).self) }[0]
+            // The row is ours until the commit; made full the first time (never deleted after).
+            func locked() throws -> (Double, Double, Double, Double)? {
+                try connection.query("""
+                    SELECT tokens, extract(epoch FROM refilled_at)::float8, extract(epoch FROM not_before)::float8,
+                           extract(epoch FROM clock_timestamp())::float8
+                    FROM send_buckets WHERE project = \(limit.project) FOR UPDATE
+                    """).map { try $0.decode((Double, Double, Double, Double).self) }.first
+            }
+            var row = try locked()
+            if row == nil {
+                _ = try connection.execute("""
+                    INSERT INTO send_buckets (project, tokens) VALUES (\(limit.project), \(Double(limit.capacity))) ON CONFLICT (project) DO NOTHING
+                    """)
+                row = try locked()
+            }
+            guard let (tokens, refilledAt, notBefore, now) = row else { throw PostgresError(kind: .misuse, message: "send_buckets has no row for \(limit.project)") }
             var bucket = TokenBucket(ratePerSecond: limit.ratePerSecond, capacity: Double(limit.capacity), tokens: tokens,
                                      refilledAt: refilledAt, notBefore: notBefore)
             let (result, taken) = body(&bucket, now)
