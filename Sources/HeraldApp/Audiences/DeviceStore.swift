@@ -50,7 +50,7 @@ struct DeviceStore: Sendable {
             WHERE (\(after)::text IS NULL OR token > \(after))
               AND (\(filter.status)::text IS NULL OR status = \(filter.status))
               AND (\(filter.platform)::text IS NULL OR platform = \(filter.platform))
-              AND (\(filter.language)::text IS NULL OR split_part(language, '-', 1) = \(filter.language))
+              AND (\(filter.language)::text IS NULL OR language_primary = \(filter.language))
               AND (\(filter.country)::text IS NULL OR country = \(filter.country))
               AND (\(filter.search)::text IS NULL OR strpos(token, \(filter.search)) > 0)
             ORDER BY token LIMIT \(limit)
@@ -72,7 +72,7 @@ struct DeviceStore: Sendable {
                 """).map { try $0.decode((String, Int).self) }
         }
         counts.byPlatform = try top("platform")
-        counts.byLanguage = try top("split_part(language, '-', 1)")
+        counts.byLanguage = try top("language_primary")
         counts.byCountry = try top("country")
         counts.byAppVersion = try top("app_version")
         return counts

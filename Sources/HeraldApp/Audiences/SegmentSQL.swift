@@ -23,7 +23,10 @@ enum SegmentSQL {
             // primary subtag; a tag with a region matches exactly.
             guard field == .language else { return "\(column(field)) = ANY(\(bind(values)))" }
             let primaries = values.filter { !$0.contains("-") }, exact = values.filter { $0.contains("-") }
-            return "(split_part(language, '-', 1) = ANY(\(bind(primaries))) OR language = ANY(\(bind(exact))))"
+            // Only the parts that can match, so that the planner sees one index condition.
+            let parts = (primaries.isEmpty ? [] : ["language_primary = ANY(\(bind(primaries)))"])
+                + (exact.isEmpty ? [] : ["language = ANY(\(bind(exact)))"])
+            return parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
         }
         func compileCondition(_ condition: SegmentCondition) -> String {
             switch condition {
