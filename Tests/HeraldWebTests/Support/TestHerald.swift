@@ -15,6 +15,10 @@ final class TestHerald: Sendable {
     let baseURL: String
     /// An admin API key created at start, sent with every request that names no Authorization of its own.
     let apiKey: String
+    /// This server's own client session: a shared one keeps connections by host and port, and an
+    /// ephemeral port is soon another test's server's, which such a connection then reached (once
+    /// answered with leftover bytes: "Received HTTP/0.9"). No cookies of its own either.
+    let session: URLSession
 
     init(databaseURL: String? = nil, environment: [String: String] = [:], log: Log = Log(minimum: .error)) throws {
         let database = try databaseURL ?? TestDatabase.create()
@@ -32,12 +36,16 @@ final class TestHerald: Sendable {
         try server.start()
         self.databaseURL = database
         baseURL = "http://127.0.0.1:\(server.port)"
+        let client = URLSessionConfiguration.ephemeral
+        client.httpShouldSetCookies = false
+        session = URLSession(configuration: client)
         apiKey = try server.application.database.pool.withConnection { connection in
             try APIKeyStore().create(name: "tests", role: .admin, scope: .full, createdBy: "TestHerald", on: connection).key
         }
     }
 
     deinit {
+        session.invalidateAndCancel()
         server.shutdown()
         server.wait()
     }
@@ -58,8 +66,7 @@ final class TestHerald: Sendable {
                  headers: [String: String] = [:], authenticated: Bool = true) async throws -> Response {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
-        // Cookies are the test's own: the shared session's cookie store (filled by other tests'
-        // sign-ins on 127.0.0.1) would otherwise replace a Cookie header set here.
+        // Cookies are the test's own: a cookie store would replace a Cookie header set here.
         request.httpShouldHandleCookies = false
         if let json {
             request.httpBody = Data(json.serialized())
@@ -70,7 +77,7 @@ final class TestHerald: Sendable {
             request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
         }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
         var fields: [String: String] = [:]
         for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
