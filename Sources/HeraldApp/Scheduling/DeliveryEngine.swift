@@ -280,6 +280,10 @@ public final class DeliveryEngine: Sendable {
             }
             deliveryBell.wait(after: seen, timeout: wait)
         }
+        // A process that stops leaves no run open that its last full round finished.
+        if !unclosed.isEmpty {
+            do { try outbox.closeRuns(unclosed) } catch { log.warning("delivery worker \(index): closing runs: \(error)") }
+        }
     }
 
     /// Runs `body` while a helper thread extends the leases of `ids` every third of a lease, so a
