@@ -81,12 +81,26 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// and setting nil removes it. Keys are compared byte for byte, as JSON and FCM compare them:
     /// "café" composed and decomposed are two keys (Swift's `==` would call them one).
     public subscript(key: String) -> JSON? {
-        get { members.first(where: { $0.key.utf8.elementsEqual(key.utf8) })?.value }
+        get { members.first(where: { Self.sameBytes($0.key, key) })?.value }
         set {
-            if let index = members.firstIndex(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+            if let index = members.firstIndex(where: { Self.sameBytes($0.key, key) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append((key, newValue))
+            }
+        }
+    }
+
+    /// Keys are equal when their bytes are (JSON compares keys by code points, not by Unicode
+    /// equivalence as `==` does). Compared over contiguous UTF-8: iterating two `UTF8View`s cost
+    /// 160 instructions a key, and an object is built key by key (a tenth of an API GET's time).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                for index in 0..<x.count where x[index] != y[index] { return false }
+                return true
             }
         }
     }
