@@ -441,7 +441,12 @@ extension AudienceDeliveryTests {
         defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
         #expect(try await eventually(timeout: .seconds(30)) { sink.emulator.messages().count == 1 })
         #expect(sink.emulator.messages().first?.message["condition"]?.stringValue == "'news' in topics && 'tz.Asia.Tehran' in topics")
-        // The registry's other zone waits for its own wave.
+        // Once FCM's answer is recorded (the emulator counts the message before the worker writes it
+        // down), the registry's other zone waits for its own wave.
+        #expect(try await eventually(timeout: .seconds(10)) {
+            try setup.probe.connection.query("SELECT count(*) FROM deliveries WHERE campaign_id = \(id)::uuid AND status = 'sent'")
+                .first?.decode(Int.self, at: 0) == 1
+        })
         let waiting = try setup.probe.connection.query("""
             SELECT target->>'condition', extract(epoch FROM send_at)::float8 FROM deliveries
             WHERE campaign_id = \(id)::uuid AND status = 'pending'
