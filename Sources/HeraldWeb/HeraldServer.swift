@@ -20,7 +20,8 @@ public final class HeraldServer: Sendable {
         server.maxBodyBytes = configuration.web.maxBodyBytes
         if let loops = configuration.web.eventLoops { server.eventLoops = loops }
         let web = web
-        http = HTTPServer(configuration: server, loopHandler: { request in web.respondOnLoop(request) }) { request in web.respond(request) }
+        http = HTTPServer(configuration: server, loopHandler: { request in web.respondOnLoop(request) },
+                          streaming: { head in web.streamedBodyLimit(head) }) { request in web.respond(request) }
     }
 
     /// Answers one request in-process (request in, response out), as the socket would.

@@ -33,6 +33,9 @@ struct Route: Sendable {
     /// Answered on the event loop, never queued behind the handler threads: only for handlers that
     /// cannot block (no database, no lock held long), such as the liveness probe.
     var onLoop = false
+    /// Set for routes whose body is read as it arrives instead of held whole (imports): the
+    /// most it may carry. Their handlers read `context.request.bodyStream`.
+    var streamedBodyLimit: Int?
     let handler: @Sendable (RequestContext) throws -> HTTPResponse
 
     init(access: Access, face: Face, handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse) {
@@ -45,6 +48,13 @@ struct Route: Sendable {
     func onEventLoop() -> Route {
         var route = self
         route.onLoop = true
+        return route
+    }
+
+    /// This route, reading bodies of up to `limit` bytes as they arrive.
+    func streamingBody(upTo limit: Int) -> Route {
+        var route = self
+        route.streamedBodyLimit = limit
         return route
     }
 

@@ -4,7 +4,7 @@ import HeraldHTTP
 /// Every route of Herald, with its access rule beside it — the only place a route is added (a
 /// test fails on any other). Read a line as: method, path, who may call it, what answers.
 enum Routes {
-    static func table(_ h: Handlers) -> RouteTable<Route> {
+    static func table(_ h: Handlers, settings: WebSettings) -> RouteTable<Route> {
         var t = RouteTable<Route>()
 
         // Health, metrics and files: public on purpose (see HealthAPI, MetricsAPI, StaticFiles).
@@ -54,7 +54,7 @@ enum Routes {
         t.add(.get, "/api/v1/devices/{token}", .api(.api(.viewer), h.devicesAPI.get))
         t.add(.delete, "/api/v1/devices/{token}", .api(.devices, h.devicesAPI.delete))
         t.add(.get, "/api/v1/device-counts", .api(.api(.viewer), h.devicesAPI.counts))
-        t.add(.post, "/api/v1/device-imports", .api(.devices, h.devicesAPI.importDevices))
+        t.add(.post, "/api/v1/device-imports", .api(.devices, h.devicesAPI.importDevices).streamingBody(upTo: settings.maxImportBytes))
         t.add(.get, "/api/v1/device-export", .raw(.api(.viewer), h.devicesAPI.export))
         t.add(.get, "/api/v1/segments", .api(.api(.viewer), h.segmentsAPI.list))
         t.add(.post, "/api/v1/segments", .api(.api(.editor), h.segmentsAPI.create))
@@ -101,7 +101,7 @@ enum Routes {
 
         // Audience pages.
         t.add(.get, "/devices", .page(.page(.viewer), h.audiencePages.devicesPage))
-        t.add(.post, "/devices/import", .page(.page(.editor), h.audiencePages.importDevices))
+        t.add(.post, "/devices/import", .page(.page(.editor), h.audiencePages.importDevices).streamingBody(upTo: settings.maxImportBytes))
         t.add(.get, "/segments", .page(.page(.viewer), h.audiencePages.segmentsPage))
         t.add(.post, "/segments", .page(.page(.editor), h.audiencePages.createSegment))
         t.add(.get, "/segments/{id}", .page(.page(.viewer), h.audiencePages.segmentPage))

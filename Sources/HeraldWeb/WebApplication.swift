@@ -15,7 +15,7 @@ struct WebApplication: Sendable {
 
     init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer = PageRenderer()) {
         let handlers = Handlers(app: app, settings: settings, pages: pages)
-        routes = Routes.table(handlers)
+        routes = Routes.table(handlers, settings: settings)
         observation = Observation(log: app.log, metrics: app.metrics)
         proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor, publicURL: settings.publicURL)
         authentication = Authentication(authenticator: app.authenticator,
@@ -26,6 +26,14 @@ struct WebApplication: Sendable {
 
     func respond(_ request: HTTPRequest) -> HTTPResponse {
         answer(request, routes.match(request.method, path: request.path))
+    }
+
+    /// How much of a request's body its route reads as it arrives (nil: the body is held whole).
+    /// A form is always held whole: it is parsed before the handler runs, for its CSRF token.
+    func streamedBodyLimit(_ head: HTTPRequest) -> Int? {
+        guard case .found(let route, _, _, _) = routes.match(head.method, path: head.path), let limit = route.streamedBodyLimit,
+              !PostedForm.isForm(head) else { return nil }
+        return limit
     }
 
     /// The answer to a request whose route runs on the event loop; nil for every other request,

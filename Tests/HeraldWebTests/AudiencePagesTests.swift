@@ -23,6 +23,32 @@ import Testing
         #expect(empty.status == 422 && Self.text(empty).contains("Choose a CSV file"))
     }
 
+    /// The page's script sends the file as the body itself, which is read as it arrives: a file
+    /// over the body limit imports whole (over a real socket, as a browser sends it). The session's
+    /// CSRF token is still required, and a refusal stores nothing.
+    @Test func aFileTheScriptSendsWholeImportsAtAnySizeWithTheSessionsToken() async throws {
+        let browser = try PagesBrowser(role: .editor)
+        let herald = browser.harness.herald
+        var csv = "token,platform,country\n"
+        for n in 1...8_000 { csv += "page-import-\(n)-\(String(repeating: "x", count: 160)),ios,IL\n" }
+        #expect(csv.utf8.count > 1 << 20)
+        let cookie = "\(Authentication.sessionCookie)=\(browser.session.id)"
+        let forged = try await herald.request("POST", "/devices/import", body: Array(csv.utf8),
+                                              headers: ["Content-Type": "text/csv", "Cookie": cookie], authenticated: false)
+        #expect(forged.status == 403)
+        #expect(try herald.server.application.devices.counts().active == 0)
+
+        let imported = try await herald.request("POST", "/devices/import", body: Array(csv.utf8),
+                                                headers: ["Content-Type": "text/csv", "Cookie": cookie, "X-CSRF-Token": browser.session.csrf],
+                                                authenticated: false)
+        let page = String(decoding: imported.data, as: UTF8.self)
+        #expect(imported.status == 200 && page.contains("8000 rows read: 8000 devices added, 0 updated, 0 refused."), "\(page.split(separator: "\n").filter { $0.contains("notice") })")
+        #expect(try herald.server.application.devices.counts().active == 8_000)
+        // The page that sends it that way: the form names the script's texts, and the script is there.
+        let devices = Self.text(browser.get("/devices"))
+        #expect(devices.contains(#"data-stream-import data-busy="Importing…""#) && devices.contains(#"<script src="/static/device-import.js" defer>"#))
+    }
+
     @Test func aSegmentIsCountedBeforeSavingAndItsRowErrorsStayBesideTheRow() throws {
         let browser = try PagesBrowser(role: .editor)
         _ = try browser.harness.herald.server.application.devices.register(token: "fa-1", document: ["platform": "android", "language": "fa-IR"])

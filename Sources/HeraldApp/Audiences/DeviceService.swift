@@ -53,9 +53,17 @@ public struct DeviceService: Sendable {
 
     /// Imports devices from CSV or NDJSON read chunk by chunk from `next` (nil at the end), a
     /// batch at a time: memory stays bounded whatever the size. Rows with errors are reported by
-    /// line and skipped; the others are stored.
-    public func importDevices(format: DeviceImportFormat, batchSize: Int = 5000, _ next: () throws -> [UInt8]?) throws -> DeviceImportReport {
+    /// line and skipped; the others are stored. When `next` fails (an upload broken off), the
+    /// batches stored before stay stored and `DeviceImportInterrupted` says how many devices they held.
+    public func importDevices(format: DeviceImportFormat, batchSize: Int = 5000, _ nextChunk: () throws -> [UInt8]?) throws -> DeviceImportReport {
         var report = DeviceImportReport()
+        func next() throws -> [UInt8]? {
+            do {
+                return try nextChunk()
+            } catch {
+                throw DeviceImportInterrupted(storedDevices: report.created + report.updated, cause: error)
+            }
+        }
         var batch: [Device] = []
         func flush() throws {
             guard !batch.isEmpty else { return }
@@ -144,6 +152,14 @@ public struct DeviceService: Sendable {
 
 public enum DeviceImportFormat: String, Sendable {
     case csv, ndjson
+}
+
+/// An import whose input stopped before its end. Devices are stored in batches as they are read,
+/// so the batches before the break stay stored (importing the file again only updates them).
+public struct DeviceImportInterrupted: Error {
+    public var storedDevices: Int
+    /// What stopped the input (for an upload, the server's `RequestBodyError`).
+    public var cause: any Error
 }
 
 /// What an import did: rows read, devices created and updated, and the rows refused, by line.

@@ -62,6 +62,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
             handlerQueueLimit: try integer("HERALD_HANDLER_QUEUE_LIMIT", 1024, 1...1_000_000),
             eventLoops: optional("HERALD_EVENT_LOOPS") == nil ? nil : try integer("HERALD_EVENT_LOOPS", 1, 1...256),
             maxBodyBytes: try integer("HERALD_MAX_BODY_BYTES", 1 << 20, 1024...(64 << 20)),
+            maxImportBytes: try integer("HERALD_MAX_IMPORT_BYTES", 1 << 30, (1 << 20)...(1 << 40)),
             cookieSecure: try boolean("HERALD_COOKIE_SECURE", false),
             trustForwardedFor: try boolean("HERALD_TRUST_FORWARDED_FOR", false),
             publicURL: try publicURL("HERALD_PUBLIC_URL"))

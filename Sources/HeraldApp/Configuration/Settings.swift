@@ -23,6 +23,9 @@ public struct WebSettings: Sendable, Equatable {
     public var handlerQueueLimit: Int
     public var eventLoops: Int?
     public var maxBodyBytes: Int
+    /// Largest device import (CSV or NDJSON) over the API or the devices page; these bodies are
+    /// read as they arrive, never held whole.
+    public var maxImportBytes: Int
     /// Whether the session cookie is marked `Secure` (turn on when served over TLS, e.g. behind a TLS proxy).
     public var cookieSecure: Bool
     /// Whether the client's address is the last `X-Forwarded-For` entry and its host

@@ -12,8 +12,10 @@ public struct HTTPRequest: Sendable {
     public var query: String?
     /// The header fields in the order received.
     public var headers: HTTPHeaders
-    /// The body, de-chunked when it came chunked.
+    /// The body, de-chunked when it came chunked; empty when it is streamed.
     public var body: [UInt8]
+    /// The body as it arrives, when the server's `BodyStreamingRule` streams this request's.
+    public var bodyStream: RequestBodyStream?
     /// Route parameters (`{id}` → `"id"`), percent-decoded; filled in by `Router`.
     public var parameters: [String: String]
     /// The peer's address as `ip:port`; filled in by the server.

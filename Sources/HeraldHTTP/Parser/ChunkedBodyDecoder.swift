@@ -20,6 +20,8 @@ struct ChunkedBodyDecoder {
     /// `maxHeaderBytes`: otherwise one-byte chunks with 4 KiB extensions would make the
     /// connection buffer thousands of times the body limit.
     private var framingBytes = 0
+    /// Body bytes decoded so far, including those already taken by `takeBody`.
+    private var received = 0
     private(set) var body: [UInt8] = []
 
     init(position: Int) { self.position = position }
@@ -34,21 +36,23 @@ struct ChunkedBodyDecoder {
                     return false
                 }
                 let size = try Self.parseSizeLine(bytes, position, lineEnd)
-                if size > limits.maxBodyBytes - body.count { throw .bodyTooLarge }
+                if size > limits.maxBodyBytes - received { throw .bodyTooLarge }
                 framingBytes += lineEnd + 4 - position  // the line, its CRLF and the CRLF after the data
-                if framingBytes > limits.maxHeaderBytes + body.count + size { throw .bodyTooLarge }
+                if framingBytes > limits.maxHeaderBytes + received + size { throw .bodyTooLarge }
                 position = lineEnd + 2
                 if size == 0 {
                     phase = .trailer
                     trailerStart = position
                 } else {
-                    body.reserveCapacity(body.count + size)
+                    // A streamed body may announce a chunk larger than it should ever hold at once.
+                    body.reserveCapacity(body.count + min(size, 1 << 20))
                     phase = .data(remaining: size)
                 }
             case .data(let remaining):
                 let available = min(remaining, bytes.count - position)
                 if available == 0 { return false }
                 body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[position..<(position + available)]))
+                received += available
                 position += available
                 phase = remaining == available ? .dataEnd : .data(remaining: remaining - available)
             case .dataEnd:
@@ -74,6 +78,17 @@ struct ChunkedBodyDecoder {
                 return true
             }
         }
+    }
+
+    /// For a streamed body: hands over the bytes decoded so far and starts the offsets again at 0,
+    /// as the caller drops the `position` bytes it has consumed.
+    mutating func takeBody() -> [UInt8] {
+        defer {
+            body = []
+            trailerStart -= position
+            position = 0
+        }
+        return body
     }
 
     /// The index of the CR of the next CRLF at or after `from`, nil when more bytes are needed.

@@ -4,6 +4,12 @@ public enum HTTPParseResult: Sendable {
     case needMore
     /// A complete request, taking the first `consumed` bytes of the buffer.
     case request(HTTPRequest, consumed: Int)
+    /// The head of a request whose body is streamed (its route said so): the body follows as
+    /// `bodyPart`s from the next call on. `expectsContinue`: the client waits for `100 Continue`.
+    case head(HTTPRequest, consumed: Int, expectsContinue: Bool)
+    /// Body bytes of a streamed request, taking the first `consumed` bytes of the buffer (framing
+    /// included); `last` ends the request, and the parser is ready for the next one.
+    case bodyPart([UInt8], consumed: Int, last: Bool)
     /// The request is malformed or over a limit: answer `error.status` and close.
     case error(HTTPParseError)
 }
@@ -22,21 +28,31 @@ public struct HTTPRequestParser: Sendable {
         case head(start: Int?, scanned: Int, requestLineEnded: Bool)
         case body(RequestHead, bodyStart: Int, length: Int)
         case chunked(RequestHead, ChunkedBodyDecoder)
+        /// A streamed body: `remaining` bytes still to come.
+        case streamed(remaining: Int)
+        /// A streamed chunked body; the decoder's offsets restart at 0 after each part.
+        case streamedChunked(ChunkedBodyDecoder, limits: HTTPParserLimits)
         case failed(HTTPParseError)
     }
 
     /// The limits this parser enforces.
     public let limits: HTTPParserLimits
+    /// Which requests have their body streamed, and up to what size.
+    private let streaming: BodyStreamingRule?
     private var state = State.head(start: nil, scanned: 0, requestLineEnded: false)
 
-    /// A parser for one connection.
-    public init(limits: HTTPParserLimits = HTTPParserLimits()) { self.limits = limits }
+    /// A parser for one connection. A request that `streaming` gives a limit is returned as its
+    /// `head`, then its body in parts, instead of whole.
+    public init(limits: HTTPParserLimits = HTTPParserLimits(), streaming: BodyStreamingRule? = nil) {
+        self.limits = limits
+        self.streaming = streaming
+    }
 
     /// True once the head of the current request is complete and its body is being received
     /// (the server then applies the body timeout instead of the header timeout).
     public var isReceivingBody: Bool {
         switch state {
-        case .body, .chunked: true
+        case .body, .chunked, .streamed, .streamedChunked: true
         default: false
         }
     }
@@ -72,7 +88,20 @@ public struct HTTPRequestParser: Sendable {
             guard let (headStart, headEnd) = try findHeadEnd(bytes, start: start, scanned: scanned, requestLineEnded: requestLineEnded) else {
                 return .needMore
             }
-            let head = try RequestHead.parse(bytes, start: headStart, end: headEnd, limits: limits)
+            let head = try RequestHead.parse(bytes, start: headStart, end: headEnd, limits: limits, streaming: streaming)
+            if let streamedLimit = head.streamedBodyLimit {
+                switch head.framing {
+                case .none:
+                    state = .streamed(remaining: 0)
+                case .length(let length):
+                    state = .streamed(remaining: length)
+                case .chunked:
+                    var streamLimits = limits
+                    streamLimits.maxBodyBytes = streamedLimit
+                    state = .streamedChunked(ChunkedBodyDecoder(position: 0), limits: streamLimits)
+                }
+                return .head(head.request, consumed: headEnd, expectsContinue: head.expectsContinue)
+            }
             switch head.framing {
             case .none:
                 return finish(head.request, consumed: headEnd)
@@ -96,7 +125,27 @@ public struct HTTPRequestParser: Sendable {
             var request = head.request
             request.body = decoder.body
             return finish(request, consumed: decoder.position)
+        case .streamed(let remaining):
+            let available = min(remaining, bytes.count)
+            if available == 0 && remaining > 0 { return .needMore }
+            let part = Array(UnsafeBufferPointer(rebasing: bytes[0..<available]))
+            return streamedPart(part, consumed: available, last: available == remaining, next: .streamed(remaining: remaining - available))
+        case .streamedChunked(var decoder, let streamLimits):
+            state = .failed(.invalidChunkData)  // released while decoding so the part is not copied on write
+            let done = try decoder.decode(bytes, limits: streamLimits)
+            let consumed = decoder.position
+            if !done && consumed == 0 {
+                state = .streamedChunked(decoder, limits: streamLimits)
+                return .needMore
+            }
+            let part = decoder.takeBody()
+            return streamedPart(part, consumed: consumed, last: done, next: .streamedChunked(decoder, limits: streamLimits))
         }
+    }
+
+    private mutating func streamedPart(_ part: [UInt8], consumed: Int, last: Bool, next: State) -> HTTPParseResult {
+        state = last ? .head(start: nil, scanned: 0, requestLineEnded: false) : next
+        return .bodyPart(part, consumed: consumed, last: last)
     }
 
     private mutating func finish(_ request: HTTPRequest, consumed: Int) -> HTTPParseResult {

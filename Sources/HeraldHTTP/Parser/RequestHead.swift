@@ -11,10 +11,14 @@ struct RequestHead {
     var framing: BodyFraming
     /// `Expect: 100-continue` on an HTTP/1.1 request (RFC 9110 §10.1.1).
     var expectsContinue: Bool
+    /// Set when the request's route streams its body: the most it may carry.
+    var streamedBodyLimit: Int? = nil
 
     /// Parses a complete head, `bytes[start..<end]`, which ends with an empty line.
     /// The caller has checked the size limits of the block and of the request-line.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int, limits: HTTPParserLimits) throws(HTTPParseError) -> RequestHead {
+    /// A request with a body that `streaming` gives a limit has that limit instead of `maxBodyBytes`.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, end: Int, limits: HTTPParserLimits,
+                      streaming: BodyStreamingRule? = nil) throws(HTTPParseError) -> RequestHead {
         // RFC 9112 §2.2: a CR anywhere but before LF is refused rather than guessed at, and so is
         // an LF without its CR: a proxy that passes a bare LF inside a value would otherwise see
         // one request where Herald sees two (request smuggling).
@@ -56,7 +60,8 @@ struct RequestHead {
                 sawContentLength = true
                 // RFC 9110 §8.6: a list of identical values may be taken as one; anything else is refused.
                 for element in listElements(bytes, field.valueStart, field.valueEnd) {
-                    let value = try parseContentLength(element, max: limits.maxBodyBytes)
+                    // Checked against the request's own limit once its route is known, below.
+                    let value = try parseContentLength(element, max: Self.largestContentLength)
                     if let previous = contentLength, previous != value { throw .conflictingContentLength }
                     contentLength = value
                 }
@@ -116,8 +121,15 @@ struct RequestHead {
         let (path, query) = splitTarget(bytes, targetStart, targetEnd)
         let request = HTTPRequest(method: method, target: string(bytes, targetStart, targetEnd), path: path, query: query,
                                   headers: headers, keepAlive: keepAlive, isHTTP10: isHTTP10)
-        return RequestHead(request: request, framing: framing, expectsContinue: expectsContinue && !isHTTP10 && framing != .none)
+        // Only a request with a body asks its route whether it streams.
+        let streamedBodyLimit = framing == .none ? nil : streaming?(request)
+        if case .length(let length) = framing, length > streamedBodyLimit ?? limits.maxBodyBytes { throw .bodyTooLarge }
+        return RequestHead(request: request, framing: framing, expectsContinue: expectsContinue && !isHTTP10 && framing != .none,
+                           streamedBodyLimit: streamedBodyLimit)
     }
+
+    /// A Content-Length beyond any body limit one can configure (and far from overflowing).
+    static let largestContentLength = 1 << 50
 
     /// The line starting at `from`: its content without CRLF (or bare LF, RFC 9112 §2.2) and where the next begins.
     static func nextLine(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> (start: Int, end: Int, next: Int) {

@@ -10,6 +10,9 @@ final class ResponseGate: Sendable {
         var closed = false
         /// Graceful shutdown began: responses must say `Connection: close`, which the loop adds.
         var shuttingDown = false
+        /// The loop has bytes of its own queued for the socket (`100 Continue` for a streamed
+        /// body): the handler's response must go after them, through the loop.
+        var loopWriting = false
     }
 
     let state = Mutex(State())
@@ -37,6 +40,10 @@ final class Connection {
     /// passes, so that unread request bytes do not turn the close into a reset that destroys the
     /// response before the client reads it (a "lingering close").
     var drainingUntil: UInt64?
+    /// The streamed body of the request in flight, while parts still go to its handler.
+    var bodyStream: RequestBodyStream?
+    /// `100 Continue` is queued ahead of a streamed request's response (see `ResponseGate`).
+    var interimPending = false
 
     init(fd: Int32, id: UInt64, remoteAddress: String, machine: ConnectionStateMachine) {
         self.fd = fd
@@ -47,4 +54,25 @@ final class Connection {
     }
 
     var hasPendingWrite: Bool { writeOffset < writeBuffer.count }
+}
+
+/// How many streamed requests may run at once on one server. A streamed request holds a handler
+/// thread for as long as its client takes to send, so a few slow uploads must not take them all.
+final class StreamSlots: Sendable {
+    private let taken = Atomic(0)
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func acquire() -> Bool {
+        var current = taken.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = taken.compareExchange(expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    func release() { taken.subtract(1, ordering: .acquiringAndReleasing) }
 }

@@ -9,6 +9,15 @@ struct ConnectionStateMachine {
         case wait
         /// Run the handler for this request; `consumed` bytes of the buffer belong to it.
         case dispatch(HTTPRequest, consumed: Int)
+        /// Run the handler for this request, whose body follows as `bodyPart`s while it runs;
+        /// `sendContinue`: write `100 Continue` first.
+        case dispatchStreamed(HTTPRequest, consumed: Int, sendContinue: Bool)
+        /// Hand this part of the streamed body to its handler; `consumed` bytes of the buffer
+        /// carried it. `last`: the body is complete.
+        case bodyPart([UInt8], consumed: Int, last: Bool)
+        /// The streamed body cannot be completed: the handler's next read fails with this error,
+        /// and its answer closes the connection.
+        case bodyFailed(RequestBodyError)
         /// Send this response, then call `writeFinished` (or close, if `close`). `confirmKeepAlive`:
         /// an HTTP/1.0 client must be told `Connection: keep-alive`.
         case send(HTTPResponse, headRequest: Bool, close: Bool, confirmKeepAlive: Bool)
@@ -27,8 +36,9 @@ struct ConnectionStateMachine {
 
         /// Whether the connection closes after `response`, and whether an HTTP/1.0 client must be
         /// told `Connection: keep-alive`. A handler may ask to close with `Connection: close`.
-        func framing(of response: HTTPResponse, shuttingDown: Bool) -> (close: Bool, confirmKeepAlive: Bool) {
-            let close = !keepAlive || shuttingDown || ConnectionStateMachine.asksToClose(response)
+        /// `bodyUnfinished`: a streamed body has not arrived whole, so nothing after it can be read.
+        func framing(of response: HTTPResponse, shuttingDown: Bool, bodyUnfinished: Bool = false) -> (close: Bool, confirmKeepAlive: Bool) {
+            let close = !keepAlive || shuttingDown || bodyUnfinished || ConnectionStateMachine.asksToClose(response)
             return (close, http10 && !close)
         }
     }
@@ -54,6 +64,15 @@ struct ConnectionStateMachine {
 
     private enum DeadlineKind { case idle, header, body, write, none }
 
+    /// A body streamed to a handler that is already running.
+    enum StreamedBody: Equatable {
+        case none
+        /// Parts are still arriving.
+        case receiving
+        /// It stopped before its end; the handler's answer will close the connection.
+        case failed
+    }
+
     private(set) var phase = Phase.reading
     private var parser: HTTPRequestParser
     private let timeouts: Timeouts
@@ -65,19 +84,23 @@ struct ConnectionStateMachine {
     /// should read and discard input for a moment before closing, or the kernel would answer the
     /// unread bytes with a reset that can destroy the response before the client reads it.
     private(set) var lingerOnClose = false
+    private(set) var streamedBody = StreamedBody.none
+    /// The handler has not taken enough of the streamed body: reading waits (and so does its timeout).
+    private(set) var bodyPaused = false
 
-    init(limits: HTTPParserLimits, timeouts: Timeouts, now: UInt64) {
-        parser = HTTPRequestParser(limits: limits)
+    init(limits: HTTPParserLimits, streaming: BodyStreamingRule? = nil, timeouts: Timeouts, now: UInt64) {
+        parser = HTTPRequestParser(limits: limits, streaming: streaming)
         self.timeouts = timeouts
         deadline = now + timeouts.idle
     }
 
     /// Whether the I/O layer should read from the socket now.
-    var wantsToRead: Bool { phase == .reading }
+    var wantsToRead: Bool { phase == .reading || (streamedBody == .receiving && !bodyPaused) }
 
     /// New bytes are in `buffer` (or a response was just sent and the buffer may hold the next
     /// pipelined request). Parses when a request may be read.
     mutating func bytesAvailable(_ buffer: UnsafeBufferPointer<UInt8>, now: UInt64) -> Action {
+        if streamedBody == .receiving { return streamBody(buffer, now: now) }
         guard phase == .reading else { return .wait }
         switch parser.parse(buffer) {
         case .needMore:
@@ -102,16 +125,75 @@ struct ConnectionStateMachine {
             setDeadline(.none, .max)
             continueSent = false
             return .dispatch(request, consumed: consumed)
+        case .head(let request, let consumed, let expectsContinue):
+            phase = .awaitingResponse(ResponseTerms(headRequest: request.method == .head, keepAlive: request.keepAlive,
+                                                    http10: request.isHTTP10))
+            streamedBody = .receiving
+            setDeadline(.body, now + timeouts.body)
+            continueSent = false
+            return .dispatchStreamed(request, consumed: consumed, sendContinue: expectsContinue)
+        case .bodyPart:
+            return .wait  // only while a body streams, handled above
         case .error(let error):
             lingerOnClose = true
             return respond(HTTPResponse.problem(status: error.status, detail: error.description), headRequest: false, close: true)
         }
     }
 
+    /// The next part of a streamed body. The body timeout runs from the last part received, so
+    /// a large upload may take as long as it keeps arriving.
+    private mutating func streamBody(_ buffer: UnsafeBufferPointer<UInt8>, now: UInt64) -> Action {
+        guard !bodyPaused else { return .wait }
+        switch parser.parse(buffer) {
+        case .needMore, .request, .head:
+            return .wait
+        case .bodyPart(let part, let consumed, let last):
+            if last {
+                streamedBody = .none
+                setDeadline(.none, .max)
+            } else if consumed > 0 {
+                setDeadline(.body, now + timeouts.body)
+            }
+            return .bodyPart(part, consumed: consumed, last: last)
+        case .error(let error):
+            return failBody(.parse(error))
+        }
+    }
+
+    private mutating func failBody(_ error: RequestBodyError) -> Action {
+        streamedBody = .failed
+        lingerOnClose = true
+        setDeadline(.none, .max)
+        return .bodyFailed(error)
+    }
+
+    /// The handler has taken too little of the streamed body: stop reading, and stop its clock.
+    mutating func pauseBody() {
+        bodyPaused = true
+        if deadlineKind == .body { setDeadline(.none, .max) }
+    }
+
+    /// The handler has caught up: read again.
+    mutating func resumeBody(now: UInt64) {
+        guard bodyPaused else { return }
+        bodyPaused = false
+        if streamedBody == .receiving { setDeadline(.body, now + timeouts.body) }
+    }
+
+    /// A response while a streamed body is unfinished ends the connection: the rest of the body
+    /// would otherwise be read as the next request.
+    private mutating func endStreamedBody() -> Bool {
+        guard streamedBody != .none else { return false }
+        streamedBody = .none
+        lingerOnClose = true
+        return true
+    }
+
     /// The handler's response (or the server's own 503) for the request in flight.
     mutating func responseReady(_ response: HTTPResponse) -> Action {
         guard case .awaitingResponse(let terms) = phase else { return .wait }
-        let (close, confirmKeepAlive) = terms.framing(of: response, shuttingDown: shuttingDown)
+        let unfinished = endStreamedBody()
+        let (close, confirmKeepAlive) = terms.framing(of: response, shuttingDown: shuttingDown, bodyUnfinished: unfinished)
         return respond(response, headRequest: terms.headRequest, close: close, confirmKeepAlive: confirmKeepAlive)
     }
 
@@ -125,7 +207,7 @@ struct ConnectionStateMachine {
     /// anything, is the I/O layer's to write, then `writeFinished` follows as after a `send`.
     mutating func responseSerialized(close: Bool) {
         guard case .awaitingResponse = phase else { return }
-        phase = .writing(close: close)
+        phase = .writing(close: endStreamedBody() || close)
         setDeadline(.none, .max)
     }
 
@@ -155,6 +237,7 @@ struct ConnectionStateMachine {
 
     /// The peer closed its side (read returned 0). A request already in flight is still answered.
     mutating func peerClosed() -> Action {
+        if streamedBody == .receiving { return failBody(.connectionClosed) }
         guard phase == .reading else { return .wait }
         phase = .closed
         return .close
@@ -166,6 +249,10 @@ struct ConnectionStateMachine {
         guard now >= deadline else { return .wait }
         switch deadlineKind {
         case .header, .body:
+            // The handler holds a streamed request: it answers, so nothing is written from here.
+            if streamedBody == .receiving {
+                return failBody(RequestBodyError(.timeout, detail: "The request body did not arrive in time."))
+            }
             lingerOnClose = true
             return respond(HTTPResponse.problem(status: 408, detail: "The request did not arrive in time."), headRequest: false, close: true)
         case .idle, .write:

@@ -24,6 +24,10 @@ extension EventLoop {
         while connections[connection.fd] === connection {
             if connection.hasPendingWrite || connection.machine.isWriting {
                 guard writePending(connection) else { return }
+                if connection.interimPending {
+                    connection.interimPending = false
+                    connection.gate.state.withLock { $0.loopWriting = false }
+                }
                 if case .close = connection.machine.writeFinished(now: monotonicNanoseconds()) {
                     closeAfterFinalResponse(connection)
                     return
@@ -41,6 +45,9 @@ extension EventLoop {
         }
     }
 
+    /// How much one read of a streamed body asks for.
+    static let streamedReadBytes = 64 * 1024
+
     /// Carries out one decision of the state machine; sends are only queued (`drive` writes them).
     /// The action is consumed: a request or response moves through without being copied.
     func apply(_ action: consuming ConnectionStateMachine.Action, to connection: Connection) {
@@ -54,18 +61,34 @@ extension EventLoop {
                 apply(connection.machine.responseReady(answer), to: connection)
                 return
             }
-            let handler = settings.handler
-            let (id, fd, gate) = (connection.id, connection.fd, connection.gate)
-            guard let terms = connection.machine.responseTerms else { return }
-            let job = request
-            let accepted = settings.pool.submit { [self] scratch in
-                complete(id: id, fd: fd, deliver(handler(job), terms: terms, fd: fd, gate: gate, scratch: &scratch))
-            }
-            if !accepted {
-                // The handler queue is full: refuse now rather than queue without bound.
-                let busy = HTTPResponse.problem(status: 503, detail: "The server is busy; retry in a second.", headers: ["Retry-After": "1"])
+            submit(request, from: connection, streamSlot: false)
+        case .dispatchStreamed(var request, let consumed, let sendContinue):
+            connection.readBuffer.consume(consumed)
+            request.remoteAddress = connection.remoteAddress
+            guard settings.streamSlots.acquire() else {
+                let busy = HTTPResponse.problem(status: 503, detail: "Too many uploads at once; retry in a few seconds.", headers: ["Retry-After": "5"])
                 apply(connection.machine.responseReady(busy), to: connection)
+                return
             }
+            let (id, fd) = (connection.id, connection.fd)
+            let stream = RequestBodyStream { [self] in complete(id: id, fd: fd, .resumeBody) }
+            request.bodyStream = stream
+            connection.bodyStream = stream
+            if sendContinue {
+                // Queued before the handler can run, so its response cannot overtake it.
+                connection.gate.state.withLock { $0.loopWriting = true }
+                connection.interimPending = true
+                connection.writeBuffer.append(contentsOf: ResponseSerializer.continueResponse)
+            }
+            submit(request, from: connection, streamSlot: true)
+        case .bodyPart(let part, let consumed, let last):
+            connection.readBuffer.consume(consumed)
+            guard let stream = connection.bodyStream else { return }
+            if stream.push(part, last: last) { connection.machine.pauseBody() }
+            if last { connection.bodyStream = nil }
+        case .bodyFailed(let error):
+            connection.bodyStream?.fail(error)
+            connection.bodyStream = nil
         case .send(let response, let headRequest, let close, let confirmKeepAlive):
             ResponseSerializer.write(response, headRequest: headRequest, close: close, confirmKeepAlive: confirmKeepAlive,
                                      date: dateCache.current(), into: &connection.writeBuffer)
@@ -76,14 +99,35 @@ extension EventLoop {
         }
     }
 
+    /// Queues the request for a handler thread, or answers 503 when the queue is full. A streamed
+    /// request gives its slot back when its handler is done.
+    private func submit(_ request: HTTPRequest, from connection: Connection, streamSlot: Bool) {
+        let handler = settings.handler
+        let (id, fd, gate, slots) = (connection.id, connection.fd, connection.gate, settings.streamSlots)
+        guard let terms = connection.machine.responseTerms else { return }
+        let accepted = settings.pool.submit { [self] scratch in
+            let response = handler(request)
+            // Free before the answer goes out, so the client's next upload finds the slot free.
+            if streamSlot { slots.release() }
+            complete(id: id, fd: fd, deliver(response, terms: terms, bodyStream: request.bodyStream, fd: fd, gate: gate, scratch: &scratch))
+        }
+        if !accepted {
+            if streamSlot { slots.release() }
+            // The handler queue is full: refuse now rather than queue without bound.
+            let busy = HTTPResponse.problem(status: 503, detail: "The server is busy; retry in a second.", headers: ["Retry-After": "1"])
+            apply(connection.machine.responseReady(busy), to: connection)
+        }
+    }
+
     /// On a handler thread: writes the response to the socket at once when the connection is still
     /// this one and open, so the client need not wait for the loop to wake up and write it; the
     /// loop gets only what the socket did not take. Nothing else is written to the socket while
     /// a request is with its handler (a response is complete before the next request is parsed),
     /// so pipelined responses stay in order.
-    func deliver(_ response: HTTPResponse, terms: ConnectionStateMachine.ResponseTerms, fd: Int32,
-                             gate: ResponseGate, scratch: inout HandlerPool.Scratch) -> Completion {
-        let (close, confirmKeepAlive) = terms.framing(of: response, shuttingDown: false)
+    func deliver(_ response: HTTPResponse, terms: ConnectionStateMachine.ResponseTerms, bodyStream: RequestBodyStream?, fd: Int32,
+                 gate: ResponseGate, scratch: inout HandlerPool.Scratch) -> Completion {
+        let bodyUnfinished = bodyStream.map { !$0.isFinished } ?? false
+        let (close, confirmKeepAlive) = terms.framing(of: response, shuttingDown: false, bodyUnfinished: bodyUnfinished)
         scratch.output.removeAll(keepingCapacity: true)
         ResponseSerializer.write(response, headRequest: terms.headRequest, close: close, confirmKeepAlive: confirmKeepAlive,
                                  date: scratch.date.current(), into: &scratch.output)
@@ -93,7 +137,7 @@ extension EventLoop {
         let attempt = scratch.output.withUnsafeBytes { bytes in
             gate.state.withLock { state -> Attempt in
                 // Shutting down: the loop adds `Connection: close`, which this response lacks.
-                guard !state.closed, !state.shuttingDown else { return .notMine }
+                guard !state.closed, !state.shuttingDown, !state.loopWriting else { return .notMine }
                 do {
                     // The socket is non-blocking: a full socket takes nothing now (EAGAIN, nil).
                     return .sent(try systemCall("send") { send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } ?? 0)
@@ -111,7 +155,8 @@ extension EventLoop {
 
     /// Reads once into the buffer. False when nothing was read (the socket is empty, closed or failed).
     private func receive(_ connection: Connection) -> Bool {
-        let space = connection.readBuffer.freeSpace(minimum: 4096)
+        // A streamed body is read in larger pieces: fewer parts for its handler to take.
+        let space = connection.readBuffer.freeSpace(minimum: connection.machine.streamedBody == .receiving ? Self.streamedReadBytes : 4096)
         let received: Int?
         do {
             received = try systemCall("read") { read(connection.fd, space.baseAddress, space.count) }
@@ -196,6 +241,8 @@ extension EventLoop {
     func closeConnection(_ connection: Connection) {
         guard connections[connection.fd] === connection else { return }
         connections[connection.fd] = nil
+        connection.bodyStream?.fail(.connectionClosed)
+        connection.bodyStream = nil
         // A handler may be writing to this descriptor; once marked it never will again.
         connection.gate.state.withLock { $0.closed = true }
         close(connection.fd)

@@ -9,6 +9,8 @@ struct LoopSettings: Sendable {
     var gracePeriod: UInt64
     var handler: HTTPHandler
     var loopHandler: LoopHandler?
+    var streaming: BodyStreamingRule?
+    var streamSlots: StreamSlots
     var pool: HandlerPool
     var log: @Sendable (String) -> Void
 }
@@ -27,6 +29,8 @@ final class EventLoop: @unchecked Sendable {
         case written(close: Bool, remaining: [UInt8])
         /// Writing failed (the peer is gone): close.
         case failed
+        /// The handler caught up with a streamed body: read the socket again.
+        case resumeBody
     }
 
     private struct Inbox {
@@ -174,7 +178,11 @@ final class EventLoop: @unchecked Sendable {
             case .failed:
                 closeConnection(connection)
                 continue
+            case .resumeBody:
+                connection.machine.resumeBody(now: monotonicNanoseconds())
             }
+            // Once answered, nothing more of a streamed body is read.
+            if connection.machine.streamedBody == .none && connection.machine.responseTerms == nil { connection.bodyStream = nil }
             drive(connection)
         }
     }
@@ -186,7 +194,7 @@ final class EventLoop: @unchecked Sendable {
                 guard let (fd, remote) = try Socket.accept(listenFD) else { return }
                 let now = monotonicNanoseconds()
                 nextConnectionID += 1
-                let machine = ConnectionStateMachine(limits: settings.limits, timeouts: settings.timeouts, now: now)
+                let machine = ConnectionStateMachine(limits: settings.limits, streaming: settings.streaming, timeouts: settings.timeouts, now: now)
                 let connection = Connection(fd: fd, id: nextConnectionID, remoteAddress: remote, machine: machine)
                 do {
                     try add(fd, events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)

@@ -19,8 +19,11 @@ extension HTTPServer {
         public var maxHeaderBytes: Int
         /// Most header fields (431 beyond). Default 100.
         public var maxHeaderCount: Int
-        /// Largest request body (413 beyond). Default 1 MiB.
+        /// Largest request body (413 beyond). Default 1 MiB. Streamed bodies have their own limit.
         public var maxBodyBytes: Int
+        /// Requests with a streamed body handled at once (503 beyond): each holds a handler thread
+        /// while its client sends. Default 4.
+        public var maxStreamedRequests: Int
         /// Time to receive a whole header block, from its first byte (408 beyond). Default 10 s.
         public var headerTimeout: Duration
         /// Time to receive a body once the head is in (408 beyond); also the time a client gets to read a response. Default 30 s.
@@ -39,7 +42,7 @@ extension HTTPServer {
             host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int = Configuration.onlineCores,
             handlerThreads: Int = 16, handlerQueueLimit: Int = 1024,
             maxRequestLineBytes: Int = 8 * 1024, maxHeaderBytes: Int = 32 * 1024, maxHeaderCount: Int = 100,
-            maxBodyBytes: Int = 1024 * 1024,
+            maxBodyBytes: Int = 1024 * 1024, maxStreamedRequests: Int = 4,
             headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
             shutdownGracePeriod: Duration = .seconds(10), backlog: Int32 = 1024,
             log: @escaping @Sendable (String) -> Void = Configuration.logToStandardError
@@ -53,6 +56,7 @@ extension HTTPServer {
             self.maxHeaderBytes = maxHeaderBytes
             self.maxHeaderCount = maxHeaderCount
             self.maxBodyBytes = maxBodyBytes
+            self.maxStreamedRequests = maxStreamedRequests
             self.headerTimeout = headerTimeout
             self.bodyTimeout = bodyTimeout
             self.idleTimeout = idleTimeout

@@ -10,6 +10,12 @@ public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
 /// connection of its thread.
 public typealias LoopHandler = @Sendable (HTTPRequest) -> HTTPResponse?
 
+/// Which requests have their body streamed to the handler as it arrives (`HTTPRequest.bodyStream`)
+/// instead of held whole, and the most each may carry: called with the head (no body yet) of a
+/// request that has a body; nil keeps the server's `maxBodyBytes` and the whole body in memory.
+/// Called on the event loop, so it must be quick (a route lookup).
+public typealias BodyStreamingRule = @Sendable (_ head: HTTPRequest) -> Int?
+
 /// An HTTP/1.1 server on raw sockets and epoll.
 ///
 /// All loops share one listening socket; each registers it with `EPOLLEXCLUSIVE`, so the kernel
@@ -33,16 +39,21 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     private let handler: HTTPHandler
     private let loopHandler: LoopHandler?
+    private let streaming: BodyStreamingRule?
     private let state = Mutex(State())
     /// Whether the server has stopped, for `wait()`.
     private let stopped = ConditionLock(false)
 
     /// A server that answers every request with `handler` (typically `router.handle`). A request
     /// that `loopHandler` answers is answered on the event loop itself, without queueing for a
-    /// handler thread: a liveness probe then answers even when every handler is busy.
-    public init(configuration: Configuration, loopHandler: LoopHandler? = nil, handler: @escaping HTTPHandler) {
+    /// handler thread: a liveness probe then answers even when every handler is busy. A request
+    /// that `streaming` gives a limit reaches `handler` as soon as its head is in, its body
+    /// following through `HTTPRequest.bodyStream`.
+    public init(configuration: Configuration, loopHandler: LoopHandler? = nil, streaming: BodyStreamingRule? = nil,
+                handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.loopHandler = loopHandler
+        self.streaming = streaming
         self.handler = handler
     }
 
@@ -62,7 +73,9 @@ public final class HTTPServer: Sendable {
                 state.pool = pool
                 let settings = LoopSettings(limits: configuration.parserLimits, timeouts: configuration.timeouts,
                                             gracePeriod: configuration.shutdownGracePeriod.nanoseconds,
-                                            handler: handler, loopHandler: loopHandler, pool: pool, log: configuration.log)
+                                            handler: handler, loopHandler: loopHandler, streaming: streaming,
+                                            streamSlots: StreamSlots(limit: configuration.maxStreamedRequests), pool: pool,
+                                            log: configuration.log)
                 for index in 0..<max(1, configuration.eventLoops) {
                     state.loops.append(try EventLoop(index: index, listenFD: listenFD, settings: settings) { [self] in
                         listenerReleased()

@@ -30,18 +30,33 @@ struct AudiencePages: Sendable {
         return pages.page(view, status: status)
     }
 
-    /// A CSV file uploaded from the page, imported as the API imports it.
+    /// A file imported from the page as the API imports it: sent by the page's script as the
+    /// body itself, read as it arrives (any size up to `HERALD_MAX_IMPORT_BYTES`), or without
+    /// script as a form's file (up to the body limit).
     func importDevices(_ context: RequestContext) throws -> HTTPResponse {
-        guard let file = context.form.file("file"), !file.body.isEmpty else {
-            return try renderDevices(context, error: Localized.text("devices.choose_file"), status: 422)
+        let format: DeviceImportFormat
+        let parts: () throws -> [UInt8]?
+        if context.request.bodyStream != nil {
+            guard let streamed = DevicesAPI.importFormat(context.request.mediaType) else {
+                return try renderDevices(context, error: Localized.text("devices.choose_file"), status: 415)
+            }
+            (format, parts) = (streamed, context.bodyParts())
+        } else {
+            guard let file = context.form.file("file"), !file.body.isEmpty else {
+                return try renderDevices(context, error: Localized.text("devices.choose_file"), status: 422)
+            }
+            var body: [UInt8]? = file.body
+            format = (file.filename ?? "").lowercased().hasSuffix(".ndjson") ? .ndjson : .csv
+            parts = { defer { body = nil }; return body }
         }
-        var body: [UInt8]? = file.body
-        let format: DeviceImportFormat = (file.filename ?? "").lowercased().hasSuffix(".ndjson") ? .ndjson : .csv
         do {
-            let report = try devices.importDevices(format: format) { defer { body = nil }; return body }
+            let report = try devices.importDevices(format: format, parts)
             return try renderDevices(context, report: report)
         } catch let error as AppError {
             return try renderDevices(context, error: error.message, status: 422)
+        } catch let interrupted as DeviceImportInterrupted {
+            let (status, detail) = DevicesAPI.stopped(interrupted)
+            return try renderDevices(context, error: detail, status: status)
         }
     }
 

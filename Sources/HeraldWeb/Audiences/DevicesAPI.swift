@@ -83,22 +83,42 @@ struct DevicesAPI: Sendable {
         ])
     }
 
-    /// CSV (`text/csv`) or NDJSON (`application/x-ndjson`), a device per row; answers what was
-    /// stored and each refused row by its line.
+    /// CSV (`text/csv`) or NDJSON (`application/x-ndjson`), a device per row, read as it arrives
+    /// (the route streams its body, up to `HERALD_MAX_IMPORT_BYTES`); answers what was stored and
+    /// each refused row by its line.
     func importDevices(_ context: RequestContext) throws -> APIResponse {
-        let type = context.request.headers["Content-Type"]?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
-        let format: DeviceImportFormat
-        switch type {
-        case "text/csv": format = .csv
-        case "application/x-ndjson", "application/jsonl": format = .ndjson
-        default: throw Problem.unsupportedMediaType("text/csv or application/x-ndjson")
+        guard let format = Self.importFormat(context.request.mediaType) else {
+            throw Problem.unsupportedMediaType("text/csv or application/x-ndjson")
         }
-        var body: [UInt8]? = context.request.body
-        let report = try devices.importDevices(format: format) {
-            defer { body = nil }
-            return body
+        do {
+            let report = try devices.importDevices(format: format, context.bodyParts())
+            return APIResponse(status: 200, body: report.json)
+        } catch let interrupted as DeviceImportInterrupted {
+            let (status, detail) = Self.stopped(interrupted)
+            throw Problem(status: status, code: "import_interrupted", title: "The import stopped before the end of the file", detail: detail,
+                          extensions: ["stored_devices": .number(Double(interrupted.storedDevices))])
         }
-        return APIResponse(status: 200, body: report.json)
+    }
+
+    static func importFormat(_ mediaType: String?) -> DeviceImportFormat? {
+        switch mediaType {
+        case "text/csv": .csv
+        case "application/x-ndjson", "application/jsonl": .ndjson
+        default: nil
+        }
+    }
+
+    /// Why an upload's import stopped, with the status that says so (400, 408 or 413), and how
+    /// many devices it had stored by then.
+    static func stopped(_ interrupted: DeviceImportInterrupted) -> (status: Int, detail: String) {
+        let cause = interrupted.cause as? RequestBodyError ?? RequestBodyError(.closed, detail: "\(interrupted.cause)")
+        let reason = switch cause.reason {
+        case .closed: Localized.text("import.stopped.closed")
+        case .timeout: Localized.text("import.stopped.timeout")
+        case .tooLarge: Localized.text("import.stopped.too_large")
+        case .malformed: Localized.text("import.stopped.malformed")
+        }
+        return (cause.status, reason + " " + Localized.plural("import.stopped.stored", count: interrupted.storedDevices))
     }
 
     /// Subscribes (or, with `"unsubscribe": true`) unsubscribes a segment's or a token list's

@@ -49,9 +49,20 @@ struct RequestContext: Sendable {
         return viewer.actor(address: clientAddress)
     }
 
+    /// The body a part at a time, nil at its end: as it arrives on a route that streams it, else
+    /// whole in one part.
+    func bodyParts() -> () throws -> [UInt8]? {
+        if let stream = request.bodyStream { return { try stream.next() } }
+        var body: [UInt8]? = request.body
+        return {
+            defer { body = nil }
+            return body
+        }
+    }
+
     /// The body parsed as JSON, after checking that it claims to be JSON.
     func jsonBody(accepting mediaTypes: [String] = ["application/json"]) throws(Problem) -> JSON {
-        let contentType = request.headers["Content-Type"]?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() }
+        let contentType = request.mediaType
         guard let contentType, mediaTypes.contains(contentType) else {
             throw Problem.unsupportedMediaType(mediaTypes.joined(separator: " or "))
         }

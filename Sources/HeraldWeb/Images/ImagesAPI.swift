@@ -15,7 +15,7 @@ struct ImagesAPI: Sendable {
         if let problem = context.formError {
             throw Problem.badRequest(code: "malformed_multipart", "The multipart body could not be read: \(problem).")
         }
-        let media = context.request.headers["Content-Type"]?.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() } ?? ""
+        let media = context.request.mediaType ?? ""
         let bytes: [UInt8]
         if media == "multipart/form-data" {
             guard let file = context.form.file(Self.field) else {

@@ -17,7 +17,7 @@ struct PostedForm: Sendable {
     /// The form of `request`; nil when the body is not a form at all.
     init?(_ request: HTTPRequest) throws {
         let contentType = request.headers["Content-Type"] ?? ""
-        let media = contentType.split(separator: ";").first.map { $0.trimmingSpaces.lowercased() } ?? ""
+        let media = request.mediaType ?? ""
         if media == "multipart/form-data" {
             guard let boundary = MultipartFormData.boundary(contentType: contentType) else {
                 throw MultipartFormData.ParseError.missingBoundary
@@ -30,6 +30,12 @@ struct PostedForm: Sendable {
         } else {
             return nil
         }
+    }
+
+    /// Whether the request's body is a form (URL-encoded or multipart), which is parsed before
+    /// its handler runs.
+    static func isForm(_ request: HTTPRequest) -> Bool {
+        ["multipart/form-data", "application/x-www-form-urlencoded"].contains(request.mediaType)
     }
 
     /// The value of a field; the last wins when a name repeats (a checkbox after its hidden default).

@@ -43,11 +43,13 @@ struct ParseOutcome: Equatable, CustomStringConvertible {
 /// Feeds inputs to a parser the way swift-nio's ByteToMessageDecoderVerifier does: all at once,
 /// one byte at a time, and split in two at every position. Every way must give the same outcome.
 enum ParserVerifier {
-    /// Runs one feeding: appends each piece to a buffer and drains every complete request.
-    static func feed(_ pieces: [ArraySlice<UInt8>], limits: HTTPParserLimits) -> ParseOutcome {
-        var parser = HTTPRequestParser(limits: limits)
+    /// Runs one feeding: appends each piece to a buffer and drains every complete request. A
+    /// request whose body `streaming` streams is put back together from its head and parts.
+    static func feed(_ pieces: [ArraySlice<UInt8>], limits: HTTPParserLimits, streaming: BodyStreamingRule? = nil) -> ParseOutcome {
+        var parser = HTTPRequestParser(limits: limits, streaming: streaming)
         var buffer: [UInt8] = []
         var requests: [ParsedRequest] = []
+        var streamed: (request: HTTPRequest, body: [UInt8])?
         for piece in pieces {
             buffer += piece
             while true {
@@ -57,6 +59,19 @@ enum ParserVerifier {
                 case .request(let request, let consumed):
                     requests.append(ParsedRequest(request))
                     buffer.removeFirst(consumed)
+                    continue
+                case .head(let request, let consumed, _):
+                    streamed = (request, [])
+                    buffer.removeFirst(consumed)
+                    continue
+                case .bodyPart(let part, let consumed, let last):
+                    streamed?.body += part
+                    buffer.removeFirst(consumed)
+                    if last, var (request, body) = streamed {
+                        swap(&request.body, &body)
+                        requests.append(ParsedRequest(request))
+                        streamed = nil
+                    }
                     continue
                 case .error(let error):
                     return ParseOutcome(requests: requests, error: error, leftover: 0)
@@ -68,11 +83,11 @@ enum ParserVerifier {
     }
 
     /// Every feeding of `input`, labelled, with its outcome.
-    static func allFeedings(_ input: [UInt8], limits: HTTPParserLimits) -> [(String, ParseOutcome)] {
-        var results = [("all at once", feed([input[...]], limits: limits))]
-        results.append(("byte by byte", feed(input.indices.map { input[$0...$0] }, limits: limits)))
+    static func allFeedings(_ input: [UInt8], limits: HTTPParserLimits, streaming: BodyStreamingRule? = nil) -> [(String, ParseOutcome)] {
+        var results = [("all at once", feed([input[...]], limits: limits, streaming: streaming))]
+        results.append(("byte by byte", feed(input.indices.map { input[$0...$0] }, limits: limits, streaming: streaming)))
         for split in 1..<max(input.count, 1) {
-            results.append(("split at \(split)", feed([input[..<split], input[split...]], limits: limits)))
+            results.append(("split at \(split)", feed([input[..<split], input[split...]], limits: limits, streaming: streaming)))
         }
         return results
     }

@@ -67,8 +67,8 @@ final class TestClient {
         return count > 0
     }
 
-    /// Reads one response (skipping a `100 Continue`). `headRequest`: the body is not sent.
-    func readResponse(headRequest: Bool = false) throws -> WireResponse {
+    /// Reads one response (skipping a `100 Continue` unless `interim`). `headRequest`: the body is not sent.
+    func readResponse(headRequest: Bool = false, interim: Bool = false) throws -> WireResponse {
         while true {
             var headEnd: Int?
             while headEnd == nil {
@@ -90,7 +90,7 @@ final class TestClient {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 headers.add(String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
             }
-            if status == 100 { continue }
+            if status == 100 && !interim { continue }
             let length = headRequest ? 0 : Int(headers["Content-Length"] ?? "0") ?? 0
             while buffer.count < length {
                 if try !fill() { throw TestClientError(description: "connection closed inside a body") }
@@ -111,13 +111,13 @@ final class TestClient {
 }
 
 /// Runs `body` with a started server on 127.0.0.1 and an ephemeral port, then shuts it down.
-func withServer(_ configuration: HTTPServer.Configuration = .init(), loopHandler: LoopHandler? = nil, handler: @escaping HTTPHandler,
-                _ body: (HTTPServer) throws -> Void) throws {
+func withServer(_ configuration: HTTPServer.Configuration = .init(), loopHandler: LoopHandler? = nil, streaming: BodyStreamingRule? = nil,
+                handler: @escaping HTTPHandler, _ body: (HTTPServer) throws -> Void) throws {
     var configuration = configuration
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configuration.log = { _ in }
-    let server = HTTPServer(configuration: configuration, loopHandler: loopHandler, handler: handler)
+    let server = HTTPServer(configuration: configuration, loopHandler: loopHandler, streaming: streaming, handler: handler)
     try server.start()
     defer {
         server.shutdown()
