@@ -68,12 +68,6 @@ public final class RequestBodyStream: Sendable {
 
     init(resume: @escaping @Sendable () -> Void) { self.resume = resume }
 
-    /// A stream already holding all of `body`, for answering a request in-process (tests, tools).
-    public convenience init(body: [UInt8]) {
-        self.init(resume: {})
-        _ = push(body, last: true)
-    }
-
     // MARK: The handler's side
 
     /// The next part of the body, in order, waiting for it to arrive; nil after the last.

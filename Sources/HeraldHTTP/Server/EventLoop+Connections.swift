@@ -104,7 +104,10 @@ extension EventLoop {
     private func submit(_ request: HTTPRequest, from connection: Connection, streamSlot: Bool) {
         let handler = settings.handler
         let (id, fd, gate, slots) = (connection.id, connection.fd, connection.gate, settings.streamSlots)
-        guard let terms = connection.machine.responseTerms else { return }
+        guard let terms = connection.machine.responseTerms else {
+            if streamSlot { slots.release() }
+            return
+        }
         let accepted = settings.pool.submit { [self] scratch in
             let response = handler(request)
             // Free before the answer goes out, so the client's next upload finds the slot free.
