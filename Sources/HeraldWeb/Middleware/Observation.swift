@@ -18,7 +18,7 @@ struct Observation: Sendable {
         let incoming = request.headers["X-Request-Id"] ?? ""
         let sane = !incoming.isEmpty && incoming.utf8.count <= 128
             && incoming.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }
-        return sane ? incoming : UUID().uuidString.lowercased()
+        return sane ? incoming : RequestID.next()
     }
 
     func observe(_ request: HTTPRequest, _ handle: (String) -> (response: HTTPResponse, pattern: String?, client: String)) -> HTTPResponse {
