@@ -19,6 +19,8 @@ import Testing
         let devices = Self.text(browser.get("/devices"))
         #expect(devices.contains("<dt>Active</dt><dd>2</dd>"))
         #expect(devices.contains("tok-a") && devices.contains("tok-b"))
+        // Active devices carry no refusal reason, not even empty parentheses.
+        #expect(!devices.contains(#"dir="ltr">()</span>"#))
         let empty = browser.postMultipart("/devices/import", [], file: nil)
         #expect(empty.status == 422 && Self.text(empty).contains("Choose a CSV file"))
     }

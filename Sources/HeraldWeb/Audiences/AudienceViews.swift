@@ -17,7 +17,8 @@ struct DevicesView: PageView {
         let appVersion: String
         let status: String
         let statusText: String
-        let invalidReason: String
+        /// Why FCM refused the token; nil (no parentheses) for a device it has not refused.
+        let invalidReason: String?
         let lastSeen: String
 
         init(_ stored: StoredDevice) {
@@ -28,7 +29,7 @@ struct DevicesView: PageView {
             appVersion = stored.device.appVersion ?? ""
             status = stored.status
             statusText = Localized.text("devices.status.\(stored.status)")
-            invalidReason = stored.invalidReason ?? ""
+            invalidReason = stored.invalidReason.flatMap { $0.isEmpty ? nil : $0 }
             lastSeen = stored.device.lastSeen.map(CampaignPages.shortTime) ?? ""
         }
     }
