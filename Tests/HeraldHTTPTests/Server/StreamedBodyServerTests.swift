@@ -118,6 +118,39 @@ import Testing
         }
     }
 
+    /// A server stopping while an upload is half sent waits out its grace period, then closes the
+    /// connection, and the handler's read ends instead of waiting for bytes that will never come.
+    @Test func aShutdownDuringAnUploadEndsTheHandlersRead() throws {
+        var configuration = Self.smallBodies
+        configuration.shutdownGracePeriod = .milliseconds(300)
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.log = { _ in }
+        let failure = Locked<RequestBodyError?>(nil)
+        let reading = TestSemaphore()
+        let done = TestSemaphore()
+        let server = HTTPServer(configuration: configuration, streaming: Self.imports) { request in
+            reading.signal()
+            do {
+                while try request.bodyStream?.next() != nil {}
+            } catch let error as RequestBodyError {
+                failure.withLock { $0 = error }
+            } catch {}
+            done.signal()
+            return HTTPResponse(status: 200)
+        }
+        try server.start()
+        let client = try TestClient(port: server.port)
+        try client.send("POST /import HTTP/1.1\r\nHost: t\r\nContent-Length: 1000000\r\n\r\n" + String(repeating: "a", count: 5000))
+        #expect(reading.wait(seconds: 5))
+        let started = monotonicNanoseconds()
+        server.shutdown()
+        server.wait()
+        #expect(monotonicNanoseconds() - started < 3_000_000_000, "the server took too long to stop")
+        #expect(done.wait(seconds: 5), "the handler was left waiting for the rest of the body")
+        #expect(failure.withLock { $0?.reason } == .closed)
+    }
+
     @Test func aStalledBodyEndsTheHandlersReadAfterTheBodyTimeout() throws {
         var configuration = Self.smallBodies
         configuration.bodyTimeout = .milliseconds(300)
