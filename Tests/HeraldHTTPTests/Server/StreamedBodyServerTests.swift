@@ -96,19 +96,30 @@ import Testing
         }
     }
 
-    @Test func aClientThatGoesAwayMidBodyEndsTheHandlersReadWithAnError() throws {
+    /// A handler that reads until the body ends or fails, keeps the failure and signals `done`.
+    final class Reader: Sendable {
         let failure = Locked<RequestBodyError?>(nil)
+        let reading = TestSemaphore()
         let done = TestSemaphore()
-        let handler: HTTPHandler = { request in
-            do {
-                while try request.bodyStream?.next() != nil {}
-            } catch let error as RequestBodyError {
-                failure.withLock { $0 = error }
-            } catch {}
-            done.signal()
-            return HTTPResponse(status: 200)
+
+        var handler: HTTPHandler {
+            { [self] request in
+                reading.signal()
+                do {
+                    while try request.bodyStream?.next() != nil {}
+                } catch let error as RequestBodyError {
+                    failure.withLock { $0 = error }
+                } catch {}
+                done.signal()
+                return HTTPResponse(status: 200)
+            }
         }
-        try withServer(Self.smallBodies, streaming: Self.imports, handler: handler) { server in
+    }
+
+    @Test func aClientThatGoesAwayMidBodyEndsTheHandlersReadWithAnError() throws {
+        let reader = Reader()
+        let (failure, done) = (reader.failure, reader.done)
+        try withServer(Self.smallBodies, streaming: Self.imports, handler: reader.handler) { server in
             let client = try TestClient(port: server.port)
             try client.send("POST /import HTTP/1.1\r\nHost: t\r\nContent-Length: 1000000\r\n\r\n" + String(repeating: "a", count: 5000))
             sleep(milliseconds: 50)
@@ -126,19 +137,9 @@ import Testing
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.log = { _ in }
-        let failure = Locked<RequestBodyError?>(nil)
-        let reading = TestSemaphore()
-        let done = TestSemaphore()
-        let server = HTTPServer(configuration: configuration, streaming: Self.imports) { request in
-            reading.signal()
-            do {
-                while try request.bodyStream?.next() != nil {}
-            } catch let error as RequestBodyError {
-                failure.withLock { $0 = error }
-            } catch {}
-            done.signal()
-            return HTTPResponse(status: 200)
-        }
+        let reader = Reader()
+        let (failure, reading, done) = (reader.failure, reader.reading, reader.done)
+        let server = HTTPServer(configuration: configuration, streaming: Self.imports, handler: reader.handler)
         try server.start()
         let client = try TestClient(port: server.port)
         try client.send("POST /import HTTP/1.1\r\nHost: t\r\nContent-Length: 1000000\r\n\r\n" + String(repeating: "a", count: 5000))
