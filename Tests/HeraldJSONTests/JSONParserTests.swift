@@ -32,6 +32,28 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSON.parse([0x22, 0xFF, 0x22]) }
     }
 
+    /// Every kind of invalid sequence is refused in strings with and without escapes, including
+    /// those that decoding would repair into text of the same length (a truncated four-byte
+    /// sequence becomes one U+FFFD, three bytes for three); where it is found is reported.
+    @Test(arguments: [
+        [0xC0, 0xAF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF0, 0x90, 0x80], [0x80], [0xF5, 0x80, 0x80, 0x80], [0xC3],
+    ] as [[UInt8]])
+    func refusesEveryKindOfInvalidUTF8(sequence: [UInt8]) {
+        for prefix in [Array("ab".utf8), Array(#"a\n"#.utf8)] {
+            let input = Array(#"{"k": ""#.utf8) + prefix + sequence + Array(#"z"}"#.utf8)
+            #expect(throws: JSONParseError(line: 1, column: 8, reason: "invalid UTF-8 in a string"), "\(sequence)") { try JSON.parse(input) }
+        }
+    }
+
+    @Test func keepsValidMultibyteTextByteForByte() throws {
+        for text in ["سلام دنیا", "שלום", "नमस्ते", "Xin chào", "😀 e\u{301}", "plain ascii"] {
+            let escaped = try JSON.parse(Array(#"[""#.utf8) + Array(text.utf8) + Array(#"\t"]"#.utf8))
+            let raw = try JSON.parse(Array(#"[""#.utf8) + Array(text.utf8) + Array(#""]"#.utf8))
+            #expect(raw.arrayValue?.first?.stringValue.map { Array($0.utf8) } == Array(text.utf8))
+            #expect(escaped.arrayValue?.first?.stringValue.map { Array($0.utf8) } == Array(text.utf8) + [0x09])
+        }
+    }
+
     @Test func limitsNestingDepth() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONParseError.self) { try JSON.parse(deep) }
