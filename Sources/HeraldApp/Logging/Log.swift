@@ -30,9 +30,30 @@ public final class Log: Sendable {
 
     public func write(_ level: Level, _ message: String, _ fields: JSONObject) {
         guard level >= minimum else { return }
-        var line: JSONObject = ["time": .string(Self.timestamp()), "level": .string(level.name), "message": .string(message)]
-        for (key, value) in fields { line[key] = value }
-        var bytes = JSON.object(line).serialized()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(320)
+        if fields.contains(where: { $0.key == "time" || $0.key == "level" || $0.key == "message" }) {
+            // A field named like one of the line's own replaces it in place.
+            var line: JSONObject = ["time": .string(Self.timestamp()), "level": .string(level.name), "message": .string(message)]
+            for (key, value) in fields { line[key] = value }
+            JSON.object(line).write(into: &bytes)
+        } else {
+            // The usual line, written straight out: merging the fields into one object key by key
+            // and then serialising it was a tenth of an API GET's instructions (callgrind).
+            bytes.append(contentsOf: #"{"time":""#.utf8)
+            Self.appendTimestamp(to: &bytes)
+            bytes.append(contentsOf: #"","level":""#.utf8)
+            bytes.append(contentsOf: level.name.utf8)
+            bytes.append(contentsOf: #"","message":"#.utf8)
+            JSON.writeString(message, into: &bytes)
+            for (key, value) in fields {
+                bytes.append(UInt8(ascii: ","))
+                JSON.writeString(key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                value.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
         bytes.append(0x0A)
         // One write(2) per line under the lock, so lines from several threads never interleave.
         if let sink {
@@ -54,6 +75,13 @@ public final class Log: Sendable {
 
     /// RFC 3339 UTC with milliseconds, from the system clock without Foundation.
     static func timestamp() -> String {
+        var text: [UInt8] = []
+        appendTimestamp(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends the timestamp's 24 bytes.
+    static func appendTimestamp(to output: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var seconds = now.tv_sec
@@ -76,6 +104,6 @@ public final class Log: Sendable {
         put(Int(parts.tm_min), width: 2, at: 14)
         put(Int(parts.tm_sec), width: 2, at: 17)
         put(Int(now.tv_nsec / 1_000_000), width: 3, at: 20)
-        return String(decoding: text, as: UTF8.self)
+        output.append(contentsOf: text)
     }
 }
