@@ -35,21 +35,42 @@ public final class Metrics: Sendable {
 
     public init() {}
 
+    /// Labels rendered once, for several series that share them (a request's counter and its
+    /// duration): each request rendered them twice.
+    public struct Labels: Sendable {
+        let rendered: String
+
+        public init(_ pairs: [(String, String)]) { rendered = Metrics.render(pairs) }
+
+        /// These labels and one more.
+        public func adding(_ name: String, _ value: String) -> Labels {
+            Labels(rendered: rendered.isEmpty ? Metrics.render([(name, value)]) : rendered + "," + Metrics.render([(name, value)]))
+        }
+
+        private init(rendered: String) { self.rendered = rendered }
+    }
+
     /// Adds `amount` to a counter.
     public func increment(_ name: String, _ labels: [(String, String)] = [], by amount: Double = 1, help: String) {
-        let key = Self.render(labels)
+        increment(name, Labels(labels), by: amount, help: help)
+    }
+
+    public func increment(_ name: String, _ labels: Labels, by amount: Double = 1, help: String) {
         state.withLock { state in
-            state.help[name] = state.help[name] ?? ("counter", help)
-            state.counters[name, default: [:]][key, default: 0] += amount
+            if state.help[name] == nil { state.help[name] = ("counter", help) }
+            state.counters[name, default: [:]][labels.rendered, default: 0] += amount
         }
     }
 
     /// Records one observation in a histogram.
     public func observe(_ name: String, _ value: Double, _ labels: [(String, String)] = [], bounds: [Double], help: String) {
-        let key = Self.render(labels)
+        observe(name, value, Labels(labels), bounds: bounds, help: help)
+    }
+
+    public func observe(_ name: String, _ value: Double, _ labels: Labels, bounds: [Double], help: String) {
         state.withLock { state in
-            state.help[name] = state.help[name] ?? ("histogram", help)
-            state.histograms[name, default: [:]][key, default: Histogram(bounds: bounds)].observe(value)
+            if state.help[name] == nil { state.help[name] = ("histogram", help) }
+            state.histograms[name, default: [:]][labels.rendered, default: Histogram(bounds: bounds)].observe(value)
         }
     }
 

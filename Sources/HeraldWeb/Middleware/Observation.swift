@@ -31,9 +31,10 @@ struct Observation: Sendable {
         let elapsed = start.duration(to: clock.now)
         let seconds = elapsed.seconds
         let method = Self.knownMethods.contains(request.method.rawValue) ? request.method.rawValue : "other"
-        metrics.increment("herald_http_requests_total", [("method", method), ("route", route), ("status", String(response.status))],
+        let labels = Metrics.Labels([("method", method), ("route", route)])
+        metrics.increment("herald_http_requests_total", labels.adding("status", String(response.status)),
                           help: "HTTP requests answered, by method, route pattern and status.")
-        metrics.observe("herald_http_request_duration_seconds", seconds, [("method", method), ("route", route)],
+        metrics.observe("herald_http_request_duration_seconds", seconds, labels,
                         bounds: Metrics.durationBounds, help: "Seconds to answer an HTTP request, by method and route pattern.")
         if request.path != "/healthz" && request.path != "/metrics" {
             log.info("request", ["request_id": .string(requestID), "method": .string(request.method.rawValue),
