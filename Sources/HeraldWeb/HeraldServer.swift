@@ -16,12 +16,15 @@ public final class HeraldServer: Sendable {
         server.host = configuration.web.host
         server.port = configuration.web.port
         server.handlerThreads = configuration.web.handlerThreads
+        if let quick = configuration.web.quickHandlerThreads { server.quickHandlerThreads = quick }
         server.handlerQueueLimit = configuration.web.handlerQueueLimit
         server.maxBodyBytes = configuration.web.maxBodyBytes
         if let loops = configuration.web.eventLoops { server.eventLoops = loops }
         let web = web
         http = HTTPServer(configuration: server, loopHandler: { request in web.respondOnLoop(request) },
-                          streaming: { head in web.streamedBodyLimit(head) }) { request in web.respond(request) }
+                          streaming: { head in web.streamedBodyLimit(head) }, quick: { request in web.isQuick(request) }) { request in
+            web.respond(request)
+        }
     }
 
     /// Answers one request in-process (request in, response out), as the socket would.

@@ -36,6 +36,9 @@ struct Route: Sendable {
     /// Set for routes whose body is read as it arrives instead of held whole (imports): the
     /// most it may carry. Their handlers read `context.request.bodyStream`.
     var streamedBodyLimit: Int?
+    /// Runs on the handlers for long waits (another service, password hashing, a large file), not
+    /// on the few quick handlers that answer the routes doing short database work.
+    var slow = false
     let handler: @Sendable (RequestContext) throws -> HTTPResponse
 
     init(access: Access, face: Face, handler: @escaping @Sendable (RequestContext) throws -> HTTPResponse) {
@@ -48,6 +51,13 @@ struct Route: Sendable {
     func onEventLoop() -> Route {
         var route = self
         route.onLoop = true
+        return route
+    }
+
+    /// This route, on the handlers for long waits.
+    func onSlowHandlers() -> Route {
+        var route = self
+        route.slow = true
         return route
     }
 

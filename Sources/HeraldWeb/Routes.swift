@@ -3,6 +3,9 @@ import HeraldHTTP
 
 /// Every route of Herald, with its access rule beside it — the only place a route is added (a
 /// test fails on any other). Read a line as: method, path, who may call it, what answers.
+/// A route that waits on something other than a short database query (FCM, Google's Instance ID
+/// API, password hashing, a large file) says `.onSlowHandlers()`, so it cannot hold the few
+/// threads that answer everything else.
 enum Routes {
     static func table(_ h: Handlers, settings: WebSettings) -> RouteTable<Route> {
         var t = RouteTable<Route>()
@@ -18,7 +21,7 @@ enum Routes {
 
         // Signing in and out.
         t.add(.get, "/sign-in", .page(.open, h.signIn.form))
-        t.add(.post, "/sign-in", .page(.open, h.signIn.signIn))
+        t.add(.post, "/sign-in", .page(.open, h.signIn.signIn).onSlowHandlers())
         t.add(.post, "/sign-out", .page(.page(.viewer), h.signIn.signOut))
         // The language of the pages, for the signed-in user (the switcher in every page's top bar).
         t.add(.post, "/language", .page(.page(.viewer), h.language.choose))
@@ -44,9 +47,9 @@ enum Routes {
         t.add(.get, "/api/v1/campaigns/{id}/report", .raw(.api(.viewer), h.lifecycleAPI.report))
         t.add(.get, "/api/v1/campaigns/{id}/preview", .api(.api(.viewer), h.sendingAPI.preview))
         t.add(.post, "/api/v1/campaigns/{id}/validate", .api(.api(.editor), h.sendingAPI.validate))
-        t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test))
+        t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test).onSlowHandlers())
         t.add(.post, "/api/v1/events", .api(.events, h.eventsAPI.record))
-        t.add(.post, "/api/v1/images", .api(.api(.editor), h.imagesAPI.upload))
+        t.add(.post, "/api/v1/images", .api(.api(.editor), h.imagesAPI.upload).onSlowHandlers())
 
         // Audiences: devices (the apps' backends register them) and segments over them.
         t.add(.get, "/api/v1/devices", .api(.api(.viewer), h.devicesAPI.list))
@@ -54,22 +57,22 @@ enum Routes {
         t.add(.get, "/api/v1/devices/{token}", .api(.api(.viewer), h.devicesAPI.get))
         t.add(.delete, "/api/v1/devices/{token}", .api(.devices, h.devicesAPI.delete))
         t.add(.get, "/api/v1/device-counts", .api(.api(.viewer), h.devicesAPI.counts))
-        t.add(.post, "/api/v1/device-imports", .api(.devices, h.devicesAPI.importDevices).streamingBody(upTo: settings.maxImportBytes))
-        t.add(.get, "/api/v1/device-export", .raw(.api(.viewer), h.devicesAPI.export))
+        t.add(.post, "/api/v1/device-imports", .api(.devices, h.devicesAPI.importDevices).streamingBody(upTo: settings.maxImportBytes).onSlowHandlers())
+        t.add(.get, "/api/v1/device-export", .raw(.api(.viewer), h.devicesAPI.export).onSlowHandlers())
         t.add(.get, "/api/v1/segments", .api(.api(.viewer), h.segmentsAPI.list))
         t.add(.post, "/api/v1/segments", .api(.api(.editor), h.segmentsAPI.create))
         t.add(.get, "/api/v1/segments/{id}", .api(.api(.viewer), h.segmentsAPI.get))
         t.add(.put, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.replace))
         t.add(.delete, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.delete))
         t.add(.post, "/api/v1/segment-reach", .api(.api(.viewer), h.segmentsAPI.reach))
-        t.add(.post, "/api/v1/topic-subscriptions", .api(.api(.publisher), h.devicesAPI.changeTopic))
-        t.add(.post, "/api/v1/time-zone-topics", .api(.api(.publisher), h.devicesAPI.assignTimeZoneTopics))
+        t.add(.post, "/api/v1/topic-subscriptions", .api(.api(.publisher), h.devicesAPI.changeTopic).onSlowHandlers())
+        t.add(.post, "/api/v1/time-zone-topics", .api(.api(.publisher), h.devicesAPI.assignTimeZoneTopics).onSlowHandlers())
 
         // Accounts API: `me` for anyone signed in, the rest for admins.
         t.add(.get, "/api/v1/me", .api(.api(.viewer), h.accountsAPI.me))
         t.add(.get, "/api/v1/users", .api(.api(.admin), h.accountsAPI.listUsers))
-        t.add(.post, "/api/v1/users", .api(.api(.admin), h.accountsAPI.createUser))
-        t.add(.patch, "/api/v1/users/{id}", .api(.api(.admin), h.accountsAPI.updateUser))
+        t.add(.post, "/api/v1/users", .api(.api(.admin), h.accountsAPI.createUser).onSlowHandlers())
+        t.add(.patch, "/api/v1/users/{id}", .api(.api(.admin), h.accountsAPI.updateUser).onSlowHandlers())
         t.add(.get, "/api/v1/api-keys", .api(.api(.admin), h.accountsAPI.listKeys))
         t.add(.post, "/api/v1/api-keys", .api(.api(.admin), h.accountsAPI.createKey))
         t.add(.delete, "/api/v1/api-keys/{id}", .api(.api(.admin), h.accountsAPI.revokeKey))
@@ -95,13 +98,13 @@ enum Routes {
         t.add(.post, "/campaigns/{id}/send-winner", .page(.page(.publisher), h.campaignPages.sendWinner))
         t.add(.post, "/campaigns/{id}/delete", .page(.page(.editor), h.campaignPages.delete))
         t.add(.post, "/campaigns/{id}/duplicate", .page(.page(.editor), h.campaignPages.duplicate))
-        t.add(.post, "/campaigns/{id}/test", .page(.page(.editor), h.campaignPages.test))
+        t.add(.post, "/campaigns/{id}/test", .page(.page(.editor), h.campaignPages.test).onSlowHandlers())
         t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
         t.add(.get, "/campaigns/{id}/report.csv", .page(.page(.viewer), h.campaignPages.reportCSV))
 
         // Audience pages.
         t.add(.get, "/devices", .page(.page(.viewer), h.audiencePages.devicesPage))
-        t.add(.post, "/devices/import", .page(.page(.editor), h.audiencePages.importDevices).streamingBody(upTo: settings.maxImportBytes))
+        t.add(.post, "/devices/import", .page(.page(.editor), h.audiencePages.importDevices).streamingBody(upTo: settings.maxImportBytes).onSlowHandlers())
         t.add(.get, "/segments", .page(.page(.viewer), h.audiencePages.segmentsPage))
         t.add(.post, "/segments", .page(.page(.editor), h.audiencePages.createSegment))
         t.add(.get, "/segments/{id}", .page(.page(.viewer), h.audiencePages.segmentPage))
@@ -110,8 +113,8 @@ enum Routes {
 
         // Admin pages.
         t.add(.get, "/users", .page(.page(.admin), h.accountsPages.users))
-        t.add(.post, "/users", .page(.page(.admin), h.accountsPages.createUser))
-        t.add(.post, "/users/{id}", .page(.page(.admin), h.accountsPages.updateUser))
+        t.add(.post, "/users", .page(.page(.admin), h.accountsPages.createUser).onSlowHandlers())
+        t.add(.post, "/users/{id}", .page(.page(.admin), h.accountsPages.updateUser).onSlowHandlers())
         t.add(.get, "/api-keys", .page(.page(.admin), h.accountsPages.keys))
         t.add(.post, "/api-keys", .page(.page(.admin), h.accountsPages.createKey))
         t.add(.post, "/api-keys/{id}/revoke", .page(.page(.admin), h.accountsPages.revokeKey))

@@ -36,6 +36,13 @@ struct WebApplication: Sendable {
         return limit
     }
 
+    /// Whether a request's route does only short work, for the quick handlers. Requests no route
+    /// matches are answered at once, so they are quick too.
+    func isQuick(_ request: HTTPRequest) -> Bool {
+        guard case .found(let route, _, _, _) = routes.match(request.method, path: request.path) else { return true }
+        return !route.slow && route.streamedBodyLimit == nil
+    }
+
     /// The answer to a request whose route runs on the event loop; nil for every other request,
     /// which the server hands to a handler thread.
     func respondOnLoop(_ request: HTTPRequest) -> HTTPResponse? {

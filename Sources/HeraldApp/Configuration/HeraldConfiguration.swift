@@ -59,6 +59,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
             port: try integer("HERALD_PORT", 8080, 0...65535),
             publicDirectory: string("HERALD_PUBLIC_DIR", "Public"),
             handlerThreads: try integer("HERALD_HANDLER_THREADS", 16, 1...1024),
+            quickHandlerThreads: optional("HERALD_QUICK_HANDLER_THREADS") == nil ? nil : try integer("HERALD_QUICK_HANDLER_THREADS", 4, 0...1024),
             handlerQueueLimit: try integer("HERALD_HANDLER_QUEUE_LIMIT", 1024, 1...1_000_000),
             eventLoops: optional("HERALD_EVENT_LOOPS") == nil ? nil : try integer("HERALD_EVENT_LOOPS", 1, 1...256),
             maxBodyBytes: try integer("HERALD_MAX_BODY_BYTES", 1 << 20, 1024...(64 << 20)),

@@ -19,6 +19,8 @@ public struct WebSettings: Sendable, Equatable {
     /// Folder of static files served under /static and the OpenAPI document.
     public var publicDirectory: String
     public var handlerThreads: Int
+    /// Threads of their own for the routes doing short database work; nil: two per core.
+    public var quickHandlerThreads: Int?
     /// Requests waiting for a handler beyond this get 503 with Retry-After.
     public var handlerQueueLimit: Int
     public var eventLoops: Int?

@@ -108,7 +108,9 @@ extension EventLoop {
             if streamSlot { slots.release() }
             return
         }
-        let accepted = settings.pool.submit { [self] scratch in
+        // Short work goes to the quick handlers, unless it streams (an upload may take minutes).
+        let pool = !streamSlot && settings.quickPool.map { $0.rule(request) } == true ? settings.quickPool!.pool : settings.pool
+        let accepted = pool.submit { [self] scratch in
             let response = handler(request)
             // Free before the answer goes out, so the client's next upload finds the slot free.
             if streamSlot { slots.release() }

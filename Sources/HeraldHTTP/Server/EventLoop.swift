@@ -12,6 +12,8 @@ struct LoopSettings: Sendable {
     var streaming: BodyStreamingRule?
     var streamSlots: StreamSlots
     var pool: HandlerPool
+    /// The quick handlers and the rule that sends requests to them.
+    var quickPool: (pool: HandlerPool, rule: QuickRequestRule)?
     var log: @Sendable (String) -> Void
 }
 

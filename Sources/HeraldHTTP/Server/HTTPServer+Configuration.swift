@@ -11,6 +11,11 @@ extension HTTPServer {
         public var eventLoops: Int
         /// Threads running handlers (they may block, e.g. on libpq). Default 16.
         public var handlerThreads: Int
+        /// Threads of their own for the requests the server's `QuickRequestRule` names (short
+        /// database work), so that few threads serve them without crowding the cores, and no
+        /// slow request (a call to another service, an upload) can hold them. 0: one pool for all.
+        /// Default: two per core.
+        public var quickHandlerThreads: Int
         /// Requests that may wait for a handler thread; beyond it the answer is 503 with `Retry-After: 1`. Default 1024.
         public var handlerQueueLimit: Int
         /// Longest request-line (414 beyond). Default 8 KiB.
@@ -40,7 +45,7 @@ extension HTTPServer {
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, eventLoops: Int = Configuration.onlineCores,
-            handlerThreads: Int = 16, handlerQueueLimit: Int = 1024,
+            handlerThreads: Int = 16, quickHandlerThreads: Int = 2 * Configuration.onlineCores, handlerQueueLimit: Int = 1024,
             maxRequestLineBytes: Int = 8 * 1024, maxHeaderBytes: Int = 32 * 1024, maxHeaderCount: Int = 100,
             maxBodyBytes: Int = 1024 * 1024, maxStreamedRequests: Int = 4,
             headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), idleTimeout: Duration = .seconds(60),
@@ -51,6 +56,7 @@ extension HTTPServer {
             self.port = port
             self.eventLoops = eventLoops
             self.handlerThreads = handlerThreads
+            self.quickHandlerThreads = quickHandlerThreads
             self.handlerQueueLimit = handlerQueueLimit
             self.maxRequestLineBytes = maxRequestLineBytes
             self.maxHeaderBytes = maxHeaderBytes

@@ -16,6 +16,10 @@ public typealias LoopHandler = @Sendable (HTTPRequest) -> HTTPResponse?
 /// Called on the event loop, so it must be quick (a route lookup).
 public typealias BodyStreamingRule = @Sendable (_ head: HTTPRequest) -> Int?
 
+/// Which requests run on the quick handlers (`Configuration.quickHandlerThreads`): those that only
+/// do short work. Called on the event loop with the whole request, so it must be quick itself.
+public typealias QuickRequestRule = @Sendable (HTTPRequest) -> Bool
+
 /// An HTTP/1.1 server on raw sockets and epoll.
 ///
 /// All loops share one listening socket; each registers it with `EPOLLEXCLUSIVE`, so the kernel
@@ -30,6 +34,7 @@ public final class HTTPServer: Sendable {
         var port = 0
         var loops: [EventLoop] = []
         var pool: HandlerPool?
+        var quickPool: HandlerPool?
         var listenFD: Int32 = -1
         var loopsRunning = 0
         var listenersHeld = 0
@@ -40,6 +45,7 @@ public final class HTTPServer: Sendable {
     private let handler: HTTPHandler
     private let loopHandler: LoopHandler?
     private let streaming: BodyStreamingRule?
+    private let quick: QuickRequestRule?
     private let state = Mutex(State())
     /// Whether the server has stopped, for `wait()`.
     private let stopped = ConditionLock(false)
@@ -49,11 +55,13 @@ public final class HTTPServer: Sendable {
     /// handler thread: a liveness probe then answers even when every handler is busy. A request
     /// that `streaming` gives a limit reaches `handler` as soon as its head is in, its body
     /// following through `HTTPRequest.bodyStream`.
+    /// A request that `quick` names runs on the quick handlers, when there are any.
     public init(configuration: Configuration, loopHandler: LoopHandler? = nil, streaming: BodyStreamingRule? = nil,
-                handler: @escaping HTTPHandler) {
+                quick: QuickRequestRule? = nil, handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.loopHandler = loopHandler
         self.streaming = streaming
+        self.quick = quick
         self.handler = handler
     }
 
@@ -71,10 +79,15 @@ public final class HTTPServer: Sendable {
                 state.port = try Socket.boundPort(listenFD)
                 let pool = try HandlerPool(threads: configuration.handlerThreads, queueLimit: configuration.handlerQueueLimit)
                 state.pool = pool
+                if quick != nil && configuration.quickHandlerThreads > 0 {
+                    state.quickPool = try HandlerPool(threads: configuration.quickHandlerThreads, queueLimit: configuration.handlerQueueLimit,
+                                                      name: "herald-quick")
+                }
                 let settings = LoopSettings(limits: configuration.parserLimits, timeouts: configuration.timeouts,
                                             gracePeriod: configuration.shutdownGracePeriod.nanoseconds,
                                             handler: handler, loopHandler: loopHandler, streaming: streaming,
                                             streamSlots: StreamSlots(limit: configuration.maxStreamedRequests), pool: pool,
+                                            quickPool: state.quickPool.map { quickPool in (quickPool, quick!) },
                                             log: configuration.log)
                 for index in 0..<max(1, configuration.eventLoops) {
                     state.loops.append(try EventLoop(index: index, listenFD: listenFD, settings: settings) { [self] in
@@ -83,6 +96,7 @@ public final class HTTPServer: Sendable {
                 }
             } catch {
                 state.pool?.stop()
+                state.quickPool?.stop()
                 for loop in state.loops {
                     close(loop.wakeFD)
                     close(loop.epollFD)
@@ -162,6 +176,7 @@ public final class HTTPServer: Sendable {
             guard state.loopsRunning == 0 else { return false }
             state.phase = .stopped
             state.pool?.stop()
+            state.quickPool?.stop()
             state.loops = []
             return true
         }

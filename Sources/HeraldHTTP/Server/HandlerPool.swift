@@ -24,11 +24,11 @@ final class HandlerPool: Sendable {
     private let queueLimit: Int
 
     /// Starts `threads` workers; at most `queueLimit` jobs wait for a free worker.
-    init(threads: Int, queueLimit: Int) throws(SystemCallError) {
+    init(threads: Int, queueLimit: Int, name: String = "herald-handler") throws(SystemCallError) {
         self.queueLimit = queueLimit
         do {
             for index in 0..<max(threads, 1) {
-                try startServerThread(name: "herald-handler-\(index)") { [self] in work() }
+                try startServerThread(name: "\(name)-\(index)") { [self] in work() }
             }
         } catch {
             stop()  // let the workers already started exit
