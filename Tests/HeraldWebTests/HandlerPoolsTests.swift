@@ -9,7 +9,7 @@ import Testing
 /// hold every other handler, and reads still answer at once.
 @Suite(.serialized) final class HandlerPoolsTests {
     @Test func testSendsWaitingOnASlowFCMDoNotHoldUpReads() async throws {
-        let emulator = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .seconds(10)))
+        let emulator = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .seconds(15)))
         var environment = emulator.environment
         environment["HERALD_SCHEDULER"] = "false"
         environment["HERALD_HANDLER_THREADS"] = "2"
@@ -20,7 +20,7 @@ import Testing
         ])
         let id = try #require(created.json?["id"]?.stringValue)
 
-        // Two test sends that FCM answers after 10 s: once FCM has both, both slow handlers wait.
+        // Two test sends that FCM answers after 15 s: once FCM has both, both slow handlers wait.
         let finished = Locked(0)
         let sends = (0..<2).map { index in
             Task {
@@ -30,7 +30,7 @@ import Testing
         }
         while emulator.emulator.sendAttempts().count < 2 { try await Task.sleep(for: .milliseconds(20)) }
         // A read is answered while the sends still wait: the order is the test, not a time that a
-        // busy machine could stretch (the read would otherwise wait the 10 s for a handler).
+        // busy machine could stretch (the read would otherwise wait the 15 s for a handler).
         #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").status == 200)
         #expect(finished.withLock { $0 } == 0, "the read was answered only after a test send finished")
         for send in sends { #expect(try await send.value.status == 200) }
