@@ -204,11 +204,10 @@ struct DeliveryStore: Sendable {
         // workers claiming them at once must not queue behind each other.
         let perDevice = try claimDevices(owner: owner, limit: deviceLimit ?? limit, lease: lease, on: connection)
         guard perDevice.isEmpty else { return perDevice }
-        guard fanOutsAtOnce != nil else {
-            return try claimFanOuts(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: nil, on: connection)
-        }
-        // Claimers of fan-outs take turns: the count in flight is read after the lock is held, so
-        // it sees the lease the previous claimer committed.
+        // Claimers of fan-outs take turns, whatever the limit: the claim's snapshot is taken after
+        // the lock is held, so it sees the leases the previous claimer committed. Without the lock,
+        // a claim whose snapshot predated another's commit took a second request of a run that had
+        // just been claimed (FanOutClaimRaceTests), and so did the count of fan-outs in flight.
         return try connection.transaction { connection in
             _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.fanOutLock))")
             return try claimFanOuts(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: connection)
