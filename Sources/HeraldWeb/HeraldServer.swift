@@ -21,8 +21,8 @@ public final class HeraldServer: Sendable {
         server.maxBodyBytes = configuration.web.maxBodyBytes
         if let loops = configuration.web.eventLoops { server.eventLoops = loops }
         let web = web
-        http = HTTPServer(configuration: server, loopHandler: { request in web.respondOnLoop(request) },
-                          streaming: { head in web.streamedBodyLimit(head) }, quick: { request in web.isQuick(request) }) { request in
+        http = HTTPServer(configuration: server, streaming: { head in web.streamedBodyLimit(head) },
+                          dispatch: { request in web.dispatch(request) }) { request in
             web.respond(request)
         }
     }

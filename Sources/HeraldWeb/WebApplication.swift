@@ -36,19 +36,14 @@ struct WebApplication: Sendable {
         return limit
     }
 
-    /// Whether a request's route does only short work, for the quick handlers. Requests no route
-    /// matches are answered at once, so they are quick too.
-    func isQuick(_ request: HTTPRequest) -> Bool {
-        guard case .found(let route, _, _, _) = routes.match(request.method, path: request.path) else { return true }
-        return !route.slow && route.streamedBodyLimit == nil
-    }
-
-    /// The answer to a request whose route runs on the event loop; nil for every other request,
-    /// which the server hands to a handler thread.
-    func respondOnLoop(_ request: HTTPRequest) -> HTTPResponse? {
+    /// Where a request goes, from one lookup of its route: answered here on the event loop (a
+    /// route that cannot block), to the handlers for long waits (a route that says so, or streams
+    /// its body), or to the quick handlers (everything else, including paths no route matches).
+    func dispatch(_ request: HTTPRequest) -> LoopDecision {
         let match = routes.match(request.method, path: request.path)
-        guard case .found(let route, _, _, _) = match, route.onLoop else { return nil }
-        return answer(request, match)
+        guard case .found(let route, _, _, _) = match else { return .quickHandler }
+        if route.onLoop { return .answered(answer(request, match)) }
+        return route.slow || route.streamedBodyLimit != nil ? .handler : .quickHandler
     }
 
     private func answer(_ request: HTTPRequest, _ match: RouteTable<Route>.Match) -> HTTPResponse {

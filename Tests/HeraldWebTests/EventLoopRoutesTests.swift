@@ -9,8 +9,19 @@ import Testing
         let herald = try TestHerald()
         let onLoop = herald.server.routes.filter(\.route.onLoop).map { "\($0.method.rawValue) \($0.pattern)" }
         #expect(onLoop == ["GET /healthz"])
-        let probe = herald.server.web.respondOnLoop(HTTPRequest(method: .get, target: "/healthz", headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1"))
-        #expect(probe?.status == 200)
-        #expect(herald.server.web.respondOnLoop(HTTPRequest(method: .get, target: "/readyz", headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1")) == nil)
+        let probe = herald.server.web.dispatch(HTTPRequest(method: .get, target: "/healthz", headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1"))
+        guard case .answered(let answer) = probe else {
+            Issue.record("the probe was not answered on the loop")
+            return
+        }
+        #expect(answer.status == 200)
+        guard case .quickHandler = herald.server.web.dispatch(HTTPRequest(method: .get, target: "/readyz", headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1")) else {
+            Issue.record("/readyz should go to the quick handlers")
+            return
+        }
+        guard case .handler = herald.server.web.dispatch(HTTPRequest(method: .post, target: "/sign-in", headers: HTTPHeaders(), body: [], remoteAddress: "127.0.0.1:1")) else {
+            Issue.record("signing in (password hashing) should go to the handlers for long waits")
+            return
+        }
     }
 }

@@ -53,7 +53,6 @@ public final class RequestBodyStream: Sendable {
         var finished = false
         var failure: RequestBodyError?
         var producerPaused = false
-        var received = 0
         var peakQueuedBytes = 0
     }
 
@@ -95,10 +94,8 @@ public final class RequestBodyStream: Sendable {
         return part
     }
 
-    /// Bytes received so far, and the most that ever waited unread (what the stream held at once).
-    public var progress: (received: Int, peakQueuedBytes: Int) {
-        state.withLock { ($0.received, $0.peakQueuedBytes) }
-    }
+    /// The most bytes that ever waited unread: what the stream held at once.
+    public var peakQueuedBytes: Int { state.withLock { $0.peakQueuedBytes } }
 
     /// Whether the last part has arrived (the handler may not have read it yet).
     public var isFinished: Bool { state.withLock { $0.finished } }
@@ -112,7 +109,6 @@ public final class RequestBodyStream: Sendable {
             if !part.isEmpty {
                 state.parts.append(part)
                 state.queuedBytes += part.count
-                state.received += part.count
                 state.peakQueuedBytes = max(state.peakQueuedBytes, state.queuedBytes)
             }
             state.finished = last

@@ -57,11 +57,20 @@ extension EventLoop {
         case .dispatch(var request, let consumed):
             connection.readBuffer.consume(consumed)
             request.remoteAddress = connection.remoteAddress
-            if let answer = settings.loopHandler?(request) {
+            var pool = settings.pool
+            if let dispatch = settings.dispatch {
+                switch dispatch(request) {
+                case .answered(let answer):
+                    apply(connection.machine.responseReady(answer), to: connection)
+                    return
+                case .quickHandler: pool = settings.quickPool ?? settings.pool
+                case .handler: break
+                }
+            } else if let answer = settings.loopHandler?(request) {
                 apply(connection.machine.responseReady(answer), to: connection)
                 return
             }
-            submit(request, from: connection, streamSlot: false)
+            submit(request, from: connection, to: pool, streamSlot: false)
         case .dispatchStreamed(var request, let consumed, let sendContinue):
             connection.readBuffer.consume(consumed)
             request.remoteAddress = connection.remoteAddress
@@ -80,7 +89,8 @@ extension EventLoop {
                 connection.interimPending = true
                 connection.writeBuffer.append(contentsOf: ResponseSerializer.continueResponse)
             }
-            submit(request, from: connection, streamSlot: true)
+            // An upload may take minutes: never on the quick handlers.
+            submit(request, from: connection, to: settings.pool, streamSlot: true)
         case .bodyPart(let part, let consumed, let last):
             connection.readBuffer.consume(consumed)
             guard let stream = connection.bodyStream else { return }
@@ -101,15 +111,13 @@ extension EventLoop {
 
     /// Queues the request for a handler thread, or answers 503 when the queue is full. A streamed
     /// request gives its slot back when its handler is done.
-    private func submit(_ request: HTTPRequest, from connection: Connection, streamSlot: Bool) {
+    private func submit(_ request: HTTPRequest, from connection: Connection, to pool: HandlerPool, streamSlot: Bool) {
         let handler = settings.handler
         let (id, fd, gate, slots) = (connection.id, connection.fd, connection.gate, settings.streamSlots)
         guard let terms = connection.machine.responseTerms else {
             if streamSlot { slots.release() }
             return
         }
-        // Short work goes to the quick handlers, unless it streams (an upload may take minutes).
-        let pool = !streamSlot && settings.quickPool.map { $0.rule(request) } == true ? settings.quickPool!.pool : settings.pool
         let accepted = pool.submit { [self] scratch in
             let response = handler(request)
             // Free before the answer goes out, so the client's next upload finds the slot free.

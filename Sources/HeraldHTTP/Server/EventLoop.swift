@@ -12,8 +12,9 @@ struct LoopSettings: Sendable {
     var streaming: BodyStreamingRule?
     var streamSlots: StreamSlots
     var pool: HandlerPool
-    /// The quick handlers and the rule that sends requests to them.
-    var quickPool: (pool: HandlerPool, rule: QuickRequestRule)?
+    var dispatch: DispatchRule?
+    /// The quick handlers, when the server has a dispatch rule and threads for them.
+    var quickPool: HandlerPool?
     var log: @Sendable (String) -> Void
 }
 

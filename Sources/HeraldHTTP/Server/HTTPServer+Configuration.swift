@@ -11,7 +11,7 @@ extension HTTPServer {
         public var eventLoops: Int
         /// Threads running handlers (they may block, e.g. on libpq). Default 16.
         public var handlerThreads: Int
-        /// Threads of their own for the requests the server's `QuickRequestRule` names (short
+        /// Threads of their own for the requests the server's `DispatchRule` sends there (short
         /// database work), so that few threads serve them without crowding the cores, and no
         /// slow request (a call to another service, an upload) can hold them. 0: one pool for all.
         /// Default: two per core.

@@ -16,9 +16,19 @@ public typealias LoopHandler = @Sendable (HTTPRequest) -> HTTPResponse?
 /// Called on the event loop, so it must be quick (a route lookup).
 public typealias BodyStreamingRule = @Sendable (_ head: HTTPRequest) -> Int?
 
-/// Which requests run on the quick handlers (`Configuration.quickHandlerThreads`): those that only
-/// do short work. Called on the event loop with the whole request, so it must be quick itself.
-public typealias QuickRequestRule = @Sendable (HTTPRequest) -> Bool
+/// Where a request goes once it is read, decided on the event loop in one step (one route lookup).
+public enum LoopDecision: Sendable {
+    /// Answered on the loop itself (it must not have blocked).
+    case answered(HTTPResponse)
+    /// Short work: the quick handlers (`Configuration.quickHandlerThreads`), when there are any.
+    case quickHandler
+    /// The handlers that may wait long.
+    case handler
+}
+
+/// Decides each request's `LoopDecision`. Called on the event loop, so it must be quick itself;
+/// given to the server, it takes the place of a `LoopHandler`.
+public typealias DispatchRule = @Sendable (HTTPRequest) -> LoopDecision
 
 /// An HTTP/1.1 server on raw sockets and epoll.
 ///
@@ -45,7 +55,7 @@ public final class HTTPServer: Sendable {
     private let handler: HTTPHandler
     private let loopHandler: LoopHandler?
     private let streaming: BodyStreamingRule?
-    private let quick: QuickRequestRule?
+    private let dispatch: DispatchRule?
     private let state = Mutex(State())
     /// Whether the server has stopped, for `wait()`.
     private let stopped = ConditionLock(false)
@@ -55,13 +65,14 @@ public final class HTTPServer: Sendable {
     /// handler thread: a liveness probe then answers even when every handler is busy. A request
     /// that `streaming` gives a limit reaches `handler` as soon as its head is in, its body
     /// following through `HTTPRequest.bodyStream`.
-    /// A request that `quick` names runs on the quick handlers, when there are any.
+    /// With `dispatch`, each request is answered on the loop or sent to the quick handlers or the
+    /// others as it decides (and `loopHandler` is not asked).
     public init(configuration: Configuration, loopHandler: LoopHandler? = nil, streaming: BodyStreamingRule? = nil,
-                quick: QuickRequestRule? = nil, handler: @escaping HTTPHandler) {
+                dispatch: DispatchRule? = nil, handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.loopHandler = loopHandler
         self.streaming = streaming
-        self.quick = quick
+        self.dispatch = dispatch
         self.handler = handler
     }
 
@@ -79,7 +90,7 @@ public final class HTTPServer: Sendable {
                 state.port = try Socket.boundPort(listenFD)
                 let pool = try HandlerPool(threads: configuration.handlerThreads, queueLimit: configuration.handlerQueueLimit)
                 state.pool = pool
-                if quick != nil && configuration.quickHandlerThreads > 0 {
+                if dispatch != nil && configuration.quickHandlerThreads > 0 {
                     state.quickPool = try HandlerPool(threads: configuration.quickHandlerThreads, queueLimit: configuration.handlerQueueLimit,
                                                       name: "herald-quick")
                 }
@@ -87,7 +98,7 @@ public final class HTTPServer: Sendable {
                                             gracePeriod: configuration.shutdownGracePeriod.nanoseconds,
                                             handler: handler, loopHandler: loopHandler, streaming: streaming,
                                             streamSlots: StreamSlots(limit: configuration.maxStreamedRequests), pool: pool,
-                                            quickPool: state.quickPool.map { quickPool in (quickPool, quick!) },
+                                            dispatch: dispatch, quickPool: state.quickPool,
                                             log: configuration.log)
                 for index in 0..<max(1, configuration.eventLoops) {
                     state.loops.append(try EventLoop(index: index, listenFD: listenFD, settings: settings) { [self] in

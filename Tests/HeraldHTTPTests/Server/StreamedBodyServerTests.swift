@@ -42,7 +42,7 @@ import Testing
         } catch {
             return HTTPResponse(status: 500)
         }
-        return HTTPResponse(status: 200, text: "\(count) \(sum) \(stream.progress.peakQueuedBytes)")
+        return HTTPResponse(status: 200, text: "\(count) \(sum) \(stream.peakQueuedBytes)")
     }
 
     @Test(arguments: [false, true])
