@@ -31,11 +31,7 @@ struct Observation: Sendable {
         let elapsed = start.duration(to: clock.now)
         let seconds = elapsed.seconds
         let method = Self.knownMethods.contains(request.method.rawValue) ? request.method.rawValue : "other"
-        let labels = Metrics.Labels([("method", method), ("route", route)])
-        metrics.increment("herald_http_requests_total", labels.adding("status", String(response.status)),
-                          help: "HTTP requests answered, by method, route pattern and status.")
-        metrics.observe("herald_http_request_duration_seconds", seconds, labels,
-                        bounds: Metrics.durationBounds, help: "Seconds to answer an HTTP request, by method and route pattern.")
+        metrics.recordRequest(method: method, route: route, status: response.status, seconds: seconds)
         if request.path != "/healthz" && request.path != "/metrics" {
             log.info("request", ["request_id": .string(requestID), "method": .string(request.method.rawValue),
                                  "path": .string(request.path), "route": .string(route), "status": .number(Double(response.status)),

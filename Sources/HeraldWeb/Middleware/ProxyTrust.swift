@@ -40,13 +40,18 @@ struct ProxyTrust: Sendable {
     }
 
     /// The peer's IP address without its port ("[::1]:5000" → "::1", "10.0.0.1:5000" → "10.0.0.1").
+    /// Every request asks, so it looks at bytes: Character-wise filtering was an eighth of /healthz.
     static func address(withoutPort address: String) -> String {
-        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
-            return String(address[address.index(after: address.startIndex)..<close])
+        let bytes = address.utf8
+        if bytes.first == UInt8(ascii: "["), let close = bytes.firstIndex(of: UInt8(ascii: "]")) {
+            return String(address[bytes.index(after: bytes.startIndex)..<close])
         }
-        if address.filter({ $0 == ":" }).count == 1, let colon = address.lastIndex(of: ":") {
-            return String(address[..<colon])
+        var colons = 0
+        var lastColon = bytes.startIndex
+        for index in bytes.indices where bytes[index] == UInt8(ascii: ":") {
+            colons += 1
+            lastColon = index
         }
-        return address
+        return colons == 1 ? String(address[..<lastColon]) : address
     }
 }
