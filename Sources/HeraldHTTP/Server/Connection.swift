@@ -4,7 +4,9 @@ import Synchronization
 /// response to the socket itself: the loop marks the connection closed under this lock before it
 /// closes the descriptor (which a later connection may then reuse), and the handler writes only
 /// under the same lock, so it never writes to a descriptor that is not this connection's.
-/// Both flags only ever turn on; the lock is held for one non-blocking write at most.
+/// `closed` and `shuttingDown` only ever turn on; the lock is held for one non-blocking write at
+/// most. The last two flags let a handler that wrote its whole response leave the loop asleep
+/// (see `EventLoop.complete`) without stranding the client's next request.
 final class ResponseGate: Sendable {
     struct State {
         var closed = false
@@ -13,6 +15,11 @@ final class ResponseGate: Sendable {
         /// The loop has bytes of its own queued for the socket (`100 Continue` for a streamed
         /// body): the handler's response must go after them, through the loop.
         var loopWriting = false
+        /// The loop saw input on the socket while the request was with its handler (reset by the
+        /// loop when it takes the handler's completion).
+        var inputWhileHandled = false
+        /// The handler queued its completion without waking the loop.
+        var quietlyCompleted = false
     }
 
     let state = Mutex(State())
@@ -44,6 +51,8 @@ final class Connection {
     var bodyStream: RequestBodyStream?
     /// `100 Continue` is queued ahead of a streamed request's response (see `ResponseGate`).
     var interimPending = false
+    /// A request of this connection is with a handler thread, until the loop takes its completion.
+    var withHandler = false
 
     init(fd: Int32, id: UInt64, remoteAddress: String, machine: ConnectionStateMachine) {
         self.fd = fd

@@ -9,7 +9,18 @@ extension EventLoop {
             closeConnection(connection)
             return
         }
-        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 { connection.mayHaveInput = true }
+        if events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0 {
+            connection.mayHaveInput = true
+            // Input while a handler has the request: if the handler already queued its completion
+            // quietly, take it now (it drives the connection on to this input); if not, the flag
+            // tells the handler to wake the loop when it does.
+            if connection.withHandler, connection.gate.state.withLock({ state in
+                state.inputWhileHandled = true
+                return state.quietlyCompleted
+            }) {
+                drainInbox(readingWakeFD: false)
+            }
+        }
         if events & EPOLLRDHUP.rawValue != 0 { connection.peerFinished = true }
         if connection.drainingUntil != nil {
             drain(connection)
@@ -118,13 +129,22 @@ extension EventLoop {
             if streamSlot { slots.release() }
             return
         }
+        // Input the loop already holds (a pipelined request, the peer's FIN, a read that filled the
+        // buffer) brings no new event: the handler must wake the loop to get on with it.
+        if !connection.readBuffer.isEmpty || connection.peerFinished || connection.mayHaveInput {
+            gate.state.withLock { $0.inputWhileHandled = true }
+        }
         let accepted = pool.submit { [self] scratch in
             let response = handler(request)
             // Free before the answer goes out, so the client's next upload finds the slot free.
             if streamSlot { slots.release() }
-            complete(id: id, fd: fd, deliver(response, terms: terms, bodyStream: request.bodyStream, fd: fd, gate: gate, scratch: &scratch))
+            if let completion = deliver(response, terms: terms, bodyStream: request.bodyStream, id: id, fd: fd, gate: gate, scratch: &scratch) {
+                complete(id: id, fd: fd, completion)
+            }
         }
-        if !accepted {
+        if accepted {
+            connection.withHandler = true
+        } else {
             if streamSlot { slots.release() }
             // The handler queue is full: refuse now rather than queue without bound.
             let busy = HTTPResponse.problem(status: 503, detail: "The server is busy; retry in a second.", headers: ["Retry-After": "1"])
@@ -136,9 +156,10 @@ extension EventLoop {
     /// this one and open, so the client need not wait for the loop to wake up and write it; the
     /// loop gets only what the socket did not take. Nothing else is written to the socket while
     /// a request is with its handler (a response is complete before the next request is parsed),
-    /// so pipelined responses stay in order.
-    func deliver(_ response: HTTPResponse, terms: ConnectionStateMachine.ResponseTerms, bodyStream: RequestBodyStream?, fd: Int32,
-                 gate: ResponseGate, scratch: inout HandlerPool.Scratch) -> Completion {
+    /// so pipelined responses stay in order. Nil when the whole response went out and the
+    /// completion is already queued, quietly unless the loop has seen the next request arrive.
+    func deliver(_ response: HTTPResponse, terms: ConnectionStateMachine.ResponseTerms, bodyStream: RequestBodyStream?, id: UInt64,
+                 fd: Int32, gate: ResponseGate, scratch: inout HandlerPool.Scratch) -> Completion? {
         let bodyUnfinished = bodyStream.map { !$0.isFinished } ?? false
         let (close, confirmKeepAlive) = terms.framing(of: response, shuttingDown: false, bodyUnfinished: bodyUnfinished)
         scratch.output.removeAll(keepingCapacity: true)
@@ -146,22 +167,30 @@ extension EventLoop {
                                  date: scratch.date.current(), into: &scratch.output)
         // A large body should not pin its memory to the thread once sent.
         defer { if scratch.output.capacity > Self.scratchCapacityKept { scratch.output = [] } }
-        enum Attempt { case sent(Int), notMine, failed }
+        enum Attempt { case sent(Int), queued, notMine, failed }
         let attempt = scratch.output.withUnsafeBytes { bytes in
             gate.state.withLock { state -> Attempt in
                 // Shutting down: the loop adds `Connection: close`, which this response lacks.
                 guard !state.closed, !state.shuttingDown, !state.loopWriting else { return .notMine }
+                let sent: Int
                 do {
                     // The socket is non-blocking: a full socket takes nothing now (EAGAIN, nil).
-                    return .sent(try systemCall("send") { send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } ?? 0)
+                    sent = try systemCall("send") { send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) } ?? 0
                 } catch {
                     return .failed  // EPIPE, ECONNRESET: the client is gone
                 }
+                guard sent == bytes.count, !close, bodyStream == nil else { return .sent(sent) }
+                // Queued under the gate's lock, so the loop either sees `quietlyCompleted` when the
+                // next request arrives or has set `inputWhileHandled` before this looks.
+                state.quietlyCompleted = true
+                complete(id: id, fd: fd, .written(close: false, remaining: []), wake: state.inputWhileHandled)
+                return .queued
             }
         }
         switch attempt {
         case .failed: return .failed
         case .notMine: return .response(response)
+        case .queued: return nil
         case .sent(let count): return .written(close: close, remaining: Array(scratch.output[count...]))
         }
     }

@@ -44,6 +44,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private let inbox = Mutex(Inbox())
+    /// Completions wait in the inbox without a wake-up (`complete(…, wake: false)`).
+    private let quietCompletions = Atomic<Bool>(false)
     let epollFD: Int32
     let wakeFD: Int32
     let listenFD: Int32
@@ -96,11 +98,19 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Called from other threads
 
     /// A handler finished: queue what the loop must still do for the connection and wake the loop.
-    func complete(id: UInt64, fd: Int32, _ completion: Completion) {
+    /// Without `wake` the completion waits for the loop's next turn: a handler that wrote its whole
+    /// response leaves nothing urgent, and waking the loop (an eventfd write, a context switch and
+    /// a read) for every such request was a large part of a database read's system time. The
+    /// client's next request is what makes it urgent; `ResponseGate` makes sure that one is seen.
+    func complete(id: UInt64, fd: Int32, _ completion: Completion, wake: Bool = true) {
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
             inbox.completions.append((id, fd, completion))
-            wakeLocked(&inbox)
+            if wake {
+                wakeLocked(&inbox)
+            } else {
+                quietCompletions.store(true, ordering: .releasing)
+            }
         }
     }
 
@@ -137,11 +147,12 @@ final class EventLoop: @unchecked Sendable {
                 settings.log("herald-http: \(error); stopping this event loop")
                 break
             }
+            if quietCompletions.load(ordering: .acquiring) { drainInbox(readingWakeFD: false) }
             for index in 0..<Int(count) {
                 let event = events[index]
                 let fd = Int32(truncatingIfNeeded: event.data.u64)
                 if fd == wakeFD {
-                    drainInbox()
+                    drainInbox(readingWakeFD: true)
                 } else if fd == listenFD {
                     acceptConnections()
                 } else if let connection = connections[fd] {
@@ -158,11 +169,15 @@ final class EventLoop: @unchecked Sendable {
         finish()
     }
 
-    private func drainInbox() {
-        var counter: UInt64 = 0
-        _ = read(wakeFD, &counter, 8)
+    /// Takes the handlers' completions; `readingWakeFD` when the eventfd woke the loop.
+    func drainInbox(readingWakeFD: Bool) {
+        if readingWakeFD {
+            var counter: UInt64 = 0
+            _ = read(wakeFD, &counter, 8)
+        }
         let (completions, shutdown) = inbox.withLock { inbox in
-            inbox.wakePending = false
+            if readingWakeFD { inbox.wakePending = false }
+            quietCompletions.store(false, ordering: .relaxed)
             let taken = inbox.completions
             inbox.completions.removeAll(keepingCapacity: true)
             return (taken, inbox.shutdownRequested)
@@ -172,6 +187,14 @@ final class EventLoop: @unchecked Sendable {
         if shutdown && !shuttingDown { beginShutdown() }
         for (id, fd, completion) in completions {
             guard let connection = connections[fd], connection.id == id else { continue }
+            if case .resumeBody = completion {} else {
+                // The request has left its handler: the next one starts with clear flags.
+                connection.withHandler = false
+                connection.gate.state.withLock { state in
+                    state.inputWhileHandled = false
+                    state.quietlyCompleted = false
+                }
+            }
             switch completion {
             case .response(let response):
                 apply(connection.machine.responseReady(response), to: connection)

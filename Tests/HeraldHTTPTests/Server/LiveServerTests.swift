@@ -21,6 +21,21 @@ private let echo: HTTPHandler = { request in
         }
     }
 
+    /// A handler that wrote its whole response leaves the loop asleep; the client's next request
+    /// must still be read at once, not at the loop's next sweep (a quarter of a second later).
+    @Test func theNextRequestIsReadAtOnceAfterAHandlerAnsweredWithoutWakingTheLoop() throws {
+        try withServer(handler: echo) { server in
+            let client = try TestClient(port: server.port, timeout: 5)
+            let started = ContinuousClock.now
+            for index in 1...200 {
+                try client.send("GET /n/\(index) HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(try client.readResponse().text == "GET /n/\(index) ")
+            }
+            // Waiting for the sweep each time would take 50 s; on a busy machine they take about one.
+            #expect(started.duration(to: .now) < .seconds(10))
+        }
+    }
+
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let handler: HTTPHandler = { request in
             if request.path == "/slow" { sleep(milliseconds: 100) }
