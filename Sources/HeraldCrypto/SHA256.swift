@@ -3,12 +3,22 @@ import COpenSSL
 /// SHA-256 through libcrypto: migration checksums, stored session ids and API keys, request
 /// fingerprints for idempotency.
 public enum SHA256 {
+    /// The algorithm, fetched once: OpenSSL 3's one-shot `SHA256()` fetches it on every call,
+    /// which cost twice the hash of an API key itself, and every API request hashes one.
+    /// Fetched algorithms are immutable and safe to share between threads.
+    nonisolated(unsafe) private static let algorithm = EVP_MD_fetch(nil, "SHA256", nil)
+
     /// The 32-byte digest of `bytes`.
     public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        let input = Array(bytes)
-        input.withUnsafeBufferPointer { _ = COpenSSL.SHA256($0.baseAddress, $0.count, &digest) }
+        let hashed = bytes.withContiguousStorageIfAvailable { hash($0, into: &digest) }
+        if hashed == nil { Array(bytes).withUnsafeBufferPointer { hash($0, into: &digest) } }
         return digest
+    }
+
+    private static func hash(_ input: UnsafeBufferPointer<UInt8>, into digest: inout [UInt8]) {
+        if let algorithm, EVP_Digest(input.baseAddress, input.count, &digest, nil, algorithm, nil) == 1 { return }
+        _ = COpenSSL.SHA256(input.baseAddress, input.count, &digest)  // the fetch failed: the slow way
     }
 
     /// The digest as 64 lowercase hex digits.
