@@ -85,14 +85,20 @@ public final class FCMEmulator: Sendable {
     }
 
     /// `{project}` of `/v1/projects/{project}/messages:send`.
+    /// Both read bytes: every send asks, and walking the path by characters was a tenth of what a
+    /// message cost the emulator (callgrind).
     private func sendProject(_ path: String) -> String? {
-        let prefix = "/v1/projects/", suffix = "/messages:send"
-        guard path.hasPrefix(prefix), path.hasSuffix(suffix), path.count > prefix.count + suffix.count else { return nil }
-        return String(path.dropFirst(prefix.count).dropLast(suffix.count))
+        let prefix = "/v1/projects/".utf8, suffix = "/messages:send".utf8
+        let bytes = path.utf8
+        guard bytes.count > prefix.count + suffix.count, bytes.starts(with: prefix), bytes.reversed().starts(with: suffix.reversed()) else {
+            return nil
+        }
+        return String(path[bytes.index(bytes.startIndex, offsetBy: prefix.count)..<bytes.index(bytes.endIndex, offsetBy: -suffix.count)])
     }
 
     private func splitTarget(_ target: String) -> (String, [String: String]) {
-        guard let mark = target.firstIndex(of: "?") else { return (target, [:]) }
-        return (String(target[..<mark]), FormDecoding.decode(String(target[target.index(after: mark)...])))
+        let bytes = target.utf8
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return (target, [:]) }
+        return (String(target[..<mark]), FormDecoding.decode(String(target[bytes.index(after: mark)...])))
     }
 }

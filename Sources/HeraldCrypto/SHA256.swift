@@ -11,7 +11,7 @@ public enum SHA256 {
     /// The 32-byte digest of `bytes`.
     public static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        let hashed = bytes.withContiguousStorageIfAvailable { hash($0, into: &digest) }
+        let hashed: Void? = bytes.withContiguousStorageIfAvailable { hash($0, into: &digest) }
         if hashed == nil { Array(bytes).withUnsafeBufferPointer { hash($0, into: &digest) } }
         return digest
     }

@@ -118,6 +118,10 @@ import Testing
         #expect(try refusal(["topic": "news", "fcm_options": ["analytics_label": "has space"]]).message.contains("analytics_label"))
         #expect(try refusal(["topic": "news", "android": ["ttl": "3.1234567890s"]]).message.contains("ttl"))
         #expect(try send(["topic": "news", "android": ["ttl": "3.5s"]]).status == 200)
+        for malformed in [".5s", "5.s", "1.2.3s", "-1s", "1e3s", "s", "٣s"] {
+            #expect(try refusal(["topic": "news", "android": ["ttl": .string(malformed)]]).message.contains("Illegal duration format"), "\(malformed)")
+        }
+        #expect(try send(["topic": "news", "android": ["ttl": "0.000000001s"]]).status == 200)
     }
 
     @Test func requiresExactlyOneValidTarget() throws {

@@ -37,23 +37,15 @@ struct MessageSchema: Sendable {
     let typeName: String
     let fields: [String: FieldRule]
 
-    /// The rule for a key as sent. Like the proto3 JSON parser, FCM accepts a field's proto name
-    /// (`click_action`) and its lowerCamelCase JSON name (`clickAction`).
-    func rule(forKey key: String) -> FieldRule? {
-        if let rule = fields[key] { return rule }
+    /// The rule for a key as sent, with the field's proto name. Like the proto3 JSON parser, FCM
+    /// accepts a field's proto name (`click_action`) and its lowerCamelCase JSON name (`clickAction`).
+    func rule(forKey key: String) -> (rule: FieldRule, name: String)? {
+        if let rule = fields[key] { return (rule, key) }
         guard !key.contains("_"), key.contains(where: \.isUppercase) else { return nil }
         var snake = ""
         for character in key {
             if character.isUppercase { snake += "_" + character.lowercased() } else { snake.append(character) }
         }
-        return fields[snake]
-    }
-
-    /// The proto name of a key as sent (`clickAction` → `click_action`).
-    func canonicalName(_ key: String) -> String {
-        if fields[key] != nil { return key }
-        return key.reduce(into: "") { name, character in
-            if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
-        }
+        return fields[snake].map { ($0, snake) }
     }
 }

@@ -21,25 +21,51 @@ public enum MessageValidator {
         guard let object = message.objectValue else {
             return ValidationFailure(field: "message", message: "Invalid value at 'message' (\(V1Schema.message.typeName)), \(message.serializedString())")
         }
-        if let failure = check(object, against: V1Schema.message, at: "message") { return failure }
+        var path = FieldPath()
+        if let failure = check(object, against: V1Schema.message, at: &path) { return failure }
         return checkTarget(object) ?? checkAPNs(object["apns"]?.objectValue) ?? checkSize(object)
     }
 
-    private static func check(_ object: JSONObject, against schema: MessageSchema, at path: String) -> ValidationFailure? {
+    /// Where the check is, like `message.android.ttl`: kept as parts and written out only for a
+    /// refusal, since building the text of every field's path was most of a valid message's check.
+    struct FieldPath {
+        enum Part { case member(String), index(Int), key(String) }
+        var parts: [Part] = []
+
+        var text: String {
+            parts.reduce(into: "message") { text, part in
+                switch part {
+                case .member(let name): text += ".\(name)"
+                case .index(let index): text += "[\(index)]"
+                case .key(let key): text += "[\"\(key)\"]"
+                }
+            }
+        }
+
+        /// Runs `body` with `part` added to the path.
+        mutating func with<R>(_ part: Part, _ body: (inout FieldPath) -> R) -> R {
+            parts.append(part)
+            defer { parts.removeLast() }
+            return body(&self)
+        }
+    }
+
+    private static func check(_ object: JSONObject, against schema: MessageSchema, at path: inout FieldPath) -> ValidationFailure? {
         for (key, value) in object {
-            guard let rule = schema.rule(forKey: key) else {
-                return ValidationFailure(field: path, message: "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field.")
+            guard let (rule, name) = schema.rule(forKey: key) else {
+                return ValidationFailure(field: path.text, message: "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path.text)': Cannot find field.")
             }
             if value.isNull { continue }  // proto3 JSON: null means the field is absent
-            if let failure = check(value, rule: rule, at: "\(path).\(schema.canonicalName(key))") { return failure }
+            if let failure = path.with(.member(name), { check(value, rule: rule, at: &$0) }) { return failure }
         }
         return nil
     }
 
-    private static func check(_ value: JSON, rule: FieldRule, at path: String) -> ValidationFailure? {
+    private static func check(_ value: JSON, rule: FieldRule, at path: inout FieldPath) -> ValidationFailure? {
         func invalid(_ reason: String? = nil) -> ValidationFailure {
             let suffix = reason.map { ": \($0)" } ?? ""
-            return ValidationFailure(field: path, message: "Invalid value at '\(path)' (\(rule.typeName)), \(value.serializedString())\(suffix)")
+            let text = path.text
+            return ValidationFailure(field: text, message: "Invalid value at '\(text)' (\(rule.typeName)), \(value.serializedString())\(suffix)")
         }
         switch rule {
         case .string(let format):
@@ -55,11 +81,12 @@ public enum MessageValidator {
         case .stringMap(let check):
             guard let map = value.objectValue else { return invalid() }
             for (key, entry) in map {
-                let entryPath = "\(path)[\"\(key)\"]"
                 guard let text = entry.stringValue else {
+                    let entryPath = path.with(.key(key)) { $0.text }
                     return ValidationFailure(field: entryPath, message: "Invalid value at '\(entryPath)' (TYPE_STRING), \(entry.serializedString()): map values must be strings")
                 }
                 if let reason = check?(key, text) {
+                    let entryPath = path.with(.key(key)) { $0.text }
                     return ValidationFailure(field: entryPath, message: "Invalid value at '\(entryPath)': \(reason)")
                 }
             }
@@ -67,15 +94,15 @@ public enum MessageValidator {
         case .list(let element):
             guard let elements = value.arrayValue else { return invalid() }
             for (index, item) in elements.enumerated() {
-                if let failure = check(item, rule: element, at: "\(path)[\(index)]") { return failure }
+                if let failure = path.with(.index(index), { check(item, rule: element, at: &$0) }) { return failure }
             }
             return nil
         case .message(let schema):
             guard let object = value.objectValue else { return invalid() }
-            return check(object, against: schema, at: path)
+            return check(object, against: schema, at: &path)
         case .anyObject(let check):
             guard let object = value.objectValue else { return invalid() }
-            return check?(object).map { ValidationFailure(field: "\(path).\($0.field)", message: "Invalid value at '\(path).\($0.field)': \($0.reason)") }
+            return check?(object).map { ValidationFailure(field: "\(path.text).\($0.field)", message: "Invalid value at '\(path.text).\($0.field)': \($0.reason)") }
         }
     }
 
