@@ -32,9 +32,14 @@ extension FCMEmulator {
         try start(configuration: HTTPServer.Configuration(host: host, port: port))
     }
 
-    /// Starts serving with a full server configuration (threads, limits).
+    /// Starts serving with a full server configuration (threads, limits). Without faults nothing
+    /// the emulator does waits (no injected delay), so it answers on the event loops: the hop to a
+    /// handler thread and back cost a sink as much as checking the message.
     public func start(configuration: HTTPServer.Configuration) throws -> HTTPServer {
-        let server = HTTPServer(configuration: configuration, handler: httpHandler)
+        let handler = httpHandler
+        let answerOnLoop: LoopHandler = { request in handler(request) }
+        let onLoop = self.configuration.faults.isActive ? nil : answerOnLoop
+        let server = HTTPServer(configuration: configuration, loopHandler: onLoop, handler: handler)
         try server.start()
         return server
     }
