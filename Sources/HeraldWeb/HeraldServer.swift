@@ -22,7 +22,7 @@ public final class HeraldServer: Sendable {
         if let loops = configuration.web.eventLoops { server.eventLoops = loops }
         let web = web
         http = HTTPServer(configuration: server, streaming: { head in web.streamedBodyLimit(head) },
-                          dispatch: { request in web.dispatch(request) }) { request in
+                          dispatch: { request in web.dispatch(&request) }) { request in
             web.respond(request)
         }
     }

@@ -25,7 +25,7 @@ struct WebApplication: Sendable {
     }
 
     func respond(_ request: HTTPRequest) -> HTTPResponse {
-        answer(request, routes.match(request.method, path: request.path))
+        answer(request, routes.match(request))
     }
 
     /// How much of a request's body its route reads as it arrives (nil: the body is held whole).
@@ -39,8 +39,9 @@ struct WebApplication: Sendable {
     /// Where a request goes, from one lookup of its route: answered here on the event loop (a
     /// route that cannot block), to the handlers for long waits (a route that says so, or streams
     /// its body), or to the quick handlers (everything else, including paths no route matches).
-    func dispatch(_ request: HTTPRequest) -> LoopDecision {
-        let match = routes.match(request.method, path: request.path)
+    /// The route found is noted on the request, so the handler does not look it up again.
+    func dispatch(_ request: inout HTTPRequest) -> LoopDecision {
+        let match = routes.match(noting: &request)
         guard case .found(let route, _, _, _) = match else { return .quickHandler }
         if route.onLoop { return .answered(answer(request, match)) }
         return route.slow || route.streamedBodyLimit != nil ? .handler : .quickHandler

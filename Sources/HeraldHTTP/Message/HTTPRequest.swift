@@ -18,6 +18,9 @@ public struct HTTPRequest: Sendable {
     public var bodyStream: RequestBodyStream?
     /// Route parameters (`{id}` → `"id"`), percent-decoded; filled in by `Router`.
     public var parameters: [String: String]
+    /// The route-table entry a dispatch rule found for this request (`RouteTable.match(noting:)`),
+    /// so that its handler does not look the route up a second time.
+    public var routeEntry: Int?
     /// The peer's address as `ip:port`; filled in by the server.
     public var remoteAddress: String
     /// Whether the connection may carry another request after this one (RFC 9112 §9.3).

@@ -39,7 +39,30 @@ public struct RouteTable<Value: Sendable>: Sendable {
     }
 
     @inlinable public func match(_ method: HTTPMethod, path: String) -> Match {
-        switch trie.lookup(method, path: path) {
+        match(from: trie.lookup(method, path: path))
+    }
+
+    /// Looks the request's route up and notes what it found on the request (`routeEntry` and
+    /// `parameters`), so that `match(_ request:)` on another thread finds it without a second lookup.
+    @inlinable public func match(noting request: inout HTTPRequest) -> Match {
+        let lookup = trie.lookup(request.method, path: request.path)
+        if case .found(let entry, let parameters, _) = lookup {
+            request.routeEntry = entry
+            request.parameters = parameters
+        }
+        return match(from: lookup)
+    }
+
+    /// The request's route: the one noted on it by `match(noting:)`, else looked up.
+    @inlinable public func match(_ request: HTTPRequest) -> Match {
+        guard let entry = request.routeEntry, values.indices.contains(entry) else { return match(request.method, path: request.path) }
+        // The entry answers another method only when it is the GET route found for a HEAD.
+        return .found(values[entry], parameters: request.parameters, pattern: trie.patternText(entry),
+                      headForGet: trie.method(of: entry) != request.method)
+    }
+
+    @inlinable func match(from lookup: RouteTrie.Lookup) -> Match {
+        switch lookup {
         case .found(let entry, let parameters, let headForGet):
             .found(values[entry], parameters: parameters, pattern: trie.patternText(entry), headForGet: headForGet)
         case .methodNotAllowed(let allowed):
@@ -76,6 +99,8 @@ public struct RouteTable<Value: Sendable>: Sendable {
 
     /// The pattern of an entry, as written.
     @usableFromInline func patternText(_ entry: Int) -> String { patterns[entry].text }
+    /// The method of an entry.
+    @usableFromInline func method(of entry: Int) -> HTTPMethod { methods[entry] }
     private var nodes: [Node] = [Node()]
 
     mutating func add(_ method: HTTPMethod, _ pattern: RoutePattern) {

@@ -70,7 +70,7 @@ extension EventLoop {
             request.remoteAddress = connection.remoteAddress
             var pool = settings.pool
             if let dispatch = settings.dispatch {
-                switch dispatch(request) {
+                switch dispatch(&request) {
                 case .answered(let answer):
                     apply(connection.machine.responseReady(answer), to: connection)
                     return

@@ -27,8 +27,9 @@ public enum LoopDecision: Sendable {
 }
 
 /// Decides each request's `LoopDecision`. Called on the event loop, so it must be quick itself;
-/// given to the server, it takes the place of a `LoopHandler`.
-public typealias DispatchRule = @Sendable (HTTPRequest) -> LoopDecision
+/// given to the server, it takes the place of a `LoopHandler`. It may note on the request what it
+/// found (its route), for the handler.
+public typealias DispatchRule = @Sendable (inout HTTPRequest) -> LoopDecision
 
 /// An HTTP/1.1 server on raw sockets and epoll.
 ///

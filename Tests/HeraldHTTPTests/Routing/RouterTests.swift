@@ -157,8 +157,13 @@ private func describe(_ name: String) -> HTTPHandler {
                 let expected = Self.scan(Self.routes, method, path)
                 let actual = Self.outcome(table.match(method, path: path))
                 #expect(actual == expected, "\(method) \(path)")
+                // Found once on the loop and noted on the request, found again by its handler.
+                var request = HTTPRequest(method: method, target: path)
+                let noted = Self.outcome(table.match(noting: &request))
+                let again = Self.outcome(table.match(request))
+                #expect(noted == expected && again == expected, "noted: \(method) \(path)")
                 checked += 1
-                if actual != expected { return }
+                if actual != expected || again != expected { return }
             }
         }
         #expect(checked > 4000)
