@@ -1,4 +1,5 @@
 import CLinux
+import Synchronization
 import Glibc
 
 /// The I/O side of a connection: performs what its state machine decides, iteratively, so a
@@ -171,7 +172,7 @@ extension EventLoop {
         let attempt = scratch.output.withUnsafeBytes { bytes in
             gate.state.withLock { state -> Attempt in
                 // Shutting down: the loop adds `Connection: close`, which this response lacks.
-                guard !state.closed, !state.shuttingDown, !state.loopWriting else { return .notMine }
+                guard !state.closed, !state.shuttingDown, !shutdownAsked.load(ordering: .acquiring), !state.loopWriting else { return .notMine }
                 let sent: Int
                 do {
                     // The socket is non-blocking: a full socket takes nothing now (EAGAIN, nil).

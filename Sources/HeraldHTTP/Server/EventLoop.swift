@@ -46,6 +46,10 @@ final class EventLoop: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     /// Completions wait in the inbox without a wake-up (`complete(…, wake: false)`).
     private let quietCompletions = Atomic<Bool>(false)
+    /// Set as soon as shutdown is asked for, before the loop has woken to mark its connections: a
+    /// handler that answers from then on leaves its response to the loop, which adds
+    /// `Connection: close` (a response written by the handler in between went out without it).
+    let shutdownAsked = Atomic<Bool>(false)
     let epollFD: Int32
     let wakeFD: Int32
     let listenFD: Int32
@@ -116,6 +120,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the graceful shutdown of this loop.
     func requestShutdown() {
+        shutdownAsked.store(true, ordering: .releasing)
         inbox.withLock { inbox in
             guard !inbox.closed else { return }
             inbox.shutdownRequested = true

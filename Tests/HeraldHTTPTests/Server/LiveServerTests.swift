@@ -191,6 +191,30 @@ private let echo: HTTPHandler = { request in
         #expect(monotonicNanoseconds() - shutdownBegan < 1_000_000_000, "stops once the request is answered, not after the grace period")
     }
 
+    /// Once `shutdown()` has returned, a response finishing says `Connection: close`, even when the
+    /// handler answers before its event loop has woken to begin the shutdown.
+    @Test func aResponseFinishedRightAfterShutdownWasAskedForSaysClose() throws {
+        for attempt in 1...20 {
+            let started = TestSemaphore(), release = TestSemaphore()
+            let handler: HTTPHandler = { _ in
+                started.signal()
+                release.wait()
+                return HTTPResponse(status: 200, text: "finished")
+            }
+            let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, log: { _ in }), handler: handler)
+            try server.start()
+            let busy = try TestClient(port: server.port)
+            try busy.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(started.wait())
+            server.shutdown()
+            release.signal()
+            let response = try busy.readResponse()
+            #expect(response.text == "finished" && response.headers["Connection"] == "close", "attempt \(attempt)")
+            server.wait()
+            if response.headers["Connection"] != "close" { return }
+        }
+    }
+
     @Test func bodyOverTheLimitIs413AndCloses() throws {
         var configuration = HTTPServer.Configuration()
         configuration.maxBodyBytes = 1000
