@@ -167,7 +167,9 @@ private let echo: HTTPHandler = { request in
         }
     }
 
-    @Test func gracefulShutdownFinishesTheRequestInFlight() throws {
+    /// A started server whose handler answers "finished" once `release` is signalled, with a client
+    /// whose request that handler holds (`started` has been signalled).
+    private func serverHoldingARequest() throws -> (server: HTTPServer, busy: TestClient, release: TestSemaphore) {
         let started = TestSemaphore(), release = TestSemaphore()
         let handler: HTTPHandler = { _ in
             started.signal()
@@ -177,9 +179,14 @@ private let echo: HTTPHandler = { request in
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, log: { _ in }), handler: handler)
         try server.start()
         let busy = try TestClient(port: server.port)
-        let idle = try TestClient(port: server.port)
         try busy.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(started.wait())
+        return (server, busy, release)
+    }
+
+    @Test func gracefulShutdownFinishesTheRequestInFlight() throws {
+        let (server, busy, release) = try serverHoldingARequest()
+        let idle = try TestClient(port: server.port)
         server.shutdown()
         let shutdownBegan = monotonicNanoseconds()
         #expect(try idle.isClosedByServer())
@@ -195,17 +202,7 @@ private let echo: HTTPHandler = { request in
     /// handler answers before its event loop has woken to begin the shutdown.
     @Test func aResponseFinishedRightAfterShutdownWasAskedForSaysClose() throws {
         for attempt in 1...20 {
-            let started = TestSemaphore(), release = TestSemaphore()
-            let handler: HTTPHandler = { _ in
-                started.signal()
-                release.wait()
-                return HTTPResponse(status: 200, text: "finished")
-            }
-            let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, log: { _ in }), handler: handler)
-            try server.start()
-            let busy = try TestClient(port: server.port)
-            try busy.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(started.wait())
+            let (server, busy, release) = try serverHoldingARequest()
             server.shutdown()
             release.signal()
             let response = try busy.readResponse()
