@@ -33,11 +33,11 @@ enum FormatRules {
         let number = bytes.dropLast()
         let dot = number.firstIndex(of: UInt8(ascii: "."))
         let whole = number[..<(dot ?? number.endIndex)]
-        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        guard !whole.isEmpty, whole.allSatisfy(isDigit) else { return nil }
+        let digits = UInt8(ascii: "0")...UInt8(ascii: "9")
+        guard !whole.isEmpty, whole.allSatisfy(digits.contains) else { return nil }
         if let dot {
             let fraction = number[(dot + 1)...]
-            guard (1...9).contains(fraction.count), fraction.allSatisfy(isDigit) else { return nil }
+            guard (1...9).contains(fraction.count), fraction.allSatisfy(digits.contains) else { return nil }
         }
         return Double(String(decoding: number, as: UTF8.self))
     }
