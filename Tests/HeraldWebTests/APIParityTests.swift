@@ -130,6 +130,25 @@ import Testing
         #expect(paths == ["status", "q"])
     }
 
+    /// A search is as long as a name may be, 200 characters as a reader counts them: a name of 150
+    /// accented letters, each a letter and a combining mark (300 code points), is found by itself.
+    @Test func aSearchIsMeasuredInCharactersAsNamesAre() async throws {
+        let herald = try TestHerald(environment: ["HERALD_SCHEDULER": "false"])
+        let accented = String(repeating: "e\u{301}", count: 150)
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(name: accented, topics: ["news"]))
+        #expect(created.status == 201)
+        func search(_ text: String) async throws -> TestHerald.Response {
+            let encoded = try #require(text.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            return try await herald.request("GET", "/api/v1/campaigns?q=" + encoded)
+        }
+        let found = try await search(accented)
+        #expect(found.status == 200)
+        #expect(found.json?["items"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == [accented])
+        let tooLong = try await search(String(repeating: "e\u{301}", count: 201))
+        #expect(tooLong.status == 400)
+        #expect(tooLong.json?["errors"]?.arrayValue?.first?["code"] == "too_long")
+    }
+
     @Test func anEventForAVariantTheCampaignDoesNotHaveIsRefused() async throws {
         let herald = try TestHerald(environment: ["HERALD_SCHEDULER": "false"])
         let created = try await herald.request("POST", "/api/v1/campaigns", json: [
