@@ -46,6 +46,33 @@ import Testing
         #expect(asPublisher(.get, "/campaigns").text.contains(">Approved</span>"))
     }
 
+    /// An edit after approval of a scheduled campaign: the review page says its runs are held
+    /// until a publisher approves the new version, and stops saying so once one has.
+    @Test func theReviewPageSaysAnEditAfterApprovalHoldsTheScheduledRuns() async throws {
+        let editor = try PagesBrowser(role: .editor, environment: ["HERALD_APPROVALS": "on", "HERALD_SCHEDULER": "false"])
+        let harness = editor.harness
+        let publisher = try harness.session(try harness.user(.publisher))
+        func asPublisher(_ target: String, _ fields: [(String, String)]) -> HTTPResponse {
+            harness.send(.post, target, headers: [("Content-Type", "application/x-www-form-urlencoded"),
+                                                  ("Cookie", "\(Authentication.sessionCookie)=\(publisher.id)")],
+                         body: Array(AccessHarness.encode([("csrf_token", publisher.csrf)] + fields).utf8))
+        }
+        _ = editor.post("/campaigns", CampaignFormTests.fields())
+        let id = try #require(harness.herald.server.application.campaigns.list(CampaignFilter(), after: nil).campaigns.first?.id)
+        _ = editor.post("/campaigns/\(id)/submit", [("version", "1")])
+        #expect(asPublisher("/campaigns/\(id)/approve", [("version", "1")]).status == 303)
+        #expect(asPublisher("/campaigns/\(id)/schedule", [("version", "1")]).status == 303)
+        let held = "Its scheduled runs are held: this version is not the one approved"
+        #expect(!editor.get("/campaigns/\(id)/review").text.contains(held))
+
+        _ = editor.post("/campaigns/\(id)", CampaignFormTests.fields([("version", "1"), ("title", "Changed after approval")]))
+        let review = editor.get("/campaigns/\(id)/review").text
+        #expect(review.contains("Approval: Awaiting approval"))
+        #expect(review.contains(held))
+        #expect(asPublisher("/campaigns/\(id)/approve", [("version", "2")]).status == 303)
+        #expect(!editor.get("/campaigns/\(id)/review").text.contains(held))
+    }
+
     @Test func aPublisherWhoMadeTheLastChangeIsToldWhyTheyCannotDecide() async throws {
         let own = try PagesBrowser(role: .publisher, environment: ["HERALD_APPROVALS": "on", "HERALD_SCHEDULER": "false"])
         let saved = own.post("/campaigns", CampaignFormTests.fields([("schedule_kind", "none")]))

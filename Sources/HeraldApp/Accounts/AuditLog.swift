@@ -36,6 +36,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case campaignSubmitted = "campaign.submitted_for_approval"
     case campaignApproved = "campaign.approved"
     case campaignRejected = "campaign.rejected"
+    /// An edit after approval: the scheduled campaign's runs wait for the new version's approval.
+    case campaignRunsHeld = "campaign.runs_held_for_approval"
     case campaignWinnerSent = "campaign.winner_sent"
     case campaignWinnerDecided = "campaign.winner_decided"
     case campaignTestSent = "campaign.test_sent"

@@ -60,6 +60,7 @@ public final class HeraldApplication: Sendable {
             settings.staleDeviceDays = configuration.delivery.staleDeviceDays
             settings.buckets = buckets
             let rate = configuration.delivery.ratePerMinute
+            settings.approvalsRequired = configuration.delivery.approvalsRequired
             settings.fanOutsAtOnce = configuration.delivery.fanOutsAtOnce > 0 ? configuration.delivery.fanOutsAtOnce : nil
             settings.sendRate = rate > 0 ? DeliveryEngine.SendRate(project: sender.configuration.projectID, messages: rate) : nil
             engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,

@@ -60,7 +60,11 @@ public struct CampaignRecord: Sendable, Equatable {
         object["updated_at"] = .string(updatedAt)
         object["updated_by"] = updatedBy.map { ["name": .string($0.name), "kind": .string($0.kind.rawValue)] } ?? .null
         object["next_run_at"] = nextRunAt.map { .string($0) } ?? .null
-        if approval.state != .none { object["approval"] = approval.json }
+        if approval.state != .none {
+            var approvalObject = approval.json
+            approvalObject["runs_held"] = .bool(approval.runsHeld(status: status, version: version))
+            object["approval"] = .object(approvalObject)
+        }
         return .object(object)
     }
 
@@ -84,7 +88,13 @@ public struct CampaignApproval: Sendable, Equatable {
         self.approvedVersion = approvedVersion
     }
 
-    var json: JSON {
+    /// Whether a scheduled campaign waits for this version's approval before any run starts
+    /// (what the scheduler does with approvals on): scheduled, and not this version approved.
+    public func runsHeld(status: CampaignStatus, version: Int) -> Bool {
+        status == .scheduled && !(state == .approved && approvedVersion == version)
+    }
+
+    var json: JSONObject {
         ["state": .string(state.rawValue), "comment": comment.map { .string($0) } ?? .null,
          "decided_by": decidedBy.map { .string($0) } ?? .null, "approved_version": approvedVersion.map { .number(Double($0)) } ?? .null]
     }

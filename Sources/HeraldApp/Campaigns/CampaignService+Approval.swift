@@ -53,6 +53,8 @@ extension CampaignService {
             }
             var details: JSONObject = ["version": .number(Double(record.version))]
             if let comment, !comment.isEmpty { details["comment"] = .string(comment) }
+            // An approval of a scheduled campaign lets its held runs start.
+            if approve, current.approval.runsHeld(status: current.status, version: current.version) { details["runs_released"] = true }
             try audit.record(approve ? .campaignApproved : .campaignRejected, by: actor, object: ("campaign", id.description),
                              details: details, on: connection)
             return record
@@ -71,11 +73,20 @@ extension CampaignService {
 
     var approvals: ApprovalStore { ApprovalStore() }
 
-    /// A content edit of an approved version puts it back to awaiting approval.
-    func approvalAfterEdit(_ record: CampaignRecord, on connection: PostgresConnection) throws -> CampaignRecord {
+    /// A content edit of an approved version puts it back to awaiting approval. With approvals on,
+    /// a scheduled campaign's runs are then held (the scheduler starts none until a publisher
+    /// approves the new version), and the audit log says so.
+    func approvalAfterEdit(_ record: CampaignRecord, by actor: Actor, on connection: PostgresConnection) throws -> CampaignRecord {
         let next = record.approval.state.afterContentEdit
         guard next != record.approval.state else { return record }
-        return try approvals.set(record.id, to: next, clearingDecision: false, on: connection) ?? record
+        let updated = try approvals.set(record.id, to: next, clearingDecision: false, on: connection) ?? record
+        if approvalsRequired, updated.approval.runsHeld(status: updated.status, version: updated.version) {
+            try audit.record(.campaignRunsHeld, by: actor, object: ("campaign", record.id.description), details: [
+                "version": .number(Double(updated.version)),
+                "approved_version": updated.approval.approvedVersion.map { .number(Double($0)) } ?? .null,
+            ], on: connection)
+        }
+        return updated
     }
 
     /// With approvals on, only an approved version is scheduled or sent.

@@ -184,7 +184,7 @@ public struct CampaignService: Sendable {
             try Self.refuseUnsavableSchedule(spec, now: now)
             return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
                              try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution, now: now, on: connection)),
-                                         on: connection)
+                                         by: actor, on: connection)
         }
     }
 
@@ -199,7 +199,7 @@ public struct CampaignService: Sendable {
             try Self.refuseUnsavableSchedule(spec, now: now)
             return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
                              try campaigns.update(id: current.id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution,
-                                                  now: now, on: connection)), on: connection)
+                                                  now: now, on: connection)), by: actor, on: connection)
         }
     }
 

@@ -36,7 +36,8 @@ struct WinnerRollout: Sendable {
             throw refuse("Nobody is left to send to: " + plan.warnings.joined(separator: "; ") + ". Only a test with a holdout leaves part of the audience.")
         }
         let started = try DeliveryStore().writeRuns(
-            [DeliveryStore.PlannedRun(campaignID: current.id.description, occurrenceText: CampaignService.occurrenceText(now), plan: plan, nextRun: nil)], on: connection)
+            [DeliveryStore.PlannedRun(campaignID: current.id.description, occurrenceText: CampaignService.occurrenceText(now), version: current.version,
+                                      plan: plan, nextRun: nil)], on: connection)
         guard let run = started.first else { throw refuse("A run for this moment already exists; try again.") }
         _ = try connection.execute("UPDATE runs SET rollout_variant = \(variantKey) WHERE id = \(run.runID)::uuid")
         guard let record = try CampaignStore().find(id: current.id, on: connection) else { throw AppError.notFound(what: "Campaign \(current.id)") }
@@ -59,7 +60,7 @@ struct WinnerRollout: Sendable {
         guard let audience = try RunStarter.devices(of: spec.audience, on: connection) else {
             throw refuse("The campaign's segment has been deleted.")
         }
-        let due = DeliveryStore.Due(campaignID: id.description, content: spec.toJSON(), occurrence: now, occurrenceText: CampaignService.occurrenceText(now))
+        let due = DeliveryStore.Due(campaignID: id.description, content: spec.toJSON(), version: current.version, occurrence: now, occurrenceText: CampaignService.occurrenceText(now))
         guard let run = try DeviceRunWriter().write(due, audience: audience, planner: planner, rolloutVariant: variantKey, on: connection) else {
             throw refuse("A run for this moment already exists; try again.")
         }

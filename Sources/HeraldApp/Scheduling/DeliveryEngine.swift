@@ -43,6 +43,8 @@ public final class DeliveryEngine: Sendable {
         /// Topic or condition requests in flight at once across every instance (FCM asks for
         /// one); nil: one per run, no limit across runs.
         public var fanOutsAtOnce: Int?
+        /// Whether a run starts only for the version a publisher approved (`HERALD_APPROVALS`).
+        public var approvalsRequired = false
         public init() {}
     }
 
@@ -82,7 +84,7 @@ public final class DeliveryEngine: Sendable {
 
     public convenience init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: any MessageSending,
                             log: Log, metrics: Metrics) {
-        self.init(configuration: configuration, outbox: PostgresOutbox(pool: pool, starter: RunStarter(buckets: configuration.buckets)),
+        self.init(configuration: configuration, outbox: PostgresOutbox(pool: pool, starter: RunStarter(buckets: configuration.buckets, approvalsRequired: configuration.approvalsRequired)),
                   databaseURL: databaseURL, sender: sender, log: log, metrics: metrics)
     }
 

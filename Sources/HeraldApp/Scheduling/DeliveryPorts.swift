@@ -71,7 +71,7 @@ struct PostgresOutbox: DeliveryOutbox {
     }
 
     func secondsUntilNextDue() throws -> Double? {
-        try pool.withConnection { try store.secondsUntilNextDue(on: $0) }
+        try pool.withConnection { try store.secondsUntilNextDue(approvalsRequired: starter.approvalsRequired, on: $0) }
     }
 
     func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?) throws -> [DeliveryStore.Claimed] {

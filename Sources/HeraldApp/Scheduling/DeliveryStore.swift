@@ -43,7 +43,9 @@ struct DeliveryStore: Sendable {
     /// A campaign whose run is due, locked for this transaction.
     struct Due: Sendable {
         var campaignID: String
+        /// The content the run sends: with approvals on, the version a publisher approved.
         var content: JSON
+        var version: Int
         var occurrence: Date
         /// The occurrence exactly as stored, for the uniqueness of (campaign, occurrence).
         var occurrenceText: String
@@ -53,6 +55,7 @@ struct DeliveryStore: Sendable {
     struct PlannedRun: Sendable {
         var campaignID: String
         var occurrenceText: String
+        var version: Int
         var plan: FanOutPlan
         /// When the campaign runs next; nil moves it to `sending`.
         var nextRun: Date?
@@ -67,15 +70,19 @@ struct DeliveryStore: Sendable {
     }
 
     /// Up to `limit` scheduled campaigns that are due, locked; rows other schedulers hold are
-    /// skipped, so several instances never start the same run.
-    func lockDue(limit: Int, on connection: PostgresConnection) throws -> [Due] {
+    /// skipped, so several instances never start the same run. With `approvalsRequired`, a
+    /// campaign whose current version is not the one approved is held: none of its runs starts
+    /// until a publisher approves it (each run of a recurring campaign checks again).
+    func lockDue(limit: Int, approvalsRequired: Bool, on connection: PostgresConnection) throws -> [Due] {
         try connection.query("""
-            SELECT id::text, content::text, next_run_at, next_run_at::text FROM campaigns
-            WHERE status = \(CampaignStatus.scheduled) AND next_run_at <= now()
+            SELECT id::text, content::text, version, next_run_at, next_run_at::text FROM campaigns
+            WHERE next_run_at <= now() AND status = \(CampaignStatus.scheduled)
+              -- Held: with approvals on, a version nobody approved (an edit after approval) waits.
+              AND (NOT \(approvalsRequired) OR (approval = \(ApprovalState.approved) AND approved_version = version))
             ORDER BY campaigns.next_run_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
             """).map { row in
-            let (id, content, occurrence, text) = try row.decode((String, String, Date, String).self)
-            return Due(campaignID: id, content: try JSON.parse(content), occurrence: occurrence, occurrenceText: text)
+            let (id, content, version, occurrence, text) = try row.decode((String, String, Int, Date, String).self)
+            return Due(campaignID: id, content: try JSON.parse(content), version: version, occurrence: occurrence, occurrenceText: text)
         }
     }
 
@@ -85,9 +92,10 @@ struct DeliveryStore: Sendable {
     func failUnplannable(_ campaigns: [(due: Due, reason: String)], on connection: PostgresConnection) throws {
         guard !campaigns.isEmpty else { return }
         _ = try connection.execute("""
-            INSERT INTO runs (campaign_id, occurrence, planned, warnings, status, finished_at)
-            SELECT c::uuid, o::timestamptz, 0, jsonb_build_array(w), \(RunStatus.failed), now()
-            FROM unnest(\(campaigns.map(\.due.campaignID)), \(campaigns.map(\.due.occurrenceText)), \(campaigns.map(\.reason))) AS x(c, o, w)
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings, status, finished_at, campaign_version)
+            SELECT c::uuid, o::timestamptz, 0, jsonb_build_array(w), \(RunStatus.failed), now(), v::integer
+            FROM unnest(\(campaigns.map(\.due.campaignID)), \(campaigns.map(\.due.occurrenceText)), \(campaigns.map(\.reason)),
+                        \(campaigns.map { String($0.due.version) })) AS x(c, o, w, v)
             ON CONFLICT (campaign_id, occurrence) DO NOTHING
             """)
         _ = try connection.execute("""
@@ -103,13 +111,13 @@ struct DeliveryStore: Sendable {
         guard !runs.isEmpty else { return [] }
         let plans = Dictionary(runs.map { ($0.campaignID, $0.plan) }, uniquingKeysWith: { first, _ in first })
         let created = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, warnings, expires_at, window_opens_at, window_closes_at)
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings, expires_at, window_opens_at, window_closes_at, campaign_version)
             SELECT c::uuid, o::timestamptz, p::integer, w::jsonb,
-                   to_timestamp(nullif(e, '')::float8), to_timestamp(nullif(wo, '')::float8), to_timestamp(nullif(wc, '')::float8)
+                   to_timestamp(nullif(e, '')::float8), to_timestamp(nullif(wo, '')::float8), to_timestamp(nullif(wc, '')::float8), v::integer
             FROM unnest(\(runs.map(\.campaignID)), \(runs.map(\.occurrenceText)), \(runs.map { String($0.plan.requests.count) }),
                         \(runs.map { JSON.array($0.plan.warnings.map { .string($0) }).serializedString() }),
                         \(runs.map { Self.epoch($0.expiresAt ?? Self.lastExpiry($0.slots)) }), \(runs.map { Self.epoch($0.window?.opens) }),
-                        \(runs.map { Self.epoch($0.window?.closes) })) AS x(c, o, p, w, e, wo, wc)
+                        \(runs.map { Self.epoch($0.window?.closes) }), \(runs.map { String($0.version) })) AS x(c, o, p, w, e, wo, wc, v)
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
             """).map { try $0.decode((String, String).self) }
         let byCampaign = Dictionary(runs.map { ($0.campaignID, $0) }, uniquingKeysWith: { first, _ in first })
@@ -178,9 +186,12 @@ struct DeliveryStore: Sendable {
     }
 
     /// Seconds until the next campaign is due (negative when overdue), or nil when none is scheduled.
-    func secondsUntilNextDue(on connection: PostgresConnection) throws -> Double? {
+    func secondsUntilNextDue(approvalsRequired: Bool, on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
-            SELECT extract(epoch FROM min(next_run_at) - now())::float8 FROM campaigns WHERE status = \(CampaignStatus.scheduled)
+            SELECT extract(epoch FROM min(next_run_at) - now())::float8 FROM campaigns
+            WHERE status = \(CampaignStatus.scheduled)
+              -- Held: with approvals on, a version nobody approved (an edit after approval) waits.
+              AND (NOT \(approvalsRequired) OR (approval = \(ApprovalState.approved) AND approved_version = version))
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }
 

@@ -20,8 +20,8 @@ struct DeviceRunWriter: Sendable {
                expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, waves: RecipientWaves? = nil, spacing: Double? = nil,
                on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
         guard let runID = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, expires_at, window_opens_at, window_closes_at)
-            VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, \(rolloutVariant),
+            INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, campaign_version, expires_at, window_opens_at, window_closes_at)
+            VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, \(rolloutVariant), \(due.version),
                     to_timestamp(nullif(\(DeliveryStore.epoch(expiresAt)), '')::float8),
                     to_timestamp(nullif(\(DeliveryStore.epoch(window?.opens)), '')::float8),
                     to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8))

@@ -7,7 +7,7 @@ struct ProgressStore: Sendable {
     /// Runs newest first, each with per-variant counts of deliveries by state.
     func runs(campaignID: CampaignID, on connection: PostgresConnection) throws -> [JSON] {
         let rows = try connection.query("""
-            SELECT r.id::text, r.status, r.planned, r.warnings::text, r.rollout_variant,
+            SELECT r.id::text, r.status, r.planned, r.warnings::text, r.rollout_variant, r.campaign_version,
                    \(utc: "r.occurrence"),
                    \(utc: "r.started_at"),
                    \(utc: "r.finished_at"),
@@ -41,13 +41,15 @@ struct ProgressStore: Sendable {
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
         return try rows.map { row in
-            let (id, status, planned, warnings, rollout, due, started, finished, variants, expires, opens, closes, ahead, waves) =
-                try row.decode((String, RunStatus, Int, String, String?, String, String, String?, String, String?, String?, String?, Int?, String?).self)
+            let (id, status, planned, warnings, rollout, version, due, started, finished, variants, expires, opens, closes, ahead, waves) =
+                try row.decode((String, RunStatus, Int, String, String?, Int?, String, String, String?, String, String?, String?, String?, Int?, String?).self)
             var run: JSONObject = [
                 "id": .string(id), "status": .string(status.rawValue), "planned": .number(Double(planned)),
                 "warnings": try JSON.parse(warnings), "due_at": .string(due), "started_at": .string(started),
                 "finished_at": finished.map { .string($0) } ?? .null, "variants": try JSON.parse(variants),
                 "rollout_variant": rollout.map { .string($0) } ?? .null,
+                // The version it sends, frozen when it started (nil for runs older than the column).
+                "campaign_version": version.map { .number(Double($0)) } ?? .null,
             ]
             // The delivery controls, for runs that have them: the latest-delivery time, and the
             // stretch of sending hours it sends in now or waits for.

@@ -8,13 +8,15 @@ import HeraldPostgres
 struct RunStarter: Sendable {
     let store = DeliveryStore()
     let buckets: AudienceBuckets
+    /// Whether only a version a publisher approved may start a run (`HERALD_APPROVALS`).
+    var approvalsRequired = false
 
     func startDueRuns(limit: Int, now: Date, on connection: PostgresConnection) throws -> [DeliveryStore.StartedRun] {
         try connection.transaction { connection in
             var planned: [DeliveryStore.PlannedRun] = []
             var unplannable: [(due: DeliveryStore.Due, reason: String)] = []
             var deviceRuns: [DeliveryStore.StartedRun] = [], deviceCampaigns: [(campaignID: String, nextRun: Date?)] = []
-            for due in try store.lockDue(limit: limit, on: connection) {
+            for due in try store.lockDue(limit: limit, approvalsRequired: approvalsRequired, on: connection) {
                 switch CampaignSpec.parse(due.content) {
                 case .failure(let errors):
                     unplannable.append((due, "The campaign cannot be planned: its content no longer passes validation ("
@@ -48,7 +50,7 @@ struct RunStarter: Sendable {
                         plan = FanOutPlanner.plan(campaign: spec.forSending, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence)
                     }
                     planned.append(DeliveryStore.PlannedRun(
-                        campaignID: due.campaignID, occurrenceText: due.occurrenceText, plan: plan,
+                        campaignID: due.campaignID, occurrenceText: due.occurrenceText, version: due.version, plan: plan,
                         nextRun: Arming.nextRun(of: spec, after: due.occurrence, now: now),
                         expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
                         window: spec.delivery.window?.interval(around: now), spacing: spec.delivery.spacingSeconds(requests: plan.requests.count),

@@ -51,7 +51,8 @@ extension CampaignPages {
                 .map { "You cannot approve or reject this version: \($0)." }
             : nil
         return ReviewView.ApprovalPanel(
-            stateText: Self.approvalText(state), comment: record.approval.comment,
+            stateText: Self.approvalText(state), runsHeld: record.approval.runsHeld(status: record.status, version: record.version),
+            comment: record.approval.comment,
             decidedBy: record.approval.decidedBy.map(Self.identityText),
             changes: changes.map { .init(path: $0.path, before: $0.before ?? "—", after: $0.after ?? "—") }, hasChanges: !changes.isEmpty,
             sinceVersion: record.approval.approvedVersion.map { "version \($0), approved last" } ?? "nothing (no version was approved yet)",

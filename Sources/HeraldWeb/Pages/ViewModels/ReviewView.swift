@@ -97,6 +97,8 @@ struct ReviewView: PageView {
             let after: String
         }
         let stateText: String
+        /// Scheduled, and this version is not the approved one: no run starts until it is.
+        let runsHeld: Bool
         let comment: String?
         let decidedBy: String?
         let changes: [Change]
