@@ -367,6 +367,11 @@ extension AudienceDeliveryTests {
         func received() -> Set<String> { Set(sink.emulator.messages().compactMap { $0.message["token"]?.stringValue }) }
         #expect(try await eventually(timeout: .seconds(30)) { received().count == 3 })
         #expect(received() == [Self.token(1), Self.token(2), Self.token(3)])
+        // FCM's answers are recorded after they arrive: wait for the record, not the messages.
+        #expect(try await eventually(timeout: .seconds(120)) {
+            try setup.probe.connection.query("SELECT count(*) FROM deliveries WHERE campaign_id = \(id)::uuid AND status = 'sent'")
+                .first?.decode(Int.self, at: 0) == 3
+        })
 
         // Each delivery waits for 09:00-style local time in its own zone, and closes 60 minutes after it.
         let rows = try setup.probe.connection.query("""

@@ -123,6 +123,25 @@ struct DeviceStore: Sendable {
         }
     }
 
+    /// Up to `limit` active devices of `audience` after the token `after`, in token order: a
+    /// keyset page read along the primary key, whose cost is the page's, wherever it starts.
+    func active(_ audience: DeviceAudience, after: String?, limit: Int, on connection: PostgresConnection) throws -> [StoredDevice] {
+        var binds: [PostgresValue] = [limit.postgresValue]
+        var keyset = ""
+        if let after {
+            binds.append(after.postgresValue)
+            keyset = "AND token > $2"
+        }
+        let condition: (sql: String, binds: [PostgresValue])
+        switch audience {
+        case .segment(let rule): condition = SegmentSQL.condition(rule, firstParameter: binds.count + 1)
+        case .tokens(let tokens): condition = ("token = ANY($\(binds.count + 1))", [tokens.postgresValue])
+        }
+        return try connection.query(PostgresQuery(unsafeSQL: """
+            SELECT \(Self.columns.sql) FROM devices WHERE status = 'active' \(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
+            """, binds: binds + condition.binds)).map(Self.decode)
+    }
+
     /// Calls `body` with the active devices matching `rule` (or having one of `tokens`), `batch`
     /// at a time, through a cursor: a million devices are never in memory at once. Needs a transaction.
     func forEachActive(matching audience: DeviceAudience, batch: Int, on connection: PostgresConnection,
@@ -167,9 +186,27 @@ struct DeviceStore: Sendable {
 }
 
 /// Which devices a run reaches.
-enum DeviceAudience {
+enum DeviceAudience: Sendable {
     case segment(SegmentRule)
     case tokens([String])
+
+    /// As a run keeps it: `{"segment": rule}` or `{"tokens": [...]}`.
+    var json: JSON {
+        switch self {
+        case .segment(let rule): ["segment": rule.toJSON()]
+        case .tokens(let tokens): ["tokens": .array(tokens.map(JSON.string))]
+        }
+    }
+
+    init?(json: JSON) {
+        if let rule = json["segment"], case .success(let parsed) = SegmentRule.parse(rule) {
+            self = .segment(parsed)
+        } else if let tokens = json["tokens"]?.arrayValue {
+            self = .tokens(tokens.compactMap(\.stringValue))
+        } else {
+            return nil
+        }
+    }
 }
 
 /// A device as the registry holds it.

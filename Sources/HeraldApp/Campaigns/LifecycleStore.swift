@@ -28,14 +28,16 @@ struct LifecycleStore: Sendable {
             """)
         let outcome = try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
         if case .updated = outcome {
+            // The runs first: a scheduler planning a chunk of one holds its row until the chunk
+            // commits, so the deliveries cancelled next include that chunk's, and no more are planned.
+            _ = try connection.execute("""
+                UPDATE runs SET status = \(RunStatus.cancelled), finished_at = now(), planning = false
+                WHERE campaign_id = \(id)::uuid AND status = \(RunStatus.sending)
+                """)
             // The lease stays: a worker whose request was in flight still records that it was sent.
             _ = try connection.execute("""
                 UPDATE deliveries SET status = \(DeliveryStatus.cancelled), updated_at = now()
                 WHERE campaign_id = \(id)::uuid AND status = ANY(\(DeliveryStatus.open))
-                """)
-            _ = try connection.execute("""
-                UPDATE runs SET status = \(RunStatus.cancelled), finished_at = now()
-                WHERE campaign_id = \(id)::uuid AND status = \(RunStatus.sending)
                 """)
         }
         return outcome

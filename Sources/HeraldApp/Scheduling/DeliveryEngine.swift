@@ -204,7 +204,10 @@ public final class DeliveryEngine: Sendable {
                     log.info("run started", ["campaign": .string(run.campaignID), "run": .string(run.runID),
                                              "deliveries": .number(Double(run.deliveries))])
                 }
-                if started.count == Self.runsPerPass { continue }  // more may be due right now
+                // Runs to devices plan while they send, a chunk a pass: straight back while any has more.
+                let planned = try outbox.planRuns(limit: Self.runsPerPass)
+                if planned > 0 { deliveryBell.ring() }
+                if started.count == Self.runsPerPass || planned > 0 { continue }  // more may be due right now
                 if let seconds = try outbox.secondsUntilNextDue() {
                     wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
                 }

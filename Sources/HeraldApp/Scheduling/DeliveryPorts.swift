@@ -9,6 +9,8 @@ import HeraldPostgres
 protocol DeliveryOutbox: Sendable {
     /// Starts the runs of due campaigns (planned and written in one transaction).
     func startDueRuns(limit: Int, now: Date) throws -> [DeliveryStore.StartedRun]
+    /// Plans the next chunk of the runs to devices still planning; returns the deliveries written.
+    func planRuns(limit: Int) throws -> Int
     /// Seconds until the next campaign is due, or nil when none is scheduled.
     func secondsUntilNextDue() throws -> Double?
     /// Takes the lease of up to `deviceLimit` ready deliveries of runs to devices, else of up to
@@ -68,6 +70,10 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func startDueRuns(limit: Int, now: Date) throws -> [DeliveryStore.StartedRun] {
         try pool.withConnection { try starter.startDueRuns(limit: limit, now: now, on: $0) }
+    }
+
+    func planRuns(limit: Int) throws -> Int {
+        try pool.withConnection { try starter.planRuns(limit: limit, on: $0) }
     }
 
     func secondsUntilNextDue() throws -> Double? {

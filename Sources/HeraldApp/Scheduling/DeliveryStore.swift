@@ -385,7 +385,7 @@ struct DeliveryStore: Sendable {
     func closeFinishedRuns(on connection: PostgresConnection) throws {
         // An index probe per open run (deliveries_run), not a count of a large run's deliveries.
         let finished = try connection.query("""
-            SELECT r.id::text FROM runs r WHERE r.status = \(RunStatus.sending) AND NOT EXISTS (
+            SELECT r.id::text FROM runs r WHERE r.status = \(RunStatus.sending) AND NOT r.planning AND NOT EXISTS (
                 SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open)))
             """).map { try $0.decode(String.self, at: 0) }
         try connection.transaction { connection in try closeRuns(finished, on: connection) }
@@ -403,7 +403,7 @@ struct DeliveryStore: Sendable {
         let finished = try connection.query("""
             WITH done AS MATERIALIZED (
                 SELECT r.id FROM runs r
-                WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = \(RunStatus.sending)
+                WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = \(RunStatus.sending) AND NOT r.planning
                   AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.run_id = r.id AND o.status IN (\(constants: DeliveryStatus.open)))
             )
             SELECT done.id::text,
@@ -436,6 +436,10 @@ struct DeliveryStore: Sendable {
     /// their own (a recipient-time wave's), and closes the runs that leaves finished.
     func expireLateRuns(on connection: PostgresConnection) throws {
         try connection.transaction { connection in
+            // A run past its end plans no more: what it planned expires, and it closes.
+            let stopped = try connection.query("""
+                UPDATE runs SET planning = false WHERE planning AND status = \(RunStatus.sending) AND expires_at <= now() RETURNING id::text
+                """).map { try $0.decode(String.self, at: 0) }
             let runIDs = try connection.query("""
                 UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
                 FROM runs r
@@ -448,7 +452,7 @@ struct DeliveryStore: Sendable {
                 WHERE d.expires_at <= now() AND d.status IN (\(constants: DeliveryStatus.open))
                 RETURNING d.run_id::text
                 """).map { try $0.decode(String.self, at: 0) }
-            try closeRuns(Array(Set(runIDs + waveRunIDs)), on: connection)
+            try closeRuns(Array(Set(runIDs + waveRunIDs + stopped)), on: connection)
         }
     }
 

@@ -2,74 +2,160 @@ import Foundation
 import HeraldCore
 import HeraldJSON
 import HeraldPostgres
-import HeraldSync
 
-/// Writes a run to devices: the run row, then one delivery per device as the cursor over the
-/// registry yields them (a batch at a time, one statement per batch), then its planned count.
-/// Runs inside the scheduler's transaction, so the run appears to workers whole or not at all.
+/// Writes a run to devices while it sends: the run row with the campaign version and audience it
+/// freezes, and its first chunk of deliveries, in the scheduler's transaction; then the rest a
+/// chunk at a time (`planNextChunk`, each chunk its own transaction), in token order from the
+/// position the run keeps. The first message leaves as soon as the first chunk commits, whatever
+/// the audience's size; a crash resumes planning at the kept position.
 struct DeviceRunWriter: Sendable {
     let devices = DeviceStore()
-    /// Devices fetched and deliveries written per statement.
+    /// Devices fetched and deliveries written per chunk (one statement each).
     static let batch = 10_000
 
-    /// Starts the run of `due` to `audience` with `planner`; nil when the occurrence has a run already.
+    /// Starts the run of `due` to `audience`, or nil when the occurrence has a run already.
     /// `expiresAt` and `window` are the campaign's delivery controls for this run (latest delivery, sending hours);
-    /// with `waves` (recipient time) each device's request falls due at its zone's wave instead of at once;
-    /// with `spacing` (a spread) each falls due that many seconds after the one before it (in its wave).
-    func write(_ due: DeliveryStore.Due, audience: DeviceAudience, planner: DevicePlanner, rolloutVariant: String? = nil,
+    /// with `waves` (recipient time) each device's request falls due at its zone's wave instead of at once,
+    /// and the whole run is planned now (its end is its last wave's, known only once every device is);
+    /// with `spacing` (a spread) each falls due that many seconds after the one before it.
+    func start(_ due: DeliveryStore.Due, audience: DeviceAudience, rolloutVariant: String? = nil,
                expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, waves: RecipientWaves? = nil, spacing: Double? = nil,
                on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
         guard let runID = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, campaign_version, expires_at, window_opens_at, window_closes_at)
+            INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, campaign_version, content, audience,
+                              planning, spacing, expires_at, window_opens_at, window_closes_at)
             VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, \(rolloutVariant), \(due.version),
+                    \(PostgresJSONB(due.content.serializedString())), \(PostgresJSONB(audience.json.serializedString())), true, \(spacing),
                     to_timestamp(nullif(\(DeliveryStore.epoch(expiresAt)), '')::float8),
                     to_timestamp(nullif(\(DeliveryStore.epoch(window?.opens)), '')::float8),
                     to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8))
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING id::text
             """).first.map({ try $0.decode(String.self, at: 0) }) else { return nil }
-        let rows = RunRows(planner: planner, waves: waves, spacing: spacing, start: Date())
-        func insert(_ batch: RunRows.Batch) throws {
-            guard !batch.tokens.isEmpty else { return }
+        guard let run = try PlanningRun.locked(runID, waiting: true, on: connection) else { return nil }
+        var planned = 0
+        if let waves {
+            // Recipient time: every device now, and the run ends with its last wave.
+            let rows = RunRows(planner: run.planner, waves: waves, spacing: spacing, start: run.startedAt, alreadyPlanned: 0)
+            var after: String?
+            while true {
+                let chunk = try write(run, rows: rows, after: after, on: connection)
+                planned += chunk.planned
+                guard let last = chunk.lastToken else { break }
+                after = last
+            }
+            try finish(run, planned: planned, unsendable: rows.unsendable, missed: rows.missed, lastExpiry: rows.lastExpiry, on: connection)
+        } else {
+            planned = try planNextChunk(run, on: connection)
+        }
+        return DeliveryStore.StartedRun(campaignID: due.campaignID, runID: runID, deliveries: planned)
+    }
+
+    /// Plans the next chunk of a run still planning, locked by the caller's transaction: writes
+    /// its deliveries and moves the run's position past them (or ends its planning). Returns how
+    /// many deliveries it wrote.
+    @discardableResult
+    func planNextChunk(_ run: PlanningRun, on connection: PostgresConnection) throws -> Int {
+        let rows = RunRows(planner: run.planner, waves: nil, spacing: run.spacing, start: run.startedAt, alreadyPlanned: run.planned)
+        let chunk = try write(run, rows: rows, after: run.after, on: connection)
+        if let last = chunk.lastToken {
+            _ = try connection.execute("""
+                UPDATE runs SET plan_after = \(last), planned = planned + \(chunk.planned), unsendable = unsendable + \(rows.unsendable)
+                WHERE id = \(run.id)::uuid
+                """)
+        } else {
+            try finish(run, planned: run.planned + chunk.planned, unsendable: run.unsendable + rows.unsendable, missed: 0, lastExpiry: nil,
+                       on: connection)
+        }
+        if chunk.planned > 0 { _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')") }
+        return chunk.planned
+    }
+
+    /// One chunk: the next devices after `after` in token order, rendered and written. The last
+    /// token is nil when the audience has no more devices (a short chunk is the last).
+    private func write(_ run: PlanningRun, rows: RunRows, after: String?, on connection: PostgresConnection) throws -> (planned: Int, lastToken: String?) {
+        let found = try devices.active(run.audience, after: after, limit: Self.batch, on: connection)
+        let batch = rows.render(found)
+        if !batch.tokens.isEmpty {
             _ = try connection.execute("""
                 INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message,
                                         next_attempt_at, send_at, expires_at)
-                SELECT \(runID)::uuid, \(due.campaignID)::uuid, v, jsonb_build_object('token', t), b, t, st, nullif(c, ''), nullif(m, ''),
+                SELECT \(run.id)::uuid, \(run.campaignID)::uuid, v, jsonb_build_object('token', t), b, t, st, nullif(c, ''), nullif(m, ''),
                        coalesce(to_timestamp(nullif(n, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
                 FROM unnest(\(batch.variants), \(batch.tokens), \(batch.bodies), \(batch.statuses), \(batch.codes), \(batch.reasons),
                             \(batch.dues), \(batch.sendAts), \(batch.expiries))
                      AS x(v, t, b, st, c, m, n, s, e)
                 """)
         }
-        // Each batch is rendered on a thread of its own while the one before it is written: the
-        // two take about as long, the one in Herald and the other in PostgreSQL, one core each.
-        var written: RunRows.Batch?
-        try devices.forEachActive(matching: audience, batch: Self.batch, on: connection) { devices in
-            let previous = written
-            written = try inParallel({ rows.render(devices) }, with: { if let previous { try insert(previous) } })
-        }
-        if let written { try insert(written) }
-        let (planned, unsendable, missed, lastExpiry) = (rows.planned, rows.unsendable, rows.missed, rows.lastExpiry)
         // A large run changes what the planner should know of the outbox at once: with statistics
         // from before it (a few waiting requests), claims chose to read and sort all of its 100,000
         // each round (70 ms) instead of reading its first few in order (1 ms). Analysed inside
-        // this transaction, its rows are counted, and the statistics land with the run.
-        if planned >= Self.batch { _ = try connection.execute("ANALYZE deliveries") }
+        // this transaction, its rows are counted, and the statistics land with its first chunk.
+        if run.planned == 0, after == nil, batch.tokens.count >= Self.batch { _ = try connection.execute("ANALYZE deliveries") }
+        return (batch.tokens.count, found.count < Self.batch ? nil : found.last?.device.token)
+    }
+
+    /// Ends the run's planning: its planned count and warnings.
+    private func finish(_ run: PlanningRun, planned: Int, unsendable: Int, missed: Int, lastExpiry: Date?, on connection: PostgresConnection) throws {
         var warnings: [String] = []
         if unsendable > 0 { warnings.append("\(unsendable) device\(unsendable == 1 ? "" : "s") could not be sent: the personalised message was over FCM's limit") }
         if missed > 0 { warnings.append("\(missed) device\(missed == 1 ? "" : "s") skipped: the local time had already passed in their time zone") }
         if planned == 0 { warnings.append("no active device is in the audience") }
         // With recipient time the run closes with its last wave's latest-delivery time.
         _ = try connection.execute("""
-            UPDATE runs SET planned = \(planned), warnings = \(PostgresJSONB(JSON.array(warnings.map(JSON.string)).serializedString())),
+            UPDATE runs SET planned = \(planned), unsendable = \(unsendable), planning = false, plan_after = NULL,
+                warnings = \(PostgresJSONB(JSON.array(warnings.map(JSON.string)).serializedString())),
                 expires_at = coalesce(to_timestamp(nullif(\(DeliveryStore.epoch(lastExpiry)), '')::float8), expires_at)
-            WHERE id = \(runID)::uuid
+            WHERE id = \(run.id)::uuid
             """)
-        return DeliveryStore.StartedRun(campaignID: due.campaignID, runID: runID, deliveries: planned)
+    }
+}
+
+/// A run to devices still planning, as its row froze it: what the next chunk needs.
+struct PlanningRun: Sendable {
+    var id: String
+    var campaignID: String
+    var planner: DevicePlanner
+    var audience: DeviceAudience
+    /// The last device token planned; nil before the first chunk.
+    var after: String?
+    var planned: Int
+    var unsendable: Int
+    var spacing: Double?
+    var startedAt: Date
+
+    /// The run, locked for this transaction (nil when it is not planning, or another transaction
+    /// holds it and `waiting` is false). A run whose frozen content no longer parses ends its
+    /// planning with what it planned.
+    static func locked(_ id: String, waiting: Bool, on connection: PostgresConnection) throws -> PlanningRun? {
+        let lock: PostgresQuery = waiting ? "FOR UPDATE" : "FOR UPDATE SKIP LOCKED"
+        guard let row = try connection.query("""
+            SELECT campaign_id::text, content::text, audience::text, rollout_variant, plan_after, planned, unsendable, spacing,
+                   extract(epoch FROM occurrence)::float8, extract(epoch FROM started_at)::float8
+            FROM runs WHERE id = \(id)::uuid AND planning AND status = \(RunStatus.sending) \(fragment: lock)
+            """).first else { return nil }
+        let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started) =
+            try row.decode((String, String, String, String?, String?, Int, Int, Double?, Double, Double).self)
+        guard case .success(let spec) = CampaignSpec.parse(try JSON.parse(content)), let audience = DeviceAudience(json: try JSON.parse(audienceText)) else {
+            _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(id)::uuid")
+            return nil
+        }
+        let sendTime = Date(timeIntervalSince1970: occurrence)
+        let planner = rollout.flatMap { DevicePlanner(rollout: $0, of: spec.forSending, campaignID: campaignID, sendTime: sendTime) }
+            ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: sendTime)
+        return PlanningRun(id: id, campaignID: campaignID, planner: planner, audience: audience, after: after, planned: planned,
+                           unsendable: unsendable, spacing: spacing, startedAt: Date(timeIntervalSince1970: started))
+    }
+
+    /// Runs still planning that no other transaction holds, the earliest first.
+    static func waiting(limit: Int, on connection: PostgresConnection) throws -> [String] {
+        // A run stopped while planning (cancelled, expired, closed) plans no more.
+        _ = try connection.execute("UPDATE runs SET planning = false WHERE planning AND status <> \(RunStatus.sending)")
+        return try connection.query("SELECT id::text FROM runs WHERE planning ORDER BY occurrence LIMIT \(limit)")
+            .map { try $0.decode(String.self, at: 0) }
     }
 }
 
 /// The deliveries of a run to devices, rendered a batch at a time, with the counts the run keeps.
-/// Used by one thread at a time: `inParallel` hands it to a rendering thread and back.
 final class RunRows: @unchecked Sendable {
     /// One batch's columns, as the INSERT binds them.
     struct Batch: Sendable {
@@ -87,11 +173,13 @@ final class RunRows: @unchecked Sendable {
     /// A spread counts requests per wave (one wave, the run's start, without recipient time).
     private var spreadIndex: [Date?: Int] = [:]
 
-    init(planner: DevicePlanner, waves: RecipientWaves?, spacing: Double?, start: Date) {
+    /// `alreadyPlanned`: the run's requests written by earlier chunks, which a spread continues from.
+    init(planner: DevicePlanner, waves: RecipientWaves?, spacing: Double?, start: Date, alreadyPlanned: Int) {
         self.planner = planner
         self.waves = waves
         self.spacing = spacing
         self.start = start
+        if alreadyPlanned > 0 { spreadIndex[nil] = alreadyPlanned }
     }
 
     func render(_ devices: [StoredDevice]) -> Batch {

@@ -26,10 +26,9 @@ struct RunStarter: Sendable {
                         unplannable.append((due, "The campaign cannot be planned: its segment has been deleted."))
                         continue
                     }
-                    let planner = DevicePlanner(campaign: spec.forSending, campaignID: due.campaignID, sendTime: due.occurrence)
                     // A spread over minutes needs the run's size first: the audience's count (its index answers it).
                     let size = spec.delivery.spreadMinutes == nil ? 0 : try DeviceStore().count(audience, on: connection)
-                    if let run = try DeviceRunWriter().write(due, audience: audience, planner: planner,
+                    if let run = try DeviceRunWriter().start(due, audience: audience,
                                                              expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
                                                              window: spec.delivery.window?.interval(around: now),
                                                              waves: Self.waves(of: spec, occurrence: due.occurrence),
@@ -61,6 +60,20 @@ struct RunStarter: Sendable {
             try store.advance(deviceCampaigns, started: deviceRuns, on: connection)
             return try store.writeRuns(planned, on: connection) + deviceRuns
         }
+    }
+
+    /// Plans the next chunk of each run to devices still planning (up to `limit` runs, each in a
+    /// transaction of its own, skipping runs another scheduler is planning); returns how many
+    /// deliveries that wrote, so that the scheduler comes straight back while there are more.
+    func planRuns(limit: Int, on connection: PostgresConnection) throws -> Int {
+        var written = 0
+        for id in try connection.transaction({ try PlanningRun.waiting(limit: limit, on: $0) }) {
+            written += try connection.transaction { connection in
+                guard let run = try PlanningRun.locked(id, waiting: false, on: connection) else { return 0 }
+                return try DeviceRunWriter().planNextChunk(run, on: connection)
+            }
+        }
+        return written
     }
 
     /// Each device's wave when the campaign sends at recipient time: the schedule's local time in
