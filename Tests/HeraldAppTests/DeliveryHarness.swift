@@ -32,6 +32,18 @@ struct OutboxProbe {
         try connection.query("\(literal: sql)").first.map { try $0.decode(Int.self, at: 0) } ?? 0
     }
 
+    /// Devices streamed runs recorded with `outcome` ("sent", "failed", "planned"…), from their counts.
+    func streamed(_ outcome: String) throws -> Int {
+        try connection.query("SELECT coalesce(sum(n), 0)::bigint FROM run_counts WHERE outcome = \(outcome)").first?.decode(Int.self, at: 0) ?? 0
+    }
+
+    /// Devices of the streamed batches the process `pid` holds: at most what it had in flight.
+    func streamedInFlight(pid: Int32) throws -> Int {
+        try connection.query("""
+            SELECT coalesce(sum(devices), 0)::bigint FROM device_batches WHERE status = 'pending' AND lease_owner LIKE \("%:\(pid):%")
+            """).first?.decode(Int.self, at: 0) ?? 0
+    }
+
     /// Registers `tokens` as Android devices (in bulk) and saves a segment of them all; returns its id.
     func insertAndroidDevicesAndTheirSegment(_ tokens: [String]) throws -> String {
         for start in stride(from: 0, to: tokens.count, by: 5000) {

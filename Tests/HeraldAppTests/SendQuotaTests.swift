@@ -94,7 +94,7 @@ import Testing
         let engines = try [first, second].map { try Self.engine(url: url, sink: $0, rate: rate, deviceRound: round) }
         defer { engines.forEach { $0.stop() } }
         #expect(try await eventually(timeout: .seconds(150)) {
-            try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") == 30_000
+            try probe.streamed("sent") == 30_000
         })
 
         let times = (first.emulator.sendAttempts() + second.emulator.sendAttempts()).map(\.receivedAt)

@@ -123,14 +123,19 @@ struct DeviceStore: Sendable {
         }
     }
 
-    /// Up to `limit` active devices of `audience` after the token `after`, in token order: a
+    /// Up to `limit` active devices of `audience` after the token `after` (and up to `last`), in token order: a
     /// keyset page read along the primary key, whose cost is the page's, wherever it starts.
-    func active(_ audience: DeviceAudience, after: String?, limit: Int, on connection: PostgresConnection) throws -> [StoredDevice] {
+    func active(_ audience: DeviceAudience, after: String?, through last: String? = nil, limit: Int,
+                on connection: PostgresConnection) throws -> [StoredDevice] {
         var binds: [PostgresValue] = [limit.postgresValue]
         var keyset = ""
         if let after {
             binds.append(after.postgresValue)
-            keyset = "AND token > $2"
+            keyset += " AND token > $\(binds.count)"
+        }
+        if let last {
+            binds.append(last.postgresValue)
+            keyset += " AND token <= $\(binds.count)"
         }
         let condition: (sql: String, binds: [PostgresValue])
         switch audience {
@@ -138,7 +143,7 @@ struct DeviceStore: Sendable {
         case .tokens(let tokens): condition = ("token = ANY($\(binds.count + 1))", [tokens.postgresValue])
         }
         return try connection.query(PostgresQuery(unsafeSQL: """
-            SELECT \(Self.columns.sql) FROM devices WHERE status = 'active' \(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
+            SELECT \(Self.columns.sql) FROM devices WHERE status = 'active'\(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
             """, binds: binds + condition.binds)).map(Self.decode)
     }
 

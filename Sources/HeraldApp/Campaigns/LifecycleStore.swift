@@ -39,6 +39,7 @@ struct LifecycleStore: Sendable {
                 UPDATE deliveries SET status = \(DeliveryStatus.cancelled), updated_at = now()
                 WHERE campaign_id = \(id)::uuid AND status = ANY(\(DeliveryStatus.open))
                 """)
+            try StreamedRunStore().drop(campaign: id.description, as: .cancelled, on: connection)
         }
         return outcome
     }

@@ -61,7 +61,7 @@ struct WinnerRollout: Sendable {
             throw refuse("The campaign's segment has been deleted.")
         }
         let due = DeliveryStore.Due(campaignID: id.description, content: spec.toJSON(), version: current.version, occurrence: now, occurrenceText: CampaignService.occurrenceText(now))
-        guard let run = try DeviceRunWriter().start(due, audience: audience, rolloutVariant: variantKey, on: connection) else {
+        guard let run = try StreamedRunStore().start(due, audience: audience, rolloutVariant: variantKey, on: connection) else {
             throw refuse("A run for this moment already exists; try again.")
         }
         try DeliveryStore().advance([(id.description, nil)], started: [run], on: connection)

@@ -201,8 +201,9 @@ public final class DeliveryEngine: Sendable {
                 if !started.isEmpty { deliveryBell.ring() }
                 for run in started {
                     metrics.increment("herald_runs_started_total", help: "Campaign runs started by this process's scheduler.")
+                    // A streamed run's size is known as it sends (-1 here).
                     log.info("run started", ["campaign": .string(run.campaignID), "run": .string(run.runID),
-                                             "deliveries": .number(Double(run.deliveries))])
+                                             "deliveries": run.deliveries < 0 ? .null : .number(Double(run.deliveries))])
                 }
                 // Runs to devices plan while they send, a chunk a pass: straight back while any has more.
                 let planned = try outbox.planRuns(limit: Self.runsPerPass)
@@ -326,23 +327,31 @@ public final class DeliveryEngine: Sendable {
                             help: "Seconds from a run's due time to each delivery's first attempt.")
         }
         let clock = ContinuousClock()
-        let answers = whileRenewingLeases(of: claimed.map(\.id)) {
-            sender.send(batch: claimed.map(\.body), concurrency: configuration.sendConcurrency)
+        // A message over FCM's limit (a streamed run's, rendered now) is never sent: it fails as it is.
+        let sendable = claimed.filter { $0.failure == nil }
+        let answers = whileRenewingLeases(of: Array(Set(claimed.map(\.id)))) {
+            sender.send(batch: sendable.map(\.body), concurrency: configuration.sendConcurrency)
         }
         let answeredAt = clock.now
         holdEveryInstanceIfFCMAskedTo(answers)
         var outcomes: [DeliveryStore.Outcome] = []
-        for (delivery, answer) in zip(claimed, answers) {
+        for (delivery, answer) in zip(sendable, answers) {
+            var outcome: DeliveryStore.Outcome
             switch answer {
             case .sent(let name):
-                outcomes.append(.init(id: delivery.id, status: .sent, messageName: name))
+                outcome = .init(id: delivery.id, status: .sent, messageName: name)
             case .failed(let error):
                 let delay = configuration.retryPolicy.delay(forAttempt: delivery.attempts, outcome: answer)
-                outcomes.append(.init(id: delivery.id, status: delay == nil ? .failed : .retrying,
-                                      errorCode: error.code.rawValue, errorMessage: error.message, retryDelay: delay))
+                outcome = .init(id: delivery.id, status: delay == nil ? .failed : .retrying,
+                                errorCode: error.code.rawValue, errorMessage: error.message, retryDelay: delay)
             }
-            metrics.increment("herald_deliveries_total", [("outcome", outcomes[outcomes.count - 1].status.rawValue)],
-                              help: "Delivery attempts by outcome.")
+            outcome.device = delivery.device
+            outcomes.append(outcome)
+            metrics.increment("herald_deliveries_total", [("outcome", outcome.status.rawValue)], help: "Delivery attempts by outcome.")
+        }
+        for delivery in claimed where delivery.failure != nil {
+            outcomes.append(.init(id: delivery.id, status: .failed, errorCode: "PAYLOAD_TOO_LARGE", errorMessage: delivery.failure,
+                                  device: delivery.device))
         }
         // FCM has answered: losing that answer would send the requests again once the lease
         // expires, so a failing database is retried for as long as the lease holds.

@@ -16,12 +16,17 @@ struct DeliveryStore: Sendable {
 
     /// A delivery a worker holds the lease of.
     struct Claimed: Sendable {
+        /// The delivery's id; a streamed run's batch's.
         var id: Int64
         var runID: String
         var body: [UInt8]
         var attempts: Int
         /// Seconds since the run was due.
         var lateness: Double
+        /// The device of a streamed run's request (which has no delivery row).
+        var device: StreamedDevice? = nil
+        /// Why the request cannot be sent (a personalised message over FCM's limit): recorded as failed, never sent.
+        var failure: String? = nil
     }
 
     /// What to write back for one delivery.
@@ -33,6 +38,8 @@ struct DeliveryStore: Sendable {
         var errorCode: String?
         var errorMessage: String?
         var retryDelay: Duration?
+        /// The device of a streamed run's request.
+        var device: StreamedDevice? = nil
     }
 
     static let scheduleChannel = "herald_schedule"
@@ -212,7 +219,9 @@ struct DeliveryStore: Sendable {
     func claim(owner: String, limit: Int, deviceLimit: Int? = nil, lease: Duration, fanOutsAtOnce: Int? = nil,
                on connection: PostgresConnection) throws -> [Claimed] {
         // Requests to single devices first, without the fan-out lock: they are no fan-outs, and
-        // workers claiming them at once must not queue behind each other.
+        // workers claiming them at once must not queue behind each other. Streamed runs first.
+        let streamed = try StreamedRunStore().claim(owner: owner, limit: deviceLimit ?? limit, lease: lease, on: connection)
+        guard streamed.isEmpty else { return streamed }
         let perDevice = try claimDevices(owner: owner, limit: deviceLimit ?? limit, lease: lease, on: connection)
         guard perDevice.isEmpty else { return perDevice }
         // Claimers of fan-outs take turns, whatever the limit: the claim's snapshot is taken after
@@ -310,6 +319,7 @@ struct DeliveryStore: Sendable {
     /// token endpoint, slow answers) keeps them, so no other worker sends them again meanwhile.
     func renew(_ ids: [Int64], owner: String, lease: Duration, on connection: PostgresConnection) throws {
         guard !ids.isEmpty else { return }
+        try StreamedRunStore().renew(ids, owner: owner, lease: lease, on: connection)
         _ = try connection.execute("""
             UPDATE deliveries SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
             WHERE id = ANY(\(ids.map(String.init))::bigint[]) AND lease_owner = \(owner) AND status = ANY(\(DeliveryStatus.open))
@@ -318,9 +328,11 @@ struct DeliveryStore: Sendable {
 
     /// Seconds until a delivery may next be claimed, or nil when none is waiting.
     func secondsUntilNextDelivery(on connection: PostgresConnection) throws -> Double? {
+        let streamed = try StreamedRunStore().secondsUntilNextBatch(on: connection)
+        if let streamed, streamed <= 0 { return streamed }
         // A run with a delivery in flight waits for it (its holder claims the next one itself when it
         // records the answer), or for that lease to expire if its holder died.
-        try connection.query("""
+        let rows = try connection.query("""
             SELECT extract(epoch FROM min(greatest(d.next_attempt_at, coalesce(d.lease_expires_at, d.next_attempt_at),
                                                    coalesce(r.window_opens_at, d.next_attempt_at))) - now())::float8
             FROM runs r JOIN deliveries d ON d.run_id = r.id
@@ -333,6 +345,7 @@ struct DeliveryStore: Sendable {
                    OR NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.run_id = d.run_id AND l.id <> d.id
                                   AND l.status IN (\(constants: DeliveryStatus.open)) AND l.lease_expires_at >= now()))
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
+        return [rows, streamed].compactMap { $0 }.min()
     }
 
     /// Writes the outcomes of deliveries `owner` still holds (a lease taken over by another worker
@@ -340,34 +353,41 @@ struct DeliveryStore: Sendable {
     func record(_ outcomes: [Outcome], owner: String, runIDs: Set<String>, on connection: PostgresConnection) throws {
         guard !outcomes.isEmpty else { return }
         try connection.transaction { connection in
-            _ = try connection.execute("""
-                UPDATE deliveries d SET status = x.status, message_name = nullif(x.name, ''),
-                    error_code = nullif(x.code, ''), error_message = nullif(x.message, ''),
-                    next_attempt_at = CASE WHEN x.delay = '' THEN d.next_attempt_at
-                                           ELSE now() + make_interval(secs => x.delay::float8) END,
-                    sent_at = CASE WHEN x.status = \(DeliveryStatus.sent) THEN now() ELSE d.sent_at END,
-                    sent_by = CASE WHEN x.status = ANY(\(DeliveryStatus.answered)) THEN \(owner) ELSE d.sent_by END,
-                    lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-                FROM unnest(\(outcomes.map { String($0.id) }), \(outcomes.map(\.status.rawValue)), \(outcomes.map { $0.messageName ?? "" }),
-                            \(outcomes.map { $0.errorCode ?? "" }), \(outcomes.map { $0.errorMessage ?? "" }),
-                            \(outcomes.map { $0.retryDelay.map { String($0.seconds) } ?? "" }))
-                     AS x(id, status, name, code, message, delay)
-                WHERE d.id = x.id::bigint AND d.lease_owner = \(owner)
-                  -- A request that was in flight when the campaign was cancelled (or the run expired) still reached FCM.
-                  AND (d.status = ANY(\(DeliveryStatus.open))
-                       OR (d.status = ANY(\(DeliveryStatus.dropped)) AND x.status = \(DeliveryStatus.sent)))
-                """)
-            // Token hygiene: a device FCM no longer knows is sent nothing again until it registers anew.
-            let refused = outcomes.filter { $0.status == .failed && Self.meansInvalidToken($0) }
-            if !refused.isEmpty {
-                _ = try connection.execute("""
-                    UPDATE devices v SET status = 'invalid', invalid_reason = d.error_code || ': ' || coalesce(d.error_message, ''), updated_at = now()
-                    FROM deliveries d
-                    WHERE d.id = ANY(\(refused.map { String($0.id) })::bigint[]) AND d.device_token = v.token AND v.status <> 'invalid'
-                    """)
-            }
+            try StreamedRunStore().record(outcomes, owner: owner, on: connection)
+            let outcomes = outcomes.filter { $0.device == nil }
+            if !outcomes.isEmpty { try recordDeliveries(outcomes, owner: owner, on: connection) }
             // In the same transaction: one commit a round, and a run is closed with its last answers.
             try closeRuns(Array(runIDs), on: connection)
+        }
+    }
+
+    /// Writes the outcomes of deliveries `owner` still holds.
+    private func recordDeliveries(_ outcomes: [Outcome], owner: String, on connection: PostgresConnection) throws {
+        _ = try connection.execute("""
+            UPDATE deliveries d SET status = x.status, message_name = nullif(x.name, ''),
+                error_code = nullif(x.code, ''), error_message = nullif(x.message, ''),
+                next_attempt_at = CASE WHEN x.delay = '' THEN d.next_attempt_at
+                                       ELSE now() + make_interval(secs => x.delay::float8) END,
+                sent_at = CASE WHEN x.status = \(DeliveryStatus.sent) THEN now() ELSE d.sent_at END,
+                sent_by = CASE WHEN x.status = ANY(\(DeliveryStatus.answered)) THEN \(owner) ELSE d.sent_by END,
+                lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+            FROM unnest(\(outcomes.map { String($0.id) }), \(outcomes.map(\.status.rawValue)), \(outcomes.map { $0.messageName ?? "" }),
+                        \(outcomes.map { $0.errorCode ?? "" }), \(outcomes.map { $0.errorMessage ?? "" }),
+                        \(outcomes.map { $0.retryDelay.map { String($0.seconds) } ?? "" }))
+                 AS x(id, status, name, code, message, delay)
+            WHERE d.id = x.id::bigint AND d.lease_owner = \(owner)
+              -- A request that was in flight when the campaign was cancelled (or the run expired) still reached FCM.
+              AND (d.status = ANY(\(DeliveryStatus.open))
+                   OR (d.status = ANY(\(DeliveryStatus.dropped)) AND x.status = \(DeliveryStatus.sent)))
+            """)
+        // Token hygiene: a device FCM no longer knows is sent nothing again until it registers anew.
+        let refused = outcomes.filter { $0.status == .failed && Self.meansInvalidToken($0) }
+        if !refused.isEmpty {
+            _ = try connection.execute("""
+                UPDATE devices v SET status = 'invalid', invalid_reason = d.error_code || ': ' || coalesce(d.error_message, ''), updated_at = now()
+                FROM deliveries d
+                WHERE d.id = ANY(\(refused.map { String($0.id) })::bigint[]) AND d.device_token = v.token AND v.status <> 'invalid'
+                """)
         }
     }
 
@@ -387,6 +407,7 @@ struct DeliveryStore: Sendable {
         let finished = try connection.query("""
             SELECT r.id::text FROM runs r WHERE r.status = \(RunStatus.sending) AND NOT r.planning AND NOT EXISTS (
                 SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open)))
+              AND NOT EXISTS (SELECT 1 FROM device_batches b WHERE b.run_id = r.id AND b.status = \(DeliveryStatus.pending))
             """).map { try $0.decode(String.self, at: 0) }
         try connection.transaction { connection in try closeRuns(finished, on: connection) }
     }
@@ -405,14 +426,22 @@ struct DeliveryStore: Sendable {
                 SELECT r.id FROM runs r
                 WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = \(RunStatus.sending) AND NOT r.planning
                   AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.run_id = r.id AND o.status IN (\(constants: DeliveryStatus.open)))
+                  AND NOT EXISTS (SELECT 1 FROM device_batches b WHERE b.run_id = r.id AND b.status = \(DeliveryStatus.pending))
             )
             SELECT done.id::text,
-                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
+                   (SELECT count(*) FROM deliveries d WHERE d.run_id = done.id AND d.status = \(DeliveryStatus.sent))
+                   + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = done.id AND c.outcome = \(DeliveryStatus.sent))::bigint,
                    -- An expired request was not delivered: it counts as failed for the run's outcome.
-                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.failed) OR d.status = \(DeliveryStatus.expired))
-            FROM done LEFT JOIN deliveries d ON d.run_id = done.id
-            GROUP BY done.id
+                   (SELECT count(*) FROM deliveries d WHERE d.run_id = done.id AND d.status IN (\(constants: [DeliveryStatus.failed, .expired])))
+                   + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = done.id
+                        AND c.outcome IN (\(constants: [DeliveryStatus.failed, .expired])))::bigint
+            FROM done
             """).map { try $0.decode((String, Int, Int).self) }
+        // A streamed run's planned count is its counters', written once when it closes.
+        _ = try connection.execute("""
+            UPDATE runs r SET planned = (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(RunCounts.planned))
+            WHERE r.id = ANY(\(finished.map(\.0))::uuid[]) AND r.streamed
+            """)
         guard !finished.isEmpty else { return }
         let closed = try connection.query("""
             UPDATE runs r SET finished_at = now(), status = x.status
@@ -440,6 +469,10 @@ struct DeliveryStore: Sendable {
             let stopped = try connection.query("""
                 UPDATE runs SET planning = false WHERE planning AND status = \(RunStatus.sending) AND expires_at <= now() RETURNING id::text
                 """).map { try $0.decode(String.self, at: 0) }
+            let streamed = try connection.query("""
+                SELECT id::text FROM runs WHERE streamed AND status = \(RunStatus.sending) AND expires_at <= now()
+                """).map { try $0.decode(String.self, at: 0) }
+            if !streamed.isEmpty { try StreamedRunStore().drop(runs: streamed, as: .expired, on: connection) }
             let runIDs = try connection.query("""
                 UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
                 FROM runs r
@@ -452,7 +485,7 @@ struct DeliveryStore: Sendable {
                 WHERE d.expires_at <= now() AND d.status IN (\(constants: DeliveryStatus.open))
                 RETURNING d.run_id::text
                 """).map { try $0.decode(String.self, at: 0) }
-            try closeRuns(Array(Set(runIDs + waveRunIDs + stopped)), on: connection)
+            try closeRuns(Array(Set(runIDs + waveRunIDs + stopped + streamed)), on: connection)
         }
     }
 

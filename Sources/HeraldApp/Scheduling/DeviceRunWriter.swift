@@ -131,7 +131,7 @@ struct PlanningRun: Sendable {
         guard let row = try connection.query("""
             SELECT campaign_id::text, content::text, audience::text, rollout_variant, plan_after, planned, unsendable, spacing,
                    extract(epoch FROM occurrence)::float8, extract(epoch FROM started_at)::float8
-            FROM runs WHERE id = \(id)::uuid AND planning AND status = \(RunStatus.sending) \(fragment: lock)
+            FROM runs WHERE id = \(id)::uuid AND planning AND NOT streamed AND status = \(RunStatus.sending) \(fragment: lock)
             """).first else { return nil }
         let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started) =
             try row.decode((String, String, String, String?, String?, Int, Int, Double?, Double, Double).self)
@@ -150,7 +150,7 @@ struct PlanningRun: Sendable {
     static func waiting(limit: Int, on connection: PostgresConnection) throws -> [String] {
         // A run stopped while planning (cancelled, expired, closed) plans no more.
         _ = try connection.execute("UPDATE runs SET planning = false WHERE planning AND status <> \(RunStatus.sending)")
-        return try connection.query("SELECT id::text FROM runs WHERE planning ORDER BY occurrence LIMIT \(limit)")
+        return try connection.query("SELECT id::text FROM runs WHERE planning AND NOT streamed ORDER BY occurrence LIMIT \(limit)")
             .map { try $0.decode(String.self, at: 0) }
     }
 }

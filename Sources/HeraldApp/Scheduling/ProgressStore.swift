@@ -7,7 +7,12 @@ struct ProgressStore: Sendable {
     /// Runs newest first, each with per-variant counts of deliveries by state.
     func runs(campaignID: CampaignID, on connection: PostgresConnection) throws -> [JSON] {
         let rows = try connection.query("""
-            SELECT r.id::text, r.status, r.planned, r.warnings::text, r.rollout_variant, r.campaign_version,
+            SELECT r.id::text, r.status,
+                   -- A streamed run counts what it planned as it goes; its row has the total once it ends.
+                   CASE WHEN r.streamed AND r.status = \(RunStatus.sending)
+                        THEN (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(RunCounts.planned))::integer
+                        ELSE r.planned END,
+                   r.warnings::text, r.rollout_variant, r.campaign_version,
                    \(utc: "r.occurrence"),
                    \(utc: "r.started_at"),
                    \(utc: "r.finished_at"),
@@ -20,7 +25,14 @@ struct ProgressStore: Sendable {
                            \(DeliveryStatus.pending), count(*) FILTER (WHERE status = \(DeliveryStatus.pending)),
                            \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled)),
                            \(DeliveryStatus.expired), count(*) FILTER (WHERE status = \(DeliveryStatus.expired))) AS counts
-                       FROM deliveries WHERE run_id = r.id GROUP BY variant_key) v), '{}'),
+                       FROM deliveries WHERE run_id = r.id GROUP BY variant_key) v),
+                       -- A streamed run's counts; what is neither answered, waiting again nor dropped is in flight.
+                       (SELECT json_object_agg(variant_key, json_build_object(
+                           'planned', planned, \(DeliveryStatus.sent), sent, \(DeliveryStatus.failed), failed,
+                           \(DeliveryStatus.retrying), retrying, \(DeliveryStatus.cancelled), cancelled, \(DeliveryStatus.expired), expired,
+                           \(DeliveryStatus.pending), planned - sent - failed - retrying - cancelled - expired))::text
+                        FROM (SELECT variant_key, \(fragment: Self.countColumns) FROM run_counts WHERE run_id = r.id GROUP BY variant_key) c),
+                       '{}'),
                    \(utc: "r.expires_at"),
                    \(utc: "r.window_opens_at"),
                    \(utc: "r.window_closes_at"),
@@ -61,14 +73,32 @@ struct ProgressStore: Sendable {
         }
     }
 
-    /// Deliveries in id order after `afterID`, optionally of one status.
+    /// Each outcome's sum in a group of `run_counts` rows.
+    static let countColumns: PostgresQuery = """
+        coalesce(sum(n) FILTER (WHERE outcome = 'planned'), 0) AS planned,
+        coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.sent])), 0) AS sent,
+        coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.failed])), 0) AS failed,
+        coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.retrying])), 0) AS retrying,
+        coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.cancelled])), 0) AS cancelled,
+        coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.expired])), 0) AS expired
+        """
+
+    /// Deliveries in id order after `afterID`, optionally of one status; a streamed run's devices
+    /// are listed when they failed (its counts are the runs'), as deliveries to one token.
     func deliveries(campaignID: CampaignID, status: DeliveryStatus?, afterID: Int64, limit: Int, on connection: PostgresConnection) throws -> [JSON] {
         let rows = try connection.query("""
-            SELECT id, run_id::text, variant_key, target::text, status, attempts, message_name, error_code, error_message,
-                   \(utc: "sent_at"),
-                   \(utc: "next_attempt_at")
-            FROM deliveries
-            WHERE campaign_id = \(campaignID)::uuid AND id > \(afterID) AND (\(status)::text IS NULL OR status = \(status))
+            SELECT * FROM (
+                SELECT id, run_id::text, variant_key, target::text, status, attempts, message_name, error_code, error_message,
+                       \(utc: "sent_at"),
+                       \(utc: "next_attempt_at")
+                FROM deliveries
+                WHERE campaign_id = \(campaignID)::uuid AND id > \(afterID) AND (\(status)::text IS NULL OR status = \(status))
+                UNION ALL
+                SELECT id, run_id::text, variant_key, jsonb_build_object('token', device_token)::text, \(DeliveryStatus.failed), attempts, NULL,
+                       error_code, error_message, NULL, \(utc: "failed_at")
+                FROM delivery_failures
+                WHERE campaign_id = \(campaignID)::uuid AND id > \(afterID) AND (\(status)::text IS NULL OR \(status) = \(DeliveryStatus.failed))
+            ) AS listed
             ORDER BY id LIMIT \(limit)
             """)
         return try rows.map { row in
@@ -91,11 +121,16 @@ struct ProgressStore: Sendable {
     /// nothing in them are listed too, so a chart's axis is time, not rows.
     func hours(campaignID: CampaignID, maximumHours: Int = 14 * 24, on connection: PostgresConnection) throws -> [CampaignReport.Hour] {
         try connection.query("""
-            WITH d AS (
+            WITH answered AS (
                 SELECT date_trunc('hour', coalesce(sent_at, updated_at) AT TIME ZONE 'UTC') AS h,
                        count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
                        count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed
-                FROM deliveries WHERE campaign_id = \(campaignID)::uuid AND status = ANY(\(DeliveryStatus.answered)) GROUP BY 1),
+                FROM deliveries WHERE campaign_id = \(campaignID)::uuid AND status = ANY(\(DeliveryStatus.answered)) GROUP BY 1
+                UNION ALL
+                SELECT c.hour AT TIME ZONE 'UTC', coalesce(sum(c.n) FILTER (WHERE c.outcome = \(DeliveryStatus.sent)), 0),
+                       coalesce(sum(c.n) FILTER (WHERE c.outcome = \(DeliveryStatus.failed)), 0)
+                FROM runs r JOIN run_counts c ON c.run_id = r.id WHERE r.campaign_id = \(campaignID)::uuid AND r.streamed GROUP BY 1),
+            d AS (SELECT h, sum(sent) AS sent, sum(failed) AS failed FROM answered GROUP BY h),
             e AS (
                 SELECT date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AS h,
                        count(*) FILTER (WHERE type = 'open') AS opens, count(*) FILTER (WHERE type = 'conversion') AS conversions
@@ -121,9 +156,11 @@ struct ProgressStore: Sendable {
         let rows = try connection.query("""
             SELECT r.campaign_id::text,
                    \(utc: "max(r.finished_at)"),
-                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
-                   count(d.id) FILTER (WHERE d.status = \(DeliveryStatus.failed))
-            FROM runs r LEFT JOIN deliveries d ON d.run_id = r.id
+                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = \(DeliveryStatus.sent))
+                       + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.sent)))::bigint,
+                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = \(DeliveryStatus.failed))
+                       + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.failed)))::bigint
+            FROM runs r
             WHERE r.campaign_id = ANY(\(campaignIDs.map(\.description))::uuid[])
             GROUP BY r.campaign_id
             """)
@@ -137,12 +174,20 @@ struct ProgressStore: Sendable {
 
     /// Devices a campaign to devices reached and failed, and how many of them are invalid now.
     func deviceReach(campaignID: CampaignID, on connection: PostgresConnection) throws -> CampaignReport.DeviceReach {
+        // A streamed run reaches each device once: its sent count is its devices reached.
         let row = try connection.query("""
-            SELECT count(DISTINCT d.device_token) FILTER (WHERE d.status = \(DeliveryStatus.sent)),
-                   count(DISTINCT d.device_token) FILTER (WHERE d.status = \(DeliveryStatus.failed)),
-                   count(DISTINCT d.device_token) FILTER (WHERE v.status = 'invalid')
-            FROM deliveries d LEFT JOIN devices v ON v.token = d.device_token
-            WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL
+            SELECT (SELECT count(DISTINCT d.device_token) FROM deliveries d
+                    WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.sent))
+                   + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
+                      WHERE r.campaign_id = \(campaignID.description)::uuid AND c.outcome = \(DeliveryStatus.sent))::bigint,
+                   (SELECT count(DISTINCT t) FROM (
+                       SELECT device_token AS t FROM deliveries
+                       WHERE campaign_id = \(campaignID.description)::uuid AND device_token IS NOT NULL AND status = \(DeliveryStatus.failed)
+                       UNION SELECT device_token FROM delivery_failures WHERE campaign_id = \(campaignID.description)::uuid) AS f),
+                   (SELECT count(DISTINCT t) FROM (
+                       SELECT device_token AS t FROM deliveries WHERE campaign_id = \(campaignID.description)::uuid AND device_token IS NOT NULL
+                       UNION SELECT device_token FROM delivery_failures WHERE campaign_id = \(campaignID.description)::uuid) AS f
+                    JOIN devices v ON v.token = f.t AND v.status = 'invalid')
             """).first
         return CampaignReport.DeviceReach(reached: try row?.decode(Int.self, at: 0) ?? 0, failed: try row?.decode(Int.self, at: 1) ?? 0,
                                           nowInvalid: try row?.decode(Int.self, at: 2) ?? 0)

@@ -26,15 +26,19 @@ struct RunStarter: Sendable {
                         unplannable.append((due, "The campaign cannot be planned: its segment has been deleted."))
                         continue
                     }
-                    // A spread over minutes needs the run's size first: the audience's count (its index answers it).
-                    let size = spec.delivery.spreadMinutes == nil ? 0 : try DeviceStore().count(audience, on: connection)
-                    if let run = try DeviceRunWriter().start(due, audience: audience,
-                                                             expiresAt: spec.delivery.expiry(ofRunDueAt: due.occurrence),
-                                                             window: spec.delivery.window?.interval(around: now),
-                                                             waves: Self.waves(of: spec, occurrence: due.occurrence),
-                                                             spacing: spec.delivery.spacingSeconds(requests: size), on: connection) {
-                        deviceRuns.append(run)
+                    let expiresAt = spec.delivery.expiry(ofRunDueAt: due.occurrence), window = spec.delivery.window?.interval(around: now)
+                    let waves = Self.waves(of: spec, occurrence: due.occurrence)
+                    let started: DeliveryStore.StartedRun?
+                    if waves == nil, spec.delivery.spreadMinutes == nil {
+                        // Streamed: no row per device; the workers read the audience as they send.
+                        started = try StreamedRunStore().start(due, audience: audience, expiresAt: expiresAt, window: window, on: connection)
+                    } else {
+                        // A spread over minutes needs the run's size first: the audience's count (its index answers it).
+                        let size = spec.delivery.spreadMinutes == nil ? 0 : try DeviceStore().count(audience, on: connection)
+                        started = try DeviceRunWriter().start(due, audience: audience, expiresAt: expiresAt, window: window, waves: waves,
+                                                              spacing: spec.delivery.spacingSeconds(requests: size), on: connection)
                     }
+                    if let started { deviceRuns.append(started) }
                     deviceCampaigns.append((due.campaignID, Arming.nextRun(of: spec, after: due.occurrence, now: now)))
                 case .success(let spec):
                     var plan: FanOutPlan
