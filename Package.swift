@@ -75,7 +75,7 @@ let package = Package(
         ]),
 
         // What the integration tests share: the test database, throwaway clusters, an FCM emulator to send to.
-        .target(name: "HeraldTestSupport", dependencies: ["HeraldPostgres", "FCMEmulator", "HeraldFCM", "HeraldHTTP", "HeraldJSON", "COpenSSL"],
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldApp", "HeraldPostgres", "FCMEmulator", "HeraldFCM", "HeraldHTTP", "HeraldJSON", "COpenSSL"],
                 path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldJSONTests", dependencies: ["HeraldJSON"]),
         .testTarget(name: "HeraldCalendarTests", dependencies: ["HeraldCalendar"]),

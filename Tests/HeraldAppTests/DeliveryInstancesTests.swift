@@ -79,7 +79,7 @@ import Glibc
             """).first?.decode(Int.self, at: 0) ?? -1
         #expect(leftLeased == 0)  // its last round was recorded before it exited
         // Far sooner than the 30-second lease: nothing waits for a dead worker's claim.
-        #expect(try await eventually(timeout: .seconds(20)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 100
         })
         let received = sink.receivedCounts()

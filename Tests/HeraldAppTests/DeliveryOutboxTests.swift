@@ -31,7 +31,7 @@ import Testing
         return engine
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aRecurringCampaignGetsOneRunPerOccurrenceAndNeverTheSameOccurrenceTwice() throws {
         let url = try Self.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -72,6 +72,7 @@ import Testing
         // Two schedulers at once on one due occurrence: exactly one starts it.
         try setDue("now() - interval '50 milliseconds'")
         let counts = Tally()
+        let finished = DispatchSemaphore(value: 0)
         let threads = (0..<2).map { _ in
             Thread {
                 let started = (try? PostgresConnection(url: url)).map { connection in
@@ -79,16 +80,17 @@ import Testing
                     return (try? RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 50, now: Date(), on: connection).count) ?? -1
                 } ?? -1
                 counts.values.withLock { $0.append(started) }
+                finished.signal()
             }
         }
         threads.forEach { $0.start() }
-        while counts.values.withLock({ $0.count }) < 2 { usleep(10_000) }
+        for _ in threads { #expect(finished.wait(timeout: .now() + Double(waitingLimit.components.seconds)) == .success) }
         #expect(counts.values.withLock { $0.sorted() } == [0, 1])
         #expect(try probe.count("SELECT count(*) FROM runs") == 3)
         #expect(try probe.count("SELECT count(*) FROM deliveries") == 3)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aRequestFCMRefusesFailsAloneWithoutRetriesAndTheRunIsPartlyFailed() async throws {
         let url = try Self.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -103,7 +105,7 @@ import Testing
 
         let engine = try Self.startEngine(url: url, sink: sink)
         defer { engine.stop() }
-        #expect(try await eventually(timeout: .seconds(20)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'partially_failed'") == 1
         })
         let failed = try #require(try probe.connection.query(
@@ -112,7 +114,7 @@ import Testing
         #expect(try failed.decode(String.self, at: 1).contains("no_such_field"))
         #expect(try failed.decode(Int.self, at: 2) == 1)
         #expect(try probe.count("SELECT count(*) FROM runs WHERE status = 'partially_failed'") == 1)
-        try await Task.sleep(for: .seconds(1))
+        #expect(try await engine.looksAgain(waking: url))
         let attempts = sink.emulator.sendAttempts()
         #expect(attempts.filter { $0.status == 400 }.count == 1)
         #expect(attempts.filter { $0.status == 200 }.count == 1)
@@ -121,7 +123,7 @@ import Testing
 
     /// A fan-out request reaches every subscribed device: at most one request of a run is in
     /// flight at a time, whoever claims, so a crash can repeat at most one per run.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func atMostOneRequestOfARunIsInFlightAtATimeAndLongRoundsKeepTheirLease() throws {
         let url = try Self.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -144,7 +146,7 @@ import Testing
         #expect(next.map(\.runID) == [first[0].runID] && next[0].id != first[0].id)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aRunWhoseLastOutcomesWereRecordedByAWorkerThatThenDiedIsStillClosed() async throws {
         let url = try Self.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -158,7 +160,7 @@ import Testing
 
         let engine = try Self.startEngine(url: url, sink: sink)
         defer { engine.stop() }
-        #expect(try await eventually(timeout: .seconds(10)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 1
         })
         #expect(try probe.count("SELECT count(*) FROM runs WHERE status = 'sent' AND finished_at IS NOT NULL") == 1)

@@ -37,8 +37,8 @@ import Testing
         let engine = try DeliveryOutboxTests.startEngine(url: harness.databaseURL, sink: sink)
         defer { engine.stop() }
         _ = try campaigns.publishNow(other.id, expectedVersion: other.version, by: actor, now: Date())
-        #expect(try await eventually(timeout: .seconds(20)) { try campaigns.get(other.id).status == .sent })
-        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await eventually(timeout: waitingLimit) { try campaigns.get(other.id).status == .sent })
+        #expect(try await engine.looksAgain(waking: harness.databaseURL))
         #expect(sink.emulator.sendAttempts().count == 1)  // only the other campaign's request
         // The round that was in flight completes and is recorded, paused or not.
         let answers = try sink.sender().send(batch: round.map(\.body), validateOnly: false, concurrency: 1)
@@ -49,7 +49,7 @@ import Testing
             try harness.count("SELECT count(*) FROM deliveries WHERE status = 'sent' AND campaign_id = '\(id)'")
         }
         #expect(try sent(paused.id) == 1)
-        try await Task.sleep(for: .seconds(1))
+        #expect(try await engine.looksAgain(waking: harness.databaseURL))
         #expect(try sent(paused.id) == 1)
         #expect(try campaigns.get(paused.id).status == .paused)
         #expect(try harness.count("SELECT count(*) FROM deliveries WHERE campaign_id = '\(paused.id)' AND status = 'pending'") == 9)
@@ -58,7 +58,7 @@ import Testing
         #expect(throws: AppError.self) { try campaigns.resume(other.id, expectedVersion: other.version, by: actor) }
         let resumed = try campaigns.resume(paused.id, expectedVersion: pausedRecord.version, by: actor)
         #expect(resumed.status == .sending)
-        #expect(try await eventually(timeout: .seconds(30)) { try campaigns.get(paused.id).status == .sent })
+        #expect(try await eventually(timeout: waitingLimit) { try campaigns.get(paused.id).status == .sent })
         #expect(try sent(paused.id) == 10)
 
         // Every request reached FCM exactly once, across the pause.
@@ -72,7 +72,7 @@ import Testing
         #expect(actions == ["campaign.created", "campaign.published", "campaign.paused", "campaign.resumed"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aPausedScheduledCampaignStartsNoRunUntilResumed() async throws {
         let harness = try TestApplication()
         let campaigns = harness.app.campaigns
@@ -85,12 +85,12 @@ import Testing
         try harness.execute("UPDATE campaigns SET next_run_at = now() - interval '1 second' WHERE id = '\(draft.id)'")
         let engine = try DeliveryOutboxTests.startEngine(url: harness.databaseURL, sink: sink)
         defer { engine.stop() }
-        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await engine.looksAgain(waking: harness.databaseURL))
         #expect(try harness.count("SELECT count(*) FROM runs") == 0)
         // Pausing twice is refused: it is no longer scheduled or sending.
         #expect(throws: AppError.self) { try campaigns.pause(draft.id, expectedVersion: draft.version, by: actor) }
         #expect(try campaigns.resume(draft.id, expectedVersion: draft.version, by: actor).status == .scheduled)
-        #expect(try await eventually(timeout: .seconds(10)) { try campaigns.get(draft.id).status == .sent })
+        #expect(try await eventually(timeout: waitingLimit) { try campaigns.get(draft.id).status == .sent })
         #expect(sink.receivedCounts().count == 1)
     }
 }

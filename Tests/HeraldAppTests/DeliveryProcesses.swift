@@ -71,7 +71,7 @@ final class HeraldProcess {
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Waits until the delivery engine has started (bounded), else throws with the log.
-    func waitUntilSending(timeout: Duration = .seconds(30)) throws {
+    func waitUntilSending(timeout: Duration = waitingLimit) throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while clock.now < deadline {
@@ -81,6 +81,7 @@ final class HeraldProcess {
                 reaped = true
                 throw SpawnFailed(description: "herald serve exited (status \(status)):\n\(log)")
             }
+            // The child's log is the only sign it started: nothing to block on but a poll.
             usleep(50_000)
         }
         throw SpawnFailed(description: "herald serve did not start its engine in time:\n\(log)")
@@ -90,7 +91,7 @@ final class HeraldProcess {
     /// rounds would test nothing, so the process is frozen (SIGSTOP) and `held` read: killed if it
     /// holds any, else let go on and tried again a moment later. Frozen, it changes nothing, so
     /// the count is exactly what it held when it died.
-    func killHoldingWork(timeout: Duration = .seconds(30), held: () throws -> Int) throws -> Int {
+    func killHoldingWork(timeout: Duration = waitingLimit, held: () throws -> Int) throws -> Int {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while true {
@@ -102,6 +103,7 @@ final class HeraldProcess {
                 return count
             }
             kill(pid, SIGCONT)
+            // Lets the child run on for a moment, until it holds work: the moment is the test's lever.
             usleep(20_000)
         }
     }
@@ -109,10 +111,13 @@ final class HeraldProcess {
     /// Waits (bounded) until the kernel shows the process stopped: SIGSTOP is delivered
     /// asynchronously, and a query read before it lands could race a round's last write.
     private func waitUntilFrozen() {
-        for _ in 0..<200 {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: waitingLimit)
+        while clock.now < deadline {
             let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
             // The state follows the command name, which is in parentheses and may hold spaces.
             if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "T" { return }
+            // The kernel's state of another process can only be polled.
             usleep(1_000)
         }
     }
@@ -133,6 +138,7 @@ final class HeraldProcess {
                 reaped = true
                 return false
             }
+            // Without SIGCHLD handling, a child's exit can only be polled.
             usleep(10_000)
         }
         reaped = true

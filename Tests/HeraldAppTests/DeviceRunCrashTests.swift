@@ -39,7 +39,7 @@ import Testing
             let process = try HeraldProcess(databaseURL: url, environment: environment)
             try process.waitUntilSending()
             let sentBefore = try probe.streamed("sent")
-            #expect(try await eventually(timeout: .seconds(120)) { try probe.streamed("sent") >= sentBefore + 5_000 })
+            #expect(try await eventually(timeout: waitingLimit) { try probe.streamed("sent") >= sentBefore + 5_000 })
             inFlight += try process.killHoldingWork { try probe.streamedInFlight(pid: process.pid) }
             #expect(try probe.count("SELECT count(*) FROM runs WHERE planning") == 1)
         }

@@ -10,7 +10,7 @@ import Testing
 /// One topic fan-out at a time across the project: claims wait their turn, two instances never
 /// have two fan-outs in flight, and the runs API shows each run's place in the queue.
 @Suite(.serialized) struct FanOutQueueTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func onlyOneFanOutIsClaimedAtATimeAndTheQueueIsShown() throws {
         let url = try DeliveryOutboxTests.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -33,7 +33,7 @@ import Testing
         #expect(try store.claim(owner: "b", limit: 10, lease: .seconds(60), fanOutsAtOnce: 2, on: probe.connection).count == 1)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func twoInstancesNeverHaveTwoFanOutsInFlight() async throws {
         let url = try DeliveryOutboxTests.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -49,7 +49,7 @@ import Testing
         }
         engines.forEach { $0.start() }
         defer { engines.forEach { $0.stop() } }
-        #expect(try await eventually(timeout: .seconds(30)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") == 20
         })
         // Each request takes 100 ms to answer: with one in flight, no two arrive closer together.

@@ -114,7 +114,7 @@ import Testing
               + "busiest rolling 6 s \(busiest), shares \(first.emulator.sendAttempts().count)/\(second.emulator.sendAttempts().count)")
     }
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func a429ToOneInstanceHoldsBothForItsRetryAfterAndNothingIsLost() async throws {
         let url = try DeliveryOutboxTests.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -128,7 +128,11 @@ import Testing
         let slowed = try Self.engine(url: url, sink: refusing, rate: rate, policy: policy)
         let other = try Self.engine(url: url, sink: accepting, rate: rate, policy: policy)
         defer { other.stop() }
-        try await Task.sleep(for: .seconds(8))
+        // Both run until a whole hold is behind them: the other instance sent again after it.
+        #expect(try await eventually(timeout: waitingLimit) {
+            guard let refused = refusing.emulator.sendAttempts().map(\.receivedAt).min() else { return false }
+            return accepting.emulator.sendAttempts().contains { $0.receivedAt > refused + .seconds(3) }
+        })
         slowed.stop()
         #expect(slowed.waitUntilStopped(timeout: .seconds(10)))
 
@@ -145,7 +149,7 @@ import Testing
         #expect(try probe.count("SELECT slowdowns FROM send_buckets") >= 1)
 
         // Once the refusing instance is gone, the other sends everything, each request once.
-        #expect(try await eventually(timeout: .seconds(60)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") == 1000
         })
         #expect(accepting.receivedCounts().count == 1000 && accepting.receivedCounts().values.allSatisfy { $0 == 1 })

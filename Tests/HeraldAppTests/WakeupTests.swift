@@ -23,6 +23,7 @@ import Testing
     @Test func aRingFromAnotherThreadWakesTheWaiter() {
         let bell = Wakeup()
         let seen = bell.generation
+        // The pause is the test's: the ring must come while the waiter already waits.
         let ringer = Thread { Thread.sleep(forTimeInterval: 0.1); bell.ring() }
         ringer.start()
         let waited = ContinuousClock().measure { bell.wait(after: seen, timeout: .seconds(10)) }
@@ -32,6 +33,7 @@ import Testing
 
     @Test func stopWakesAndStaysStopped() {
         let bell = Wakeup()
+        // The pause is the test's: the stop must come while the waiter already waits.
         let stopper = Thread { Thread.sleep(forTimeInterval: 0.1); bell.stop() }
         stopper.start()
         let waited = ContinuousClock().measure { bell.wait(after: bell.generation, timeout: .seconds(10)) }

@@ -13,7 +13,7 @@ import Testing
     let actor = Actor(name: "marketer@example.com", address: "127.0.0.1")
 
     /// Sends the test, then reports `opens` per variant and moves the deadline into the past.
-    func sentTest(_ harness: TestApplication, sink: EmulatorSink, fallback: String, opens: [String: Int]) async throws -> CampaignRecord {
+    func sentTest(_ harness: TestApplication, engine: DeliveryEngine, sink: EmulatorSink, fallback: String, opens: [String: Int]) async throws -> CampaignRecord {
         let campaigns = harness.app.campaigns
         var json = campaignJSON(name: "Spring AB", topics: ["news"]).objectValue!
         json["variants"] = [["key": "A", "weight": 1, "notification": ["title": "Spring A"]], ["key": "B", "weight": 1, "notification": ["title": "Spring B"]]]
@@ -21,7 +21,7 @@ import Testing
         json["auto_winner"] = ["after_minutes": 60, "metric": "opens", "confidence": 99, "fallback": .string(fallback)]
         let record = try campaigns.create(try CampaignService.validated(.object(json)), by: actor, now: Date())
         _ = try campaigns.publishNow(record.id, expectedVersion: record.version, by: actor, now: Date())
-        #expect(try await eventually(timeout: .seconds(20)) { try campaigns.get(record.id).status == .sent })
+        #expect(try await eventually(timeout: waitingLimit) { try campaigns.get(record.id).status == .sent })
         let received = sink.emulator.messages().count
         for (variant, count) in opens {
             try harness.execute("""
@@ -30,7 +30,7 @@ import Testing
                 """)
         }
         // No decision before the deadline.
-        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await engine.looksAgain(waking: harness.databaseURL))
         #expect(try harness.count("SELECT count(*) FROM winner_decisions WHERE campaign_id = '\(record.id)'") == 0)
         #expect(sink.emulator.messages().count == received)
         try harness.execute("UPDATE runs SET occurrence = occurrence - interval '61 minutes' WHERE campaign_id = '\(record.id)'")
@@ -43,14 +43,14 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func whenBBeatsAAt99PercentTheSchedulerSendsBToTheRestAndRecordsWhy() async throws {
         let harness = try TestApplication()
         let sink = try EmulatorSink()
         let engine = try DeliveryOutboxTests.startEngine(url: harness.databaseURL, sink: sink)
         defer { engine.stop() }
-        let record = try await sentTest(harness, sink: sink, fallback: "baseline", opens: ["A": 100, "B": 200])
-        #expect(try await eventually(timeout: .seconds(15)) {
+        let record = try await sentTest(harness, engine: engine, sink: sink, fallback: "baseline", opens: ["A": 100, "B": 200])
+        #expect(try await eventually(timeout: waitingLimit) {
             try harness.count("SELECT count(*) FROM runs WHERE rollout_variant = 'B' AND status = 'sent'") == 1
         })
         // B went to the holdout's buckets: the emulator got B's title in a request of the rollout.
@@ -70,26 +70,26 @@ import Testing
         let actions = try auditActions(harness, record.id)
         #expect(actions.suffix(2) == ["campaign.winner_decided", "campaign.winner_sent"])
         // Decided once: nothing more happens on later passes.
-        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await engine.looksAgain(waking: harness.databaseURL))
         #expect(try harness.count("SELECT count(*) FROM runs WHERE rollout_variant IS NOT NULL") == 1)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aTieSendsTheConfiguredFallbackAndNothingIsRecordedAsAWin() async throws {
         let harness = try TestApplication()
         let sink = try EmulatorSink()
         let engine = try DeliveryOutboxTests.startEngine(url: harness.databaseURL, sink: sink)
         defer { engine.stop() }
-        let none = try await sentTest(harness, sink: sink, fallback: "none", opens: ["A": 150, "B": 155])
-        #expect(try await eventually(timeout: .seconds(15)) { try harness.count("SELECT count(*) FROM winner_decisions") == 1 })
+        let none = try await sentTest(harness, engine: engine, sink: sink, fallback: "none", opens: ["A": 150, "B": 155])
+        #expect(try await eventually(timeout: waitingLimit) { try harness.count("SELECT count(*) FROM winner_decisions") == 1 })
         let report = try harness.app.campaigns.report(none.id)
         #expect(report.winnerDecision?["variant"] == .null)
         #expect(report.winnerDecision?["won"] == false)
         #expect(try harness.count("SELECT count(*) FROM runs WHERE rollout_variant IS NOT NULL") == 0)
         #expect(try auditActions(harness, none.id).last == "campaign.winner_decided")
 
-        let baseline = try await sentTest(harness, sink: sink, fallback: "baseline", opens: ["A": 150, "B": 155])
-        #expect(try await eventually(timeout: .seconds(15)) {
+        let baseline = try await sentTest(harness, engine: engine, sink: sink, fallback: "baseline", opens: ["A": 150, "B": 155])
+        #expect(try await eventually(timeout: waitingLimit) {
             try harness.count("SELECT count(*) FROM runs WHERE rollout_variant = 'A' AND campaign_id = '\(baseline.id)'") == 1
         })
         let decision = try harness.app.campaigns.report(baseline.id).winnerDecision

@@ -5,7 +5,7 @@ import Testing
 
 /// The database really stops and starts again (a throwaway cluster of this test's own).
 @Suite struct OutageTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func poolAndListenerRecoverWhenTheDatabaseRestarts() throws {
         let cluster = try ThrowawayCluster()
         defer { cluster.destroy() }

@@ -31,6 +31,7 @@ import Testing
         let holder = Thread {
             _ = try? pool.withConnection { _ in
                 holding.signal()
+                // The holder keeps the only connection a while on purpose: the waiter must wait for it.
                 Thread.sleep(forTimeInterval: 0.3)
             }
         }
@@ -117,9 +118,11 @@ import Testing
         _ = try admin.query("SELECT pg_terminate_backend(\(pid))")
         // The backend leaves pg_stat_activity before its process exits and its socket closes;
         // on this machine, wait for the process itself (bounded, in case the server is remote).
-        for _ in 0..<200 {
+        let deadline = ContinuousClock.now.advanced(by: waitingLimit)
+        while ContinuousClock.now < deadline {
             let listed = try admin.query("SELECT count(*) FROM pg_stat_activity WHERE pid = \(pid)")[0].decode(Int.self, at: 0)
             if listed == 0, !FileManager.default.fileExists(atPath: "/proc/\(pid)") { return }
+            // Another process's end can only be polled.
             Thread.sleep(forTimeInterval: 0.01)
         }
     }

@@ -13,6 +13,7 @@ import Testing
     @Test func aWaiterWakesForAChangeMadeOnAnotherThread() throws {
         let lock = ConditionLock(0)
         try startThread(name: "test-signaller") {
+            // The pause is the test's: the change must come while the waiter already waits.
             sleepThread(for: .milliseconds(20))
             lock.withLock { $0 = 7 }
             lock.broadcast()

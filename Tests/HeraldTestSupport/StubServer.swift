@@ -113,6 +113,7 @@ public final class StubServer: @unchecked Sendable {
             case .dropConnection:
                 return
             case .respond(let response, let delay):
+                // A stub told to be slow is slow: the delay is what the test asks of it.
                 if let delay { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18) }
                 var output = Array("HTTP/1.1 \(response.status) X\r\nContent-Length: \(response.body.count)\r\n".utf8)
                 for (name, value) in response.headers { output += Array("\(name): \(value)\r\n".utf8) }

@@ -1,12 +1,18 @@
 import Foundation
 import HeraldJSON
 
+/// How long a test waits for what normally takes a second or two before it calls it lost: a guard
+/// against hanging, never an expectation, so far above the normal time that a busy machine (load 16
+/// on 2 cores) does not reach it.
+public let waitingLimit: Duration = .seconds(120)
+
 /// Polls `condition` every 50 ms until it holds or `timeout` passes; returns whether it held.
 public func eventually(timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while clock.now < deadline {
         if try await condition() { return true }
+        // The poll's pace: what a test waits for here offers no hook of its own.
         try await Task.sleep(for: .milliseconds(50))
     }
     return try await condition()

@@ -46,7 +46,7 @@ import Testing
         #expect(try await patch(herald, id, ["schedule": tomorrow], version: 1).status == 200)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theSchedulersStatusMovesDoNotMakeAnETagStale() async throws {
         let sink = try EmulatorSink()
         let herald = try TestHerald(environment: sink.environment)
@@ -56,7 +56,7 @@ import Testing
         let scheduled = try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": etag])
         #expect(scheduled.status == 200)
         #expect(scheduled.header("ETag") == etag)
-        #expect(try await eventually(timeout: .seconds(20)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"] == "sent"
         })
         #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").header("ETag") == etag)

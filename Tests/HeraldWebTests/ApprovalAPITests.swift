@@ -20,7 +20,7 @@ import Testing
         try await herald.request("POST", path, json: json, headers: auth.merging(["If-Match": "\"\(version)\""]) { _, new in new })
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func anEditorCannotScheduleAndOnlyAnApprovedVersionIsScheduled() async throws {
         let herald = try TestHerald(environment: ["HERALD_APPROVALS": "on", "HERALD_SCHEDULER": "false"])
         let editor = try key(herald, "editor", .editor), publisher = try key(herald, "publisher", .publisher)
@@ -59,7 +59,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func aPublisherCannotApproveTheirOwnChangeAndAnEditAfterApprovalWaitsAgain() async throws {
         let herald = try TestHerald(environment: ["HERALD_APPROVALS": "on", "HERALD_SCHEDULER": "false"])
         let editor = try key(herald, "editor", .editor)

@@ -90,7 +90,7 @@ extension ApprovalAPITests {
 
         let control = try await control(herald, "CONTROL", editor: editor, publisher: publisher)
         try makeDue(herald, [id, control])
-        #expect(try await eventually(timeout: .seconds(120)) { titles(sink).contains("CONTROL") })
+        #expect(try await eventually(timeout: waitingLimit) { titles(sink).contains("CONTROL") })
         #expect(!titles(sink).contains("UNAPPROVED-2"))
         #expect(!titles(sink).contains("APPROVED-1"))
         #expect(try await runs(herald, id).isEmpty)
@@ -105,7 +105,7 @@ extension ApprovalAPITests {
         let approved = try await post(herald, "/api/v1/campaigns/\(id)/approve", version: 2, as: publisher)
         #expect(approved.status == 200)
         #expect(approved.json?["approval"]?["runs_held"] == false)
-        #expect(try await eventually(timeout: .seconds(120)) { titles(sink).contains("UNAPPROVED-2") })
+        #expect(try await eventually(timeout: waitingLimit) { titles(sink).contains("UNAPPROVED-2") })
         #expect(!titles(sink).contains("APPROVED-1"))
         let sent = try await runs(herald, id)
         #expect(sent.count == 1)
@@ -126,17 +126,17 @@ extension ApprovalAPITests {
         let (id, body) = try await create(herald, "DAILY-1", recurring: true, as: editor)
         try await approveAndSchedule(herald, id, version: 1, editor: editor, publisher: publisher)
         try makeDue(herald, [id])
-        #expect(try await eventually(timeout: .seconds(120)) { titles(sink).contains("DAILY-1") })
+        #expect(try await eventually(timeout: waitingLimit) { titles(sink).contains("DAILY-1") })
 
         #expect(try await put(herald, id, retitled(body, "DAILY-2"), version: 1, as: editor).json?["approval"]?["runs_held"] == true)
         let control = try await control(herald, "CONTROL", editor: editor, publisher: publisher)
         try makeDue(herald, [id, control])
-        #expect(try await eventually(timeout: .seconds(120)) { titles(sink).contains("CONTROL") })
+        #expect(try await eventually(timeout: waitingLimit) { titles(sink).contains("CONTROL") })
         #expect(titles(sink).filter { $0.hasPrefix("DAILY") } == ["DAILY-1"])
         #expect(try await runs(herald, id).count == 1)
 
         #expect(try await post(herald, "/api/v1/campaigns/\(id)/approve", version: 2, as: publisher).status == 200)
-        #expect(try await eventually(timeout: .seconds(120)) { titles(sink).contains("DAILY-2") })
+        #expect(try await eventually(timeout: waitingLimit) { titles(sink).contains("DAILY-2") })
         let all = try await runs(herald, id)
         #expect(all.compactMap { $0["campaign_version"]?.intValue }.sorted() == [1, 2])
         #expect(titles(sink).filter { $0.hasPrefix("DAILY") } == ["DAILY-1", "DAILY-2"])
@@ -166,7 +166,7 @@ extension ApprovalAPITests {
 
         let control = try await control(herald, "CONTROL", editor: editor, publisher: publisher)
         try makeDue(herald, [id, control])
-        #expect(try await eventually(timeout: .seconds(120)) { titles(sink).contains("CONTROL") })
+        #expect(try await eventually(timeout: waitingLimit) { titles(sink).contains("CONTROL") })
         #expect(titles(sink) == ["CONTROL"])
         #expect(try await runs(herald, id).isEmpty)
     }
@@ -195,12 +195,12 @@ extension ApprovalAPITests {
         let id = try #require(created.json?["id"]?.stringValue, "\(created.json as Any)")
         try await approveAndSchedule(herald, id, version: 1, editor: editor, publisher: publisher)
         try makeDue(herald, [id])
-        #expect(try await eventually(timeout: .seconds(120)) { !sink.emulator.sendAttempts().isEmpty })
+        #expect(try await eventually(timeout: waitingLimit) { !sink.emulator.sendAttempts().isEmpty })
 
         let edited = try await put(herald, id, retitled(body, "IN-FLIGHT-2"), version: 1, as: editor)
         #expect(edited.status == 200)
         #expect(edited.json?["approval"]?["runs_held"] == true)
-        #expect(try await eventually(timeout: .seconds(120)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try await runs(herald, id).first?["variants"]?["A"]?["sent"] == 6
         })
         #expect(titles(sink) == Array(repeating: "IN-FLIGHT-1", count: 6))

@@ -28,7 +28,7 @@ import Testing
                 return try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": [.string("token-\(index)")]])
             }
         }
-        while emulator.emulator.sendAttempts().count < 2 { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(try await eventually(timeout: waitingLimit) { emulator.emulator.sendAttempts().count >= 2 })
         // A read is answered while the sends still wait: the order is the test, not a time that a
         // busy machine could stretch (the read would otherwise wait the 15 s for a handler).
         #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").status == 200)

@@ -8,7 +8,7 @@ import Testing
 /// `GET /api/v1/campaigns/{id}/report`: what the report page shows, as JSON or CSV, from the one
 /// `CampaignService.report`, with requests and people told apart and one "not enough data" rule.
 @Suite(.serialized) final class ReportAPITests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theReportCountsRequestsAndEventsPerVariantWithOneRuleAndAnHourlyTrend() async throws {
         let sink = try EmulatorSink()
         let herald = try TestHerald(environment: sink.environment)
@@ -18,7 +18,7 @@ import Testing
         ])
         let id = try #require(created.json?["id"]?.stringValue)
         #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
-        #expect(try await eventually(timeout: .seconds(20)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"] == "sent"
         })
         var events: [JSON] = (0..<120).map { ["id": .string("o-\($0)"), "campaign_id": .string(id), "variant": "B", "type": "open"] }

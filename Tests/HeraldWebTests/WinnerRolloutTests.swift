@@ -8,7 +8,7 @@ import Testing
 /// "Send the winner to the rest": after an A/B test with a holdout has been sent, the chosen
 /// variant goes to the holdout's buckets (and only there), once, through the scheduler's workers.
 @Suite(.serialized) final class WinnerRolloutTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theWinnerGoesToTheHoldoutBucketsOnceAndNoDeviceGetsTwoVariants() async throws {
         let sink = try EmulatorSink()
         let herald = try TestHerald(environment: sink.environment)
@@ -26,14 +26,14 @@ import Testing
         // Before the test has been sent there is no winner to send.
         #expect(try await sendWinner("B").status == 409)
         #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
-        #expect(try await eventually(timeout: .seconds(20)) { try await status() == "sent" })
+        #expect(try await eventually(timeout: waitingLimit) { try await status() == "sent" })
         let test = sink.emulator.messages()
         let testBuckets = Set(test.flatMap { Self.buckets(in: $0.message["condition"]?.stringValue ?? "") })
 
         #expect(try await sendWinner("Z").status == 422)
         let rollout = try await sendWinner("B")
         #expect(rollout.status == 200, "\(String(decoding: rollout.data, as: UTF8.self))")
-        #expect(try await eventually(timeout: .seconds(20)) { try await status() == "sent" && sink.emulator.messages().count > test.count })
+        #expect(try await eventually(timeout: waitingLimit) { try await status() == "sent" && sink.emulator.messages().count > test.count })
         let sent = sink.emulator.messages().dropFirst(test.count)
         let rolloutBuckets = Set(sent.flatMap { Self.buckets(in: $0.message["condition"]?.stringValue ?? "") })
         // Only the winner's text, only to buckets the test left out: four of twenty (20 %).
@@ -50,7 +50,7 @@ import Testing
         #expect(entry?["details"]?["variant"] == "B")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(5)))
     func theReportOffersTheWinnerToAPublisherAsksFirstAndThenSaysItWent() async throws {
         let sink = try EmulatorSink()
         let harness = try AccessHarness(environment: sink.environment)
@@ -61,7 +61,7 @@ import Testing
         ])
         let id = try #require(created.json?["id"]?.stringValue)
         #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
-        #expect(try await eventually(timeout: .seconds(20)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"]?.stringValue == "sent"
         })
         let publisher = try harness.session(try harness.user(.publisher))
@@ -79,14 +79,14 @@ import Testing
         let asked = harness.post("/campaigns/\(id)/send-winner", form: [("csrf_token", publisher.csrf), ("variant", "B")], session: publisher.id)
         #expect(asked.status == 200 && asked.text.contains("Send variant B to the rest?"))
         let testMessages = sink.emulator.messages().count
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await herald.engineLooksAgain())
         #expect(sink.emulator.messages().count == testMessages)
         let sent = harness.post("/campaigns/\(id)/send-winner", form: [("csrf_token", publisher.csrf), ("variant", "B"), ("confirmed", "yes")],
                                 session: publisher.id)
         #expect(sent.status == 303)
-        #expect(try await eventually(timeout: .seconds(20)) { sink.emulator.messages().count > testMessages })
+        #expect(try await eventually(timeout: waitingLimit) { sink.emulator.messages().count > testMessages })
         #expect(sink.emulator.messages().dropFirst(testMessages).allSatisfy { $0.message["notification"]?["title"] == "Spring sale" })
-        #expect(try await eventually(timeout: .seconds(20)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             page(publisher).contains("Variant B was sent to the rest of the audience.") && !page(publisher).contains("send-winner")
         })
     }

@@ -64,6 +64,36 @@ public final class DeliveryEngine: Sendable {
         public var perSecond: Double { Double(messages) / period.seconds }
     }
 
+    /// How often the scheduler (index 0) and each worker (1…) began looking for work, and which of
+    /// those looks last finished: a test that did something the engine must not act on waits until
+    /// every loop has looked since, then checks that nothing came of it (a sleep would also pass
+    /// had the engine never looked).
+    public struct Looks: Sendable {
+        var begun: [Int]
+        var finished: [Int]
+
+        init(loops: Int) {
+            begun = Array(repeating: 0, count: loops)
+            finished = begun
+        }
+
+        /// Whether the scheduler and every worker have finished a look that began after `earlier`.
+        public func haveLookedAgain(since earlier: Looks) -> Bool {
+            zip(finished, earlier.begun).allSatisfy { $0 > $1 }
+        }
+    }
+
+    public var progress: Looks { looks.withLock { $0 } }
+
+    /// Counts a look of loop `loop` begun; returns its number, for `finishedLook`.
+    func beganLook(_ loop: Int) -> Int {
+        looks.withLock { $0.begun[loop] += 1; return $0.begun[loop] }
+    }
+
+    func finishedLook(_ loop: Int, _ look: Int) {
+        looks.withLock { $0.finished[loop] = look }
+    }
+
     /// Due campaigns one scheduler transaction starts at most.
     static let runsPerPass = 100
 
@@ -81,6 +111,7 @@ public final class DeliveryEngine: Sendable {
     let running = Mutex(0)
     /// The shared bucket as this process saw it last, for the metrics.
     let lastBucket = Mutex<SendQuotaStore.Snapshot?>(nil)
+    let looks: Mutex<Looks>
 
     public convenience init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: any MessageSending,
                             log: Log, metrics: Metrics) {
@@ -95,6 +126,7 @@ public final class DeliveryEngine: Sendable {
         self.sender = sender
         self.log = log
         self.metrics = metrics
+        looks = Mutex(Looks(loops: 1 + configuration.workers))
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, host.count)
         owner = "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(getpid()):\(UUID().uuidString.prefix(8))"
@@ -176,6 +208,7 @@ public final class DeliveryEngine: Sendable {
         var lastStaleSweep: ContinuousClock.Instant?
         while !stopped {
             let seen = scheduleBell.generation
+            let look = beganLook(0)
             var wait = configuration.pollInterval
             do {
                 // A worker that died between recording a run's last outcomes and closing the run
@@ -208,6 +241,7 @@ public final class DeliveryEngine: Sendable {
                 // Runs to devices plan while they send, a chunk a pass: straight back while any has more.
                 let planned = try outbox.planRuns(limit: Self.runsPerPass)
                 if planned > 0 { deliveryBell.ring() }
+                finishedLook(0, look)
                 if started.count == Self.runsPerPass || planned > 0 { continue }  // more may be due right now
                 if let seconds = try outbox.secondsUntilNextDue() {
                     wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
@@ -235,6 +269,7 @@ public final class DeliveryEngine: Sendable {
         var justSent = false
         while !stopped {
             let seen = deliveryBell.generation
+            let look = beganLook(1 + index)
             var wait = configuration.pollInterval
             do {
                 // The OAuth token first: nothing is claimed (and so held) while it is fetched.
@@ -246,6 +281,7 @@ public final class DeliveryEngine: Sendable {
                     let (grant, snapshot) = try outbox.takeTokens(allowed, limit: limit)
                     lastBucket.withLock { $0 = snapshot }
                     guard grant.granted > 0 else {
+                        finishedLook(1 + index, look)  // nothing may be sent now: looking is done
                         deliveryBell.wait(after: seen, timeout: .milliseconds(max(1, Int((grant.wait * 1000).rounded(.up)))))
                         continue
                     }
@@ -268,12 +304,14 @@ public final class DeliveryEngine: Sendable {
                         unclosed.formUnion(runs)
                     }
                     justSent = true
+                    finishedLook(1 + index, look)
                     continue
                 }
                 if !unclosed.isEmpty {
                     try outbox.closeRuns(unclosed)
                     unclosed = []
                 }
+                finishedLook(1 + index, look)
                 if justSent {
                     justSent = false
                     wait = .milliseconds(50)

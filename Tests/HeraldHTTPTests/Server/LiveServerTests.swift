@@ -38,6 +38,7 @@ private let echo: HTTPHandler = { request in
 
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let handler: HTTPHandler = { request in
+            // The slow request is slow on purpose: its answer must still come first.
             if request.path == "/slow" { sleep(milliseconds: 100) }
             return HTTPResponse(status: 200, text: request.path)
         }
@@ -63,6 +64,7 @@ private let echo: HTTPHandler = { request in
         try withServer(handler: handler) { server in
             let client = try TestClient(port: server.port)
             try client.send("GET /large HTTP/1.1\r\nHost: t\r\n\r\nGET /after HTTP/1.1\r\nHost: t\r\n\r\n")
+            // A client that does not read for a while is the test: the server must hold the rest meanwhile.
             sleep(milliseconds: 200)
             let first = try client.readResponse()
             #expect(first.status == 200 && first.body.count == large.count && first.body == large)
@@ -129,6 +131,8 @@ private let echo: HTTPHandler = { request in
             #expect(started.wait())
             let queued = try TestClient(port: server.port)
             try queued.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n")
+            // The server shows no sign of having queued a request: a pause is the only way to order it
+            // before the next one (no hook into the loop's queue for a test).
             sleep(milliseconds: 300)  // let the loop queue it
             let refused = try TestClient(port: server.port)
             try refused.send("GET /other HTTP/1.1\r\nHost: t\r\n\r\n")

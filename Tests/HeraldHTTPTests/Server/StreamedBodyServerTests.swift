@@ -35,6 +35,7 @@ import Testing
                 checksum(part, into: &sum)
                 count += part.count
                 parts += 1
+                // The pause is the test's: a handler slower than its client, so the body backs up.
                 if parts % 32 == 0 { sleep(milliseconds: 2) }
             }
         } catch let error as RequestBodyError {
@@ -118,11 +119,11 @@ import Testing
 
     @Test func aClientThatGoesAwayMidBodyEndsTheHandlersReadWithAnError() throws {
         let reader = Reader()
-        let (failure, done) = (reader.failure, reader.done)
+        let (failure, reading, done) = (reader.failure, reader.reading, reader.done)
         try withServer(Self.smallBodies, streaming: Self.imports, handler: reader.handler) { server in
             let client = try TestClient(port: server.port)
             try client.send("POST /import HTTP/1.1\r\nHost: t\r\nContent-Length: 1000000\r\n\r\n" + String(repeating: "a", count: 5000))
-            sleep(milliseconds: 50)
+            #expect(reading.wait(seconds: 120), "the handler never started")  // the client goes mid-body, not before
             client.finishSending()
             #expect(done.wait(seconds: 5), "the handler was left waiting for the rest of the body")
             #expect(failure.withLock { $0?.reason } == .closed)
@@ -197,15 +198,16 @@ import Testing
     @Test func uploadsBeyondTheLimitAtOnceAreTurnedAwayWith503() throws {
         var configuration = Self.smallBodies
         configuration.maxStreamedRequests = 1
-        let release = TestSemaphore()
+        let (started, release) = (TestSemaphore(), TestSemaphore())
         let handler: HTTPHandler = { request in
+            started.signal()
             release.wait(seconds: 5)
             return StreamedBodyServerTests.summing(request)
         }
         try withServer(configuration, streaming: Self.imports, handler: handler) { server in
             let first = try TestClient(port: server.port)
             try first.send("POST /import HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc")
-            sleep(milliseconds: 100)
+            #expect(started.wait(seconds: 120), "the first import never started")  // it holds the only slot
             let second = try TestClient(port: server.port)
             try second.send("POST /import HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nabc")
             let refused = try second.readResponse()

@@ -50,6 +50,17 @@ final class TestHerald: Sendable {
         server.wait()
     }
 
+    /// Whether this instance's delivery engine (it must have one) has looked for work since the
+    /// call: see `DeliveryEngine.looksAgain`.
+    func engineLooksAgain() async throws -> Bool {
+        guard let engine = server.application.engine else { throw NoEngine() }
+        return try await engine.looksAgain(waking: databaseURL)
+    }
+
+    struct NoEngine: Error, CustomStringConvertible {
+        var description: String { "this Herald runs no delivery engine (no FCM key, or HERALD_SCHEDULER=false)" }
+    }
+
     struct Response: Sendable {
         let status: Int
         let headers: [String: String]
