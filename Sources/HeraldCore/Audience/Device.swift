@@ -75,8 +75,8 @@ public struct Device: Sendable, Equatable {
         }
         let appID = text("app_id", limit: DeviceLimits.textCharacters)
         let appVersion = text("app_version", limit: DeviceLimits.versionCharacters)
-        if let appVersion, AppVersion.key(appVersion) == nil {
-            reader.report("app_version", "invalid_value", "an app version starts with a number, such as 5.2 or 5.2.1-beta, found \"\(appVersion)\"")
+        if let appVersion, let problem = AppVersion.problem(appVersion) {
+            reader.report("app_version", "invalid_value", problem)
         }
         var language = text("language", limit: DeviceLimits.languageCharacters)
         if let tag = language {
