@@ -144,6 +144,13 @@ public struct Device: Sendable, Equatable {
 
     /// The attributes a device has besides its properties, by the names variables and segments use.
     public static let attributes: Set<String> = ["token", "platform", "app_id", "app_version", "language", "country", "time_zone"]
+
+    /// `devices` with each token once, as its last occurrence left it (rows applied in order), in
+    /// the order of those last occurrences.
+    public static func lastOfEachToken(_ devices: [Device]) -> [Device] {
+        var seen = Set<String>()
+        return devices.reversed().filter { seen.insert($0.token).inserted }.reversed()
+    }
 }
 
 /// The bounds of a device document.
