@@ -54,8 +54,9 @@ public struct DeviceService: Sendable {
     /// Imports devices from CSV or NDJSON read chunk by chunk from `next` (nil at the end), a
     /// batch at a time: memory stays bounded whatever the size. Rows with errors are reported by
     /// line and skipped; the others are stored. A line longer than `ImportLimits.lineBytes`, or
-    /// ending in a bare CR, or not UTF-8, is refused by its number unread (never held whole). When `next` fails (an upload broken off), the
-    /// batches stored before stay stored and `DeviceImportInterrupted` says how many devices they held.
+    /// ending in a bare CR, or not UTF-8, is refused by its number unread (never held whole). When
+    /// `next` fails (an upload broken off), the batches stored before stay stored and
+    /// `DeviceImportInterrupted` says how many devices they held.
     public func importDevices(format: DeviceImportFormat, batchSize: Int = 5000, _ nextChunk: () throws -> [UInt8]?) throws -> DeviceImportReport {
         var report = DeviceImportReport()
         func next() throws -> [UInt8]? {
