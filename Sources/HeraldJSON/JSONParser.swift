@@ -186,13 +186,9 @@ struct JSONParser {
         throw error("unterminated string")
     }
 
-    /// The text of UTF-8 bytes, nil when they are not valid UTF-8. `String(validating:as:)` is
-    /// generic and ran unspecialised, about 13,000 instructions a string; decoding (which repairs
-    /// with U+FFFD) and comparing the result with the input is exact and far cheaper, and ASCII
-    /// needs no check at all.
+    /// The text of UTF-8 bytes, nil when they are not valid UTF-8; ASCII needs no check at all.
     static func string(_ utf8: UnsafeBufferPointer<UInt8>, ascii: Bool) -> String? {
-        let text = String(decoding: utf8, as: UTF8.self)
-        return ascii || text.utf8.elementsEqual(utf8) ? text : nil
+        ascii ? String(decoding: utf8, as: UTF8.self) : String.validUTF8(utf8)
     }
 
     mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {

@@ -53,8 +53,10 @@ public struct DeviceService: Sendable {
 
     /// Imports devices from CSV or NDJSON read chunk by chunk from `next` (nil at the end), a
     /// batch at a time: memory stays bounded whatever the size. Rows with errors are reported by
-    /// line and skipped; the others are stored. When `next` fails (an upload broken off), the
-    /// batches stored before stay stored and `DeviceImportInterrupted` says how many devices they held.
+    /// line and skipped; the others are stored. A line longer than `ImportLimits.lineBytes`, or
+    /// ending in a bare CR, or not UTF-8, is refused by its number unread (never held whole). When
+    /// `next` fails (an upload broken off), the batches stored before stay stored and
+    /// `DeviceImportInterrupted` says how many devices they held.
     public func importDevices(format: DeviceImportFormat, batchSize: Int = 5000, _ nextChunk: () throws -> [UInt8]?) throws -> DeviceImportReport {
         var report = DeviceImportReport()
         func next() throws -> [UInt8]? {
@@ -73,12 +75,15 @@ public struct DeviceService: Sendable {
             report.updated += devices.count - created
             batch.removeAll(keepingCapacity: true)
         }
-        func take(line: Int, _ document: JSON?) throws {
+        func refuse(line: Int, _ error: FieldError) {
             report.rows += 1
+            report.fail(line: line, error)
+        }
+        func take(line: Int, _ document: JSON?) throws {
             guard let document else {
-                report.fail(line: line, FieldError(path: "", code: "malformed", message: "the line is not a JSON object"))
-                return
+                return refuse(line: line, FieldError(path: "", code: "malformed", message: "the line is not a JSON object"))
             }
+            report.rows += 1
             switch Device.parse(document) {
             case .success(let device):
                 batch.append(device)
@@ -91,38 +96,40 @@ public struct DeviceService: Sendable {
         case .csv:
             var reader = CSVRecordReader()
             var layout: DeviceCSVLayout?
-            func handle(_ record: (line: Int, fields: [String])) throws {
+            func handle(_ record: ImportLine<[String]>) throws {
                 guard let layout else {
-                    switch DeviceCSVLayout.header(record.fields) {
+                    switch DeviceCSVLayout.header(record) {
                     case .success(let found): layout = found
                     case .failure(let errors): throw AppError.invalid(errors, title: "The CSV file cannot be imported")
                     }
                     return
                 }
-                try take(line: record.line, layout.document(record.fields))
+                switch record.content {
+                case .success(let fields):
+                    try take(line: record.number, layout.document(fields))
+                case .failure(let problem):
+                    let column = if case .invalidUTF8(let index?) = problem { layout.name(ofColumn: index) } else { "" }
+                    refuse(line: record.number, problem.issue(field: column))
+                }
             }
             while let chunk = try next() {
                 for record in reader.feed(chunk) { try handle(record) }
             }
             if let last = reader.finish() { try handle(last) }
         case .ndjson:
-            var pending: [UInt8] = []
-            var line = 0
-            func handle(_ bytes: ArraySlice<UInt8>) throws {
-                line += 1
-                guard bytes.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\r") }) else { return }
-                try take(line: line, try? JSON.parse(String(decoding: bytes, as: UTF8.self)))
+            var reader = ImportLineReader()
+            func handle(_ line: ImportLine<String>) throws {
+                switch line.content {
+                case .success(let text):
+                    try take(line: line.number, try? JSON.parse(text))
+                case .failure(let problem):
+                    refuse(line: line.number, problem.issue())
+                }
             }
             while let chunk = try next() {
-                pending.append(contentsOf: chunk)
-                var start = pending.startIndex
-                while let end = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                    try handle(pending[start..<end])
-                    start = end + 1
-                }
-                pending.removeSubrange(..<start)
+                for line in reader.feed(chunk) { try handle(line) }
             }
-            if !pending.isEmpty { try handle(pending[...]) }
+            for line in reader.finish() { try handle(line) }
         }
         try flush()
         return report

@@ -12,10 +12,13 @@ struct DeviceStore: Sendable {
         """
 
     /// Registers or updates devices in one statement (each a new registration: an invalid or
-    /// stale device becomes active again). Returns how many were new.
+    /// stale device becomes active again). Returns how many were new. A token given twice is
+    /// stored as its last row says, as if the rows were sent one by one.
     @discardableResult
     func upsert(_ devices: [Device], on connection: PostgresConnection) throws -> Int {
         guard !devices.isEmpty else { return 0 }
+        // ON CONFLICT DO UPDATE refuses a statement that would change one row twice.
+        let devices = Device.lastOfEachToken(devices)
         func column(_ value: (Device) -> String?) -> [String] { devices.map { value($0) ?? "" } }
         return try connection.query("""
             INSERT INTO devices AS d (token, platform, app_id, app_version, app_version_key, language, country, time_zone, properties, last_seen_at)

@@ -48,6 +48,8 @@ public struct Device: Sendable, Equatable {
         var reader = JSONReader()
         guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
         reader.rejectUnknown(object, known: fields.union(ignoring), at: "")
+        // PostgreSQL text cannot hold U+0000: refused here, so that an import says so by line as the API does.
+        if let path = json.pathOfNUL() { reader.append([.nulCharacter(at: path)]) }
         // The URL's token names the device; one in the body must be the same (a device read and sent back).
         if let token, let inBody = reader.string(object, "token", at: ""), inBody != token {
             reader.report("token", "conflict", "the token in the body differs from the one in the URL")
@@ -73,8 +75,8 @@ public struct Device: Sendable, Equatable {
         }
         let appID = text("app_id", limit: DeviceLimits.textCharacters)
         let appVersion = text("app_version", limit: DeviceLimits.versionCharacters)
-        if let appVersion, AppVersion.key(appVersion) == nil {
-            reader.report("app_version", "invalid_value", "an app version starts with a number, such as 5.2 or 5.2.1-beta, found \"\(appVersion)\"")
+        if let appVersion, let problem = AppVersion.problem(appVersion) {
+            reader.report("app_version", "invalid_value", problem)
         }
         var language = text("language", limit: DeviceLimits.languageCharacters)
         if let tag = language {
@@ -142,6 +144,13 @@ public struct Device: Sendable, Equatable {
 
     /// The attributes a device has besides its properties, by the names variables and segments use.
     public static let attributes: Set<String> = ["token", "platform", "app_id", "app_version", "language", "country", "time_zone"]
+
+    /// `devices` with each token once, as its last occurrence left it (rows applied in order), in
+    /// the order of those last occurrences.
+    public static func lastOfEachToken(_ devices: [Device]) -> [Device] {
+        var seen = Set<String>()
+        return devices.reversed().filter { seen.insert($0.token).inserted }.reversed()
+    }
 }
 
 /// The bounds of a device document.

@@ -1,74 +1,5 @@
 import HeraldJSON
 
-/// Reads CSV (RFC 4180: quoted fields may hold commas, quotes and line breaks) record by record
-/// from chunks of bytes as they arrive, so a file of any size passes through bounded memory.
-public struct CSVRecordReader: Sendable {
-    var field: [UInt8] = []
-    var record: [String] = []
-    var inQuotes = false
-    var quoteSeen = false
-    var fieldStarted = false
-    /// The line each record starts on (1-based), for error reports.
-    public private(set) var line = 1
-    var recordLine = 1
-
-    public init() {}
-
-    /// The records completed by `bytes`, each with the line it started on.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [(line: Int, fields: [String])] {
-        var records: [(Int, [String])] = []
-        for byte in bytes {
-            if inQuotes {
-                if byte == UInt8(ascii: "\"") {
-                    inQuotes = false
-                    quoteSeen = true
-                } else {
-                    if byte == UInt8(ascii: "\n") { line += 1 }
-                    field.append(byte)
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""):
-                if quoteSeen { field.append(byte) }  // "" inside quotes is one quote
-                inQuotes = true
-                quoteSeen = false
-                fieldStarted = true
-            case UInt8(ascii: ","):
-                endField()
-            case UInt8(ascii: "\n"):
-                endField()
-                if !(record.count == 1 && record[0].isEmpty) { records.append((recordLine, record)) }
-                record = []
-                line += 1
-                recordLine = line
-            case UInt8(ascii: "\r"):
-                quoteSeen = false
-            default:
-                quoteSeen = false
-                fieldStarted = true
-                field.append(byte)
-            }
-        }
-        return records
-    }
-
-    /// The last record when the input does not end with a line break.
-    public mutating func finish() -> (line: Int, fields: [String])? {
-        guard fieldStarted || !field.isEmpty || !record.isEmpty else { return nil }
-        endField()
-        defer { record = [] }
-        return (recordLine, record)
-    }
-
-    mutating func endField() {
-        record.append(String(decoding: field, as: UTF8.self))
-        field.removeAll(keepingCapacity: true)
-        quoteSeen = false
-        fieldStarted = false
-    }
-}
-
 /// A CSV file of devices: its header names the columns (`token`, `platform`, `app_id`,
 /// `app_version`, `language`, `country`, `time_zone`, `last_seen_at`); every other column is a
 /// property (`first_name`, or `properties.first_name`). Each row becomes a device document that
@@ -76,16 +7,37 @@ public struct CSVRecordReader: Sendable {
 public struct DeviceCSVLayout: Sendable {
     let columns: [String]
 
-    /// The layout of a header row, or why it cannot be one.
-    public static func header(_ fields: [String]) -> Result<DeviceCSVLayout, ValidationErrors> {
+    /// The layout of a header row (a CSV file's first record, on `line`), or why it cannot be one.
+    public static func header(_ fields: [String], line: Int = 1) -> Result<DeviceCSVLayout, ValidationErrors> {
+        func refused(_ code: String, _ message: String, limit: Int? = nil) -> Result<DeviceCSVLayout, ValidationErrors> {
+            .failure(ValidationErrors(errors: [FieldError(path: "line \(line)", code: code, message: message, limit: limit)]))
+        }
+        guard fields.count <= ImportLimits.columns else {
+            return refused("too_many", "the header row has \(fields.count) columns; at most \(ImportLimits.columns)", limit: ImportLimits.columns)
+        }
         let names = fields.map { $0.trimmingCharacters(in: " \u{FEFF}").lowercased() }
         guard names.contains("token") else {
-            return .failure(ValidationErrors(errors: [FieldError(path: "line 1", code: "required", message: "the header row needs a token column (and platform, and any of app_id, app_version, language, country, time_zone, last_seen_at, or property names)")]))
+            return refused("required", "the header row needs a token column (and platform, and any of app_id, app_version, language, country, time_zone, last_seen_at, or property names)")
         }
-        if let duplicate = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
-            return .failure(ValidationErrors(errors: [FieldError(path: "line 1", code: "duplicate", message: "the column \(duplicate) appears twice in the header row")]))
+        var seen = Set<String>()
+        if let duplicate = names.first(where: { !seen.insert($0).inserted }) {
+            return refused("duplicate", "the column \(duplicate) appears twice in the header row")
         }
         return .success(DeviceCSVLayout(columns: names))
+    }
+
+    /// The layout of a CSV file's first record, or why the file cannot be read: a header that
+    /// was refused unread (too long, a bare CR, not UTF-8) refuses the whole file.
+    public static func header(_ record: ImportLine<[String]>) -> Result<DeviceCSVLayout, ValidationErrors> {
+        switch record.content {
+        case .success(let fields): header(fields, line: record.number)
+        case .failure(let problem): .failure(ValidationErrors(errors: [problem.issue(field: "line \(record.number)")]))
+        }
+    }
+
+    /// A column's name, for a problem in its cell ("" beyond the header's columns).
+    public func name(ofColumn index: Int) -> String {
+        columns.indices.contains(index) ? columns[index] : ""
     }
 
     /// A row as a device document; empty cells are left out.

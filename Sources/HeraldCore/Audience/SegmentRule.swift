@@ -118,8 +118,13 @@ public enum SegmentCondition: Sendable, Equatable {
             return nil
         }
         if let minimum = reader.string(object, "at_least", at: path) {
-            guard field == .appVersion, AppVersion.key(minimum) != nil else {
+            guard field == .appVersion else {
                 reader.report(JSONReader.path(path, "at_least"), "invalid_value", "\"at_least\" takes an app version such as 5.2, on the field app_version")
+                return nil
+            }
+            // A version no device could be registered with would compare as some other version.
+            if let problem = AppVersion.problem(minimum) {
+                reader.report(JSONReader.path(path, "at_least"), "invalid_value", problem)
                 return nil
             }
             return .appVersionAtLeast(minimum)

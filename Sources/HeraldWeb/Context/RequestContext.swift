@@ -72,34 +72,10 @@ struct RequestContext: Sendable {
         } catch {
             throw Problem.malformedJSON(line: error.line, column: error.column, reason: error.reason)
         }
-        if let path = Self.pathOfNUL(in: json) {
-            throw Problem.validation(ValidationErrors(errors: [FieldError(
-                path: path, code: "nul_character", message: "\(path.isEmpty ? "a key" : path) contains the NUL character (U+0000), which no text may hold")]),
-                title: "The request is not valid")
+        if let path = json.pathOfNUL() {
+            throw Problem.validation(ValidationErrors(errors: [.nulCharacter(at: path)]), title: "The request is not valid")
         }
         return json
-    }
-
-    /// Where a JSON value holds U+0000 in a string or a key, as a field path; nil when nowhere.
-    /// PostgreSQL refuses it in text, and no push notification or name needs it.
-    static func pathOfNUL(in value: JSON, at path: String = "") -> String? {
-        switch value {
-        case .string(let text):
-            return text.utf8.contains(0) ? path : nil
-        case .array(let items):
-            for (index, item) in items.enumerated() {
-                if let found = pathOfNUL(in: item, at: "\(path)[\(index)]") { return found }
-            }
-        case .object(let object):
-            for (key, member) in object {
-                let memberPath = path.isEmpty ? key : "\(path).\(key)"
-                if key.utf8.contains(0) { return path }
-                if let found = pathOfNUL(in: member, at: memberPath) { return found }
-            }
-        default:
-            break
-        }
-        return nil
     }
 }
 
