@@ -58,3 +58,5 @@ CREATE TABLE delivery_failures (
 );
 CREATE INDEX delivery_failures_campaign ON delivery_failures (campaign_id, id);
 CREATE INDEX delivery_failures_run ON delivery_failures (run_id);
+-- Forgetting a device (an erasure request) finds its failures by token.
+CREATE INDEX delivery_failures_device ON delivery_failures (device_token);

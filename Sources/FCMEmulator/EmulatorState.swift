@@ -35,6 +35,10 @@ struct EmulatorState {
     var tokensIssued = 0
     var messages: BoundedLog<ReceivedMessage>
     var nextSequence = 1
+    /// Every accepted message counted by its analytics label ("" for none): the log keeps only
+    /// the last `capacity` messages, these count a send of millions.
+    var acceptedByLabel: [String: Int] = [:]
+    var accepted = 0
     var attempts: BoundedLog<SendAttemptRecord>
     var random: SplitMix64
     /// Topic subscriptions made through the Instance ID API, by topic.

@@ -67,6 +67,8 @@ extension FCMEmulator {
             state.nextSequence += 1
             let name = "projects/\(project)/messages/emu-\(sequence)"
             state.messages.append(ReceivedMessage(sequence: sequence, name: name, message: message, receivedAt: .now()))
+            state.accepted += 1
+            state.acceptedByLabel[message["fcm_options"]?["analytics_label"]?.stringValue ?? "", default: 0] += 1
             return name
         }
         return .json(200, ["name": .string(name)])

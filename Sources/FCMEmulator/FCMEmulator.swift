@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Endpoints (see `handle(_:)`): `POST /token`, `POST /v1/projects/{project}/messages:send`,
 /// `POST /iid/v1:batchAdd` and `:batchRemove` (topic subscriptions),
-/// `GET /emulator/messages[?since=N]`, `DELETE /emulator/messages`. The request handling is a
+/// `GET /emulator/messages[?since=N]`, `GET /emulator/counts`, `DELETE /emulator/messages`. The request handling is a
 /// pure function of the request and the emulator's state; `start(host:port:)` serves it on
 /// HeraldHTTP.
 public final class FCMEmulator: Sendable {
@@ -50,6 +50,8 @@ public final class FCMEmulator: Sendable {
         state.withLock {
             $0.messages.removeAll()
             $0.attempts.removeAll()
+            $0.accepted = 0
+            $0.acceptedByLabel = [:]
         }
     }
 
@@ -66,6 +68,13 @@ public final class FCMEmulator: Sendable {
             let listed = messages(since: since)
             return .respond(.json(200, ["messages": .array(listed.map(\.json)),
                                         "last_sequence": .number(Double(listed.last?.sequence ?? since))]), delay: nil)
+        case ("GET", "/emulator/counts"):
+            // Every message accepted since the last reset, by analytics label: the log above keeps
+            // only the last `messageCapacity`, these count a send of any size.
+            let (accepted, byLabel) = state.withLock { ($0.accepted, $0.acceptedByLabel) }
+            return .respond(.json(200, ["accepted": .number(Double(accepted)), "kept": .number(Double(configuration.messageCapacity)),
+                                        "by_label": .object(JSONObject(byLabel.sorted { $0.key < $1.key }.map { ($0.key, JSON.number(Double($0.value))) }))]),
+                            delay: nil)
         case ("POST", "/iid/v1:batchAdd"):
             return .respond(manageTopic(request, adding: true), delay: nil)
         case ("POST", "/iid/v1:batchRemove"):

@@ -469,3 +469,42 @@ extension AudienceDeliveryTests.Setup {
         _ = try probe.connection.query("SELECT pg_notify('herald_deliveries', '')")
     }
 }
+
+extension AudienceDeliveryTests {
+    /// An erasure request reaches everything a campaign kept of a device: a streamed run's failed
+    /// device, a delivery to it, the events that name it. The counts stay.
+    @Test(.timeLimit(.minutes(5)))
+    func forgettingADeviceErasesItsFailuresDeliveriesAndEvents() async throws {
+        let gone = Self.token(1)
+        let sink = try EmulatorSink(unregistered: [gone])
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        try setup.register([["token": .string(gone), "platform": "android"], ["token": .string(Self.token(2)), "platform": "android"]])
+        let segment = try setup.segments.create(["name": "Both", "rule": ["all": [["field": "platform", "equals": "android"]]]], by: actor)
+        let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
+        defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+        let campaign = try setup.schedule(["name": "Bye", "notification": ["title": "Hi"], "segment": .string(segment.id)])
+        #expect(try await eventually(timeout: waitingLimit) { try setup.status(campaign) == "partially_failed" })
+        // A delivery row of another kind of run, and an event, that name the device too.
+        _ = try setup.probe.connection.execute("""
+            INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status)
+            SELECT id, campaign_id, 'A', jsonb_build_object('token', \(gone)), '{"token": "' || \(gone) || '"}', \(gone), 'pending' FROM runs LIMIT 1
+            """)
+        _ = try EventService(database: setup.database).record(["events": [["id": "e1", "campaign_id": .string(campaign), "variant": "A",
+                                                                           "type": "open", "device_token": .string(gone)]]])
+        let mentions = """
+            SELECT (SELECT count(*) FROM devices WHERE token = $1) + (SELECT count(*) FROM delivery_failures WHERE device_token = $1)
+                 + (SELECT count(*) FROM deliveries WHERE device_token = $1 OR body LIKE '%' || $1 || '%' OR target::text LIKE '%' || $1 || '%')
+                 + (SELECT count(*) FROM events WHERE device_token = $1)
+            """
+        func count() throws -> Int {
+            try setup.probe.connection.query(PostgresQuery(unsafeSQL: mentions, binds: [gone.postgresValue])).first?.decode(Int.self, at: 0) ?? -1
+        }
+        #expect(try count() == 4)  // the device, its failure, a delivery and an event
+
+        try setup.devices.forget(gone)
+        #expect(try count() == 0)
+        #expect(try setup.probe.streamed("failed") == 1 && setup.probe.streamed("sent") == 1)  // the counts stay
+        #expect(try setup.probe.count("SELECT count(*) FROM deliveries WHERE status = 'cancelled'") == 1)
+    }
+}

@@ -41,8 +41,20 @@ struct DeviceStore: Sendable {
         try connection.query("SELECT \(fragment: Self.columns) FROM devices WHERE token = \(token)").map(Self.decode).first
     }
 
+    /// Forgets a device (an erasure request): its row, and its token and personalised messages
+    /// wherever a campaign kept them. Counts stay; a request not yet sent to it is cancelled.
     func delete(_ token: String, on connection: PostgresConnection) throws -> Bool {
-        try connection.execute("DELETE FROM devices WHERE token = \(token)") > 0
+        try connection.transaction { connection in
+            guard try connection.execute("DELETE FROM devices WHERE token = \(token)") > 0 else { return false }
+            _ = try connection.execute("DELETE FROM delivery_failures WHERE device_token = \(token)")
+            _ = try connection.execute("""
+                UPDATE deliveries SET device_token = NULL, target = '{"token": "(forgotten)"}', body = '',
+                    status = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN \(DeliveryStatus.cancelled) ELSE status END
+                WHERE device_token = \(token)
+                """)
+            _ = try connection.execute("UPDATE events SET device_token = NULL WHERE device_token = \(token)")
+            return true
+        }
     }
 
     /// A page of devices in token order after `after`, filtered by status, platform, language

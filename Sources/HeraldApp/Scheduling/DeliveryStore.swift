@@ -312,7 +312,9 @@ struct DeliveryStore: Sendable {
 
     static func claimed(_ row: PostgresRow) throws -> Claimed {
         let (id, runID, body, attempts, lateness) = try row.decode((Int64, String, String, Int, Double).self)
-        return Claimed(id: id, runID: runID, body: Array(body.utf8), attempts: attempts, lateness: lateness)
+        // Rendered when the run was planned (its occurrence): the iOS lifetime counts from now, as Android's does.
+        return Claimed(id: id, runID: runID, body: APNSExpiration.rebased(Array(body.utf8), by: Int64(lateness.rounded(.down))),
+                       attempts: attempts, lateness: lateness)
     }
 
     /// Extends the leases `owner` still holds on these deliveries: a round that runs long (a slow
@@ -437,11 +439,13 @@ struct DeliveryStore: Sendable {
                         AND c.outcome IN (\(constants: [DeliveryStatus.failed, .expired])))::bigint
             FROM done
             """).map { try $0.decode((String, Int, Int).self) }
-        // A streamed run's planned count is its counters', written once when it closes.
+        // A streamed run is folded when it closes: its planned count is its counters', written once,
+        // and its batches (done) are dropped; its counts and failed devices are what it keeps.
         _ = try connection.execute("""
             UPDATE runs r SET planned = (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(RunCounts.planned))
             WHERE r.id = ANY(\(finished.map(\.0))::uuid[]) AND r.streamed
             """)
+        _ = try connection.execute("DELETE FROM device_batches WHERE run_id = ANY(\(finished.map(\.0))::uuid[])")
         guard !finished.isEmpty else { return }
         let closed = try connection.query("""
             UPDATE runs r SET finished_at = now(), status = x.status

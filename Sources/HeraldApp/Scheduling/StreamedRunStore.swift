@@ -72,11 +72,11 @@ struct StreamedRunStore: Sendable {
                 attempts = b.attempts + 1
             FROM runs r WHERE b.id = (SELECT id FROM picked) AND r.id = b.run_id
             RETURNING b.id, b.run_id::text, b.after_token, b.last_token, b.tokens, b.attempts, r.campaign_id::text, r.content::text,
-                      r.audience::text, r.rollout_variant, extract(epoch FROM r.occurrence)::float8, extract(epoch FROM now() - r.occurrence)::float8
+                      r.audience::text, r.rollout_variant, extract(epoch FROM now() - r.occurrence)::float8
             """).first else { return nil }
-        let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, occurrence, lateness) =
-            try row.decode((Int64, String, String?, String?, [String]?, Int, String, String, String, String?, Double, Double).self)
-        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout, occurrence: occurrence) else {
+        let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness) =
+            try row.decode((Int64, String, String?, String?, [String]?, Int, String, String, String, String?, Double).self)
+        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout) else {
             return (batchID, [])
         }
         let found: [StoredDevice]
@@ -95,14 +95,14 @@ struct StreamedRunStore: Sendable {
         // one before it committed (waiting a few milliseconds for it, not skipping the run).
         guard let row = try connection.query("""
             SELECT r.id::text, r.plan_after, r.campaign_id::text, r.content::text, r.audience::text, r.rollout_variant,
-                   extract(epoch FROM r.occurrence)::float8, extract(epoch FROM now() - r.occurrence)::float8
+                   extract(epoch FROM now() - r.occurrence)::float8
             FROM runs r WHERE r.streamed AND r.planning AND \(fragment: Self.sendable)
             ORDER BY r.occurrence, r.id LIMIT 1
             FOR UPDATE OF r
             """).first else { return nil }
-        let (runID, after, campaignID, content, audienceText, rollout, occurrence, lateness) =
-            try row.decode((String, String?, String, String, String, String?, Double, Double).self)
-        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout, occurrence: occurrence) else {
+        let (runID, after, campaignID, content, audienceText, rollout, lateness) =
+            try row.decode((String, String?, String, String, String, String?, Double).self)
+        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout) else {
             _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(runID)::uuid")
             try DeliveryStore().closeRuns([runID], on: connection)
             return nil
@@ -262,10 +262,11 @@ struct RunMessages {
     let planner: DevicePlanner
     let audience: DeviceAudience
 
-    init?(campaignID: String, content: String, audience: String, rollout: String?, occurrence: Double) {
+    init?(campaignID: String, content: String, audience: String, rollout: String?) {
         guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json),
               let parsedAudience = (try? JSON.parse(audience)).flatMap(DeviceAudience.init(json:)) else { return nil }
-        let sendTime = Date(timeIntervalSince1970: occurrence)
+        // Rendered as it is sent: `apns-expiration` counts from now, as Android's `ttl` does.
+        let sendTime = Date()
         planner = rollout.flatMap { DevicePlanner(rollout: $0, of: spec.forSending, campaignID: campaignID, sendTime: sendTime) }
             ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: sendTime)
         self.audience = parsedAudience
