@@ -4,6 +4,32 @@ import Testing
 
 /// The shared quota's arithmetic on a simulated clock.
 @Suite struct TokenBucketTests {
+    /// Workers asking for at least a round each take a whole round in turn, at the same rate:
+    /// eight workers at 10,000 a second take 250 at a time, not the trickle since the last take.
+    @Test func aMinimumMakesWorkersTakeWholeRoundsInTurnAtTheSameRate() {
+        var bucket = TokenBucket(ratePerSecond: 10_000, capacity: 256, tokens: 0, refilledAt: 0)
+        var taken: [Int] = []
+        var now = 0.0
+        while now < 10 {
+            // The next worker asks a millisecond after a take, or when it was told to come back.
+            let grant = bucket.take(256, atLeast: 250, at: now)
+            if grant.granted > 0 {
+                taken.append(grant.granted)
+                now += 0.001
+            } else {
+                #expect(grant.wait > 0 && grant.wait <= 0.025)
+                now += grant.wait
+            }
+        }
+        #expect(taken.allSatisfy { $0 >= 250 })
+        #expect(taken.reduce(0, +) >= 99_000)  // the rate is used
+        // A minimum above the capacity is the capacity; one token is always enough at a low rate.
+        var small = TokenBucket(ratePerSecond: 0.1, capacity: 32, tokens: 1, refilledAt: 0)
+        #expect(small.take(32, atLeast: 0, at: 0).granted == 1)
+        var full = TokenBucket(ratePerSecond: 10, capacity: 32, tokens: 32, refilledAt: 0)
+        #expect(full.take(64, atLeast: 500, at: 0).granted == 32)
+    }
+
     /// 6,000 a minute taken by eight greedy workers at random moments for ten minutes: no rolling
     /// minute holds more than the limit plus one worker round (the bucket's capacity), and the
     /// rate is used, not wasted.

@@ -160,6 +160,10 @@ def measure(n):
             {"field": "platform", "in": ["android", "ios", "web"]}]}}).encode(), key)["id"]
         http("DELETE", EMULATOR + "/emulator/messages")
         before_bytes = outbox_bytes(url)
+        statements = os.environ.get("HERALD_BENCH_STATEMENTS") == "1"
+        superuser = url.replace("//herald@", "//postgres@")
+        if statements:
+            psql(superuser, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()")
         herald_before = sum(tree_ticks(p.pid) for _, p in servers)
         pg_before = postgres_ticks()
         content = {"name": "Everyone", "segment": segment,
@@ -179,6 +183,7 @@ def measure(n):
                 first = now
             if count >= n // 2 and len(during) < 3:
                 during.append(timed(lambda: http("GET", f"{api}/campaigns/{campaign}/report", key=key))[0])
+            # (Each psql is a new backend: asked only at the end, so its start-up is not counted per message.)
             if count >= n and psql(url, f"SELECT status FROM campaigns WHERE id = '{campaign}'") != "sending":
                 break
             if now - due > 3600:
@@ -188,6 +193,11 @@ def measure(n):
         herald_cpu = sum(tree_ticks(p.pid) for _, p in servers) - herald_before
         pg_cpu = postgres_ticks() - pg_before
         sent = emulator_count()
+        if statements:
+            print(f"  PostgreSQL's statements during the send of {n:,} (µs of execution per message, calls):")
+            print(psql(superuser, f"SELECT round((total_exec_time * 1000 / {max(1, n)})::numeric, 2) || ' µs  ' || calls || '  ' "
+                                  f"|| left(regexp_replace(query, '\\s+', ' ', 'g'), 150) FROM pg_stat_statements "
+                                  f"ORDER BY total_exec_time DESC LIMIT 12"))
         after = [timed(lambda: http("GET", f"{api}/campaigns/{campaign}/report", key=key))[0] for _ in range(5)]
         # The busiest 60 seconds, against the quota.
         busiest = 0

@@ -278,7 +278,9 @@ public final class DeliveryEngine: Sendable {
                 // round to devices may be larger than one of topic fan-outs).
                 var allowed = max(configuration.batchSize, configuration.deviceBatchSize)
                 if let limit = quotaLimit {
-                    let (grant, snapshot) = try outbox.takeTokens(allowed, limit: limit)
+                    // A round of at least 25 ms of the quota (a whole round at FCM's 600,000 a minute):
+                    // workers taking turns at a full round, not each the trickle since the last take.
+                    let (grant, snapshot) = try outbox.takeTokens(allowed, atLeast: Int(limit.ratePerSecond * 0.025), limit: limit)
                     lastBucket.withLock { $0 = snapshot }
                     guard grant.granted > 0 else {
                         finishedLook(1 + index, look)  // nothing may be sent now: looking is done

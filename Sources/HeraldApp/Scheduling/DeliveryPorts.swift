@@ -35,8 +35,8 @@ protocol DeliveryOutbox: Sendable {
     func secondsUntilNextControl() throws -> Double?
     /// Decides the A/B tests whose automatic winner deadline has passed, and rolls each out.
     func decideWinners(now: Date) throws -> [(campaignID: String, decision: WinnerDecision)]
-    /// Takes up to `wanted` tokens of the project's shared bucket.
-    func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot)
+    /// Takes up to `wanted` tokens of the project's shared bucket, none while fewer than `minimum` are there.
+    func takeTokens(_ wanted: Int, atLeast minimum: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot)
     /// Returns tokens taken but not used.
     func giveBackTokens(_ count: Int, limit: SendQuotaStore.Limit) throws
     /// Holds every instance's sending for `seconds` (FCM answered 429).
@@ -122,8 +122,8 @@ struct PostgresOutbox: DeliveryOutbox {
         try pool.withConnection { try store.secondsUntilNextControl(on: $0) }
     }
 
-    func takeTokens(_ wanted: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot) {
-        try pool.withConnection { try quota.take(wanted, limit: limit, on: $0) }
+    func takeTokens(_ wanted: Int, atLeast minimum: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot) {
+        try pool.withConnection { try quota.take(wanted, atLeast: minimum, limit: limit, on: $0) }
     }
 
     func giveBackTokens(_ count: Int, limit: SendQuotaStore.Limit) throws {

@@ -19,9 +19,9 @@ struct SendQuotaStore: Sendable {
         var holdSeconds: Double
     }
 
-    func take(_ wanted: Int, limit: Limit, on connection: PostgresConnection) throws -> (TokenBucket.Grant, Snapshot) {
+    func take(_ wanted: Int, atLeast minimum: Int = 1, limit: Limit, on connection: PostgresConnection) throws -> (TokenBucket.Grant, Snapshot) {
         try change(limit, on: connection) { bucket, now in
-            let grant = bucket.take(wanted, at: now)
+            let grant = bucket.take(wanted, atLeast: minimum, at: now)
             return (grant, grant.granted)
         }
     }

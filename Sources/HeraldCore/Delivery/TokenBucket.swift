@@ -39,14 +39,22 @@ public struct TokenBucket: Sendable, Equatable {
         refilledAt = max(refilledAt, now)
     }
 
-    /// Takes up to `wanted` whole tokens at `now`.
-    public mutating func take(_ wanted: Int, at now: Double) -> Grant {
+    /// Takes up to `wanted` whole tokens at `now`, or none while fewer than `minimum` are there
+    /// (then `wait` says when they will be). Workers that share a bucket at its rate would
+    /// otherwise each take the trickle since the last take: rounds of a few messages, each paying
+    /// a round's fixed cost in the database.
+    public mutating func take(_ wanted: Int, atLeast minimum: Int = 1, at now: Double) -> Grant {
         refill(at: now)
         if now < notBefore { return Grant(granted: 0, wait: notBefore - now) }
-        let granted = max(0, min(wanted, Int(tokens.rounded(.down))))
-        tokens -= Double(granted)
-        if granted > 0 || ratePerSecond <= 0 { return Grant(granted: granted, wait: 0) }
-        return Grant(granted: 0, wait: (1 - tokens) / ratePerSecond)
+        let least = Double(max(1, min(minimum, wanted, Int(capacity))))
+        // (A millionth of a token of slack: the refill's floating point must not leave a worker
+        // coming back for the last 1e-12 of a token.)
+        if tokens + 1e-6 < least {
+            return Grant(granted: 0, wait: ratePerSecond > 0 ? (least - tokens) / ratePerSecond : 0)
+        }
+        let granted = max(0, min(wanted, Int((tokens + 1e-6).rounded(.down))))
+        tokens = max(0, tokens - Double(granted))
+        return Grant(granted: granted, wait: 0)
     }
 
     /// Tokens taken but not used (fewer deliveries were ready) go back.
