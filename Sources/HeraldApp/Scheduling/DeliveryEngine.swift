@@ -356,7 +356,7 @@ public final class DeliveryEngine: Sendable {
         let result = body()
         done.withLock { $0 = true }
         done.broadcast()
-        stopped.wait { $0 ? true : nil }
+        _ = stopped.wait { $0 ? true : nil }
         return result
     }
 

@@ -116,7 +116,6 @@ struct DeliveryStore: Sendable {
     /// next occurrence or to `sending`. An occurrence that already has a run gets no second one.
     func writeRuns(_ runs: [PlannedRun], on connection: PostgresConnection) throws -> [StartedRun] {
         guard !runs.isEmpty else { return [] }
-        let plans = Dictionary(runs.map { ($0.campaignID, $0.plan) }, uniquingKeysWith: { first, _ in first })
         let created = try connection.query("""
             INSERT INTO runs (campaign_id, occurrence, planned, warnings, expires_at, window_opens_at, window_closes_at, campaign_version)
             SELECT c::uuid, o::timestamptz, p::integer, w::jsonb,
