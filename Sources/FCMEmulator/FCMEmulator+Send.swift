@@ -57,8 +57,17 @@ extension FCMEmulator {
         if let failure = MessageValidator.validate(message) {
             return .fcmError(400, "INVALID_ARGUMENT", failure.message, errorCode: "INVALID_ARGUMENT", field: failure.field)
         }
-        if let token = message["token"]?.stringValue, configuration.unregisteredTokens.contains(token) {
-            return .fcmError(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED")
+        if let token = message["token"]?.stringValue {
+            if configuration.unregisteredTokens.contains(token) {
+                return .fcmError(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED")
+            }
+            if configuration.otherSendersTokens.contains(token) {
+                return .fcmError(403, "PERMISSION_DENIED", "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH")
+            }
+            if configuration.throttledTokens.contains(token) {
+                return .fcmError(429, "RESOURCE_EXHAUSTED", "Message rate exceeded for this device.", errorCode: "QUOTA_EXCEEDED",
+                                 headers: [("Retry-After", String(configuration.faults.retryAfterSeconds))])
+            }
         }
         // A dry run is checked like a send but not delivered; FCM names it "fake_message_id".
         if validateOnly { return .json(200, ["name": .string("projects/\(project)/messages/fake_message_id")]) }

@@ -18,6 +18,10 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var messageCapacity: Int
     /// Registration tokens answered with 404 UNREGISTERED, as for an uninstalled app.
     public var unregisteredTokens: Set<String>
+    /// Tokens of another sender (another Firebase project): 403 SENDER_ID_MISMATCH.
+    public var otherSendersTokens: Set<String> = []
+    /// Devices over their own rate (240 a minute): 429 QUOTA_EXCEEDED with `Retry-After`, about them alone.
+    public var throttledTokens: Set<String> = []
     /// Shares of send requests answered with faults.
     public var faults: FaultInjection
 

@@ -16,14 +16,17 @@ public final class EmulatorSink: Sendable {
 
     /// `keyProject` other than the emulator's makes every send a permanent 403 PERMISSION_DENIED.
     /// `unregistered` tokens are answered 404 UNREGISTERED (and NOT_FOUND by the Instance ID API).
+    /// `otherSenders` are answered 403 SENDER_ID_MISMATCH, `throttled` 429 QUOTA_EXCEEDED (a device's own rate).
     public init(faults: FaultInjection = FaultInjection(), handlerThreads: Int = 16, keyProject: String? = nil,
-                unregistered: Set<String> = []) throws {
+                unregistered: Set<String> = [], otherSenders: Set<String> = [], throttled: Set<String> = []) throws {
         keyPath = NSTemporaryDirectory() + "herald-test-key-\(UUID().uuidString.prefix(8)).json"
         // The port is not known yet; Herald is given the real token URL by HERALD_OAUTH_TOKEN_URL.
         var configuration = try FCMEmulatorConfiguration.development(
             projectID: "herald-test", tokenURI: "http://127.0.0.1/token", writingKeyFileTo: keyPath)
         configuration.faults = faults
         configuration.unregisteredTokens = unregistered
+        configuration.otherSendersTokens = otherSenders
+        configuration.throttledTokens = throttled
         configuration.messageCapacity = 200_000
         if let keyProject {
             var key = try JSON.parse(Array(try Data(contentsOf: URL(fileURLWithPath: keyPath))))

@@ -420,13 +420,21 @@ public final class DeliveryEngine: Sendable {
         }
     }
 
-    /// A 429 QUOTA_EXCEEDED is about the whole project: every instance waits what FCM asked
-    /// (Retry-After, and at least the retry policy's minimum), not only this one.
+    /// A 429 QUOTA_EXCEEDED may be about the whole project, one device or one topic. Only the
+    /// project's rate concerns every message: when half or more of a round's requests were
+    /// answered 429, every instance waits what FCM asked (Retry-After, and at least the retry
+    /// policy's minimum); a device's own 429 among answers that went through backs off that
+    /// device alone (its request is retried after the policy's minimum), holding nobody else.
     func holdEveryInstanceIfFCMAskedTo(_ answers: [SendOutcome]) {
         guard let limit = quotaLimit else { return }
         let waits = answers.compactMap { answer -> Duration? in
             guard case .failed(let error) = answer, error.code == .quotaExceeded else { return nil }
             return max(error.retryAfter ?? .zero, configuration.retryPolicy.quotaExceededMinimumDelay)
+        }
+        guard waits.count * 2 >= answers.count else {
+            if !waits.isEmpty { metrics.increment("herald_fcm_device_quota_answers_total", by: Double(waits.count),
+                                                  help: "429 answers about one device or topic, which held nothing else.") }
+            return
         }
         guard let wait = waits.max() else { return }
         do {

@@ -355,10 +355,54 @@ struct DeliveryStore: Sendable {
         guard !outcomes.isEmpty else { return }
         try connection.transaction { connection in
             try StreamedRunStore().record(outcomes, owner: owner, on: connection)
-            let outcomes = outcomes.filter { $0.device == nil }
-            if !outcomes.isEmpty { try recordDeliveries(outcomes, owner: owner, on: connection) }
+            let deliveries = outcomes.filter { $0.device == nil }
+            if !deliveries.isEmpty { try recordDeliveries(deliveries, owner: owner, on: connection) }
+            let refusedCredentials = outcomes.filter { Self.credentialErrors.contains($0.errorCode ?? "") }
+            if !refusedCredentials.isEmpty {
+                let deliveryRuns = try connection.query("""
+                    SELECT DISTINCT run_id::text FROM deliveries WHERE id = ANY(\(refusedCredentials.filter { $0.device == nil }.map { String($0.id) })::bigint[])
+                    """).map { try $0.decode(String.self, at: 0) }
+                try pauseRunsWithWrongCredentials(Set(deliveryRuns + refusedCredentials.compactMap { $0.device?.batch.runID }), on: connection)
+            }
             // In the same transaction: one commit a round, and a run is closed with its last answers.
             try closeRuns(Array(runIDs), on: connection)
+        }
+    }
+
+    /// FCM's answers that say the service-account key is wrong for the devices (another Firebase
+    /// project's tokens, or the project's APNs or web-push credentials), not that a device is gone.
+    static let credentialErrors: Set<String> = ["SENDER_ID_MISMATCH", "THIRD_PARTY_AUTH_ERROR"]
+
+    /// A run whose answers so far are mostly credential errors (at least 10, and half or more of
+    /// them) is stopped before it refuses every device: its campaign is paused with the reason on
+    /// the run, and nothing more is sent until someone fixes the key and resumes it.
+    func pauseRunsWithWrongCredentials(_ runIDs: Set<String>, on connection: PostgresConnection) throws {
+        let codes = Array(Self.credentialErrors)
+        let wrong = try connection.query("""
+            SELECT r.id::text, r.campaign_id::text, w.n, w.total FROM runs r CROSS JOIN LATERAL (
+                SELECT (SELECT count(*) FROM delivery_failures f WHERE f.run_id = r.id AND f.error_code = ANY(\(codes)))
+                       + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = \(DeliveryStatus.failed)
+                          AND d.error_code = ANY(\(codes))) AS n,
+                       (SELECT coalesce(sum(c.n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = ANY(\(DeliveryStatus.answered)))
+                       + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.answered))) AS total) w
+            WHERE r.id = ANY(\(Array(runIDs))::uuid[]) AND r.status = \(RunStatus.sending) AND w.n >= 10 AND w.n * 2 >= w.total
+            """).map { try $0.decode((String, String, Int, Int).self) }
+        for (runID, campaignID, n, total) in wrong {
+            let reason = "FCM answered \(n) of the first \(total) devices that the credentials are wrong for them (SENDER_ID_MISMATCH: "
+                + "their tokens belong to another Firebase project than the service-account key's; THIRD_PARTY_AUTH_ERROR: the project's "
+                + "APNs or web-push credentials). The campaign is paused and no device was marked invalid: fix HERALD_SERVICE_ACCOUNT_KEY "
+                + "(or the credentials in the Firebase console), then resume it."
+            let paused = try connection.query("""
+                UPDATE campaigns SET paused_from = status, status = \(CampaignStatus.paused)
+                WHERE id = \(campaignID)::uuid AND status = ANY(\(CampaignStatus.pausable)) RETURNING id
+                """)
+            guard !paused.isEmpty else { continue }
+            _ = try connection.execute("""
+                UPDATE runs SET warnings = warnings || jsonb_build_array(\(reason)::text) WHERE id = \(runID)::uuid
+                """)
+            try AuditLog().record(.campaignPaused, by: Actor(name: "herald:scheduler"), object: ("campaign", campaignID),
+                                  details: ["reason": .string("wrong_credentials"), "answers": .number(Double(total)),
+                                            "credential_errors": .number(Double(n))], on: connection)
         }
     }
 
@@ -392,11 +436,12 @@ struct DeliveryStore: Sendable {
         }
     }
 
-    /// Whether FCM's answer says the token itself is dead: UNREGISTERED (404), a token of another
-    /// sender, or an INVALID_ARGUMENT that names the registration token (not the message).
+    /// Whether FCM's answer says the token itself is dead: UNREGISTERED (404), or an
+    /// INVALID_ARGUMENT that names the registration token (not the message). SENDER_ID_MISMATCH
+    /// says the credentials are wrong for the token, not that the device is gone: never pruned.
     static func meansInvalidToken(_ outcome: Outcome) -> Bool {
         switch outcome.errorCode {
-        case "UNREGISTERED", "SENDER_ID_MISMATCH": true
+        case "UNREGISTERED": true
         case "INVALID_ARGUMENT": outcome.errorMessage?.localizedCaseInsensitiveContains("registration token") ?? false
         default: false
         }
