@@ -57,6 +57,39 @@ import Testing
         #expect(emulator.emulator.messages().isEmpty, "validate_only must not deliver anything")
     }
 
+    /// A campaign to devices is checked as it would be sent: personalised, for real devices of
+    /// its audience (FCM refuses a made-up token, so a placeholder checked nothing).
+    @Test func validatingACampaignToDevicesChecksRealDevicesOfItsAudience() async throws {
+        let tokens = (1...3).map { "validate-\($0):" + String(repeating: "v", count: 140) }
+        for (index, token) in tokens.enumerated() {
+            #expect(try await herald.request("PUT", "/api/v1/devices/\(token)",
+                                             json: ["platform": "android", "properties": ["first_name": .string("Name\(index)")]]).status == 201)
+        }
+        let segment = try #require(try await herald.request("POST", "/api/v1/segments", json: [
+            "name": "Validated", "rule": ["all": [["field": "platform", "equals": "android"]]]]).json?["id"]?.stringValue)
+        let id = try await create(["name": "Personal", "notification": ["title": "Hi {{first_name | default: \"friend\"}}"], "segment": .string(segment)])
+        let before = emulator.emulator.sendAttempts().count
+        let validated = try await herald.request("POST", "/api/v1/campaigns/\(id)/validate")
+        #expect(validated.status == 200)
+        #expect(validated.json?["valid"] == true)
+        let results = try #require(validated.json?["results"]?.arrayValue)
+        let targets = Set(results.compactMap { $0["target"]?["token"]?.stringValue })
+        #expect(targets == Set(tokens))
+        #expect(results.count == 3)
+        let checked = emulator.emulator.sendAttempts().dropFirst(before).compactMap(\.message)
+        #expect(Set(checked.compactMap { $0["token"]?.stringValue }) == Set(tokens))
+        #expect(Set(checked.compactMap { $0["notification"]?["title"]?.stringValue }) == ["Hi Name0", "Hi Name1", "Hi Name2"])
+        #expect(emulator.emulator.messages().isEmpty, "validate_only must not deliver anything")
+
+        // An audience with no device has nothing to check the messages against.
+        let empty = try #require(try await herald.request("POST", "/api/v1/segments", json: [
+            "name": "Nobody", "rule": ["all": [["field": "country", "equals": "AQ"]]]]).json?["id"]?.stringValue)
+        let nobody = try await create(["name": "Nobody", "notification": ["title": "Hi"], "segment": .string(empty)])
+        let refused = try await herald.request("POST", "/api/v1/campaigns/\(nobody)/validate")
+        #expect(refused.status == 409)
+        #expect(refused.json?["code"] == "no_devices")
+    }
+
     @Test func aTestMessageGoesToEachTokenWithItsResult() async throws {
         let id = try await create(Self.abCampaign)
         let sent = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": ["token-1", "token-2"], "variant": "B"])

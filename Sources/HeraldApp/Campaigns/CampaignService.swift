@@ -73,12 +73,44 @@ public struct CampaignService: Sendable {
         FanOutPlanner.plan(campaign: try record.spec().forSending, buckets: buckets, campaignID: record.id.description, sendTime: now)
     }
 
-    /// FCM's opinion of every planned request (a dry run: `validate_only`).
-    public func validate(_ id: CampaignID, now: Date) throws -> (CampaignRecord, FanOutPlan, [SendOutcome]) {
+    /// One request of a dry run and FCM's opinion of it.
+    public struct Validated: Sendable {
+        public var variantKey: String
+        public var target: JSON
+        public var outcome: SendOutcome
+    }
+
+    /// Devices of a campaign's audience a dry run checks its messages against.
+    public static let validationSample = 10
+
+    /// FCM's opinion of every planned request (a dry run: `validate_only`). A campaign to devices
+    /// is checked as it would be sent: personalised for the first devices of its audience, with
+    /// their real tokens (FCM refuses a made-up one, so a placeholder would check nothing).
+    public func validate(_ id: CampaignID, now: Date) throws -> (CampaignRecord, [Validated]) {
         let sender = try configuredSender()
-        let (record, plan) = try preview(id, now: now)
-        let outcomes = sender.send(batch: plan.requests.map { $0.message.json() }, validateOnly: true, concurrency: 8)
-        return (record, plan, outcomes)
+        let record = try get(id)
+        let spec = try record.spec()
+        var requests: [(variantKey: String, target: JSON, body: [UInt8])] = []
+        if spec.audience.isPerDevice {
+            let planner = DevicePlanner(campaign: spec.forSending, campaignID: id.description, sendTime: now)
+            let devices = try database.read { connection -> [StoredDevice] in
+                guard let audience = try RunStarter.devices(of: spec.audience, on: connection) else { return [] }
+                return try DeviceStore().active(audience, after: nil, limit: Self.validationSample * 4, on: connection)
+            }
+            for device in devices {
+                guard let request = planner.request(for: device.device), let body = request.body, requests.count < Self.validationSample else { continue }
+                requests.append((request.variantKey, ["token": .string(request.token)], Array(body.utf8)))
+            }
+            guard !requests.isEmpty else {
+                throw AppError.conflict(code: "no_devices", title: "Nothing to validate against",
+                                        detail: "Campaign \(id)'s audience has no active device that would get a message: a dry run checks the messages with real tokens.",
+                                        currentStatus: record.status)
+            }
+        } else {
+            requests = try plan(record, now: now).requests.map { ($0.variantKey, $0.target.json, Array($0.message.json().serialized())) }
+        }
+        let outcomes = sender.send(batch: requests.map(\.body), validateOnly: true, concurrency: 8)
+        return (record, zip(requests, outcomes).map { Validated(variantKey: $0.variantKey, target: $0.target, outcome: $1) })
     }
 
     public func runs(_ id: CampaignID) throws -> [JSON] {

@@ -24,16 +24,16 @@ struct SendingAPI: Sendable {
     }
 
     func validate(_ context: RequestContext) throws -> APIResponse {
-        let (record, plan, outcomes) = try campaigns.validate(try context.campaignID(), now: Date())
+        let (record, validated) = try campaigns.validate(try context.campaignID(), now: Date())
         // A dry run sends nothing: each request is "valid" or "invalid" (with FCM's error), never "sent".
-        let results: [JSON] = zip(plan.requests, outcomes).map { planned, outcome in
-            var result: JSONObject = ["result": .string(outcome.error == nil ? "valid" : "invalid")]
-            if let error = Self.json(outcome)["error"] { result["error"] = error }
-            result["variant"] = .string(planned.variantKey)
-            result["target"] = planned.target.json
+        let results: [JSON] = validated.map { request in
+            var result: JSONObject = ["result": .string(request.outcome.error == nil ? "valid" : "invalid")]
+            if let error = Self.json(request.outcome)["error"] { result["error"] = error }
+            result["variant"] = .string(request.variantKey)
+            result["target"] = request.target
             return .object(result)
         }
-        let valid = outcomes.allSatisfy { $0.error == nil }
+        let valid = validated.allSatisfy { $0.outcome.error == nil }
         return APIResponse(status: 200, body: ["campaign_id": .string(record.id.description), "valid": .bool(valid), "results": .array(results)])
     }
 
