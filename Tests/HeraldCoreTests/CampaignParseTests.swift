@@ -201,6 +201,15 @@ extension Result {
         #expect((try? Self.parse(image: "https://cdn.example.com/photo.jpeg").get()) != nil)
         guard case .failure = Self.parse(image: "https://cdn.example.com/archive.tar") else { Issue.record("accepted .tar"); return }
     }
+
+    /// The extension is the path's, not the host's: a host ending in ".png" has no image path.
+    @Test func aHostThatEndsLikeAnImageIsNoImagePath() {
+        for image in ["https://foo.bar.pizza-monster.png", "https://foo.bar.pizza-monster.png?x=a.png", "https://cdn.example.png/"] {
+            guard case .failure(let errors) = Self.parse(image: image) else { Issue.record("accepted \(image)"); continue }
+            #expect(errors.errors.first?.code == "no_image_extension", "\(image)")
+        }
+        #expect((try? Self.parse(image: "https://foo.bar.pizza-monster.png/pizza.png").get()) != nil)
+    }
 }
 
 @Suite struct OverrideShapeTests {
@@ -226,5 +235,30 @@ extension Result {
             "light_settings": ["color": ["red": 1, "green": 0.5, "blue": 0], "light_on_duration": "0.5s", "light_off_duration": "1s"],
             "event_time": "2026-11-22T09:30:00.5+03:30"]],
             "apns": ["payload": ["aps": ["badge": 3, "mutable-content": 1]]]]).isEmpty)
+    }
+}
+
+/// Refusals of what FCM or Apple would take otherwise than the marketer meant.
+@Suite struct MeantAsWrittenTests {
+    /// A variable in a data value would reach the app literally: refused, by its key.
+    @Test func aVariableInADataValueIsRefusedByItsKey() {
+        let campaign: JSON = ["name": "n", "notification": ["title": "Hi {{first_name | default: \"you\"}}"], "tokens": ["t-1"],
+                              "data": ["greeting": "Hello {{first_name | default: \"you\"}}", "literal": "a {{ b"]]
+        guard case .failure(let errors) = CampaignSpec.parse(campaign) else { Issue.record("accepted"); return }
+        #expect(errors.errors.map(\.path) == ["data.greeting"])
+        #expect(errors.errors.first?.code == "variables_in_data")
+        #expect(errors.errors.first?.message.contains("{{first_name}} would reach the app literally") == true)
+    }
+
+    /// A background push (nothing to show) with an override asking Apple for priority 10 is
+    /// refused where it is asked for; with a title to show, 10 is what an alert takes.
+    @Test func priorityTenOnABackgroundPushIsRefused() {
+        let overrides: JSON = ["apns": ["headers": ["apns-priority": "10"]]]
+        let background: JSON = ["name": "n", "data": ["sync": "1"], "topics": ["news"], "options": ["overrides": overrides]]
+        guard case .failure(let errors) = CampaignSpec.parse(background) else { Issue.record("accepted"); return }
+        #expect(errors.errors.map(\.path) == ["options.overrides.apns.headers.apns-priority"])
+        #expect(errors.errors.first?.code == "background_priority")
+        let alert: JSON = ["name": "n", "notification": ["title": "Hi"], "topics": ["news"], "options": ["overrides": overrides]]
+        #expect((try? CampaignSpec.parse(alert).get()) != nil)
     }
 }

@@ -340,7 +340,10 @@ public struct CampaignService: Sendable {
         // No connection is held while FCM answers; the audit entry follows with what happened.
         let results = TestSend.send(record.id.description, spec, variant: variant, tokens: tokens, sender: sender, now: now)
         let sent = results.filter { $0.outcome.error == nil }.count
+        // A registered device FCM no longer knows is sent nothing again, whoever asked.
+        let gone = results.filter { $0.outcome.error?.code == .unregistered }
         try database.transaction { connection in
+            try DeviceStore().markInvalid(gone.map(\.token), reasons: gone.map { "UNREGISTERED: " + ($0.outcome.error?.message ?? "") }, on: connection)
             try audit.record(.campaignTestSent, by: actor, object: ("campaign", record.id.description), details: [
                 "variant": .string(variant.key), "tokens": .number(Double(tokens.count)),
                 "sent": .number(Double(sent)), "failed": .number(Double(results.count - sent)),

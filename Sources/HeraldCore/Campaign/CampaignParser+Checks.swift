@@ -58,4 +58,19 @@ extension CampaignParser {
             }
         }
     }
+
+    /// Apple takes `apns-priority: 10` only for a push it shows: an override that asks for it on
+    /// a variant with nothing to show (a background push) would be refused by APNs.
+    mutating func checkBackgroundPriority(_ spec: CampaignSpec) {
+        guard spec.options.overrides.apns?["headers"]?["apns-priority"]?.stringValue == "10" else { return }
+        for variant in spec.effectiveVariants {
+            let message = render(campaign: spec, variant: variant.withDefaults, target: spec.audience.sampleTarget,
+                                 campaignID: nil, sendTime: Date(timeIntervalSince1970: 0)).json()
+            let aps = message["apns"]?["payload"]?["aps"]
+            guard message["notification"] == nil, aps?["alert"] == nil, aps?["badge"] == nil, aps?["sound"] == nil else { continue }
+            reader.report("options.overrides.apns.headers.apns-priority", "background_priority",
+                "variant \(variant.key) has nothing to show (no title, text, badge or sound): Apple accepts such a background push only with priority 5, not 10")
+            return
+        }
+    }
 }

@@ -100,6 +100,7 @@ public struct CampaignParser {
         checkConditionRoom(spec)
         checkVariants(spec)
         checkVariables(spec)
+        checkBackgroundPriority(spec)
         if checkingPayloads, let audience, !audience.isEmptyTopics {
             checkRenderedPayloads(spec)
         }
@@ -182,7 +183,11 @@ public struct CampaignParser {
         if !web {
             reader.report(JSONReader.path(parent, "image"), "not_a_web_url", "must be an https:// (or http://) URL, found \"\(value)\"")
         }
-        let path = value.split(separator: "?", maxSplits: 1)[0].split(separator: "#", maxSplits: 1)[0]
+        // The path's last segment, after the host: `https://cdn.example.png` has no path at all.
+        let afterScheme = value.range(of: "://").map { value[$0.upperBound...] } ?? value[...]
+        let pathAndQuery = afterScheme.firstIndex(of: "/").map { afterScheme[$0...] } ?? ""
+        let path = pathAndQuery.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            .split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         let fileExtension = name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } ?? "" : ""
         if web, !CampaignLimits.imageExtensions.contains(fileExtension) {
@@ -195,8 +200,13 @@ public struct CampaignParser {
     mutating func parseData(_ object: JSONObject, at parent: String) -> StringMap {
         let path = JSONReader.path(parent, "data")
         guard let pairs = reader.stringMap(object, "data", at: parent) else { return [:] }
-        for (key, _) in pairs {
+        for (key, value) in pairs {
             let keyPath = JSONReader.path(path, key)
+            // Data goes to the app as written: a variable there would arrive as "{{first_name}}".
+            if value.contains("{{"), case .success(let template) = MessageTemplate.parse(value), template.hasVariables {
+                reader.report(keyPath, "variables_in_data",
+                    "data values are sent as written, not filled in per device: {{\(template.variables[0].name)}} would reach the app literally; use variables in the title and text")
+            }
             if key.isEmpty {
                 reader.report(keyPath, "required", "data keys must not be empty")
             } else if Message.isReservedDataKey(key) {
