@@ -44,6 +44,9 @@ struct EmulatorState {
     /// Topic subscriptions made through the Instance ID API, by topic.
     var subscriptions: [String: Set<String>] = [:]
     var topicManagementCalls = 0
+    /// Instance ID calls received (answered or refused), and the flaky tokens already seen once.
+    var instanceIDCalls = 0
+    var flakyTokensSeen: Set<String> = []
 
     init(capacity: Int, random: SplitMix64) {
         messages = BoundedLog(capacity: capacity)

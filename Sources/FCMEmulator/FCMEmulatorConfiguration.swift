@@ -22,6 +22,10 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var otherSendersTokens: Set<String> = []
     /// Devices over their own rate (240 a minute): 429 QUOTA_EXCEEDED with `Retry-After`, about them alone.
     public var throttledTokens: Set<String> = []
+    /// The first this many Instance ID calls are answered 503 with `Retry-After: 1`.
+    public var instanceIDUnavailableCalls = 0
+    /// Tokens the Instance ID API answers INTERNAL for the first time it sees them.
+    public var instanceIDFlakyTokens: Set<String> = []
     /// Shares of send requests answered with faults.
     public var faults: FaultInjection
 

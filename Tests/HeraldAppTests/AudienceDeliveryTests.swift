@@ -129,6 +129,33 @@ import Testing
         #expect(try setup.probe.count("SELECT count(*) FROM audit_log WHERE action = 'topic.subscribed'") == 2)
     }
 
+    /// The Instance ID API as FCM's guidance asks: a 503 is tried again after its Retry-After, a
+    /// token answered INTERNAL is tried again on its own, a 401 gets a fresh access token, and
+    /// each token the API refused is named in the answer (a dead one marked invalid).
+    @Test(.timeLimit(.minutes(5)))
+    func instanceIDCallsAreRetriedRefreshedAndAnsweredPerToken() throws {
+        let tokens = (0..<5).map(Self.token)
+        let sink = try EmulatorSink(unregistered: [tokens[2]]) {
+            $0.instanceIDUnavailableCalls = 1
+            $0.instanceIDFlakyTokens = [tokens[1]]
+        }
+        let setup = try Setup(sender: sink)
+        defer { setup.probe.close() }
+        try setup.register(tokens.map { ["token": .string($0), "platform": "android"] })
+        let change = try setup.devices.changeTopic(["topic": "news", "tokens": .array(tokens.map(JSON.string))], by: actor)
+        #expect(change.changed == 4 && change.failed == 1)
+        #expect(change.calls == 3)  // the 503, the call, the INTERNAL token's call of its own
+        #expect(change.failures.map(\.token) == [tokens[2]] && change.failures.first?.reason == "NOT_FOUND")
+        #expect(sink.emulator.subscribers(of: "news") == Set(tokens).subtracting([tokens[2]]))
+        #expect(try setup.devices.get(tokens[2]).status == "invalid")
+
+        // The access token the sender holds is refused (it expired at Google): a fresh one, and on.
+        sink.emulator.revokeAccessTokens()
+        let again = try setup.devices.changeTopic(["topic": "sport", "tokens": .array(tokens.prefix(2).map(JSON.string))], by: actor)
+        #expect(again.changed == 2 && again.failed == 0 && again.calls == 2)
+        #expect(sink.emulator.subscribers(of: "sport") == Set(tokens.prefix(2)))
+    }
+
     @Test(.timeLimit(.minutes(5)))
     func devicesUnseenForLongerThanTheLimitAreMarkedStaleAndNotSentTo() async throws {
         let sink = try EmulatorSink()

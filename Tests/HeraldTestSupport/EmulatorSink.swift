@@ -18,7 +18,8 @@ public final class EmulatorSink: Sendable {
     /// `unregistered` tokens are answered 404 UNREGISTERED (and NOT_FOUND by the Instance ID API).
     /// `otherSenders` are answered 403 SENDER_ID_MISMATCH, `throttled` 429 QUOTA_EXCEEDED (a device's own rate).
     public init(faults: FaultInjection = FaultInjection(), handlerThreads: Int = 16, keyProject: String? = nil,
-                unregistered: Set<String> = [], otherSenders: Set<String> = [], throttled: Set<String> = []) throws {
+                unregistered: Set<String> = [], otherSenders: Set<String> = [], throttled: Set<String> = [],
+                configure: (inout FCMEmulatorConfiguration) -> Void = { _ in }) throws {
         keyPath = NSTemporaryDirectory() + "herald-test-key-\(UUID().uuidString.prefix(8)).json"
         // The port is not known yet; Herald is given the real token URL by HERALD_OAUTH_TOKEN_URL.
         var configuration = try FCMEmulatorConfiguration.development(
@@ -27,6 +28,7 @@ public final class EmulatorSink: Sendable {
         configuration.unregisteredTokens = unregistered
         configuration.otherSendersTokens = otherSenders
         configuration.throttledTokens = throttled
+        configure(&configuration)
         configuration.messageCapacity = 200_000
         if let keyProject {
             var key = try JSON.parse(Array(try Data(contentsOf: URL(fileURLWithPath: keyPath))))

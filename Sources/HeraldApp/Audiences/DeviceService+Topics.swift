@@ -9,12 +9,18 @@ extension DeviceService {
         public var devices = 0
         public var changed = 0
         public var failed = 0
-        /// Instance ID API calls made (1,000 tokens a call).
+        /// Instance ID API calls made (1,000 tokens a call), retries included.
         public var calls = 0
+        /// The first `maximumFailures` tokens the API refused, with its reason.
+        public var failures: [(token: String, reason: String)] = []
+        public static let maximumFailures = 1000
 
         public var json: JSON {
-            ["devices": .number(Double(devices)), "changed": .number(Double(changed)), "failed": .number(Double(failed)), "calls": .number(Double(calls))]
+            ["devices": .number(Double(devices)), "changed": .number(Double(changed)), "failed": .number(Double(failed)), "calls": .number(Double(calls)),
+             "failures": .array(failures.map { ["token": .string($0.token), "reason": .string($0.reason)] })]
         }
+
+        public static func == (lhs: TopicChange, rhs: TopicChange) -> Bool { lhs.json == rhs.json }
     }
 
     /// Reads `{"topic", "segment" | "tokens", "unsubscribe"?}`.
@@ -37,6 +43,10 @@ extension DeviceService {
         return .success((topic, audience, unsubscribe))
     }
 
+    /// The Instance ID API's per-token answers that say the token is dead, and what that means.
+    static let deadTokenReasons = ["NOT_FOUND": "the Instance ID API does not know this token",
+                                   "INVALID_ARGUMENT": "the Instance ID API says this is not a valid registration token"]
+
     /// Subscribes (or unsubscribes) the active devices of a segment or a token list to a topic
     /// through the Instance ID API, a thousand a call. Tokens the API no longer knows are marked
     /// invalid, as a send's UNREGISTERED would. Audited.
@@ -55,8 +65,10 @@ extension DeviceService {
                 change.changed += result.succeeded
                 change.failed += result.failures.count
                 change.calls += result.calls
-                let dead = result.failures.filter { $0.reason == "NOT_FOUND" }
-                try store.markInvalid(dead.map(\.token), reasons: dead.map { _ in "NOT_FOUND: the Instance ID API does not know this token" }, on: connection)
+                change.failures += result.failures.prefix(TopicChange.maximumFailures - change.failures.count)
+                // A token the API does not know, or says is no token, is sent nothing again until registered anew.
+                let dead = result.failures.filter { Self.deadTokenReasons[$0.reason] != nil }
+                try store.markInvalid(dead.map(\.token), reasons: dead.map { "\($0.reason): " + Self.deadTokenReasons[$0.reason]! }, on: connection)
             }
             try AuditLog().record(.topicSubscribed, by: actor, object: ("topic", topic),
                                   details: ["unsubscribe": .bool(unsubscribe), "devices": .number(Double(change.devices)),

@@ -1,4 +1,6 @@
+import FCMMessage
 import HeraldJSON
+import HeraldSync
 
 /// What one subscribe or unsubscribe did: how many tokens it changed, the tokens the Instance ID
 /// API refused (with its reason, such as NOT_FOUND for a dead token), and how many calls it took.
@@ -27,37 +29,78 @@ extension FCMSender {
         try manageTopic(tokens, topic: topic, operation: "batchRemove")
     }
 
-    func manageTopic(_ tokens: [String], topic: String, operation: String) throws -> TopicManagementResult {
+    /// Per-token errors of the Instance ID API that are worth another try (firebase-admin's
+    /// `_handle_iid_error` and the API's answers: a server's passing trouble, not the token's).
+    static let retryableTokenErrors: Set<String> = ["INTERNAL", "UNAVAILABLE", "TOO_MANY_REQUESTS"]
+
+    /// The calls for `tokens`, 1,000 tokens each, tried as FCM's guidance asks: a call answered
+    /// 429 or 5xx, or not answered, is tried again after the retry policy's backoff (never
+    /// sooner than its Retry-After); a 401 gets a fresh access token and another try; the tokens
+    /// a call answered INTERNAL for are tried again in a call of their own. What still fails is
+    /// reported per token.
+    func manageTopic(_ tokens: [String], topic: String, operation: String, policy: RetryPolicy? = nil) throws -> TopicManagementResult {
+        let policy = policy ?? configuration.retryPolicy
         var result = TopicManagementResult()
         guard !tokens.isEmpty else { return result }
-        let token = try credentials.accessToken()
-        let headers: [(name: String, value: String)] = [
-            ("Authorization", "Bearer " + token), ("Content-Type", "application/json; charset=UTF-8"), ("access_token_auth", "true"),
-        ]
         let name = topic.hasPrefix("/topics/") ? topic : "/topics/" + topic
-        let chunks = stride(from: 0, to: tokens.count, by: Self.topicManagementBatch).map {
-            Array(tokens[$0..<min($0 + Self.topicManagementBatch, tokens.count)])
-        }
-        let requests = chunks.map { chunk in
-            HTTPClientRequest(url: "\(configuration.instanceIDBaseURL)/iid/v1:\(operation)", headers: headers,
-                              body: JSON.object(["to": .string(name), "registration_tokens": .array(chunk.map(JSON.string))]).serialized(),
-                              timeout: configuration.requestTimeout)
-        }
-        for (chunk, answer) in zip(chunks, http.perform(requests, concurrency: 4)) {
-            result.calls += 1
-            switch answer {
-            case .failure(let failure):
-                result.failures += chunk.map { ($0, failure.description) }
-            case .success(let response) where response.status != 200:
-                let reason = (try? JSON.parse(response.body))?["error"]?["message"]?.stringValue ?? "HTTP \(response.status)"
-                result.failures += chunk.map { ($0, reason) }
-            case .success(let response):
-                let results = (try? JSON.parse(response.body))?["results"]?.arrayValue ?? []
-                for (index, token) in chunk.enumerated() {
-                    if let error = results.indices.contains(index) ? results[index]["error"]?.stringValue : "no result" {
-                        result.failures.append((token, error))
+        var waiting: [(tokens: [String], attempt: Int, due: ContinuousClock.Instant)] =
+            stride(from: 0, to: tokens.count, by: Self.topicManagementBatch).map {
+                (Array(tokens[$0..<min($0 + Self.topicManagementBatch, tokens.count)]), 1, ContinuousClock.now)
+            }
+        var generator = SystemRandomNumberGenerator()
+        while !waiting.isEmpty {
+            let now = ContinuousClock.now
+            let due = waiting.filter { $0.due <= now }
+            guard !due.isEmpty else {
+                sleepThread(for: waiting.map(\.due).min()! - now)
+                continue
+            }
+            waiting.removeAll { $0.due <= now }
+            let token = try credentials.accessToken()
+            let headers: [(name: String, value: String)] = [
+                ("Authorization", "Bearer " + token), ("Content-Type", "application/json; charset=UTF-8"), ("access_token_auth", "true"),
+            ]
+            let requests = due.map { call in
+                HTTPClientRequest(url: "\(configuration.instanceIDBaseURL)/iid/v1:\(operation)", headers: headers,
+                                  body: JSON.object(["to": .string(name), "registration_tokens": .array(call.tokens.map(JSON.string))]).serialized(),
+                                  timeout: configuration.requestTimeout)
+            }
+            for (call, answer) in zip(due, http.perform(requests, concurrency: 4)) {
+                result.calls += 1
+                // Tries `tokens` again after the policy's wait for `error`, or reports them failed with `reason`.
+                func again(_ tokens: [String], _ error: FCMError, reason: String) {
+                    if let delay = policy.delay(forAttempt: call.attempt, outcome: .failed(error), using: &generator) {
+                        waiting.append((tokens, call.attempt + 1, ContinuousClock.now + delay))
                     } else {
-                        result.succeeded += 1
+                        result.failures += tokens.map { ($0, reason) }
+                    }
+                }
+                switch answer {
+                case .failure(let failure):
+                    again(call.tokens, FCMError(code: .unavailable, httpStatus: nil, message: failure.description), reason: failure.description)
+                case .success(let response) where response.status != 200:
+                    let reason = (try? JSON.parse(response.body))?["error"]?["message"]?.stringValue ?? "HTTP \(response.status)"
+                    if response.status == 401 { credentials.invalidate(token) }
+                    let retryable = response.status == 401 || response.status == 429 || response.status >= 500
+                    let retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: .now()) }
+                    let error = FCMError(code: .unavailable, httpStatus: response.status,
+                                         message: reason, retryAfter: retryAfter, isRetryable: retryable)
+                    again(call.tokens, error, reason: reason)
+                case .success(let response):
+                    let results = (try? JSON.parse(response.body))?["results"]?.arrayValue ?? []
+                    var retry: [String] = []
+                    for (index, token) in call.tokens.enumerated() {
+                        let error = results.indices.contains(index) ? results[index]["error"]?.stringValue : "no result"
+                        if let error, Self.retryableTokenErrors.contains(error) {
+                            retry.append(token)
+                        } else if let error {
+                            result.failures.append((token, error))
+                        } else {
+                            result.succeeded += 1
+                        }
+                    }
+                    if !retry.isEmpty {
+                        again(retry, FCMError(code: .internal, httpStatus: 200, message: "INTERNAL", isRetryable: true), reason: "INTERNAL")
                     }
                 }
             }
