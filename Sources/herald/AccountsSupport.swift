@@ -56,13 +56,13 @@ func reportingFailures<T>(_ action: () throws -> T) throws -> T {
 func readPassword(prompt: String) throws -> String {
     guard isatty(STDIN_FILENO) == 1 else {
         guard let line = readLine(strippingNewline: true), !line.isEmpty else {
-            throw ValidationError("no password on standard input")
+            throw CommandFailure("no password on standard input")
         }
         return line
     }
     let first = try readHidden(prompt)
     let second = try readHidden("Again: ")
-    guard first == second else { throw ValidationError("the two passwords differ") }
+    guard first == second else { throw CommandFailure("the two passwords differ") }
     return first
 }
 
@@ -70,10 +70,10 @@ private func readHidden(_ prompt: String) throws -> String {
     print(prompt, terminator: "")
     fflush(nil)  // all output streams: the prompt must show before echo is turned off
     var saved = termios()
-    guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw ValidationError("cannot read the terminal's settings") }
+    guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw CommandFailure("cannot read the terminal's settings") }
     var silent = saved
     silent.c_lflag &= ~tcflag_t(ECHO)
-    guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else { throw ValidationError("cannot turn off echo") }
+    guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else { throw CommandFailure("cannot turn off echo") }
     defer {
         _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
         print("")

@@ -16,16 +16,39 @@ struct DevicesCommand: ParsableCommand {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import devices from a CSV or NDJSON file (- for stdin), read in chunks: any size, bounded memory.",
-            discussion: "CSV needs a header row naming token and platform, and any of app_id, app_version, language, country, time_zone, last_seen_at; other columns are properties.")
+            discussion: """
+                CSV needs a header row naming token and platform, and any of app_id, app_version, language, country, \
+                time_zone, last_seen_at; other columns are properties. The format comes from the file's name (.csv; \
+                .ndjson or .jsonl) or from --format, which standard input and any other name need.
+
+                Exit status: 0 when every row was stored; 2 when the file was read but some rows were refused \
+                (each is printed with its line, the rest are stored); 1 when nothing could be imported.
+                """)
         @Argument(help: "The file, or - for standard input.") var file: String
-        @Option(help: "csv or ndjson (by default from the file's extension).") var format: DeviceImportFormat?
+        @Option(help: "csv or ndjson (by default from the file's name: .csv, .ndjson, .jsonl).") var format: DeviceImportFormat?
+
+        /// The format named by --format, else by the file's extension; nil when neither says.
+        static func format(of file: String, given: DeviceImportFormat?) -> DeviceImportFormat? {
+            if let given { return given }
+            let name = file.lowercased()
+            if name.hasSuffix(".csv") { return .csv }
+            if name.hasSuffix(".ndjson") || name.hasSuffix(".jsonl") { return .ndjson }
+            return nil
+        }
+
+        func validate() throws {
+            guard Self.format(of: file, given: format) != nil else {
+                throw ValidationError(file == "-"
+                    ? "standard input has no name to tell its format by: add --format csv or --format ndjson"
+                    : "cannot tell the format of \(file) from its name (.csv, .ndjson or .jsonl): add --format csv or --format ndjson")
+            }
+        }
 
         func run() throws {
-            let chosen = format ?? (file.lowercased().hasSuffix(".csv") ? .csv : .ndjson)
+            guard let chosen = Self.format(of: file, given: format) else { throw ExitCode.validationFailure }
             let descriptor = file == "-" ? STDIN_FILENO : open(file, O_RDONLY)
             guard descriptor >= 0 else {
-                print("herald: cannot open \(file): \(String(cString: strerror(errno)))")
-                throw ExitCode.failure
+                throw CommandFailure("cannot open \(file): \(String(cString: strerror(errno)))")
             }
             defer { if file != "-" { close(descriptor) } }
             let (database, pool) = try preparedDatabase()
@@ -39,8 +62,14 @@ struct DevicesCommand: ParsableCommand {
                 }
             }
             for (line, error) in report.errors { printError("line \(line): \(error.path): \(error.message)") }
-            print("\(report.rows) rows: \(report.created) devices created, \(report.updated) updated, \(report.failedRows) refused")
+            print(Self.summary(rows: report.rows, created: report.created, updated: report.updated, refused: report.failedRows))
+            // 2, not 1: the file was read and the rest stored; the refused rows are listed above.
             if report.failedRows > 0 { throw ExitCode(2) }
+        }
+
+        /// `1 row: 1 device created, 0 updated, 0 refused`.
+        static func summary(rows: Int, created: Int, updated: Int, refused: Int) -> String {
+            "\(rows) \(rows == 1 ? "row" : "rows"): \(created) \(created == 1 ? "device" : "devices") created, \(updated) updated, \(refused) refused"
         }
     }
 

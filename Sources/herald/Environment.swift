@@ -23,6 +23,6 @@ func loadConfiguration() throws -> HeraldConfiguration {
     do {
         return try HeraldConfiguration(environment: processEnvironment())
     } catch {
-        throw ValidationError("configuration: \(error)")
+        throw CommandFailure("configuration: \(error)")
     }
 }

@@ -28,10 +28,10 @@ struct FCMLoadCommand: ParsableCommand {
         let configuration = try loadConfiguration()
         // Real FCM counts these against the project's quota and delivers them: only a stand-in.
         guard !configuration.fcm.baseURL.contains("googleapis.com") else {
-            throw ValidationError("fcm-load sends real messages: point HERALD_FCM_BASE_URL at an emulator or a sink")
+            throw CommandFailure("fcm-load sends real messages: point HERALD_FCM_BASE_URL at an emulator or a sink")
         }
         guard let sender = try SenderSetup.make(configuration, log: Log(minimum: .warning)) else {
-            throw ValidationError("fcm-load needs a service-account key (HERALD_SERVICE_ACCOUNT_KEY)")
+            throw CommandFailure("fcm-load needs a service-account key (HERALD_SERVICE_ACCOUNT_KEY)")
         }
         var rounds = DeliveryEngine.Configuration()
         rounds.workers = configuration.delivery.workers

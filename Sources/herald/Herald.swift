@@ -8,8 +8,9 @@ struct Herald: ParsableCommand {
         abstract: "Herald: compose, schedule and send Firebase Cloud Messaging campaigns.",
         discussion: """
             Configuration comes from environment variables (DATABASE_URL, HERALD_HOST, HERALD_PORT, …);
-            the README lists them all with their defaults.
+            deploy/README.md lists them all with their defaults.
             """,
+        version: HeraldVersion.description,
         subcommands: [Serve.self, Migrate.self, DoctorCommand.self, UsersCommand.self, APIKeysCommand.self, DevicesCommand.self, EmulatorCommand.self,
                       FCMLoadCommand.self])
 }

@@ -34,7 +34,7 @@ import Testing
         let now = Date()
         return [
             ("create", { _ in _ = try self.campaigns.create(try Self.spec("Another"), by: self.actor, now: Date()) }),
-            ("update", { try self.campaigns.update($0.id, expectedVersion: $0.version, spec: try Self.spec("Renamed"), by: self.actor, now: now) }),
+            ("update", { _ = try self.campaigns.update($0.id, expectedVersion: $0.version, spec: try Self.spec("Renamed"), by: self.actor, now: now) }),
             ("patch", { _ = try self.campaigns.patch($0.id, expectedVersion: $0.version, patch: ["name": "Patched"], by: self.actor, now: now) }),
             ("delete", { try self.campaigns.delete($0.id, expectedVersion: $0.version, by: self.actor) }),
             ("schedule", { _ = try self.campaigns.schedule($0.id, expectedVersion: $0.version, by: self.actor, now: now) }),

@@ -36,7 +36,6 @@ import Testing
         let url = try Self.migratedDatabase()
         let probe = try OutboxProbe(url: url)
         defer { probe.close() }
-        let store = DeliveryStore()
         // Daily, twelve hours from now: the next real occurrence is far off; the test sets each due time.
         let local = utcLocal(Date().addingTimeInterval(12 * 3600))
         let content: JSON = ["name": "Daily digest", "notification": ["title": "Digest", "body": "Today's news"], "topics": ["news"],

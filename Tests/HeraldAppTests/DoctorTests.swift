@@ -20,7 +20,7 @@ import Testing
 
     @Test func aBadKeyIsSaidPlainly() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bad-key-\(UUID().uuidString).json").path
-        FileManager.default.createFile(atPath: path, contents: Data(#"{"type": "service_account", "project_id": "p"}"#.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(#"{"type": "service_account", "project_id": "p"}"#.utf8))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let checks = Doctor.run(try Self.configuration(["DATABASE_URL": try TestDatabase.create(), "HERALD_SERVICE_ACCOUNT_KEY": path]))
         let key = try #require(checks.first { $0.name == "service-account key" })

@@ -3,8 +3,10 @@ import Foundation
 import HeraldTestSupport
 import Testing
 
-/// The configuration's defaults are the ones the README's table promises, and a value Herald
-/// cannot use is refused with the variable's name, the value and what was expected.
+/// The configuration's defaults are the ones the operator's guide's table (deploy/README.md,
+/// "Every setting") promises, every setting the code reads is in that guide and in
+/// deploy/release/herald.env.example, and a value Herald cannot use is refused with the
+/// variable's name, the value and what was expected.
 @Suite struct HeraldConfigurationTests {
     static func defaults() throws -> [String: String] {
         let c = try HeraldConfiguration(environment: [:])
@@ -28,16 +30,47 @@ import Testing
         ]
     }
 
-    @Test func theReadmeTableStatesTheDefaults() throws {
-        let readme = try String(contentsOfFile: TestDatabase.repositoryRoot + "/README.md", encoding: .utf8)
+    /// Every environment variable named in Herald's sources (`"HERALD_…"`, `"DATABASE_URL"`,
+    /// `"GOOGLE_APPLICATION_CREDENTIALS"` as string literals): the settings the code reads.
+    static func settingsReadByTheCode() throws -> Set<String> {
+        let sources = TestDatabase.repositoryRoot + "/Sources"
+        let name = /"(HERALD_[A-Z0-9_]+|DATABASE_URL|GOOGLE_APPLICATION_CREDENTIALS)"/
+        var names: Set<String> = []
+        let files = FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for match in text.matches(of: name) { names.insert(String(match.1)) }
+        }
+        return names
+    }
+
+    @Test func everySettingTheCodeReadsIsInTheGuideAndTheEnvExample() throws {
+        let names = try Self.settingsReadByTheCode()
+        #expect(names.count >= 38 && names.contains("HERALD_PUBLIC_URL") && names.contains("HERALD_FCM_CA_FILE"))
+        let guide = try String(contentsOfFile: TestDatabase.repositoryRoot + "/deploy/README.md", encoding: .utf8)
+        let example = try String(contentsOfFile: TestDatabase.repositoryRoot + "/deploy/release/herald.env.example", encoding: .utf8)
+        let exampleNames = Set(example.split(separator: "\n").compactMap { line -> String? in
+            let setting = line.hasPrefix("#") ? line.dropFirst() : line[...]
+            guard let equals = setting.firstIndex(of: "="), setting[..<equals].allSatisfy({ $0.isUppercase || $0.isNumber || $0 == "_" })
+            else { return nil }
+            return String(setting[..<equals])
+        })
+        for name in names.sorted() {
+            #expect(guide.contains("`\(name)`"), "deploy/README.md does not mention \(name)")
+            #expect(exampleNames.contains(name), "deploy/release/herald.env.example lacks \(name) (as \(name)=… or #\(name)=…)")
+        }
+    }
+
+    @Test func theGuidesTableStatesTheDefaults() throws {
+        let readme = try String(contentsOfFile: TestDatabase.repositoryRoot + "/deploy/README.md", encoding: .utf8)
         let row = /^\| `([A-Z_]+)` \| `([^`]*)`/
         var checked = 0
         for line in readme.split(separator: "\n") {
             guard let match = try row.firstMatch(in: String(line)), let expected = try Self.defaults()[String(match.1)] else { continue }
-            #expect(String(match.2) == expected, "README says \(match.1) defaults to \(match.2); the code says \(expected)")
+            #expect(String(match.2) == expected, "deploy/README.md says \(match.1) defaults to \(match.2); the code says \(expected)")
             checked += 1
         }
-        #expect(checked == (try Self.defaults()).count, "the README's table lacks some variables")
+        #expect(checked == (try Self.defaults()).count, "deploy/README.md's table lacks some variables")
         #expect((try HeraldConfiguration(environment: [:])).fcm.serviceAccountKeyPath == nil)
         #expect((try HeraldConfiguration(environment: [:])).web.eventLoops == nil)
     }

@@ -39,7 +39,7 @@ func quoted(_ text: String) -> String {
 func exported(_ message: Message) -> Message {
     if let folder = ProcessInfo.processInfo.environment["HERALD_FCM_BODIES_DIR"], !folder.isEmpty {
         let body = JSON.object(["message": message.json()]).serialized()
-        FileManager.default.createFile(atPath: "\(folder)/\(UUID().uuidString).json", contents: Data(body))
+        _ = FileManager.default.createFile(atPath: "\(folder)/\(UUID().uuidString).json", contents: Data(body))
     }
     return message
 }

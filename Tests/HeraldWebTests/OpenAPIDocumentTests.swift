@@ -61,7 +61,7 @@ import Testing
         if schemas["CampaignInput"] != expected {
             let path = TestDatabase.repositoryRoot + "/.test-data/CampaignInput.schema.json"
             try? FileManager.default.createDirectory(atPath: TestDatabase.repositoryRoot + "/.test-data", withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: path, contents: Data(expected.prettyString().utf8))
+            _ = FileManager.default.createFile(atPath: path, contents: Data(expected.prettyString().utf8))
             Issue.record("components.schemas.CampaignInput differs from CampaignSpec.jsonSchema; the expected one is in \(path)")
         }
         let input = try #require(expected["properties"]?.objectValue)

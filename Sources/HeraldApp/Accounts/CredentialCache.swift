@@ -104,7 +104,7 @@ public final class CredentialCache: Sendable {
 
     public func stop() {
         stopping.store(true, ordering: .releasing)
-        finished.wait { $0 ? true : nil }
+        _ = finished.wait { $0 ? true : nil }
     }
 
     func listen(databaseURL: String, log: Log) {

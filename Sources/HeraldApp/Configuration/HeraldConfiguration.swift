@@ -1,6 +1,6 @@
 /// Everything Herald reads from its environment, with safe defaults, as the narrow settings each
 /// part needs: only the wiring (`HeraldApplication`, `HeraldServer`, the command line) sees the
-/// whole. The README's configuration table lists the same variables; `HeraldConfigurationTests`
+/// whole. The settings table of deploy/README.md lists the same variables; `HeraldConfigurationTests`
 /// keeps the defaults honest.
 public struct HeraldConfiguration: Sendable, Equatable {
     public var database: DatabaseSettings

@@ -19,10 +19,15 @@ enum Socket {
         let fd = try blockingSystemCall("socket") {
             socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         }
-        do {
+        do throws(SystemCallError) {
             // Restarts must not wait for TIME_WAIT connections of the previous process to expire.
             try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
-            _ = try blockingSystemCall("bind") { bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) }
+            do throws(SystemCallError) {
+                _ = try blockingSystemCall("bind") { bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) }
+            } catch {
+                // "Address already in use" is no help without the address: name it.
+                throw SystemCallError(call: "bind(\(host.contains(":") ? "[\(host)]" : host):\(port))", errno: error.errno)
+            }
             _ = try blockingSystemCall("listen") { Glibc.listen(fd, backlog) }
         } catch {
             close(fd)
@@ -74,14 +79,19 @@ enum Socket {
                 return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
                     var address = v6.pointee.sin6_addr
                     inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
-                    return (String(cString: text), Int(UInt16(bigEndian: v6.pointee.sin6_port)))
+                    return (Self.text(text), Int(UInt16(bigEndian: v6.pointee.sin6_port)))
                 }
             }
             return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
                 var address = v4.pointee.sin_addr
                 inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
-                return (String(cString: text), Int(UInt16(bigEndian: v4.pointee.sin_port)))
+                return (Self.text(text), Int(UInt16(bigEndian: v4.pointee.sin_port)))
             }
         }
+    }
+
+    /// The text of a NUL-terminated C buffer.
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -87,6 +87,6 @@ final class DateTexts: Sendable {
 
     /// The language's short weekday names, Sunday first (as `Calendar.weekday` counts).
     func weekdays(_ language: Language) -> [String] {
-        formatters[language]!.withLock { $0.dateTime.shortWeekdaySymbols ?? [] }
+        formatters[language]!.withLock { $0.dateTime.shortWeekdaySymbols }
     }
 }

@@ -272,10 +272,10 @@ private let echo: HTTPHandler = { request in
         }
     }
 
-    @Test func bindingABusyPortFailsWithTheCallAndErrno() throws {
+    @Test func bindingABusyPortFailsWithTheCallTheAddressAndErrno() throws {
         try withServer(handler: echo) { server in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: server.port, log: { _ in }), handler: echo)
-            #expect(throws: SystemCallError(call: "bind", errno: EADDRINUSE)) { try second.start() }
+            #expect(throws: SystemCallError(call: "bind(127.0.0.1:\(server.port))", errno: EADDRINUSE)) { try second.start() }
             second.wait()  // never started: returns at once
         }
     }
