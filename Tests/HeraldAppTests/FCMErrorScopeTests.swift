@@ -26,7 +26,7 @@ import Testing
         let campaign = try setup.schedule(["name": "Wrong key", "notification": ["title": "Hi"], "segment": .string(segment)])
 
         #expect(try await eventually(timeout: waitingLimit) { try setup.status(campaign) == "paused" })
-        try await engine.looksAgain(waking: setup.url)
+        #expect(try await engine.looksAgain(waking: setup.url))
         #expect(try setup.probe.count("SELECT count(*) FROM devices WHERE status = 'invalid'") == 0)
         // It stopped after its first rounds: the rest were never sent.
         let attempts = sink.emulator.sendAttempts().count
