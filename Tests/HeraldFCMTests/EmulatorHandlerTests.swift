@@ -216,3 +216,33 @@ import Testing
         #expect(emulator.messages().isEmpty)
     }
 }
+
+extension EmulatorHandlerTests {
+    func instanceID(_ body: JSON, headers extra: [(name: String, value: String)]) throws -> EmulatorResponse {
+        try #require(emulator.handle(EmulatorRequest(method: "POST", target: "/iid/v1:batchAdd",
+                                                     headers: [("Authorization", "Bearer \(bearer)")] + extra, body: body.serialized())).response)
+    }
+
+    /// The Instance ID API as strict as Google's: an OAuth token only with `access_token_auth: true`,
+    /// and the topic named `/topics/NAME`.
+    @Test func instanceIDWantsItsHeaderAndATopicPath() throws {
+        let body: JSON = ["to": "/topics/news", "registration_tokens": ["token-1"]]
+        #expect(try instanceID(body, headers: []).status == 401)
+        #expect(try instanceID(["to": "news", "registration_tokens": ["token-1"]], headers: [("access_token_auth", "true")]).status == 400)
+        #expect(try instanceID(body, headers: [("access_token_auth", "true")]).status == 200)
+        #expect(emulator.subscribers(of: "news") == ["token-1"])
+    }
+
+    /// Every accepted message is counted, by analytics label, past the log's capacity (five here).
+    @Test func everyMessageIsCountedByLabelBeyondTheLogsCapacity() throws {
+        for index in 0..<7 {
+            let label = index < 4 ? "herald-a" : "herald-b"
+            #expect(try send(["token": .string("token-\(index)"), "fcm_options": ["analytics_label": .string(label)]]).status == 200)
+        }
+        #expect(try send(["token": "token-dry"], validateOnly: true).status == 200)  // a dry run is not counted
+        let counts = try JSON.parse(try #require(emulator.handle(EmulatorRequest(method: "GET", target: "/emulator/counts")).response).body)
+        #expect(counts["accepted"] == 7)
+        #expect(counts["by_label"]?["herald-a"] == 4 && counts["by_label"]?["herald-b"] == 3)
+        #expect(emulator.messages().count == 5)
+    }
+}
