@@ -248,7 +248,7 @@ extension DeliveryInstancesTests {
     /// Two `herald serve` processes send one A/B campaign (50/50, 10% holdout) to 20,000 devices;
     /// one is killed mid-run. Every device outside the holdout gets its own variant, exactly once
     /// but for the requests in flight at the kill; the holdout gets nothing.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(5)))
     func twoProcessesSendAnABCampaignTo20000DevicesAndAKillRepeatsOnlyWhatWasInFlight() async throws {
         let url = try DeliveryOutboxTests.migratedDatabase()
         let probe = try OutboxProbe(url: url)
@@ -259,8 +259,10 @@ extension DeliveryInstancesTests {
                              "variants": [["key": "A", "weight": 50, "notification": ["title": "A"]], ["key": "B", "weight": 50, "notification": ["title": "B"]]]]
         guard case .success(let spec) = CampaignSpec.parse(content) else { Issue.record("the campaign is invalid"); return }
 
-        // A slow sink: most of a round's time is spent in flight, so the kill lands inside one.
-        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(200)), handlerThreads: 256)
+        // A slow sink: most of a round's time is spent in flight, so the kill lands inside one, and
+        // the run lasts long enough (half a minute) for the kill to find the victim holding a round
+        // on a busy machine (streamed, it has no planning to wait for first).
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(400)), handlerThreads: 256)
         // A lease long enough that the survivor cannot take the victim's round over before it is
         // counted, however busy the machine.
         let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 10))
@@ -273,10 +275,10 @@ extension DeliveryInstancesTests {
             """).first?.decode(String.self, at: 0))
 
         // Killed mid-run, while it holds a round: sent some, and requests of its own in flight.
-        #expect(try await eventually(timeout: .seconds(60)) { try probe.streamed("sent") >= 4000 })
+        #expect(try await eventually(timeout: waitingLimit) { try probe.streamed("sent") >= 4000 })
         // The devices of its batches, the holdout's among them: at least the requests it had in flight.
         let inFlight = try victim.killHoldingWork { try probe.streamedInFlight(pid: victim.pid) }
-        #expect(try await eventually(timeout: .seconds(90)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 1
         })
 
