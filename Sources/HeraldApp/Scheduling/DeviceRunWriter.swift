@@ -135,14 +135,12 @@ struct PlanningRun: Sendable {
             """).first else { return nil }
         let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started) =
             try row.decode((String, String, String, String?, String?, Int, Int, Double?, Double, Double).self)
-        guard case .success(let spec) = CampaignSpec.parse(try JSON.parse(content)), let audience = DeviceAudience(json: try JSON.parse(audienceText)) else {
+        guard let messages = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
+                                         sendTime: Date(timeIntervalSince1970: occurrence)) else {
             _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(id)::uuid")
             return nil
         }
-        let sendTime = Date(timeIntervalSince1970: occurrence)
-        let planner = rollout.flatMap { DevicePlanner(rollout: $0, of: spec.forSending, campaignID: campaignID, sendTime: sendTime) }
-            ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: sendTime)
-        return PlanningRun(id: id, campaignID: campaignID, planner: planner, audience: audience, after: after, planned: planned,
+        return PlanningRun(id: id, campaignID: campaignID, planner: messages.planner, audience: messages.audience, after: after, planned: planned,
                            unsendable: unsendable, spacing: spacing, startedAt: Date(timeIntervalSince1970: started))
     }
 

@@ -262,11 +262,12 @@ struct RunMessages {
     let planner: DevicePlanner
     let audience: DeviceAudience
 
-    init?(campaignID: String, content: String, audience: String, rollout: String?) {
+    /// Nil when the frozen content no longer parses. A streamed run renders as it sends (`sendTime`
+    /// now: `apns-expiration` counts from the send, as Android's `ttl` does); a run that stores its
+    /// requests renders at its occurrence, and each request's expiry moves on when it is claimed.
+    init?(campaignID: String, content: String, audience: String, rollout: String?, sendTime: Date = Date()) {
         guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json),
               let parsedAudience = (try? JSON.parse(audience)).flatMap(DeviceAudience.init(json:)) else { return nil }
-        // Rendered as it is sent: `apns-expiration` counts from now, as Android's `ttl` does.
-        let sendTime = Date()
         planner = rollout.flatMap { DevicePlanner(rollout: $0, of: spec.forSending, campaignID: campaignID, sendTime: sendTime) }
             ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: sendTime)
         self.audience = parsedAudience
