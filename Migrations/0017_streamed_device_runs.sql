@@ -6,6 +6,8 @@
 -- outcome, a row per failed device, a batch of the devices to try again. A run's size never
 -- delays its first message, and nothing it stores grows with the devices it reached but failures.
 ALTER TABLE runs ADD COLUMN streamed boolean NOT NULL DEFAULT false;
+-- Every claim looks for a streamed run with devices left to read: the few, not every run ever.
+CREATE INDEX runs_streaming ON runs (occurrence, id) WHERE streamed AND planning;
 
 -- A leased or waiting batch of a streamed run: a range of the audience in token order
 -- (after_token, last_token], or the devices to try again (`tokens`, with their `variants`).
