@@ -58,6 +58,7 @@ public final class HeraldApplication: Sendable {
             settings.batchSize = configuration.delivery.batchSize
             settings.deviceBatchSize = configuration.delivery.deviceBatchSize
             settings.staleDeviceDays = configuration.delivery.staleDeviceDays
+            settings.deliveryRetentionDays = configuration.delivery.deliveryRetentionDays
             settings.buckets = buckets
             let rate = configuration.delivery.ratePerMinute
             settings.approvalsRequired = configuration.delivery.approvalsRequired

@@ -81,6 +81,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
             audienceBuckets: try integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100),
             deviceBatchSize: try integer("HERALD_DELIVERY_DEVICE_BATCH_SIZE", 256, 1...5000),
             staleDeviceDays: try integer("HERALD_DEVICE_STALE_DAYS", 270, 1...3650),
+            deliveryRetentionDays: try integer("HERALD_DELIVERY_RETENTION_DAYS", 30, 1...3650),
             approvalsRequired: try boolean("HERALD_APPROVALS", false),
             ratePerMinute: try integer("HERALD_FCM_RATE_PER_MINUTE", 600_000, 0...100_000_000),
             fanOutsAtOnce: try integer("HERALD_TOPIC_FANOUTS_AT_ONCE", 1, 0...1000))

@@ -71,6 +71,9 @@ public struct DeliverySettings: Sendable, Equatable {
     /// Devices unseen for this many days are marked stale and sent nothing (FCM drops tokens
     /// unused for 270 days).
     public var staleDeviceDays: Int
+    /// Days a finished run's requests and failed devices are kept, one by one, after its counts
+    /// are folded (the counts stay); dropped a partition at a time.
+    public var deliveryRetentionDays = 30
     /// Whether a campaign needs a publisher's approval (not its last editor's) before it is
     /// scheduled or sent.
     public var approvalsRequired = false

@@ -28,6 +28,8 @@ public final class DeliveryEngine: Sendable {
         public var deviceBatchSize = 256
         /// Devices unseen this long are marked stale (once an hour).
         public var staleDeviceDays = 270
+        /// Days a finished run's detail is kept after it is folded into its counts (looked at once an hour).
+        public var deliveryRetentionDays = 30
         /// Requests of one round in flight at once: the whole round, as streams of one HTTP/2
         /// connection, up to the streams a connection carries (more would wait for a free one).
         public var sendConcurrency: Int { min(max(batchSize, deviceBatchSize), CurlHTTPClient.streamsPerConnection) }
@@ -221,6 +223,12 @@ public final class DeliveryEngine: Sendable {
                     lastStaleSweep = clock.now
                     let stale = try outbox.markStaleDevices(unseenForDays: configuration.staleDeviceDays)
                     if stale > 0 { log.info("devices marked stale", ["devices": .number(Double(stale)), "unseen_days": .number(Double(configuration.staleDeviceDays))]) }
+                    let retention = try outbox.applyRetention(days: configuration.deliveryRetentionDays)
+                    if retention.opened != nil || !retention.dropped.isEmpty {
+                        log.info("delivery detail partitions", ["opened": retention.opened.map { .number(Double($0)) } ?? .null,
+                                                                "dropped": .array(retention.dropped.map { .number(Double($0)) }),
+                                                                "retention_days": .number(Double(configuration.deliveryRetentionDays))])
+                    }
                 }
                 try outbox.applyDeliveryControls(now: Date())
                 let decided = try outbox.decideWinners(now: Date())

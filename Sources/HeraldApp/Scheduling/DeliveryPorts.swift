@@ -29,6 +29,8 @@ protocol DeliveryOutbox: Sendable {
     func closeFinishedRuns() throws
     /// Marks active devices unseen for `days` days stale; returns how many.
     func markStaleDevices(unseenForDays days: Int) throws -> Int
+    /// Folds finished runs into their counts and drops delivery detail older than `days`.
+    func applyRetention(days: Int) throws -> DeliveryRetention.Pass
     /// Expires late runs and moves runs whose sending hours closed on to their next stretch.
     func applyDeliveryControls(now: Date) throws
     /// Seconds until the next delivery control falls due, or nil when none is pending.
@@ -108,6 +110,10 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func markStaleDevices(unseenForDays days: Int) throws -> Int {
         try pool.withConnection { try DeviceStore().markStale(unseenForDays: days, on: $0) }
+    }
+
+    func applyRetention(days: Int) throws -> DeliveryRetention.Pass {
+        try pool.withConnection { try DeliveryRetention(days: days).apply(on: $0) }
     }
 
     func applyDeliveryControls(now: Date) throws {

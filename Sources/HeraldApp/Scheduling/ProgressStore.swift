@@ -25,8 +25,9 @@ struct ProgressStore: Sendable {
                            \(DeliveryStatus.pending), count(*) FILTER (WHERE status = \(DeliveryStatus.pending)),
                            \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled)),
                            \(DeliveryStatus.expired), count(*) FILTER (WHERE status = \(DeliveryStatus.expired))) AS counts
-                       FROM deliveries WHERE run_id = r.id GROUP BY variant_key) v),
-                       -- A streamed run's counts; what is neither answered, waiting again nor dropped is in flight.
+                       -- A folded run's requests are detail: its counts are its counters'.
+                       FROM deliveries WHERE run_id = r.id AND NOT r.folded GROUP BY variant_key) v),
+                       -- A streamed or folded run's counts; what is neither answered, waiting again nor dropped is in flight.
                        (SELECT json_object_agg(variant_key, json_build_object(
                            'planned', planned, \(DeliveryStatus.sent), sent, \(DeliveryStatus.failed), failed,
                            \(DeliveryStatus.retrying), retrying, \(DeliveryStatus.cancelled), cancelled, \(DeliveryStatus.expired), expired,
@@ -125,11 +126,13 @@ struct ProgressStore: Sendable {
                 SELECT date_trunc('hour', coalesce(sent_at, updated_at) AT TIME ZONE 'UTC') AS h,
                        count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
                        count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed
-                FROM deliveries WHERE campaign_id = \(campaignID)::uuid AND status = ANY(\(DeliveryStatus.answered)) GROUP BY 1
+                FROM deliveries WHERE campaign_id = \(campaignID)::uuid AND status = ANY(\(DeliveryStatus.answered))
+                  AND run_id NOT IN (SELECT id FROM runs WHERE campaign_id = \(campaignID)::uuid AND folded) GROUP BY 1
                 UNION ALL
+                -- Streamed and folded runs, by their counters (the hour each outcome was recorded).
                 SELECT c.hour AT TIME ZONE 'UTC', coalesce(sum(c.n) FILTER (WHERE c.outcome = \(DeliveryStatus.sent)), 0),
                        coalesce(sum(c.n) FILTER (WHERE c.outcome = \(DeliveryStatus.failed)), 0)
-                FROM runs r JOIN run_counts c ON c.run_id = r.id WHERE r.campaign_id = \(campaignID)::uuid AND r.streamed GROUP BY 1),
+                FROM runs r JOIN run_counts c ON c.run_id = r.id WHERE r.campaign_id = \(campaignID)::uuid GROUP BY 1),
             d AS (SELECT h, sum(sent) AS sent, sum(failed) AS failed FROM answered GROUP BY h),
             e AS (
                 SELECT date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AS h,
@@ -156,9 +159,9 @@ struct ProgressStore: Sendable {
         let rows = try connection.query("""
             SELECT r.campaign_id::text,
                    \(utc: "max(r.finished_at)"),
-                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = \(DeliveryStatus.sent))
+                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(DeliveryStatus.sent))
                        + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.sent)))::bigint,
-                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = \(DeliveryStatus.failed))
+                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(DeliveryStatus.failed))
                        + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.failed)))::bigint
             FROM runs r
             WHERE r.campaign_id = ANY(\(campaignIDs.map(\.description))::uuid[])
@@ -174,16 +177,21 @@ struct ProgressStore: Sendable {
 
     /// Devices a campaign to devices reached and failed, and how many of them are invalid now.
     func deviceReach(campaignID: CampaignID, on connection: PostgresConnection) throws -> CampaignReport.DeviceReach {
-        // A streamed run reaches each device once: its sent count is its devices reached.
+        // A run to devices reaches each device once: the sent and failed counts of a streamed or
+        // folded one are its devices reached and failed. Which failed devices are invalid now
+        // is read from the detail, kept for the retention period.
         let row = try connection.query("""
+            WITH folded AS (SELECT id FROM runs WHERE campaign_id = \(campaignID.description)::uuid AND folded)
             SELECT (SELECT count(DISTINCT d.device_token) FROM deliveries d
-                    WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.sent))
+                    WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.sent)
+                      AND d.run_id NOT IN (SELECT id FROM folded))
                    + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
-                      WHERE r.campaign_id = \(campaignID.description)::uuid AND c.outcome = \(DeliveryStatus.sent))::bigint,
-                   (SELECT count(DISTINCT t) FROM (
-                       SELECT device_token AS t FROM deliveries
-                       WHERE campaign_id = \(campaignID.description)::uuid AND device_token IS NOT NULL AND status = \(DeliveryStatus.failed)
-                       UNION SELECT device_token FROM delivery_failures WHERE campaign_id = \(campaignID.description)::uuid) AS f),
+                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.per_device AND c.outcome = \(DeliveryStatus.sent))::bigint,
+                   (SELECT count(DISTINCT d.device_token) FROM deliveries d
+                    WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.failed)
+                      AND d.run_id NOT IN (SELECT id FROM folded))
+                   + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
+                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.per_device AND c.outcome = \(DeliveryStatus.failed))::bigint,
                    (SELECT count(DISTINCT t) FROM (
                        SELECT device_token AS t FROM deliveries WHERE campaign_id = \(campaignID.description)::uuid AND device_token IS NOT NULL
                        UNION SELECT device_token FROM delivery_failures WHERE campaign_id = \(campaignID.description)::uuid) AS f
