@@ -4,6 +4,9 @@ extension String {
     /// with U+FFFD) and comparing the result with the input is exact and far cheaper.
     public static func validUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
         let text = String(decoding: utf8, as: UTF8.self)
-        return text.utf8.elementsEqual(utf8) ? text : nil
+        // Compared as buffers (a native string's UTF-8 is contiguous): walking the UTF-8 view
+        // cost several instructions a byte, a tenth of an import's reading.
+        let same = text.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(utf8) } ?? text.utf8.elementsEqual(utf8)
+        return same ? text : nil
     }
 }

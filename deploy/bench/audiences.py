@@ -144,8 +144,11 @@ def measure(n):
 
         with open(csv, "rb") as f:
             body = f.read()
+        herald_before, pg_before = sum(tree_ticks(p.pid) for _, p in servers), postgres_ticks()
         import_ms, report = timed(lambda: http("POST", api + "/device-imports", body, key, "text/csv"))
         assert report["created"] == n, report
+        print(f"  import CPU per row: Herald {(sum(tree_ticks(p.pid) for _, p in servers) - herald_before) / HZ * 1e6 / n:.1f} µs, "
+              f"PostgreSQL {(postgres_ticks() - pg_before) / HZ * 1e6 / n:.1f} µs", flush=True)
         psql(url, "VACUUM ANALYZE devices")
         row = {"import": n / import_ms * 1000, "bytes/dev": int(psql(url, "SELECT pg_total_relation_size('devices')")) / n}
 

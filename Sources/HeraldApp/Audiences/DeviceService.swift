@@ -52,27 +52,29 @@ public struct DeviceService: Sendable {
     }
 
     /// Imports devices from CSV or NDJSON read chunk by chunk from `next` (nil at the end), a
-    /// batch at a time: memory stays bounded whatever the size. Rows with errors are reported by
+    /// batch at a time, each stored by `DeviceImportWriter` while the next is read: memory stays
+    /// bounded whatever the size. Rows with errors are reported by
     /// line and skipped; the others are stored. A line longer than `ImportLimits.lineBytes`, or
     /// ending in a bare CR, or not UTF-8, is refused by its number unread (never held whole). When
     /// `next` fails (an upload broken off), the batches stored before stay stored and
     /// `DeviceImportInterrupted` says how many devices they held.
     public func importDevices(format: DeviceImportFormat, batchSize: Int = 5000, _ nextChunk: () throws -> [UInt8]?) throws -> DeviceImportReport {
         var report = DeviceImportReport()
+        let writer = DeviceImportWriter { [database, store] devices in try database.transaction { try store.upsert(devices, on: $0) } }
+        var finished = false
+        defer { if !finished { _ = try? writer.finish(throwing: false) } }
         func next() throws -> [UInt8]? {
             do {
                 return try nextChunk()
             } catch {
-                throw DeviceImportInterrupted(storedDevices: report.created + report.updated, cause: error)
+                finished = true
+                throw DeviceImportInterrupted(storedDevices: (try? writer.finish(throwing: false))?.stored ?? 0, cause: error)
             }
         }
         var batch: [Device] = []
         func flush() throws {
             guard !batch.isEmpty else { return }
-            let devices = batch
-            let created = try database.transaction { try store.upsert(devices, on: $0) }
-            report.created += created
-            report.updated += devices.count - created
+            try writer.submit(batch)
             batch.removeAll(keepingCapacity: true)
         }
         func refuse(line: Int, _ error: FieldError) {
@@ -132,6 +134,10 @@ public struct DeviceService: Sendable {
             for line in reader.finish() { try handle(line) }
         }
         try flush()
+        finished = true
+        let (created, stored) = try writer.finish()
+        report.created = created
+        report.updated = stored - created
         return report
     }
 

@@ -27,6 +27,13 @@ public struct CSVRecordReader: Sendable {
 
     /// The records completed by `bytes`, each with the line it started on, and those refused.
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [ImportLine<[String]>] {
+        // Read from a buffer: a generic sequence from another module is walked through a
+        // witness call per byte, which made the reading most of an import's cost.
+        if let records = bytes.withContiguousStorageIfAvailable({ feed(buffer: $0) }) { return records }
+        return Array(bytes).withUnsafeBufferPointer { feed(buffer: $0) }
+    }
+
+    mutating func feed(buffer bytes: UnsafeBufferPointer<UInt8>) -> [ImportLine<[String]>] {
         for byte in bytes {
             if carriageReturn {
                 carriageReturn = false

@@ -68,6 +68,12 @@ public struct ImportLineReader: Sendable {
 
     /// The lines `chunk` completes, and those it refuses; blank lines are left out.
     public mutating func feed(_ chunk: some BidirectionalCollection<UInt8>) -> [ImportLine<String>] {
+        // Read from a buffer, as CSVRecordReader does: no witness call per byte.
+        if let lines = chunk.withContiguousStorageIfAvailable({ feed(buffer: $0) }) { return lines }
+        return Array(chunk).withUnsafeBufferPointer { feed(buffer: $0) }
+    }
+
+    mutating func feed(buffer chunk: UnsafeBufferPointer<UInt8>) -> [ImportLine<String>] {
         var start = chunk.startIndex
         while let end = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) {
             take(chunk[start..<end])
