@@ -10,13 +10,17 @@ import HeraldPostgres
 /// - every rule without property conditions, from `device_census`;
 /// - a rule whose property conditions are one of its conjuncts (`all` of it and the others), on
 ///   one property name: `equals` one value, `exists`, or `any` of those on that name ("city is
-///   Tehran or Shiraz"), from `device_property_census`, the census per property name and value.
-///   A device has one value per name, so the rows of those values add up to the devices.
-/// Others (two property names, or a property condition under `any` with other fields) return nil,
+///   Tehran or Shiraz"), and no "last seen", from `device_property_census`, the census per
+///   property name and value. A device has one value per name, so the rows of those values add
+///   up to the devices. It has no day: with one, it grew by a row per device and property.
+/// Others (two property names, a property condition under `any` with other fields, or beside a
+/// "last seen") return nil,
 /// and the reach is counted from `devices`, exactly and at the old cost.
 enum DeviceCensus {
-    /// The columns the census tables share with `devices` (their last sighting as a UTC day).
-    static let dimensions = "platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone, last_seen_on"
+    /// The columns `device_property_census` shares with `devices`.
+    static let propertyDimensions = "platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone"
+    /// The columns `device_census` shares with `devices`, and the last sighting as a UTC day.
+    static let dimensions = propertyDimensions + ", last_seen_on"
 
     /// The query counting the active devices `rule` matches (all when nil), or nil when the census
     /// cannot say.
@@ -27,6 +31,7 @@ enum DeviceCensus {
         if propertyParts.isEmpty { return plain(rule) }
         guard propertyParts.count == 1, let property = PropertyTest(propertyParts[0]) else { return nil }
         let rest = parts.filter { !$0.namesAProperty }
+        guard !rest.contains(where: \.namesLastSeen) else { return nil }
         return perProperty(property, rest.isEmpty ? nil : .all(rest))
     }
 
@@ -54,9 +59,9 @@ enum DeviceCensus {
         }
         return PostgresQuery(unsafeSQL: """
             SELECT coalesce(sum(n), 0)::bigint FROM (
-                SELECT \(dimensions), n FROM device_property_census WHERE \(filter)
+                SELECT \(propertyDimensions), n FROM device_property_census WHERE \(filter)
                 UNION ALL
-                SELECT \(dimensions), n FROM device_census_changes WHERE \(filter)) AS census
+                SELECT \(propertyDimensions), n FROM device_census_changes WHERE \(filter)) AS census
             WHERE \(condition.sql)
             """, binds: binds)
     }
@@ -98,6 +103,15 @@ extension SegmentRule {
         switch self {
         case .all(let rules), .any(let rules): rules.contains(where: \.namesAProperty)
         case .condition(.propertyEquals), .condition(.propertyExists): true
+        case .condition: false
+        }
+    }
+
+    /// Whether a "last seen" condition is in this rule.
+    var namesLastSeen: Bool {
+        switch self {
+        case .all(let rules), .any(let rules): rules.contains(where: \.namesLastSeen)
+        case .condition(.lastSeenWithinDays): true
         case .condition: false
         }
     }
