@@ -30,8 +30,9 @@ CREATE TABLE device_census (
     -- `app_version_key` from `app_version` (Swift computes it, the same for the same text).
     CONSTRAINT device_census_key UNIQUE NULLS NOT DISTINCT (platform, app_id, app_version, language, country, time_zone, last_seen_on)
 );
--- Emptied rows are deleted after each fold; this finds them without reading the census.
-CREATE INDEX device_census_empty ON device_census (platform) WHERE n = 0;
+-- Most writes add to rows that exist: room on each page lets PostgreSQL update them in place
+-- (HOT, no new index entry), as `n` is in no index.
+ALTER TABLE device_census SET (fillfactor = 50);
 
 -- The same per property (`name`, `value`) a device has, without the day: a segment with one
 -- property condition among its conjuncts and no "last seen" is counted here (DeviceCensus.swift
@@ -51,7 +52,7 @@ CREATE TABLE device_property_census (
     n                bigint    NOT NULL,
     CONSTRAINT device_property_census_key UNIQUE NULLS NOT DISTINCT (name, value, platform, app_id, app_version, language, country, time_zone)
 );
-CREATE INDEX device_property_census_empty ON device_property_census (name) WHERE n = 0;
+ALTER TABLE device_property_census SET (fillfactor = 50);
 
 -- Grouped changes written while another transaction held the census: `name` NULL for
 -- `device_census`, else for `device_property_census` (and `last_seen_on` NULL). Usually empty.
@@ -73,7 +74,7 @@ CREATE TABLE device_census_changes (
 -- What a statement on `devices` changed in the census: +1 for each active device it wrote, -1 for
 -- each active device it replaced or deleted, grouped, without the groups that cancel out (an
 -- update within a device's day and attributes, or to an inactive device, changes nothing). The
--- holder of the census also folds in the changes others left, and deletes the emptied rows.
+-- holder of the census also folds in the changes others left, and deletes the rows it emptied.
 CREATE FUNCTION device_census_count() RETURNS trigger LANGUAGE plpgsql AS $function$
 DECLARE
     -- Only the holder writes the census rows; it keeps them until it commits (ASCII "HeraldCs").
@@ -86,6 +87,9 @@ DECLARE
         WHEN 'DELETE' THEN 'SELECT *, -1 AS sign FROM old_devices'
         ELSE 'SELECT *, 1 AS sign FROM new_devices UNION ALL SELECT *, -1 AS sign FROM old_devices' END;
     delta text;
+    -- The rows the fold emptied, deleted after it (their ctid holds: only the holder writes them).
+    plain_emptied tid[];
+    property_emptied tid[];
 BEGIN
     delta := format($sql$
         WITH moved AS (%1$s),
@@ -113,12 +117,20 @@ BEGIN
     EXECUTE delta || format($sql$,
         plain AS (
             INSERT INTO device_census AS c (%1$s, n) SELECT %1$s, n FROM delta WHERE name IS NULL
-            ON CONFLICT ON CONSTRAINT device_census_key DO UPDATE SET n = c.n + excluded.n)
-        INSERT INTO device_property_census AS c (name, value, %2$s, n) SELECT name, value, %2$s, n FROM delta WHERE name IS NOT NULL
-        ON CONFLICT ON CONSTRAINT device_property_census_key DO UPDATE SET n = c.n + excluded.n
-        $sql$, dims, propertyDims);
-    DELETE FROM device_census WHERE n = 0;
-    DELETE FROM device_property_census WHERE n = 0;
+            ON CONFLICT ON CONSTRAINT device_census_key DO UPDATE SET n = c.n + excluded.n
+            RETURNING c.ctid, c.n),
+        property AS (
+            INSERT INTO device_property_census AS c (name, value, %2$s, n) SELECT name, value, %2$s, n FROM delta WHERE name IS NOT NULL
+            ON CONFLICT ON CONSTRAINT device_property_census_key DO UPDATE SET n = c.n + excluded.n
+            RETURNING c.ctid, c.n)
+        SELECT (SELECT array_agg(ctid) FROM plain WHERE n = 0), (SELECT array_agg(ctid) FROM property WHERE n = 0)
+        $sql$, dims, propertyDims) INTO plain_emptied, property_emptied;
+    IF plain_emptied IS NOT NULL THEN
+        DELETE FROM device_census WHERE ctid = ANY(plain_emptied);
+    END IF;
+    IF property_emptied IS NOT NULL THEN
+        DELETE FROM device_property_census WHERE ctid = ANY(property_emptied);
+    END IF;
     RETURN NULL;
 END $function$;
 
