@@ -3,9 +3,21 @@ import HeraldPostgres
 
 /// A segment rule as a SQL condition over `devices`, with its values as bind parameters: the
 /// same rule `SegmentRule.matches` states in Swift (the tests hold the two together).
+///
+/// The census tables (Migrations/0020) name their columns as `devices` does, so the same condition
+/// also reads them, but for the last sighting, kept there as a UTC day (`last_seen_on`).
 enum SegmentSQL {
+    /// What the condition reads.
+    enum Source {
+        /// The `devices` table: every condition.
+        case devices
+        /// `device_census` or `device_property_census`: no property conditions (`DeviceCensus`
+        /// takes the one it can answer out of the rule before compiling the rest).
+        case census
+    }
+
     /// The condition, numbering its parameters from `firstParameter`; `TRUE` for no rule.
-    static func condition(_ rule: SegmentRule?, firstParameter: Int) -> (sql: String, binds: [PostgresValue]) {
+    static func condition(_ rule: SegmentRule?, firstParameter: Int, over source: Source = .devices) -> (sql: String, binds: [PostgresValue]) {
         var binds: [PostgresValue] = []
         func bind(_ value: some PostgresEncodable) -> String {
             binds.append(value.postgresValue)
@@ -35,14 +47,29 @@ enum SegmentSQL {
             case .notIn(let field, let values): return "(\(column(field)) IS NOT NULL AND NOT \(matchAny(field, values)))"
             case .appVersionAtLeast(let minimum):
                 return "app_version_key >= \(bind("{" + (AppVersion.key(minimum) ?? [0]).map(String.init).joined(separator: ",") + "}"))::integer[]"
-            case .lastSeenWithinDays(let days): return "last_seen_at >= now() - make_interval(days => \(bind(days))::integer)"
+            case .lastSeenWithinDays(let days):
+                // Whole UTC days, as SegmentRule says: seen today or on one of the `days` days before.
+                let firstDay = "(now() AT TIME ZONE 'UTC')::date - \(bind(days))::integer"
+                switch source {
+                case .devices: return "last_seen_at >= (\(firstDay))::timestamp AT TIME ZONE 'UTC'"
+                case .census: return "last_seen_on >= \(firstDay)"
+                }
             case .propertyEquals(let name, let value):
+                guard source == .devices else { return censusHasNoProperties() }
                 return "properties @> \(bind(PostgresJSONB(DeviceStore.propertiesJSON([name: value]))))"
-            case .propertyExists(let name): return "properties ? \(bind(name))"
+            case .propertyExists(let name):
+                guard source == .devices else { return censusHasNoProperties() }
+                return "properties ? \(bind(name))"
             }
         }
         guard let rule else { return ("TRUE", []) }
         return (compile(rule), binds)
+    }
+
+    /// Never asked: `DeviceCensus` counts rules with other property conditions from `devices`.
+    private static func censusHasNoProperties() -> String {
+        assertionFailure("a property condition compiled against the census")
+        return "FALSE"
     }
 
     static func column(_ field: SegmentField) -> String {

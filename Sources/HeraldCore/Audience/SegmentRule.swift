@@ -13,7 +13,8 @@ import HeraldJSON
 /// ]}
 /// ```
 ///
-/// A language without a region matches every region of it ("fa" matches "fa-IR").
+/// A language without a region matches every region of it ("fa" matches "fa-IR"). Last seen
+/// within N days counts whole UTC days: seen today (UTC) or on one of the N days before.
 public indirect enum SegmentRule: Sendable, Equatable {
     case all([SegmentRule])
     case any([SegmentRule])
@@ -65,7 +66,10 @@ public indirect enum SegmentRule: Sendable, Equatable {
         }
     }
 
-    /// Whether `device`, last seen `daysSinceSeen` days ago, is in the segment.
+    /// Whether `device`, last seen `daysSinceSeen` days ago, is in the segment. Days are whole
+    /// UTC days (today's UTC date minus the UTC date of the last sighting): "last seen within 30
+    /// days" is seen today or on one of the 30 days before, as analytics count days, and as the
+    /// census of devices can count exactly (it keeps the day, not the moment).
     public func matches(_ device: Device, daysSinceSeen: Double) -> Bool {
         switch self {
         case .all(let rules): rules.allSatisfy { $0.matches(device, daysSinceSeen: daysSinceSeen) }
