@@ -5,13 +5,14 @@
 -- per property name and value. Reach sums the rows that match the rule's condition, compiled
 -- against these columns (they bear the devices' names): tens of thousands of rows at any size.
 --
--- The counts are kept exact by statement-level triggers on `devices` with transition tables: an
--- import batch of 5,000 rows costs one grouped statement per table, not 5,000. Only one
--- transaction at a time writes the census rows (it holds a transaction-scoped advisory lock, tried
--- and never waited for); a writer that finds it taken appends its grouped changes to
--- `device_census_changes` instead, without any lock, and the next holder folds them in. So
--- concurrent imports neither wait for one another's census rows nor deadlock on them, and reach,
--- one statement over the census and the pending changes, sees each transaction whole or not at all.
+-- The counts are kept exact by statement-level triggers on `devices` with transition tables: each
+-- statement appends its changes, grouped, to `device_census_changes` (no index, no lock: an import
+-- batch of 5,000 devices costs one grouped insert, and concurrent writers never wait for one
+-- another), and `device_census_fold()` moves the changes into the counts in one pass, grouped
+-- again: at the end of an import and at each scheduler poll. A reach sums the counts and the
+-- changes not yet folded in one statement, so it sees each transaction whole or not at all.
+-- Upserting the counts in each statement instead made an import two to three times slower: its
+-- devices' combinations rarely repeat within a batch, so nearly every device updated a count row.
 
 -- The columns a segment can name, as `devices` has them; `last_seen_on` is the UTC day of
 -- `last_seen_at` (segments count "last seen within N days" in whole UTC days, see SegmentRule).
@@ -54,8 +55,8 @@ CREATE TABLE device_property_census (
 );
 ALTER TABLE device_property_census SET (fillfactor = 50);
 
--- Grouped changes written while another transaction held the census: `name` NULL for
--- `device_census`, else for `device_property_census` (and `last_seen_on` NULL). Usually empty.
+-- Grouped changes not yet folded into the counts: `name` NULL for `device_census`, else for
+-- `device_property_census` (and `last_seen_on` NULL).
 CREATE TABLE device_census_changes (
     name             text,
     value            text,
@@ -73,48 +74,52 @@ CREATE TABLE device_census_changes (
 
 -- What a statement on `devices` changed in the census: +1 for each active device it wrote, -1 for
 -- each active device it replaced or deleted, grouped, without the groups that cancel out (an
--- update within a device's day and attributes, or to an inactive device, changes nothing). The
--- holder of the census also folds in the changes others left, and deletes the rows it emptied.
+-- update within a device's day and attributes, or to an inactive device, changes nothing).
 CREATE FUNCTION device_census_count() RETURNS trigger LANGUAGE plpgsql AS $function$
 DECLARE
-    -- Only the holder writes the census rows; it keeps them until it commits (ASCII "HeraldCs").
-    holder constant boolean := pg_try_advisory_xact_lock(5216694956355535731);
-    propertyDims constant text := 'platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone';
-    dims constant text := propertyDims || ', last_seen_on';
+    dims constant text := 'platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone, last_seen_on';
     -- Transition tables exist only for the operations that have them.
     moved constant text := CASE TG_OP
         WHEN 'INSERT' THEN 'SELECT *, 1 AS sign FROM new_devices'
         WHEN 'DELETE' THEN 'SELECT *, -1 AS sign FROM old_devices'
         ELSE 'SELECT *, 1 AS sign FROM new_devices UNION ALL SELECT *, -1 AS sign FROM old_devices' END;
-    delta text;
-    -- The rows the fold emptied, deleted after it (their ctid holds: only the holder writes them).
-    plain_emptied tid[];
-    property_emptied tid[];
 BEGIN
-    delta := format($sql$
+    EXECUTE format($sql$
         WITH moved AS (%1$s),
         active AS (
             SELECT platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone,
                    (last_seen_at AT TIME ZONE 'UTC')::date AS last_seen_on, properties, sign
-            FROM moved WHERE status = 'active'),
-        %3$s
-        delta AS (
-            SELECT name, value, %2$s, sum(n)::bigint AS n FROM (
-                SELECT NULL::text AS name, NULL::text AS value, %2$s, sign AS n FROM active
-                UNION ALL
-                SELECT p.key, p.value #>> '{}', %5$s, NULL::date, sign FROM active, jsonb_each(active.properties) AS p
-                WHERE jsonb_typeof(p.value) = 'string'
-                %4$s
-            ) AS x GROUP BY name, value, %2$s HAVING sum(n) <> 0)
-        $sql$, moved, dims,
-        CASE WHEN holder THEN 'pending AS (DELETE FROM device_census_changes RETURNING *),' ELSE '' END,
-        CASE WHEN holder THEN 'UNION ALL SELECT * FROM pending' ELSE '' END,
-        propertyDims);
-    IF NOT holder THEN
-        EXECUTE delta || format('INSERT INTO device_census_changes (name, value, %1$s, n) SELECT name, value, %1$s, n FROM delta', dims);
-        RETURN NULL;
+            FROM moved WHERE status = 'active')
+        INSERT INTO device_census_changes (name, value, %2$s, n)
+        SELECT name, value, %2$s, sum(n)::bigint FROM (
+            SELECT NULL::text AS name, NULL::text AS value, %2$s, sign AS n FROM active
+            UNION ALL
+            SELECT p.key, p.value #>> '{}', platform, app_id, app_version, app_version_key, language, language_primary, country,
+                   time_zone, NULL::date, sign
+            FROM active, jsonb_each(active.properties) AS p WHERE jsonb_typeof(p.value) = 'string'
+        ) AS x GROUP BY name, value, %2$s HAVING sum(n) <> 0
+        $sql$, moved, dims);
+    RETURN NULL;
+END $function$;
+
+-- Folds the changes committed so far into the counts, and deletes the count rows that reach 0;
+-- returns how many change rows it folded. One folder at a time (a transaction-scoped advisory
+-- lock, tried and never waited for: ASCII "HeraldCs"); another finds it taken and returns 0.
+CREATE FUNCTION device_census_fold() RETURNS bigint LANGUAGE plpgsql AS $function$
+DECLARE
+    propertyDims constant text := 'platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone';
+    dims constant text := propertyDims || ', last_seen_on';
+    folded bigint;
+    -- The rows the fold emptied, deleted after it (their ctid holds: only the folder writes them).
+    plain_emptied tid[];
+    property_emptied tid[];
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(5216694956355535731) THEN
+        RETURN 0;
     END IF;
-    EXECUTE delta || format($sql$,
+    EXECUTE format($sql$
+        WITH pending AS (DELETE FROM device_census_changes RETURNING *),
+        delta AS (SELECT name, value, %1$s, sum(n)::bigint AS n FROM pending GROUP BY name, value, %1$s HAVING sum(n) <> 0),
         plain AS (
             INSERT INTO device_census AS c (%1$s, n) SELECT %1$s, n FROM delta WHERE name IS NULL
             ON CONFLICT ON CONSTRAINT device_census_key DO UPDATE SET n = c.n + excluded.n
@@ -123,15 +128,15 @@ BEGIN
             INSERT INTO device_property_census AS c (name, value, %2$s, n) SELECT name, value, %2$s, n FROM delta WHERE name IS NOT NULL
             ON CONFLICT ON CONSTRAINT device_property_census_key DO UPDATE SET n = c.n + excluded.n
             RETURNING c.ctid, c.n)
-        SELECT (SELECT array_agg(ctid) FROM plain WHERE n = 0), (SELECT array_agg(ctid) FROM property WHERE n = 0)
-        $sql$, dims, propertyDims) INTO plain_emptied, property_emptied;
+        SELECT (SELECT count(*) FROM pending), (SELECT array_agg(ctid) FROM plain WHERE n = 0), (SELECT array_agg(ctid) FROM property WHERE n = 0)
+        $sql$, dims, propertyDims) INTO folded, plain_emptied, property_emptied;
     IF plain_emptied IS NOT NULL THEN
         DELETE FROM device_census WHERE ctid = ANY(plain_emptied);
     END IF;
     IF property_emptied IS NOT NULL THEN
         DELETE FROM device_property_census WHERE ctid = ANY(property_emptied);
     END IF;
-    RETURN NULL;
+    RETURN folded;
 END $function$;
 
 CREATE TRIGGER device_census_insert AFTER INSERT ON devices REFERENCING NEW TABLE AS new_devices

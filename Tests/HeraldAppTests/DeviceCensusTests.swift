@@ -83,17 +83,23 @@ import Testing
     }
 
     /// The census and `devices` agree, and so does every reach; `step` names the change checked.
+    /// With the changes not yet folded into the counts, and again once they are.
     func expectExact(_ setup: Setup, after step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let rows = try Self.censusRows(setup.probe.connection)
-        // The rows one side has and the other lacks (each "name|value|(attributes, count)").
-        let missing = rows.devices.filter { !rows.census.contains($0) }, extra = rows.census.filter { !rows.devices.contains($0) }
-        #expect(missing.isEmpty && extra.isEmpty && !rows.devices.isEmpty,
-                "census after \(step): lacks \(missing.prefix(5)), has too \(extra.prefix(5))", sourceLocation: sourceLocation)
-        for reach in try Self.reaches(setup, setup.probe.connection) {
-            if let census = reach.census {
-                #expect(census == reach.devices, "\(reach.rule) after \(step)", sourceLocation: sourceLocation)
+        for folded in [false, true] {
+            if folded { _ = try setup.devices.foldCensus() }
+            let step = folded ? step + ", folded" : step
+            let rows = try Self.censusRows(setup.probe.connection)
+            // The rows one side has and the other lacks (each "name|value|(attributes, count)").
+            let missing = rows.devices.filter { !rows.census.contains($0) }, extra = rows.census.filter { !rows.devices.contains($0) }
+            #expect(missing.isEmpty && extra.isEmpty && !rows.devices.isEmpty,
+                    "census after \(step): lacks \(missing.prefix(5)), has too \(extra.prefix(5))", sourceLocation: sourceLocation)
+            for reach in try Self.reaches(setup, setup.probe.connection) {
+                if let census = reach.census {
+                    #expect(census == reach.devices, "\(reach.rule) after \(step)", sourceLocation: sourceLocation)
+                }
             }
         }
+        #expect(try setup.probe.count("SELECT count(*) FROM device_census_changes") == 0, sourceLocation: sourceLocation)
     }
 
     @Test(.timeLimit(.minutes(5)))
@@ -164,7 +170,7 @@ import Testing
     }
 
     /// Two imports at once over the same attribute combinations: neither waits for the other's
-    /// census rows nor deadlocks, and the census ends exact (one wrote it, the other its changes).
+    /// census rows nor deadlocks, and the census ends exact (each appends its changes; the folds are one at a time).
     @Test(.timeLimit(.minutes(5)))
     func concurrentImportsKeepTheCensusExactWithoutDeadlocks() async throws {
         let setup = try Setup()

@@ -4,7 +4,8 @@ import HeraldPostgres
 /// Segment reach from the census of active devices (Migrations/0020_device_census.sql) instead
 /// of from `devices`: the census holds how many active devices share each combination of the
 /// attributes a segment names, so a reach sums tens of thousands of rows whatever the registry's
-/// size, and stays exact (triggers keep it in the transaction that changes a device).
+/// size, and stays exact (triggers append each change in the transaction that makes it, and
+/// `fold` moves the changes into the counts; a reach reads both).
 ///
 /// Which rules it answers:
 /// - every rule without property conditions, from `device_census`;
@@ -21,6 +22,12 @@ enum DeviceCensus {
     static let propertyDimensions = "platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone"
     /// The columns `device_census` shares with `devices`, and the last sighting as a UTC day.
     static let dimensions = propertyDimensions + ", last_seen_on"
+
+    /// Folds the changes committed so far into the counts (Migrations/0020); 0 when another
+    /// process is folding them.
+    static func fold(on connection: PostgresConnection) throws -> Int {
+        try connection.query("SELECT device_census_fold()").first?.decode(Int.self, at: 0) ?? 0
+    }
 
     /// The query counting the active devices `rule` matches (all when nil), or nil when the census
     /// cannot say.

@@ -51,6 +51,13 @@ public struct DeviceService: Sendable {
         try database.read { try store.markStale(unseenForDays: days, on: $0) }
     }
 
+    /// Moves the changes of devices written since into the counts segment reach reads (the
+    /// scheduler does it at each poll, an import at its end); returns the changes folded.
+    @discardableResult
+    public func foldCensus() throws -> Int {
+        try database.read { try DeviceCensus.fold(on: $0) }
+    }
+
     /// Imports devices from CSV or NDJSON read chunk by chunk from `next` (nil at the end), a
     /// batch at a time, each stored by `DeviceImportWriter` while the next is read: memory stays
     /// bounded whatever the size. Rows with errors are reported by
@@ -136,6 +143,8 @@ public struct DeviceService: Sendable {
         try flush()
         finished = true
         let (created, stored) = try writer.finish()
+        // The import's changes into the segment counts now, in one pass (reach reads them meanwhile).
+        try foldCensus()
         report.created = created
         report.updated = stored - created
         return report

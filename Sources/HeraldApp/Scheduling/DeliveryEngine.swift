@@ -218,6 +218,7 @@ public final class DeliveryEngine: Sendable {
                 if lastSweep.duration(to: clock.now) >= configuration.pollInterval {
                     lastSweep = clock.now
                     try outbox.closeFinishedRuns()
+                    try outbox.foldDeviceCensus()
                 }
                 if lastStaleSweep.map({ $0.duration(to: clock.now) >= .seconds(3600) }) ?? true {
                     lastStaleSweep = clock.now

@@ -29,6 +29,8 @@ protocol DeliveryOutbox: Sendable {
     func closeFinishedRuns() throws
     /// Marks active devices unseen for `days` days stale; returns how many.
     func markStaleDevices(unseenForDays days: Int) throws -> Int
+    /// Folds the devices' changes into the counts segment reach reads.
+    func foldDeviceCensus() throws
     /// Folds finished runs into their counts and drops delivery detail older than `days`.
     func applyRetention(days: Int) throws -> DeliveryRetention.Pass
     /// Expires late runs and moves runs whose sending hours closed on to their next stretch.
@@ -110,6 +112,10 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func markStaleDevices(unseenForDays days: Int) throws -> Int {
         try pool.withConnection { try DeviceStore().markStale(unseenForDays: days, on: $0) }
+    }
+
+    func foldDeviceCensus() throws {
+        _ = try pool.withConnection { try DeviceCensus.fold(on: $0) }
     }
 
     func applyRetention(days: Int) throws -> DeliveryRetention.Pass {
