@@ -208,6 +208,7 @@ public final class DeliveryEngine: Sendable {
         let clock = ContinuousClock()
         var lastSweep = clock.now
         var lastStaleSweep: ContinuousClock.Instant?
+        var lastFold = clock.now
         while !stopped {
             let seen = scheduleBell.generation
             let look = beganLook(0)
@@ -218,7 +219,6 @@ public final class DeliveryEngine: Sendable {
                 if lastSweep.duration(to: clock.now) >= configuration.pollInterval {
                     lastSweep = clock.now
                     try outbox.closeFinishedRuns()
-                    try outbox.foldDeviceCensus()
                 }
                 if lastStaleSweep.map({ $0.duration(to: clock.now) >= .seconds(3600) }) ?? true {
                     lastStaleSweep = clock.now
@@ -250,6 +250,12 @@ public final class DeliveryEngine: Sendable {
                 // Runs to devices plan while they send, a chunk a pass: straight back while any has more.
                 let planned = try outbox.planRuns(limit: Self.runsPerPass)
                 if planned > 0 { deliveryBell.ring() }
+                // Devices registered since into the segment counts, after the due runs: a fold after
+                // a large import takes seconds, which no due run should wait for.
+                if lastFold.duration(to: clock.now) >= configuration.pollInterval {
+                    lastFold = clock.now
+                    try outbox.foldDeviceCensus()
+                }
                 finishedLook(0, look)
                 if started.count == Self.runsPerPass || planned > 0 { continue }  // more may be due right now
                 if let seconds = try outbox.secondsUntilNextDue() {
