@@ -349,7 +349,7 @@ public struct CampaignService: Sendable {
         try database.transaction { connection in
             try DeviceStore().markInvalid(gone.map(\.token), reasons: gone.map { "UNREGISTERED: " + ($0.outcome.error?.message ?? "") }, on: connection)
             try audit.record(.campaignTestSent, by: actor, object: ("campaign", record.id.description), details: [
-                "variant": .string(variant.key), "tokens": .number(Double(tokens.count)), "fids": .number(Double(fids.count)),
+                "variant": .string(variant.key), "tokens": .number(Double(tokens.count)),
                 "sent": .number(Double(sent)), "failed": .number(Double(results.count - sent)),
             ], on: connection)
         }
