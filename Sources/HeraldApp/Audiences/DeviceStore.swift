@@ -136,7 +136,8 @@ struct DeviceStore: Sendable {
         switch audience {
         case .segment(let rule): return try count(rule, on: connection)
         case .tokens(let tokens):
-            return try connection.query("SELECT count(*) FROM devices WHERE status = 'active' AND \(fragment: DeviceAudience.listed(tokens))")
+            // A listed token also names the device that moved from it to its FID (`bucket_key`).
+            return try connection.query("SELECT count(*) FROM devices WHERE status = 'active' AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))")
                 .map { try $0.decode(Int.self, at: 0) }.first ?? 0
         }
     }
@@ -177,7 +178,10 @@ struct DeviceStore: Sendable {
             declare = PostgresQuery(unsafeSQL: "DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(Self.columns.sql) FROM devices WHERE status = 'active' AND \(condition.sql)",
                                     binds: condition.binds)
         case .tokens(let tokens):
-            declare = "DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(fragment: Self.columns) FROM devices WHERE status = 'active' AND \(fragment: DeviceAudience.listed(tokens))"
+            declare = """
+                DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(fragment: Self.columns) FROM devices
+                WHERE status = 'active' AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))
+                """
         }
         _ = try connection.execute(declare)
         defer { _ = try? connection.execute("CLOSE herald_devices") }
@@ -211,16 +215,12 @@ struct DeviceStore: Sendable {
     }
 }
 
-/// Which devices a run reaches.
+/// Which devices a run reaches. A list of tokens names devices by their identifier or by the
+/// token they moved from to their FID, so a campaign or a retry batch that named the token still
+/// reaches the moved device.
 enum DeviceAudience: Sendable {
     case segment(SegmentRule)
     case tokens([String])
-
-    /// The devices a list names: by their identifier, or by the token they moved from to their
-    /// FID (a campaign or a retry batch that named the token still reaches the moved device).
-    static func listed(_ tokens: [String]) -> PostgresQuery {
-        "(token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))"
-    }
 
     /// As a run keeps it: `{"segment": rule}` or `{"tokens": [...]}`.
     var json: JSON {

@@ -56,7 +56,7 @@ struct SendingAPI: Sendable {
         if body["tokens"]?.arrayValue == nil && body["fids"]?.arrayValue == nil {
             errors.append(FieldError(path: "tokens", code: "required",
                                      message: "tokens must be a list of 1 to \(CampaignLimits.testTokens) registration tokens (or fids, of installation IDs)"))
-        } else if let error = TestSend.tokenCountError(tokens.count + fids.count, path: tokens.isEmpty && !fids.isEmpty ? "fids" : "tokens") {
+        } else if let error = TestSend.tokenCountError(tokens.count + fids.count, path: body["tokens"] == nil ? "fids" : "tokens") {
             // Checked here too so that one answer lists it beside every other problem of the body.
             errors.append(error)
         }
