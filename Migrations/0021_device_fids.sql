@@ -14,3 +14,9 @@ ALTER TABLE devices ADD COLUMN bucket_key text CHECK (length(bucket_key) BETWEEN
 
 -- A move retried after a lost answer finds the device by the token it moved from.
 CREATE INDEX devices_bucket_key ON devices (bucket_key) WHERE bucket_key IS NOT NULL;
+
+-- A move re-addresses the device's history: its opens and conversions are found by device.
+-- (`delivery_failures` has its index by device; `deliveries` keeps none on purpose, see 0013:
+-- a move reads through the per-device rows of planned runs, which only spread and
+-- recipient-time runs write, and which retention drops.)
+CREATE INDEX events_device ON events (device_token) WHERE device_token IS NOT NULL;
