@@ -57,7 +57,8 @@ extension FCMEmulator {
         if let failure = MessageValidator.validate(message) {
             return .fcmError(400, "INVALID_ARGUMENT", failure.message, errorCode: "INVALID_ARGUMENT", field: failure.field)
         }
-        if let token = message["token"]?.stringValue {
+        // An installation ID is answered as a token is: the same lists of refused devices hold both.
+        if let token = message["token"]?.stringValue ?? message["fid"]?.stringValue {
             if configuration.unregisteredTokens.contains(token) {
                 return .fcmError(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED")
             }

@@ -17,8 +17,9 @@ struct DevicesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import devices from a CSV or NDJSON file (- for stdin), read in chunks: any size, bounded memory.",
             discussion: """
-                CSV needs a header row naming token and platform, and any of app_id, app_version, language, country, \
-                time_zone, last_seen_at; other columns are properties. The format comes from the file's name (.csv; \
+                CSV needs a header row naming token and platform, and any of kind (token, or fid when the token column \
+                holds Firebase installation IDs), app_id, app_version, language, country, time_zone, last_seen_at; other \
+                columns are properties. The format comes from the file's name (.csv; \
                 .ndjson or .jsonl) or from --format, which standard input and any other name need.
 
                 Exit status: 0 when every row was stored; 2 when the file was read but some rows were refused \

@@ -154,7 +154,7 @@ import Testing
         campaign.options.webLink = "https://example.com/sale"
         let sendTime = Date(timeIntervalSince1970: 1_800_000_000)
         let planner = DevicePlanner(campaign: campaign, campaignID: "9b2c1d7e-3f4a-4b5c-8d6e-7f8091a2b3c4", sendTime: sendTime)
-        #expect(planner.personalized.count == 4)  // A and B, each in the default text and Persian: all prepared
+        #expect(planner.personalized.count == 8)  // A and B, each in the default text and Persian, for tokens and for FIDs: all prepared
         let names = ["Sara", "\"quoted\" \\ back\\slash", "two\nlines\ttab", "سارا", "नमस्ते 👋🏽", "</script>", "", "\u{1}\u{7f}",
                      String(repeating: "ب", count: 1530), String(repeating: "ب", count: 1560), String(repeating: "ب", count: 3000)]
         var spliced = 0, failed = 0

@@ -28,7 +28,7 @@ import Testing
                 {"name": "p", "topics": ["news"], "notification": {"title": "سلام", "body": "שלום 👋🏽"\(image)},
                  "data": {"k": "v"}, "options": {\(options.joined(separator: ", "))}}
                 """)
-            let targets: [Target] = [.topic("news"), .condition("'a' in topics && 'b' in topics"), .token("tok")]
+            let targets: [Target] = [.topic("news"), .condition("'a' in topics && 'b' in topics"), .token("tok"), .fid("cAbCdEfGhIjKlMnOpQrStU")]
             let target = targets.randomElement(using: &rng)!
             let message = exported(Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: target,
                                           campaignID: "id-\(Int.random(in: 0...999, using: &rng))",

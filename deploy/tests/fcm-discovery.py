@@ -82,16 +82,31 @@ def main():
     folder = sys.argv[2]
     checker = Checker(document)
     request = document["schemas"]["SendMessageRequest"]
+    # Herald sends to devices registered by Firebase installation ID with the `fid` target: a
+    # document from before it (revision 20261023 has it) would refuse every such body.
+    if "fid" not in document["schemas"]["Message"].get("properties", {}):
+        print(f"the discovery document (revision {document.get('revision')}) has no Message.fid: upgrade google-api-python-client")
+        sys.exit(1)
     names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    targets = {}
     for name in names:
         body = json.load(open(os.path.join(folder, name)))
         checker.check(body, request, name)
+        message = body.get("message") if isinstance(body, dict) else None
+        for target in ("token", "fid", "topic", "condition"):
+            if isinstance(message, dict) and target in message:
+                targets[target] = targets.get(target, 0) + 1
     for problem in checker.problems:
         print(problem)
     print(f"{len(names)} bodies checked against the FCM v1 discovery document (revision {document.get('revision')}): "
-          f"{len(checker.problems)} problems")
+          f"{len(checker.problems)} problems; by target: " + ", ".join(f"{k} {v}" for k, v in sorted(targets.items())))
     if not names:
         print("no bodies to check: were the renderer tests run with HERALD_FCM_BODIES_DIR set?")
+        sys.exit(1)
+    # Every kind of target Herald sends must have been seen, the FID one included.
+    missing = [t for t in ("token", "fid", "topic", "condition") if t not in targets]
+    if missing:
+        print("no body with the target " + ", ".join(missing) + ": the renderer tests no longer cover it")
         sys.exit(1)
     sys.exit(1 if checker.problems else 0)
 

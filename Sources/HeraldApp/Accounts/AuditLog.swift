@@ -43,6 +43,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case campaignTestSent = "campaign.test_sent"
     case segmentSaved = "segment.saved"
     case segmentDeleted = "segment.deleted"
+    /// A device moved from its registration token to its Firebase installation ID.
+    case deviceMovedToFID = "device.moved_to_fid"
     case topicSubscribed = "topic.subscribed"
     case timeZoneTopicsAssigned = "time_zone_topics.assigned"
     case userCreated = "user.created"

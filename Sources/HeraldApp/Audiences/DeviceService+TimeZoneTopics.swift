@@ -27,6 +27,7 @@ extension DeviceService {
     /// Instance ID API, and a device whose zone changed out of its old one, so that recipient time
     /// on topics reaches it in its own wave. Only devices whose zone differs from the one last
     /// assigned are touched, a batch at a time; tokens the API no longer knows are marked invalid. Audited.
+    /// Devices registered by an installation ID are not touched (see `TopicChange.skippedFIDs`).
     public func assignTimeZoneTopics(by actor: Actor) throws -> TimeZoneTopicChange {
         guard let sender else { throw AppError.sendingNotConfigured }
         var change = TimeZoneTopicChange()
@@ -35,7 +36,8 @@ extension DeviceService {
             let done = try database.transaction { connection -> Bool in
                 let batch = try connection.query("""
                     SELECT token, time_zone, subscribed_time_zone FROM devices
-                    WHERE status = 'active' AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
+                    -- Devices registered by FID are left out: the Instance ID API is documented for tokens only.
+                    WHERE status = 'active' AND kind = 'token' AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
                     ORDER BY token LIMIT \(10 * FCMSender.topicManagementBatch)
                     """).map { try $0.decode((String, String?, String?).self) }
                 guard let last = batch.last else { return true }

@@ -11,14 +11,22 @@ extension DeviceService {
         public var failed = 0
         /// Instance ID API calls made (1,000 tokens a call), retries included.
         public var calls = 0
+        /// Devices registered by an installation ID, left out: Google documents the Instance ID
+        /// API for registration tokens only (`registration_tokens`), and says nothing yet of FIDs
+        /// there. Such devices need a client-side subscription (`subscribeToTopic` in the app).
+        public var skippedFIDs = 0
         /// The first `maximumFailures` tokens the API refused, with its reason.
         public var failures: [(token: String, reason: String)] = []
         public static let maximumFailures = 1000
 
         public var json: JSON {
             ["devices": .number(Double(devices)), "changed": .number(Double(changed)), "failed": .number(Double(failed)), "calls": .number(Double(calls)),
+             "skipped_fids": .number(Double(skippedFIDs)),
+             "skipped_reason": skippedFIDs == 0 ? .null : .string(Self.fidSkipReason),
              "failures": .array(failures.map { ["token": .string($0.token), "reason": .string($0.reason)] })]
         }
+
+        public static let fidSkipReason = "devices registered by a Firebase installation ID were left out: the Instance ID API is documented for registration tokens only; subscribe them from the app"
 
         public static func == (lhs: TopicChange, rhs: TopicChange) -> Bool { lhs.json == rhs.json }
     }
@@ -59,7 +67,9 @@ extension DeviceService {
                 throw AppError.invalidField("segment", "the segment does not exist", code: "not_found", title: "The segment does not exist")
             }
             try store.forEachActive(matching: devices, batch: 10 * FCMSender.topicManagementBatch, on: connection) { batch in
-                let tokens = batch.map(\.device.token)
+                let tokens = batch.filter { $0.device.kind == .token }.map(\.device.token)
+                change.skippedFIDs += batch.count - tokens.count
+                guard !tokens.isEmpty else { return }
                 let result = unsubscribe ? try sender.unsubscribe(tokens, from: topic) : try sender.subscribe(tokens, to: topic)
                 change.devices += tokens.count
                 change.changed += result.succeeded
@@ -72,6 +82,7 @@ extension DeviceService {
             }
             try AuditLog().record(.topicSubscribed, by: actor, object: ("topic", topic),
                                   details: ["unsubscribe": .bool(unsubscribe), "devices": .number(Double(change.devices)),
+                                            "skipped_fids": .number(Double(change.skippedFIDs)),
                                             "changed": .number(Double(change.changed)), "failed": .number(Double(change.failed))],
                                   on: connection)
         }

@@ -8,7 +8,7 @@ struct DeviceStore: Sendable {
     /// The columns a `StoredDevice` is read from, in `decode`'s order.
     static let columns: PostgresQuery = """
         token, platform, app_id, app_version, language, country, time_zone, properties::text,
-        \(utc: "last_seen_at"), \(utc: "registered_at"), status, invalid_reason
+        \(utc: "last_seen_at"), \(utc: "registered_at"), status, invalid_reason, kind, bucket_key
         """
 
     /// Registers or updates devices in one statement (each a new registration: an invalid or
@@ -21,15 +21,15 @@ struct DeviceStore: Sendable {
         let devices = Device.lastOfEachToken(devices)
         func column(_ value: (Device) -> String?) -> [String] { devices.map { value($0) ?? "" } }
         return try connection.query("""
-            INSERT INTO devices AS d (token, platform, app_id, app_version, app_version_key, language, country, time_zone, properties, last_seen_at)
-            SELECT t, p, nullif(a, ''), nullif(v, ''), nullif(k, '')::integer[], nullif(l, ''), nullif(c, ''), nullif(z, ''), j::jsonb,
+            INSERT INTO devices AS d (token, kind, platform, app_id, app_version, app_version_key, language, country, time_zone, properties, last_seen_at)
+            SELECT t, kd, p, nullif(a, ''), nullif(v, ''), nullif(k, '')::integer[], nullif(l, ''), nullif(c, ''), nullif(z, ''), j::jsonb,
                    coalesce(nullif(s, '')::timestamptz, now())
-            FROM unnest(\(column(\.token)), \(column(\.platform.rawValue)), \(column(\.appID)), \(column(\.appVersion)),
+            FROM unnest(\(column(\.token)), \(column(\.kind.rawValue)), \(column(\.platform.rawValue)), \(column(\.appID)), \(column(\.appVersion)),
                         \(column { $0.appVersion.flatMap(AppVersion.key).map { "{" + $0.map(String.init).joined(separator: ",") + "}" } }),
                         \(column(\.language)), \(column(\.country)), \(column(\.timeZone)),
                         \(column { Self.propertiesJSON($0.properties) }), \(column(\.lastSeen)))
-                 AS x(t, p, a, v, k, l, c, z, j, s)
-            ON CONFLICT (token) DO UPDATE SET platform = excluded.platform, app_id = excluded.app_id, app_version = excluded.app_version,
+                 AS x(t, kd, p, a, v, k, l, c, z, j, s)
+            ON CONFLICT (token) DO UPDATE SET kind = excluded.kind, platform = excluded.platform, app_id = excluded.app_id, app_version = excluded.app_version,
                 app_version_key = excluded.app_version_key, language = excluded.language, country = excluded.country,
                 time_zone = excluded.time_zone, properties = excluded.properties,
                 last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at), status = 'active', invalid_reason = NULL, updated_at = now()
@@ -37,8 +37,10 @@ struct DeviceStore: Sendable {
             """).filter { try $0.decode(Bool.self, at: 0) }.count
     }
 
-    func get(_ token: String, on connection: PostgresConnection) throws -> StoredDevice? {
-        try connection.query("SELECT \(fragment: Self.columns) FROM devices WHERE token = \(token)").map(Self.decode).first
+    /// The device with `token`; `locking` holds its row for the caller's transaction.
+    func get(_ token: String, on connection: PostgresConnection, locking: Bool = false) throws -> StoredDevice? {
+        let lock: PostgresQuery = locking ? "FOR UPDATE" : ""
+        return try connection.query("SELECT \(fragment: Self.columns) FROM devices WHERE token = \(token) \(fragment: lock)").map(Self.decode).first
     }
 
     /// Forgets a device (an erasure request): its row, and its token and personalised messages
@@ -46,6 +48,7 @@ struct DeviceStore: Sendable {
     func delete(_ token: String, on connection: PostgresConnection) throws -> Bool {
         try connection.transaction { connection in
             guard try connection.execute("DELETE FROM devices WHERE token = \(token)") > 0 else { return false }
+            // A device moved to its FID had its history moved with it: its old token is forgotten with these rows.
             _ = try connection.execute("DELETE FROM delivery_failures WHERE device_token = \(token)")
             _ = try connection.execute("""
                 UPDATE deliveries SET device_token = NULL, target = '{"token": "(forgotten)"}', body = '',
@@ -141,7 +144,8 @@ struct DeviceStore: Sendable {
         switch audience {
         case .segment(let rule): return try count(rule, on: connection)
         case .tokens(let tokens):
-            return try connection.query("SELECT count(*) FROM devices WHERE status = 'active' AND token = ANY(\(tokens))")
+            // A listed token also names the device that moved from it to its FID (`bucket_key`).
+            return try connection.query("SELECT count(*) FROM devices WHERE status = 'active' AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))")
                 .map { try $0.decode(Int.self, at: 0) }.first ?? 0
         }
     }
@@ -163,7 +167,8 @@ struct DeviceStore: Sendable {
         let condition: (sql: String, binds: [PostgresValue])
         switch audience {
         case .segment(let rule): condition = SegmentSQL.condition(rule, firstParameter: binds.count + 1)
-        case .tokens(let tokens): condition = ("token = ANY($\(binds.count + 1))", [tokens.postgresValue])
+        case .tokens(let tokens):
+            condition = ("(token = ANY($\(binds.count + 1)) OR bucket_key = ANY($\(binds.count + 1)))", [tokens.postgresValue])
         }
         return try connection.query(PostgresQuery(unsafeSQL: """
             SELECT \(Self.columns.sql) FROM devices WHERE status = 'active'\(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
@@ -181,7 +186,10 @@ struct DeviceStore: Sendable {
             declare = PostgresQuery(unsafeSQL: "DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(Self.columns.sql) FROM devices WHERE status = 'active' AND \(condition.sql)",
                                     binds: condition.binds)
         case .tokens(let tokens):
-            declare = "DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(fragment: Self.columns) FROM devices WHERE status = 'active' AND token = ANY(\(tokens))"
+            declare = """
+                DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(fragment: Self.columns) FROM devices
+                WHERE status = 'active' AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))
+                """
         }
         _ = try connection.execute(declare)
         defer { _ = try? connection.execute("CLOSE herald_devices") }
@@ -199,12 +207,14 @@ struct DeviceStore: Sendable {
         let properties = try row.decode(String.self, at: 7)
         let (lastSeen, registered, status, reason) = (try row.decode(String.self, at: 8), try row.decode(String.self, at: 9),
                                                       try row.decode(String.self, at: 10), try text(11))
+        let (kind, bucketKey) = (DeviceKind(rawValue: try row.decode(String.self, at: 12)) ?? .token, try text(13))
         var map: [String: String] = [:]
         if properties != "{}", case .object(let object)? = try? JSON.parse(properties) {
             for (key, value) in object { map[key] = value.stringValue }
         }
-        return StoredDevice(device: Device(token: token, platform: DevicePlatform(rawValue: platform) ?? .android, appID: appID, appVersion: appVersion,
-                                           language: language, country: country, timeZone: timeZone, properties: map, lastSeen: lastSeen),
+        return StoredDevice(device: Device(token: token, kind: kind, platform: DevicePlatform(rawValue: platform) ?? .android, appID: appID,
+                                           appVersion: appVersion, language: language, country: country, timeZone: timeZone, properties: map,
+                                           lastSeen: lastSeen, bucketKey: bucketKey),
                             registeredAt: registered, status: status, invalidReason: reason)
     }
 
@@ -213,7 +223,9 @@ struct DeviceStore: Sendable {
     }
 }
 
-/// Which devices a run reaches.
+/// Which devices a run reaches. A list of tokens names devices by their identifier or by the
+/// token they moved from to their FID, so a campaign or a retry batch that named the token still
+/// reaches the moved device.
 enum DeviceAudience: Sendable {
     case segment(SegmentRule)
     case tokens([String])
@@ -247,7 +259,7 @@ public struct StoredDevice: Sendable, Equatable {
 
     public var json: JSON {
         let device = device
-        var object: JSONObject = ["token": .string(device.token), "platform": .string(device.platform.rawValue)]
+        var object: JSONObject = ["token": .string(device.token), "kind": .string(device.kind.rawValue), "platform": .string(device.platform.rawValue)]
         object["app_id"] = device.appID.map(JSON.string) ?? .null
         object["app_version"] = device.appVersion.map(JSON.string) ?? .null
         object["language"] = device.language.map(JSON.string) ?? .null

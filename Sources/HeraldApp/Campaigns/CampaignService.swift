@@ -99,7 +99,7 @@ public struct CampaignService: Sendable {
             }
             for device in devices {
                 guard let request = planner.request(for: device.device), let body = request.body, requests.count < Self.validationSample else { continue }
-                requests.append((request.variantKey, ["token": .string(request.token)], Array(body.utf8)))
+                requests.append((request.variantKey, device.device.target.json, Array(body.utf8)))
             }
             guard !requests.isEmpty else {
                 throw AppError.conflict(code: "no_devices", title: "Nothing to validate against",
@@ -322,8 +322,11 @@ public struct CampaignService: Sendable {
 
     /// Sends one variant (the first when `variantKey` is nil) to a few registration tokens, now,
     /// and audits it. Every token is checked before anything is sent: one bad token sends nothing.
-    public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], by actor: Actor, now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
-        let errors = (TestSend.tokenCountError(tokens.count).map { [$0] } ?? []) + TestSend.tokenErrors(tokens)
+    public func testSend(_ id: CampaignID, variantKey: String?, tokens: [String], fids: [String] = [], by actor: Actor,
+                         now: Date) throws -> (CampaignRecord, Variant, [TestSend.Result]) {
+        let countPath = tokens.isEmpty && !fids.isEmpty ? "fids" : "tokens"
+        let errors = (TestSend.tokenCountError(tokens.count + fids.count, path: countPath).map { [$0] } ?? [])
+            + TestSend.tokenErrors(tokens) + TestSend.fidErrors(fids)
         if !errors.isEmpty {
             throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid")
         }
@@ -338,7 +341,8 @@ public struct CampaignService: Sendable {
                 title: "The test message request is not valid")
         }
         // No connection is held while FCM answers; the audit entry follows with what happened.
-        let results = TestSend.send(record.id.description, spec, variant: variant, tokens: tokens, sender: sender, now: now)
+        let devices = tokens.map { ($0, DeviceKind.token) } + fids.map { ($0, DeviceKind.fid) }
+        let results = TestSend.send(record.id.description, spec, variant: variant, devices: devices, sender: sender, now: now)
         let sent = results.filter { $0.outcome.error == nil }.count
         // A registered device FCM no longer knows is sent nothing again, whoever asked.
         let gone = results.filter { $0.outcome.error?.code == .unregistered }

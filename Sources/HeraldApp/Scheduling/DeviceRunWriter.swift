@@ -79,11 +79,11 @@ struct DeviceRunWriter: Sendable {
             _ = try connection.execute("""
                 INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message,
                                         next_attempt_at, send_at, expires_at)
-                SELECT \(run.id)::uuid, \(run.campaignID)::uuid, v, jsonb_build_object('token', t), b, t, st, nullif(c, ''), nullif(m, ''),
+                SELECT \(run.id)::uuid, \(run.campaignID)::uuid, v, jsonb_build_object(kd, t), b, t, st, nullif(c, ''), nullif(m, ''),
                        coalesce(to_timestamp(nullif(n, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
-                FROM unnest(\(batch.variants), \(batch.tokens), \(batch.bodies), \(batch.statuses), \(batch.codes), \(batch.reasons),
+                FROM unnest(\(batch.variants), \(batch.tokens), \(batch.kinds), \(batch.bodies), \(batch.statuses), \(batch.codes), \(batch.reasons),
                             \(batch.dues), \(batch.sendAts), \(batch.expiries))
-                     AS x(v, t, b, st, c, m, n, s, e)
+                     AS x(v, t, kd, b, st, c, m, n, s, e)
                 """)
         }
         // A large run changes what the planner should know of the outbox at once: with statistics
@@ -157,7 +157,8 @@ struct PlanningRun: Sendable {
 final class RunRows: @unchecked Sendable {
     /// One batch's columns, as the INSERT binds them.
     struct Batch: Sendable {
-        var variants: [String] = [], tokens: [String] = [], bodies: [String] = []
+        /// `kinds` names each device's target member (`token` or `fid`), as its body does.
+        var variants: [String] = [], tokens: [String] = [], kinds: [String] = [], bodies: [String] = []
         var statuses: [String] = [], codes: [String] = [], reasons: [String] = []
         var dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
     }
@@ -212,6 +213,7 @@ final class RunRows: @unchecked Sendable {
             }
             batch.variants.append(request.variantKey)
             batch.tokens.append(request.token)
+            batch.kinds.append(device.device.kind.rawValue)
             batch.bodies.append(request.body ?? "")
             batch.statuses.append(status.rawValue)
             batch.codes.append(code)

@@ -7,10 +7,19 @@ public enum DevicePlatform: String, Sendable, CaseIterable {
     case android, ios, web
 }
 
-/// One app install Herald knows, by its registration token: what segments filter on and what
-/// personalised messages read.
+/// How FCM names a device: by its registration token (which Google has deprecated) or by its
+/// Firebase installation ID, the `fid` target of a v1 message.
+public enum DeviceKind: String, Sendable, CaseIterable {
+    case token, fid
+}
+
+/// One app install Herald knows, by the identifier FCM addresses it by (its registration token,
+/// or its installation ID when `kind` is `.fid`): what segments filter on and what personalised
+/// messages read.
 public struct Device: Sendable, Equatable {
+    /// The registration token, or the installation ID of a device of kind `.fid`.
     public var token: String
+    public var kind: DeviceKind
     public var platform: DevicePlatform
     public var appID: String?
     public var appVersion: String?
@@ -24,10 +33,16 @@ public struct Device: Sendable, Equatable {
     public var properties: [String: String]
     /// When the app last saw the device (RFC 3339); nil means now, at registration.
     public var lastSeen: String?
+    /// What the device's A/B bucket is hashed from when it is not `token`: the token a device was
+    /// registered by before it moved to its FID, so that a move never changes the variants it gets.
+    /// Kept by the registry, never read from a document.
+    public var bucketKey: String?
 
-    public init(token: String, platform: DevicePlatform, appID: String? = nil, appVersion: String? = nil, language: String? = nil,
-                country: String? = nil, timeZone: String? = nil, properties: [String: String] = [:], lastSeen: String? = nil) {
+    public init(token: String, kind: DeviceKind = .token, platform: DevicePlatform, appID: String? = nil, appVersion: String? = nil, language: String? = nil,
+                country: String? = nil, timeZone: String? = nil, properties: [String: String] = [:], lastSeen: String? = nil,
+                bucketKey: String? = nil) {
         self.token = token
+        self.kind = kind
         self.platform = platform
         self.appID = appID
         self.appVersion = appVersion
@@ -36,13 +51,37 @@ public struct Device: Sendable, Equatable {
         self.timeZone = timeZone
         self.properties = properties
         self.lastSeen = lastSeen
+        self.bucketKey = bucketKey
+    }
+
+    /// The v1 target that reaches this device: `token`, or `fid` for an installation ID.
+    public var target: Message.Target {
+        switch kind {
+        case .token: .token(token)
+        case .fid: .fid(token)
+        }
+    }
+
+    /// What is wrong with `identifier`'s shape for a device of `kind`, as a field error under `path`.
+    public static func identifierProblem(_ identifier: String, kind: DeviceKind, at path: String) -> FieldError? {
+        switch kind {
+        case .token:
+            RegistrationToken.problem(identifier).map {
+                FieldError(path: path, code: "invalid_token", message: "the registration token \($0); it is one piece of letters, digits, -, _ and : only")
+            }
+        case .fid:
+            InstallationID.problem(identifier).map {
+                FieldError(path: path, code: "invalid_fid", message: "the installation ID (kind fid) \($0); \(InstallationID.rule)")
+            }
+        }
     }
 
     /// The fields of a device document; `token` comes from the URL when registering one.
-    static let fields: Set<String> = ["token", "platform", "app_id", "app_version", "language", "country", "time_zone", "properties", "last_seen_at"]
+    static let fields: Set<String> = ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "properties", "last_seen_at"]
 
     /// Reads and validates a device document (`PUT /api/v1/devices/{token}`, a line of NDJSON, a
-    /// row of CSV turned into an object), every problem at once. `token` given outside the document
+    /// row of CSV turned into an object), every problem at once. `kind` (`token`, the default, or
+    /// `fid`) says what the identifier is, and so which shape it must have. `token` given outside the document
     /// (the URL's) wins over one inside it; `ignoring` names server fields to skip.
     public static func parse(_ json: JSON, token: String? = nil, ignoring: Set<String> = []) -> Result<Device, ValidationErrors> {
         var reader = JSONReader()
@@ -55,9 +94,15 @@ public struct Device: Sendable, Equatable {
             reader.report("token", "conflict", "the token in the body differs from the one in the URL")
         }
         let token = token ?? reader.string(object, "token", at: "", required: true) ?? ""
-        if let problem = RegistrationToken.problem(token) {
-            reader.report("token", "invalid_token", "the registration token \(problem); it is one piece of letters, digits, -, _ and : only")
+        var kind = DeviceKind.token
+        if let text = reader.string(object, "kind", at: "") {
+            if let known = DeviceKind(rawValue: text.lowercased()) {
+                kind = known
+            } else {
+                reader.report("kind", "invalid_value", "the kind is token (a registration token) or fid (a Firebase installation ID), found \"\(text)\"")
+            }
         }
+        if let problem = identifierProblem(token, kind: kind, at: "token") { reader.append([problem]) }
         var platform = DevicePlatform.android
         if let text = reader.string(object, "platform", at: "", required: true) {
             if let known = DevicePlatform(rawValue: text.lowercased()) {
@@ -123,7 +168,7 @@ public struct Device: Sendable, Equatable {
             }
         }
         guard reader.issues.isEmpty else { return .failure(ValidationErrors(errors: reader.issues)) }
-        return .success(Device(token: token, platform: platform, appID: appID, appVersion: appVersion, language: language,
+        return .success(Device(token: token, kind: kind, platform: platform, appID: appID, appVersion: appVersion, language: language,
                                country: country, timeZone: timeZone, properties: properties, lastSeen: lastSeen))
     }
 

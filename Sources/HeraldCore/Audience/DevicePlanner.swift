@@ -50,14 +50,17 @@ public struct DevicePlanner: Sendable {
         for variant in campaign.effectiveVariants {
             for language in [nil] + variant.notification.translations.keys.map(Optional.some) {
                 let localized = variant.localized(language)
-                let key = Self.preparedKey(variant.key, language)
-                guard !localized.isPersonalized else {
-                    personalized[key] = PersonalizedMessage(campaign, localized, campaignID: campaignID, sendTime: sendTime)
-                    continue
+                // Once per kind of device: a token's message names it by `token`, an FID's by `fid`.
+                for kind in DeviceKind.allCases {
+                    let key = Self.preparedKey(variant.key, language, kind)
+                    guard !localized.isPersonalized else {
+                        personalized[key] = PersonalizedMessage(campaign, localized, kind: kind, campaignID: campaignID, sendTime: sendTime)
+                        continue
+                    }
+                    let body = Self.render(campaign, localized, target: Self.placeholderTarget(kind), campaignID: campaignID, sendTime: sendTime)
+                    let parts = body.components(separatedBy: Self.placeholder)
+                    if parts.count == 2 { prepared[key] = (parts[0], parts[1]) }
                 }
-                let body = Self.render(campaign, localized, token: Self.placeholder, campaignID: campaignID, sendTime: sendTime)
-                let parts = body.components(separatedBy: Self.placeholder)
-                if parts.count == 2 { prepared[key] = (parts[0], parts[1]) }
             }
         }
         self.prepared = prepared
@@ -74,8 +77,9 @@ public struct DevicePlanner: Sendable {
     /// Whether any device gets something (a rollout without a holdout reaches nobody).
     public var reachesAnyone: Bool { variantOfBucket.contains { $0 != nil } }
 
-    /// The bucket of a device in a campaign: FNV-1a of the campaign and the token, so each
-    /// campaign splits its audience anew but always the same way.
+    /// The bucket of a device in a campaign: FNV-1a of the campaign and the token (a moved
+    /// device's `bucketKey`, its token before the move), so each campaign splits its audience
+    /// anew but always the same way.
     public static func bucket(of token: String, campaignID: String) -> Int {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in campaignID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
@@ -86,7 +90,7 @@ public struct DevicePlanner: Sendable {
 
     /// The variant `device` gets, or nil when it is in the holdout.
     public func variant(for device: Device) -> Variant? {
-        variantOfBucket[Self.bucket(of: device.token, campaignID: campaignID)]
+        variantOfBucket[Self.bucket(of: device.bucketKey ?? device.token, campaignID: campaignID)]
     }
 
     /// The request for `device`, or nil when its bucket gets nothing.
@@ -94,17 +98,17 @@ public struct DevicePlanner: Sendable {
         guard let variant = variant(for: device) else { return nil }
         // The device's language picks the text, else the campaign's own.
         let language = variant.notification.translation(for: device.language)?.tag
-        if let (before, after) = prepared[Self.preparedKey(variant.key, language)] {
+        let key = Self.preparedKey(variant.key, language, device.kind)
+        if let (before, after) = prepared[key] {
             return DeviceRequest(variantKey: variant.key, token: device.token, body: before + device.token + after, failure: nil)
         }
-        let key = Self.preparedKey(variant.key, language)
         if let body = personalized[key]?.body(for: device) {
             return DeviceRequest(variantKey: variant.key, token: device.token, body: body, failure: nil)
         }
         // The full render: a message near FCM's limit (where the derived analytics label may give
         // way), an empty personalised text, or a variant that could not be prepared.
         let personal = variant.localized(language).personalized(for: device)
-        let message = Renderer.render(campaign: campaign, variant: personal, target: .token(device.token), campaignID: campaignID, sendTime: sendTime)
+        let message = Renderer.render(campaign: campaign, variant: personal, target: device.target, campaignID: campaignID, sendTime: sendTime)
         let size = message.payloadSize
         guard size <= Message.tokenPayloadLimit else {
             return DeviceRequest(variantKey: variant.key, token: device.token, body: nil,
@@ -113,13 +117,24 @@ public struct DevicePlanner: Sendable {
         return DeviceRequest(variantKey: variant.key, token: device.token, body: message.json().serializedString(), failure: nil)
     }
 
-    static func preparedKey(_ variant: String, _ language: String?) -> String { variant + "\u{0}" + (language ?? "") }
+    static func preparedKey(_ variant: String, _ language: String?, _ kind: DeviceKind) -> String {
+        variant + "\u{0}" + (language ?? "") + "\u{0}" + kind.rawValue
+    }
 
     /// A token-shaped stand-in that cannot occur in a rendered message by chance.
     static let placeholder = "HERALD-DEVICE-TOKEN-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
 
+    /// The stand-in as the target of a device of `kind`.
+    static func placeholderTarget(_ kind: DeviceKind) -> Message.Target {
+        Device(token: placeholder, kind: kind, platform: .android).target
+    }
+
     static func render(_ campaign: CampaignSpec, _ variant: Variant, token: String, campaignID: String, sendTime: Date) -> String {
-        Renderer.render(campaign: campaign, variant: variant, target: .token(token), campaignID: campaignID, sendTime: sendTime)
+        render(campaign, variant, target: .token(token), campaignID: campaignID, sendTime: sendTime)
+    }
+
+    static func render(_ campaign: CampaignSpec, _ variant: Variant, target: Message.Target, campaignID: String, sendTime: Date) -> String {
+        Renderer.render(campaign: campaign, variant: variant, target: target, campaignID: campaignID, sendTime: sendTime)
             .json().serializedString()
     }
 }

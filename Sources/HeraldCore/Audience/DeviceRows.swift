@@ -1,6 +1,6 @@
 import HeraldJSON
 
-/// A CSV file of devices: its header names the columns (`token`, `platform`, `app_id`,
+/// A CSV file of devices: its header names the columns (`token`, `kind`, `platform`, `app_id`,
 /// `app_version`, `language`, `country`, `time_zone`, `last_seen_at`); every other column is a
 /// property (`first_name`, or `properties.first_name`). Each row becomes a device document that
 /// `Device.parse` checks like any other, so import and the API share one set of rules.
@@ -17,7 +17,7 @@ public struct DeviceCSVLayout: Sendable {
         }
         let names = fields.map { $0.trimmingCharacters(in: " \u{FEFF}").lowercased() }
         guard names.contains("token") else {
-            return refused("required", "the header row needs a token column (and platform, and any of app_id, app_version, language, country, time_zone, last_seen_at, or property names)")
+            return refused("required", "the header row needs a token column (and platform, and any of kind, app_id, app_version, language, country, time_zone, last_seen_at, or property names)")
         }
         var seen = Set<String>()
         if let duplicate = names.first(where: { !seen.insert($0).inserted }) {
@@ -55,14 +55,14 @@ public struct DeviceCSVLayout: Sendable {
         return .object(object)
     }
 
-    /// The header row of an export.
+    /// The header row of an export: `kind` beside `token`, so that an export imports back as it was.
     public static func exportHeader(properties: [String]) -> [String] {
-        ["token", "platform", "app_id", "app_version", "language", "country", "time_zone", "last_seen_at"] + properties.map { "properties." + $0 }
+        ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "last_seen_at"] + properties.map { "properties." + $0 }
     }
 
     /// A device as an export row under `exportHeader(properties:)`.
     public static func exportRow(_ device: Device, properties: [String]) -> String {
-        let fields = [device.token, device.platform.rawValue, device.appID ?? "", device.appVersion ?? "", device.language ?? "",
+        let fields = [device.token, device.kind.rawValue, device.platform.rawValue, device.appID ?? "", device.appVersion ?? "", device.language ?? "",
                       device.country ?? "", device.timeZone ?? "", device.lastSeen ?? ""]
         return (fields.map { quoted($0) } + properties.map { quoted(device.properties[$0] ?? "", guardingFormulas: true) }).joined(separator: ",")
     }

@@ -60,7 +60,8 @@ struct PersonalizedMessage: Sendable {
     ]
 
     /// Nil when the variant cannot be prepared so (the full render is used for each device).
-    init?(_ campaign: CampaignSpec, _ variant: Variant, campaignID: String, sendTime: Date) {
+    /// The message for devices of `kind` (its target `token` or `fid`).
+    init?(_ campaign: CampaignSpec, _ variant: Variant, kind: DeviceKind, campaignID: String, sendTime: Date) {
         func template(_ text: String?) -> MessageTemplate? {
             guard let text, Variant.hasVariables(text), case .success(let parsed) = MessageTemplate.parse(text) else { return nil }
             return parsed
@@ -70,7 +71,7 @@ struct PersonalizedMessage: Sendable {
         var stood = variant
         if title != nil { stood.notification.title = Self.standIn[.title] }
         if body != nil { stood.notification.body = Self.standIn[.body] }
-        let message = Renderer.render(campaign: campaign, variant: stood, target: .token(Self.standIn[.token]!), campaignID: campaignID, sendTime: sendTime)
+        let message = Renderer.render(campaign: campaign, variant: stood, target: DevicePlanner.placeholderTarget(kind), campaignID: campaignID, sendTime: sendTime)
         // A derived label already given way to the stand-ins' length would differ per device.
         if message.fcmOptions == nil, Renderer.analyticsLabel(campaign: campaign, variantKey: variant.key, campaignID: campaignID) != nil {
             return nil

@@ -20,9 +20,12 @@ struct DevicesView: PageView {
         /// Why FCM refused the token; nil (no parentheses) for a device it has not refused.
         let invalidReason: String?
         let lastSeen: String
+        /// Registered by its Firebase installation ID: the list marks it, as FCM addresses it by `fid`.
+        let isFID: Bool
 
         init(_ stored: StoredDevice) {
             token = stored.device.token
+            isFID = stored.device.kind == .fid
             platform = stored.device.platform.rawValue
             language = stored.device.language ?? ""
             country = stored.device.country ?? ""

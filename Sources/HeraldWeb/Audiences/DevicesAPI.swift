@@ -20,6 +20,14 @@ struct DevicesAPI: Sendable {
         APIResponse(status: 200, body: try devices.get(context.parameter("token")).json)
     }
 
+    /// `{"fid": "..."}`: the device registered by the URL's token is addressed by this Firebase
+    /// installation ID from now on, keeping its attributes, bucket and history. 200 with the
+    /// device as it is now (also when a retried call finds it moved already).
+    func moveToFID(_ context: RequestContext) throws -> APIResponse {
+        let move = try devices.moveToFID(token: context.parameter("token"), document: try context.jsonBody(), by: context.actor)
+        return APIResponse(status: 200, body: move.device.json, headers: [("Location", "/api/v1/devices/\(move.device.device.token)")])
+    }
+
     func delete(_ context: RequestContext) throws -> APIResponse {
         try devices.forget(context.parameter("token"))
         return APIResponse(status: 204, body: nil)

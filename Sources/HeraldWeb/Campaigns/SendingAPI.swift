@@ -37,22 +37,31 @@ struct SendingAPI: Sendable {
         return APIResponse(status: 200, body: ["campaign_id": .string(record.id.description), "valid": .bool(valid), "results": .array(results)])
     }
 
-    /// Sends the chosen variant to up to 20 registration tokens, now, with a few quick retries.
+    /// Sends the chosen variant to up to 20 devices, now, with a few quick retries: registration
+    /// tokens in `tokens`, Firebase installation IDs in `fids` (sent with the `fid` target).
     func test(_ context: RequestContext) throws -> APIResponse {
         let body = try context.jsonBody()
         var errors: [FieldError] = []
-        let tokens = body["tokens"]?.arrayValue ?? []
-        if body["tokens"]?.arrayValue == nil {
-            errors.append(FieldError(path: "tokens", code: "required", message: "tokens must be a list of 1 to \(CampaignLimits.testTokens) registration tokens"))
-        } else if let error = TestSend.tokenCountError(tokens.count) {
+        func list(_ name: String, _ what: String) -> [JSON] {
+            let items = body[name]?.arrayValue ?? []
+            if let value = body[name], value.arrayValue == nil {
+                errors.append(FieldError(path: name, code: "wrong_type", message: "\(name) must be a list of \(what)"))
+            }
+            for (index, item) in items.enumerated() where (item.stringValue ?? "").isEmpty {
+                errors.append(FieldError(path: "\(name)[\(index)]", code: "wrong_type", message: "a \(what.dropLast()) is a non-empty string"))
+            }
+            return items
+        }
+        let tokens = list("tokens", "registration tokens"), fids = list("fids", "installation IDs")
+        if body["tokens"]?.arrayValue == nil && body["fids"]?.arrayValue == nil {
+            errors.append(FieldError(path: "tokens", code: "required",
+                                     message: "tokens must be a list of 1 to \(CampaignLimits.testTokens) registration tokens (or fids, of installation IDs)"))
+        } else if let error = TestSend.tokenCountError(tokens.count + fids.count, path: body["tokens"] == nil ? "fids" : "tokens") {
             // Checked here too so that one answer lists it beside every other problem of the body.
             errors.append(error)
         }
-        for (index, token) in tokens.enumerated() where (token.stringValue ?? "").isEmpty {
-            errors.append(FieldError(path: "tokens[\(index)]", code: "wrong_type", message: "a registration token is a non-empty string"))
-        }
-        for key in body.objectValue?.keys ?? [] where key != "tokens" && key != "variant" {
-            errors.append(FieldError(path: key, code: "unknown_field", message: "unknown field \"\(key)\"; known: tokens, variant"))
+        for key in body.objectValue?.keys ?? [] where !["tokens", "fids", "variant"].contains(key) {
+            errors.append(FieldError(path: key, code: "unknown_field", message: "unknown field \"\(key)\"; known: tokens, fids, variant"))
         }
         if let variant = body["variant"], variant.stringValue == nil {
             errors.append(FieldError(path: "variant", code: "wrong_type", message: "variant must be a variant key such as \"A\""))
@@ -60,10 +69,12 @@ struct SendingAPI: Sendable {
         if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid") }
 
         let (record, variant, sent) = try campaigns.testSend(try context.campaignID(), variantKey: body["variant"]?.stringValue,
-                                                             tokens: tokens.compactMap(\.stringValue), by: context.actor, now: Date())
+                                                             tokens: tokens.compactMap(\.stringValue), fids: fids.compactMap(\.stringValue),
+                                                             by: context.actor, now: Date())
         let results: [JSON] = sent.map { sent in
             var result = Self.json(sent.outcome)
-            result["token"] = .string(sent.token)
+            // Each result names its device as the request did: by `token`, or by `fid`.
+            result[sent.kind == .fid ? "fid" : "token"] = .string(sent.token)
             result["attempts"] = .number(Double(sent.attempts))
             return .object(result)
         }

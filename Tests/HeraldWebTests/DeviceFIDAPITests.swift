@@ -1,0 +1,139 @@
+import FCMEmulator
+import Foundation
+import HeraldJSON
+import HeraldTestSupport
+import Testing
+
+/// Devices by Firebase installation ID over the API, against the real PostgreSQL and the emulator:
+/// registering by FID, moving a device from its token to its FID, test sends to FIDs, the kind
+/// through an export and an import, topic subscriptions, and a clear 4xx naming the field for
+/// each bad input.
+@Suite(.serialized) final class DeviceFIDAPITests {
+    let emulator: EmulatorSink
+    let herald: TestHerald
+
+    static let token = "fcm-token:APA91b-" + String(repeating: "t", count: 120)
+    static func fid(_ index: Int) -> String { "c" + String(format: "%021d", index) }
+
+    init() throws {
+        emulator = try EmulatorSink(unregistered: [Self.fid(99)])
+        herald = try TestHerald(environment: emulator.environment.merging(["HERALD_SCHEDULER": "false"]) { _, new in new })
+    }
+
+    @Test func aDeviceRegistersByFIDAndATokenMovesToItsFID() async throws {
+        let byFID = try await herald.request("PUT", "/api/v1/devices/\(Self.fid(1))", json: ["platform": "android", "kind": "fid"])
+        #expect(byFID.status == 201)
+        #expect(byFID.json?["kind"] == "fid")
+
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.token)",
+                                         json: ["platform": "ios", "language": "fa", "properties": ["first_name": "Sara"]]).status == 201)
+        #expect(try await herald.request("GET", "/api/v1/devices/\(Self.token)").json?["kind"] == "token")
+        let moved = try await herald.request("POST", "/api/v1/devices/\(Self.token)/move-to-fid", json: ["fid": .string(Self.fid(2))])
+        #expect(moved.status == 200)
+        #expect(moved.header("Location") == "/api/v1/devices/\(Self.fid(2))")
+        #expect(moved.json?["token"] == .string(Self.fid(2)))
+        #expect(moved.json?["kind"] == "fid")
+        #expect(moved.json?["language"] == "fa")
+        #expect(moved.json?["properties"] == ["first_name": "Sara"])
+        #expect(try await herald.request("GET", "/api/v1/devices/\(Self.token)").status == 404)
+        // Repeated (its answer lost): the same device, unchanged.
+        let again = try await herald.request("POST", "/api/v1/devices/\(Self.token)/move-to-fid", json: ["fid": .string(Self.fid(2))])
+        #expect(again.status == 200 && again.json?["token"] == .string(Self.fid(2)))
+
+        // A device already by FID does not move; an FID another device has is a conflict.
+        let already = try await herald.request("POST", "/api/v1/devices/\(Self.fid(2))/move-to-fid", json: ["fid": .string(Self.fid(3))])
+        #expect(already.status == 409 && already.json?["code"] == "already_fid")
+        let other = "fcm-token:other-" + String(repeating: "o", count: 60)
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(other)", json: ["platform": "android"]).status == 201)
+        let taken = try await herald.request("POST", "/api/v1/devices/\(other)/move-to-fid", json: ["fid": .string(Self.fid(1))])
+        #expect(taken.status == 409 && taken.json?["code"] == "fid_registered")
+        #expect(try await herald.request("GET", "/api/v1/devices/\(other)").json?["kind"] == "token")
+    }
+
+    @Test func badInputGetsAClear4xxNamingTheField() async throws {
+        let unknown = try await herald.request("POST", "/api/v1/devices/never-registered-token/move-to-fid", json: ["fid": .string(Self.fid(4))])
+        #expect(unknown.status == 404)
+
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.token)", json: ["platform": "android"]).status == 201)
+        let badFID = try await herald.request("POST", "/api/v1/devices/\(Self.token)/move-to-fid", json: ["fid": "cAbC123"])
+        #expect(badFID.status == 422)
+        #expect(badFID.json?["errors"]?.arrayValue?.first?["path"] == "fid")
+        #expect(badFID.json?["errors"]?.arrayValue?.first?["code"] == "invalid_fid")
+        #expect(badFID.json?["errors"]?.arrayValue?.first?["message"]?.stringValue?.contains("has 7 characters, not 22") == true)
+        let missing = try await herald.request("POST", "/api/v1/devices/\(Self.token)/move-to-fid", json: ["installation_id": "x"])
+        #expect(missing.status == 422)
+        #expect(Set(missing.json?["errors"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? []) == ["fid", "installation_id"])
+        #expect(try await herald.request("GET", "/api/v1/devices/\(Self.token)").json?["kind"] == "token")
+
+        let badKind = try await herald.request("PUT", "/api/v1/devices/\(Self.fid(5))", json: ["platform": "android", "kind": "iid"])
+        #expect(badKind.status == 422)
+        #expect(badKind.json?["errors"]?.arrayValue?.first?["path"] == "kind")
+        let tokenAsFID = try await herald.request("PUT", "/api/v1/devices/\(Self.token)", json: ["platform": "android", "kind": "fid"])
+        #expect(tokenAsFID.status == 422)
+        #expect(tokenAsFID.json?["errors"]?.arrayValue?.first?["path"] == "token")
+        #expect(tokenAsFID.json?["errors"]?.arrayValue?.first?["code"] == "invalid_fid")
+    }
+
+    @Test func aTestSendTakesFIDsAndTheirUnregisteredMarksTheDevice() async throws {
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.fid(99))", json: ["platform": "android", "kind": "fid"]).status == 201)
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(name: "Try it", topics: ["news"]))
+        let id = try #require(created.json?["id"]?.stringValue)
+        let sent = try await herald.request("POST", "/api/v1/campaigns/\(id)/test",
+                                            json: ["tokens": .array([.string(Self.token)]), "fids": .array([.string(Self.fid(6)), .string(Self.fid(99))])])
+        #expect(sent.status == 200)
+        let results = try #require(sent.json?["results"]?.arrayValue)
+        #expect(results.map { $0["status"] } == ["sent", "sent", "failed"])
+        #expect(results.map { $0["fid"] } == [nil, .string(Self.fid(6)), .string(Self.fid(99))])
+        #expect(results[0]["token"] == .string(Self.token))
+        let messages = emulator.emulator.messages()
+        #expect(Set(messages.compactMap { $0.message["fid"]?.stringValue }) == [Self.fid(6)])
+        #expect(messages.first { $0.message["fid"] != nil }?.message["token"] == nil)
+        let gone = try await herald.request("GET", "/api/v1/devices/\(Self.fid(99))")
+        #expect(gone.json?["status"] == "invalid")
+
+        let onlyFIDs = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["fids": .array([.string(Self.fid(7))])])
+        #expect(onlyFIDs.status == 200)
+        let badFID = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["fids": ["not-an-fid"]])
+        #expect(badFID.status == 422 && badFID.json?["errors"]?.arrayValue?.first?["path"] == "fids[0]")
+        let neither = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["fids": []])
+        #expect(neither.status == 422 && neither.json?["errors"]?.arrayValue?.first?["path"] == "fids")
+        let none = try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["variant": "A"])
+        #expect(none.status == 422 && none.json?["errors"]?.arrayValue?.first?["path"] == "tokens")
+    }
+
+    @Test func theKindGoesOutInTheExportAndComesBackInAnImport() async throws {
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.fid(8))", json: ["platform": "web", "kind": "fid", "properties": ["city": "Rome"]]).status == 201)
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.token)", json: ["platform": "ios"]).status == 201)
+        let export = try await herald.request("GET", "/api/v1/device-export")
+        let lines = String(decoding: export.data, as: UTF8.self).split(separator: "\r\n").map(String.init)
+        #expect(lines.first?.hasPrefix("token,kind,platform,") == true)
+        #expect(lines.contains { $0.hasPrefix("\(Self.fid(8)),fid,web,") })
+        #expect(lines.contains { $0.hasPrefix("\(Self.token),token,ios,") })
+
+        for device in [Self.fid(8), Self.token] { #expect(try await herald.request("DELETE", "/api/v1/devices/\(device)").status == 204) }
+        let imported = try await herald.request("POST", "/api/v1/device-imports", body: Array(lines.joined(separator: "\n").utf8),
+                                                headers: ["Content-Type": "text/csv"])
+        #expect(imported.json?["created"] == 2 && imported.json?["failed"] == 0)
+        let back = try await herald.request("GET", "/api/v1/devices/\(Self.fid(8))")
+        #expect(back.json?["kind"] == "fid" && back.json?["properties"] == ["city": "Rome"])
+
+        // NDJSON carries it as a field; a row with a bad one is refused by its line.
+        let ndjson = "{\"token\": \"\(Self.fid(9))\", \"kind\": \"fid\", \"platform\": \"android\"}\n{\"token\": \"\(Self.fid(10))\", \"kind\": \"apns\", \"platform\": \"ios\"}\n"
+        let report = try await herald.request("POST", "/api/v1/device-imports", body: Array(ndjson.utf8), headers: ["Content-Type": "application/x-ndjson"])
+        #expect(report.json?["created"] == 1)
+        #expect(report.json?["errors"]?.arrayValue?.first?["line"] == 2 && report.json?["errors"]?.arrayValue?.first?["field"] == "kind")
+    }
+
+    /// The Instance ID API is documented for registration tokens only: FID devices are left out
+    /// of a server-side subscription, and the answer says how many and why.
+    @Test func aTopicSubscriptionLeavesFIDDevicesOutAndSaysSo() async throws {
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.fid(11))", json: ["platform": "android", "kind": "fid"]).status == 201)
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.token)", json: ["platform": "android"]).status == 201)
+        let answer = try await herald.request("POST", "/api/v1/topic-subscriptions",
+                                              json: ["topic": "news", "tokens": .array([.string(Self.token), .string(Self.fid(11))])])
+        #expect(answer.status == 200)
+        #expect(answer.json?["devices"] == 1 && answer.json?["changed"] == 1)
+        #expect(answer.json?["skipped_fids"] == 1)
+        #expect(answer.json?["skipped_reason"]?.stringValue?.contains("registration tokens only") == true)
+    }
+}
