@@ -51,12 +51,32 @@ enum DeviceCensus {
     private static func plain(_ rule: SegmentRule?) -> PostgresQuery {
         let condition = SegmentSQL.condition(rule, firstParameter: 1, over: .census)
         return PostgresQuery(unsafeSQL: """
-            SELECT coalesce(sum(n), 0)::bigint FROM (
-                SELECT \(dimensions), n FROM device_census
-                UNION ALL
-                SELECT \(dimensions), n FROM device_census_changes WHERE name IS NULL) AS census
+            SELECT coalesce(sum(n), 0)::bigint FROM \(counted) AS census
             WHERE \(condition.sql)
             """, binds: condition.binds)
+    }
+
+    /// The census rows with the changes not yet folded in, as one relation of `dimensions` and `n`.
+    static let counted = """
+        (SELECT \(dimensions), n FROM device_census
+         UNION ALL
+         SELECT \(dimensions), n FROM device_census_changes WHERE name IS NULL)
+        """
+
+    /// The active devices by the values of `column` (a census column), most first, at most `limit`.
+    static func top(_ column: String, limit: Int, on connection: PostgresConnection) throws -> [(String, Int)] {
+        try connection.query(PostgresQuery(unsafeSQL: """
+            SELECT coalesce(\(column), '(unknown)') AS v, sum(n)::bigint AS n FROM \(counted) AS census
+            GROUP BY v HAVING sum(n) > 0 ORDER BY n DESC, v LIMIT $1
+            """, binds: [limit.postgresValue])).map { try $0.decode((String, Int).self) }
+    }
+
+    /// The time zones active devices have.
+    static func timeZones(on connection: PostgresConnection) throws -> [String] {
+        try connection.query(PostgresQuery(unsafeSQL: """
+            SELECT time_zone FROM \(counted) AS census WHERE time_zone IS NOT NULL
+            GROUP BY time_zone HAVING sum(n) > 0 ORDER BY 1
+            """)).map { try $0.decode(String.self, at: 0) }
     }
 
     /// A sum over the property's rows of `device_property_census` and the changes not yet folded in.
