@@ -6,13 +6,15 @@
 -- against these columns (they bear the devices' names): tens of thousands of rows at any size.
 --
 -- The counts are kept exact by statement-level triggers on `devices` with transition tables: each
--- statement appends its changes, grouped, to `device_census_changes` (no index, no lock: an import
--- batch of 5,000 devices costs one grouped insert, and concurrent writers never wait for one
--- another), and `device_census_fold()` moves the changes into the counts in one pass, grouped
--- again: at the end of an import and at each scheduler poll. A reach sums the counts and the
--- changes not yet folded in one statement, so it sees each transaction whole or not at all.
--- Upserting the counts in each statement instead made an import two to three times slower: its
--- devices' combinations rarely repeat within a batch, so nearly every device updated a count row.
+-- statement appends the active devices it wrote (+1) and replaced or deleted (-1) to
+-- `device_census_changes` as they are (no grouping, no index, no lock: an import batch of 5,000
+-- devices costs one plain insert, and concurrent writers never wait for one another), and
+-- `device_census_fold()` groups the changes into the counts in one pass: at the end of an import
+-- and at each scheduler poll. A reach sums the counts and the changes not yet folded in one
+-- statement, so it sees each transaction whole or not at all. Upserting the counts in each
+-- statement instead made an import two to three times slower (its devices' combinations rarely
+-- repeat within a batch, so nearly every device updated a count row); grouping in each statement
+-- cost a fifth of an import.
 
 -- The columns a segment can name, as `devices` has them; `last_seen_on` is the UTC day of
 -- `last_seen_at` (segments count "last seen within N days" in whole UTC days, see SegmentRule).
@@ -55,12 +57,10 @@ CREATE TABLE device_property_census (
 );
 ALTER TABLE device_property_census SET (fillfactor = 50);
 
--- Grouped changes not yet folded into the counts: `name` NULL for `device_census`, else for
--- `device_property_census` (and `last_seen_on` NULL).
+-- Active devices written (n = 1) or replaced or deleted (n = -1) since the last fold, with what
+-- the counts read of them.
 CREATE TABLE device_census_changes (
-    name             text,
-    value            text,
-    platform         text      NOT NULL,
+    platform         text        NOT NULL,
     app_id           text,
     app_version      text,
     app_version_key  integer[],
@@ -68,16 +68,13 @@ CREATE TABLE device_census_changes (
     language_primary text,
     country          text,
     time_zone        text,
-    last_seen_on     date,
-    n                bigint    NOT NULL
+    last_seen_at     timestamptz NOT NULL,
+    properties       jsonb       NOT NULL,
+    n                smallint    NOT NULL
 );
 
--- What a statement on `devices` changed in the census: +1 for each active device it wrote, -1 for
--- each active device it replaced or deleted, grouped, without the groups that cancel out (an
--- update within a device's day and attributes, or to an inactive device, changes nothing).
 CREATE FUNCTION device_census_count() RETURNS trigger LANGUAGE plpgsql AS $function$
 DECLARE
-    dims constant text := 'platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone, last_seen_on';
     -- Transition tables exist only for the operations that have them.
     moved constant text := CASE TG_OP
         WHEN 'INSERT' THEN 'SELECT *, 1 AS sign FROM new_devices'
@@ -85,27 +82,19 @@ DECLARE
         ELSE 'SELECT *, 1 AS sign FROM new_devices UNION ALL SELECT *, -1 AS sign FROM old_devices' END;
 BEGIN
     EXECUTE format($sql$
-        WITH moved AS (%1$s),
-        active AS (
-            SELECT platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone,
-                   (last_seen_at AT TIME ZONE 'UTC')::date AS last_seen_on, properties, sign
-            FROM moved WHERE status = 'active')
-        INSERT INTO device_census_changes (name, value, %2$s, n)
-        SELECT name, value, %2$s, sum(n)::bigint FROM (
-            SELECT NULL::text AS name, NULL::text AS value, %2$s, sign AS n FROM active
-            UNION ALL
-            SELECT p.key, p.value #>> '{}', platform, app_id, app_version, app_version_key, language, language_primary, country,
-                   time_zone, NULL::date, sign
-            FROM active, jsonb_each(active.properties) AS p WHERE jsonb_typeof(p.value) = 'string'
-        ) AS x GROUP BY name, value, %2$s HAVING sum(n) <> 0
-        $sql$, moved, dims);
+        INSERT INTO device_census_changes
+        SELECT platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone, last_seen_at, properties, sign
+        FROM (%1$s) AS moved WHERE status = 'active'
+        $sql$, moved);
     RETURN NULL;
 END $function$;
 
 -- Folds the changes committed so far into the counts, and deletes the count rows that reach 0;
--- returns how many change rows it folded. One folder at a time (a transaction-scoped advisory
--- lock, tried and never waited for: ASCII "HeraldCs"); another finds it taken and returns 0.
-CREATE FUNCTION device_census_fold() RETURNS bigint LANGUAGE plpgsql AS $function$
+-- returns how many changes it folded. One folder at a time (a transaction-scoped advisory lock,
+-- tried and never waited for: ASCII "HeraldCs"); another finds it taken and returns 0. Its
+-- grouping of a million-device import's changes fits in memory with `work_mem` at 256 MB (with
+-- the default it sorted on disk, three times slower).
+CREATE FUNCTION device_census_fold() RETURNS bigint LANGUAGE plpgsql SET work_mem = '256MB' AS $function$
 DECLARE
     propertyDims constant text := 'platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone';
     dims constant text := propertyDims || ', last_seen_on';
@@ -119,13 +108,19 @@ BEGIN
     END IF;
     EXECUTE format($sql$
         WITH pending AS (DELETE FROM device_census_changes RETURNING *),
-        delta AS (SELECT name, value, %1$s, sum(n)::bigint AS n FROM pending GROUP BY name, value, %1$s HAVING sum(n) <> 0),
+        plain_delta AS (
+            SELECT %2$s, (last_seen_at AT TIME ZONE 'UTC')::date AS last_seen_on, sum(n)::bigint AS n FROM pending
+            GROUP BY %2$s, (last_seen_at AT TIME ZONE 'UTC')::date HAVING sum(n) <> 0),
+        property_delta AS (
+            SELECT p.key AS name, p.value #>> '{}' AS value, %2$s, sum(n)::bigint AS n
+            FROM pending, jsonb_each(pending.properties) AS p WHERE jsonb_typeof(p.value) = 'string'
+            GROUP BY p.key, p.value #>> '{}', %2$s HAVING sum(n) <> 0),
         plain AS (
-            INSERT INTO device_census AS c (%1$s, n) SELECT %1$s, n FROM delta WHERE name IS NULL
+            INSERT INTO device_census AS c (%1$s, n) SELECT %1$s, n FROM plain_delta
             ON CONFLICT ON CONSTRAINT device_census_key DO UPDATE SET n = c.n + excluded.n
             RETURNING c.ctid, c.n),
         property AS (
-            INSERT INTO device_property_census AS c (name, value, %2$s, n) SELECT name, value, %2$s, n FROM delta WHERE name IS NOT NULL
+            INSERT INTO device_property_census AS c (name, value, %2$s, n) SELECT name, value, %2$s, n FROM property_delta
             ON CONFLICT ON CONSTRAINT device_property_census_key DO UPDATE SET n = c.n + excluded.n
             RETURNING c.ctid, c.n)
         SELECT (SELECT count(*) FROM pending), (SELECT array_agg(ctid) FROM plain WHERE n = 0), (SELECT array_agg(ctid) FROM property WHERE n = 0)

@@ -41,7 +41,9 @@ import Testing
                 SELECT name, value, \(dimensions), sum(n)::bigint AS n FROM (
                     SELECT NULL AS name, NULL AS value, \(dimensions), n FROM device_census
                     UNION ALL SELECT name, value, \(propertyDimensions), NULL, n FROM device_property_census
-                    UNION ALL SELECT name, value, \(dimensions), n FROM device_census_changes) AS c
+                    UNION ALL SELECT NULL, NULL, \(propertyDimensions), (last_seen_at AT TIME ZONE 'UTC')::date, n FROM device_census_changes
+                    UNION ALL SELECT p.key, p.value, \(propertyDimensions), NULL, n
+                              FROM device_census_changes, jsonb_each_text(properties) AS p) AS c
                 GROUP BY name, value, \(dimensions) HAVING sum(n) <> 0) AS x
             ORDER BY 1
             """)).map { try $0.decode(String.self, at: 0) }

@@ -60,7 +60,7 @@ enum DeviceCensus {
     static let counted = """
         (SELECT \(dimensions), n FROM device_census
          UNION ALL
-         SELECT \(dimensions), n FROM device_census_changes WHERE name IS NULL)
+         SELECT \(propertyDimensions), (last_seen_at AT TIME ZONE 'UTC')::date, n FROM device_census_changes)
         """
 
     /// The active devices by the values of `column` (a census column), most first, at most `limit`.
@@ -93,7 +93,8 @@ enum DeviceCensus {
             SELECT coalesce(sum(n), 0)::bigint FROM (
                 SELECT \(propertyDimensions), n FROM device_property_census WHERE \(filter)
                 UNION ALL
-                SELECT \(propertyDimensions), n FROM device_census_changes WHERE \(filter)) AS census
+                SELECT \(propertyDimensions), n FROM device_census_changes, jsonb_each_text(properties) AS p(name, value)
+                WHERE \(filter)) AS census
             WHERE \(condition.sql)
             """, binds: binds)
     }
