@@ -99,6 +99,7 @@ DECLARE
     propertyDims constant text := 'platform, app_id, app_version, app_version_key, language, language_primary, country, time_zone';
     dims constant text := propertyDims || ', last_seen_on';
     folded bigint;
+    whole boolean;
     -- The rows the fold emptied, deleted after it (their ctid holds: only the folder writes them).
     plain_emptied tid[];
     property_emptied tid[];
@@ -106,8 +107,17 @@ BEGIN
     IF NOT pg_try_advisory_xact_lock(5216694956355535731) THEN
         RETURN 0;
     END IF;
+    -- With no writer or reader about (the end of an import, as a rule), the changes are read and
+    -- the table emptied at once: no dead rows to vacuum, no deletion logged row by row. Else
+    -- the changes committed so far are deleted as they are read.
+    BEGIN
+        LOCK TABLE device_census_changes IN ACCESS EXCLUSIVE MODE NOWAIT;
+        whole := true;
+    EXCEPTION WHEN lock_not_available THEN
+        whole := false;
+    END;
     EXECUTE format($sql$
-        WITH pending AS (DELETE FROM device_census_changes RETURNING *),
+        WITH pending AS (%3$s),
         plain_delta AS (
             SELECT %2$s, (last_seen_at AT TIME ZONE 'UTC')::date AS last_seen_on, sum(n)::bigint AS n FROM pending
             GROUP BY %2$s, (last_seen_at AT TIME ZONE 'UTC')::date HAVING sum(n) <> 0),
@@ -124,7 +134,12 @@ BEGIN
             ON CONFLICT ON CONSTRAINT device_property_census_key DO UPDATE SET n = c.n + excluded.n
             RETURNING c.ctid, c.n)
         SELECT (SELECT count(*) FROM pending), (SELECT array_agg(ctid) FROM plain WHERE n = 0), (SELECT array_agg(ctid) FROM property WHERE n = 0)
-        $sql$, dims, propertyDims) INTO folded, plain_emptied, property_emptied;
+        $sql$, dims, propertyDims,
+        CASE WHEN whole THEN 'SELECT * FROM device_census_changes' ELSE 'DELETE FROM device_census_changes RETURNING *' END)
+        INTO folded, plain_emptied, property_emptied;
+    IF whole THEN
+        TRUNCATE device_census_changes;
+    END IF;
     IF plain_emptied IS NOT NULL THEN
         DELETE FROM device_census WHERE ctid = ANY(plain_emptied);
     END IF;
