@@ -91,3 +91,54 @@ import Testing
     }
 }
 
+
+/// Reservations: workers that find the bucket short take their turn ahead instead of coming back
+/// at every refill.
+@Suite struct TokenBucketReservationTests {
+    /// Eight workers at 10,000 a second: each reserved round says when it may go, the rounds go
+    /// out at the rate (no second of sends over the rate plus one round), and each worker asks the
+    /// bucket about once per round it sends, where `take` had all eight ask at every refill.
+    @Test func eightWorkersTakeTurnsAskingOnceARoundAtTheRate() {
+        var bucket = TokenBucket(ratePerSecond: 10_000, capacity: 256, tokens: 256, refilledAt: 0)
+        var ready = [Double](repeating: 0, count: 8)  // when each worker next asks
+        var sends: [(at: Double, count: Int)] = []
+        var asks = 0
+        while let worker = ready.indices.min(by: { ready[$0] < ready[$1] }), ready[worker] < 10 {
+            let now = ready[worker]
+            asks += 1
+            let grant = bucket.reserve(256, atLeast: 250, maximumDebt: 256 * 16, at: now)
+            if grant.granted > 0 {
+                sends.append((now + grant.wait, grant.granted))
+                ready[worker] = now + grant.wait + 0.005  // a round takes 5 ms to send
+            } else {
+                ready[worker] = now + grant.wait
+            }
+        }
+        let total = sends.map(\.count).reduce(0, +)
+        #expect(total >= 99_000 && total <= 100_000 + 256 * 17)  // the rate, used; reserved ahead at most the debt
+        #expect(Double(asks) <= Double(sends.count) * 1.1)  // one ask a round (a few more when the debt is full)
+        let sorted = sends.sorted { $0.at < $1.at }
+        var start = 0, inWindow = 0, most = 0
+        for send in sorted {
+            inWindow += send.count
+            while sorted[start].at <= send.at - 1 {
+                inWindow -= sorted[start].count
+                start += 1
+            }
+            most = max(most, inWindow)
+        }
+        #expect(most <= 10_000 + 256)  // no second over the rate plus the capacity, at the sends' times
+    }
+
+    @Test func aHoldGrantsNoReservationAndTheDebtHasALimit() {
+        var bucket = TokenBucket(ratePerSecond: 100, capacity: 32, tokens: 0, refilledAt: 0)
+        bucket.hold(until: 60)
+        #expect(bucket.reserve(32, atLeast: 2, maximumDebt: 64, at: 1) == .init(granted: 0, wait: 59))
+        // After the hold: reserved two at a time until 64 are owed, then told when to come back.
+        var granted = 0
+        for _ in 0..<40 { granted += bucket.reserve(32, atLeast: 2, maximumDebt: 64, at: 60).granted }
+        #expect(granted == 64)
+        let refused = bucket.reserve(32, atLeast: 2, maximumDebt: 64, at: 60)
+        #expect(refused.granted == 0 && abs(refused.wait - 0.66) < 1e-9)
+    }
+}
