@@ -435,10 +435,14 @@ public final class DeliveryEngine: Sendable {
     /// The bucket holds at most one worker round, the larger kind (to devices): a minute then
     /// sees at most the limit plus one round, and a round to devices is not cut to a topic round's
     /// size (which held sending to devices to a third of the quota).
+    /// The bucket keeps two rounds a period under the limit (at most a hundredth of it): it holds
+    /// sends to the rate plus one round, and a round sent late lands at FCM in the next window (at
+    /// ten million devices, one 60 s window at FCM's side counted 600,325 of 600,000).
     var quotaLimit: SendQuotaStore.Limit? {
-        configuration.sendRate.map {
-            SendQuotaStore.Limit(project: $0.project, ratePerSecond: $0.perSecond,
-                                 capacity: max(configuration.batchSize, configuration.deviceBatchSize))
+        let capacity = max(configuration.batchSize, configuration.deviceBatchSize)
+        return configuration.sendRate.map {
+            let margin = min(Double(2 * capacity), Double($0.messages) / 100)
+            return SendQuotaStore.Limit(project: $0.project, ratePerSecond: (Double($0.messages) - margin) / $0.period.seconds, capacity: capacity)
         }
     }
 
