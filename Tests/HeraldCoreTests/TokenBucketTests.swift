@@ -43,18 +43,24 @@ import Testing
             let grant = bucket.take(Int.random(in: 1...32, using: &generator), at: now)
             if grant.granted > 0 { takes.append((now, grant.granted)) }
         }
-        var windowStart = 0, inWindow = 0, most = 0
-        for take in takes {
-            inWindow += take.count
-            while takes[windowStart].at <= take.at - 60 {
-                inWindow -= takes[windowStart].count
-                windowStart += 1
-            }
-            most = max(most, inWindow)
-        }
+        let most = Self.busiestWindow(takes, seconds: 60)
         #expect(most <= 6_000 + 32)
         #expect(most >= 5_900)  // the rate is used
         #expect(takes.map(\.count).reduce(0, +) >= 59_000)
+    }
+
+    /// The most tokens in any window of `seconds`, of takes in time order.
+    static func busiestWindow(_ takes: [(at: Double, count: Int)], seconds: Double) -> Int {
+        var start = 0, inWindow = 0, most = 0
+        for take in takes {
+            inWindow += take.count
+            while takes[start].at <= take.at - seconds {
+                inWindow -= takes[start].count
+                start += 1
+            }
+            most = max(most, inWindow)
+        }
+        return most
     }
 
     @Test func anEmptyBucketSaysHowLongUntilTheNextToken() {
@@ -117,16 +123,7 @@ import Testing
         let total = sends.map(\.count).reduce(0, +)
         #expect(total >= 99_000 && total <= 100_000 + 256 * 17)  // the rate, used; reserved ahead at most the debt
         #expect(Double(asks) <= Double(sends.count) * 1.1)  // one ask a round (a few more when the debt is full)
-        let sorted = sends.sorted { $0.at < $1.at }
-        var start = 0, inWindow = 0, most = 0
-        for send in sorted {
-            inWindow += send.count
-            while sorted[start].at <= send.at - 1 {
-                inWindow -= sorted[start].count
-                start += 1
-            }
-            most = max(most, inWindow)
-        }
+        let most = TokenBucketTests.busiestWindow(sends.sorted { $0.at < $1.at }, seconds: 1)
         #expect(most <= 10_000 + 256)  // no second over the rate plus the capacity, at the sends' times
     }
 
