@@ -302,13 +302,6 @@ public final class DeliveryEngine: Sendable {
                         deliveryBell.wait(after: seen, timeout: .milliseconds(max(1, Int((grant.wait * 1000).rounded(.up)))))
                         continue
                     }
-                    if grant.wait > 0 {
-                        // A reserved round: ours once the rate has earned it, whatever rings meanwhile.
-                        Thread.sleep(forTimeInterval: grant.wait)
-                        // A 429 this process saw meanwhile holds it, and emptied the bucket: the round is
-                        // forgone (another instance's 429 is seen at the next take).
-                        if lastBucket.withLock({ $0?.holdSeconds ?? 0 }) > 0 { continue }
-                    }
                     allowed = grant.granted
                 }
                 let claimed = try outbox.claim(owner: owner, limit: min(allowed, configuration.batchSize), deviceLimit: allowed,

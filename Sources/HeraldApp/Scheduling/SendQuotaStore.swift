@@ -19,16 +19,12 @@ struct SendQuotaStore: Sendable {
         var holdSeconds: Double
     }
 
-    /// Takes or reserves a round (`TokenBucket.reserve`); a debt of up to `reservedRounds` rounds
-    /// of the bucket's capacity: a worker waits at most that many rounds' time for its turn.
     func take(_ wanted: Int, atLeast minimum: Int = 1, limit: Limit, on connection: PostgresConnection) throws -> (TokenBucket.Grant, Snapshot) {
         try change(limit, on: connection) { bucket, now in
-            let grant = bucket.reserve(wanted, atLeast: minimum, maximumDebt: Double(limit.capacity * Self.reservedRounds), at: now)
+            let grant = bucket.take(wanted, atLeast: minimum, at: now)
             return (grant, grant.granted)
         }
     }
-
-    static let reservedRounds = 16
 
     func giveBack(_ count: Int, limit: Limit, on connection: PostgresConnection) throws {
         guard count > 0 else { return }

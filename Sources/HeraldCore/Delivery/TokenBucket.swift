@@ -57,22 +57,6 @@ public struct TokenBucket: Sendable, Equatable {
         return Grant(granted: granted, wait: 0)
     }
 
-    /// Like `take`, but while fewer than `minimum` are there it reserves `minimum` ahead: the bucket
-    /// goes into debt, and `wait` says when they are the caller's to send (when the refill has paid
-    /// the debt back). Workers that share the bucket then come back in turn, each once a round;
-    /// with `take`, every one of them came back at each refill and one got it (with two instances
-    /// of four workers, nine trips to the bucket's locked row for each round). Sends still keep to
-    /// the rate: each reserved round goes out no sooner than the rate has earned it. Past a debt of
-    /// `maximumDebt` tokens, or during a hold, nothing is granted and `wait` says when to come back.
-    public mutating func reserve(_ wanted: Int, atLeast minimum: Int, maximumDebt: Double, at now: Double) -> Grant {
-        let grant = take(wanted, atLeast: minimum, at: now)
-        guard grant.granted == 0, now >= notBefore, ratePerSecond > 0 else { return grant }
-        let least = Double(max(1, min(minimum, wanted, Int(capacity))))
-        guard tokens - least >= -maximumDebt else { return grant }
-        tokens -= least
-        return Grant(granted: Int(least), wait: -tokens / ratePerSecond)
-    }
-
     /// Tokens taken but not used (fewer deliveries were ready) go back.
     public mutating func giveBack(_ count: Int) {
         tokens = min(capacity, tokens + Double(max(0, count)))
