@@ -19,3 +19,10 @@ public func sleepThread(for duration: Duration) {
     var remaining = timespec()
     while nanosleep(&request, &remaining) == -1, errno == EINTR { request = remaining }
 }
+
+/// Seconds on the monotonic clock (for intervals between threads; unrelated to the wall clock).
+public func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

@@ -113,6 +113,8 @@ public final class DeliveryEngine: Sendable {
     let running = Mutex(0)
     /// The shared bucket as this process saw it last, for the metrics.
     let lastBucket = Mutex<SendQuotaStore.Snapshot?>(nil)
+    /// Which worker of this process asks the shared bucket next (`QuotaTurn`).
+    let quotaTurn = Mutex(QuotaTurn())
     let looks: Mutex<Looks>
 
     public convenience init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: any MessageSending,
@@ -293,9 +295,24 @@ public final class DeliveryEngine: Sendable {
                 // round to devices may be larger than one of topic fan-outs).
                 var allowed = max(configuration.batchSize, configuration.deviceBatchSize)
                 if let limit = quotaLimit {
+                    // Another worker of this process asks, or the bucket cannot hold a round yet.
+                    if let wait = quotaTurn.withLock({ $0.mayAsk(at: monotonicSeconds()) }) {
+                        finishedLook(1 + index, look)
+                        deliveryBell.wait(after: seen, timeout: .milliseconds(max(1, Int((wait * 1000).rounded(.up)))))
+                        continue
+                    }
                     // A round of at least 25 ms of the quota (a whole round at FCM's 600,000 a minute):
                     // workers taking turns at a full round, not each the trickle since the last take.
-                    let (grant, snapshot) = try outbox.takeTokens(allowed, atLeast: Int(limit.ratePerSecond * 0.025), limit: limit)
+                    let least = Int(limit.ratePerSecond * 0.025)
+                    let taken = Result { try outbox.takeTokens(allowed, atLeast: least, limit: limit) }
+                    let wait = switch taken {
+                    case .success(let (grant, snapshot)) where grant.granted > 0:
+                        TokenBucket.refillWait(tokensLeft: snapshot.tokens, least: min(least, allowed, limit.capacity), ratePerSecond: limit.ratePerSecond)
+                    case .success(let (grant, _)): grant.wait
+                    case .failure: 0.0
+                    }
+                    quotaTurn.withLock { $0.answered(at: monotonicSeconds(), wait: wait) }
+                    let (grant, snapshot) = try taken.get()
                     lastBucket.withLock { $0 = snapshot }
                     guard grant.granted > 0 else {
                         finishedLook(1 + index, look)  // nothing may be sent now: looking is done
