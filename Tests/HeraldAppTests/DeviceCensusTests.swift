@@ -134,6 +134,17 @@ import Testing
         try setup.register(documents)
         try expectExact(setup, after: "the import again")
 
+        // A reach in flight holds the changes table: the fold cannot empty it, and deletes what it
+        // folds instead, leaving what it did not see.
+        let reader = try PostgresConnection(url: setup.url)
+        defer { reader.close() }
+        try reader.executeScript("BEGIN; SELECT count(*) FROM device_census_changes")
+        _ = try setup.devices.register(token: "census-while-read", document: ["platform": "web", "language": "vi", "properties": ["city": "Haifa"]])
+        #expect(try setup.devices.foldCensus() == 1)
+        #expect(try setup.probe.count("SELECT count(*) FROM device_census_changes") == 0)
+        try reader.executeScript("COMMIT")
+        try expectExact(setup, after: "a fold beside a reader")
+
         // Registering one new device, and updating one: new attributes, a new day, other properties.
         _ = try setup.devices.register(token: "census-new", document: ["platform": "ios", "language": "fa", "properties": ["city": "Tehran"]])
         try expectExact(setup, after: "a registration")
