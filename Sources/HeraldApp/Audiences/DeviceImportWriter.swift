@@ -1,14 +1,20 @@
 import Foundation
-import HeraldCore
+import HeraldPostgres
 import HeraldSync
 
 /// Stores an import's batches on a thread of its own while the request's thread reads the next
-/// one: reading and PostgreSQL's work overlap, so an import goes at the pace of the slower of the
-/// two rather than of both added up. One batch waits at most while one is stored, so memory stays
-/// that of two batches whatever the file's size.
+/// one and builds its statement: reading and PostgreSQL's work overlap, so an import goes at the
+/// pace of the slower of the two rather than of both added up. One batch waits at most while one
+/// is stored, so memory stays that of two batches whatever the file's size.
 final class DeviceImportWriter: Sendable {
+    /// A batch ready to run: its statement (`DeviceStore.upsertStatement`) and the rows it holds.
+    struct Batch: Sendable {
+        var statement: PostgresQuery
+        var rows: Int
+    }
+
     private struct State {
-        var waiting: [Device]?
+        var waiting: Batch?
         var busy = false
         var closed = false
         var failure: (any Error)?
@@ -19,9 +25,9 @@ final class DeviceImportWriter: Sendable {
     private let state = ConditionLock(State())
 
     /// Starts the thread; `store` writes one batch and returns how many devices were new.
-    init(store: @escaping @Sendable ([Device]) throws -> Int) {
+    init(store: @escaping @Sendable (PostgresQuery) throws -> Int) {
         Thread { [state] in
-            while let batch = state.wait({ state -> [Device]?? in
+            while let batch = state.wait({ state -> Batch?? in
                 if let batch = state.waiting {
                     state.waiting = nil
                     state.busy = true
@@ -29,12 +35,12 @@ final class DeviceImportWriter: Sendable {
                 }
                 return state.closed ? .some(nil) : nil
             }) {
-                let outcome = Result { try store(batch) }
+                let outcome = Result { try store(batch.statement) }
                 state.withLock { state in
                     switch outcome {
                     case .success(let created):
                         state.created += created
-                        state.stored += batch.count
+                        state.stored += batch.rows
                     case .failure(let error):
                         state.failure = state.failure ?? error
                     }
@@ -46,7 +52,7 @@ final class DeviceImportWriter: Sendable {
     }
 
     /// Hands a batch over, once the one before has been taken; throws what stopped the writer.
-    func submit(_ batch: [Device]) throws {
+    func submit(_ batch: Batch) throws {
         _ = try state.wait { state -> Bool? in
             if let failure = state.failure { throw failure }
             guard state.waiting == nil else { return nil }

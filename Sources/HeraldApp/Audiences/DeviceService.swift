@@ -67,21 +67,33 @@ public struct DeviceService: Sendable {
     /// `DeviceImportInterrupted` says how many devices they held.
     public func importDevices(format: DeviceImportFormat, batchSize: Int = 5000, _ nextChunk: () throws -> [UInt8]?) throws -> DeviceImportReport {
         var report = DeviceImportReport()
-        let writer = DeviceImportWriter { [database, store] devices in try database.transaction { try store.upsert(devices, on: $0) } }
+        // Each batch commits without waiting for its WAL to reach the disk (a flush per batch was a
+        // fifth of an import's time); `finish` waits for it once, before anything is reported stored.
+        let writer = DeviceImportWriter { [database, store] statement in
+            try database.transaction { connection in
+                _ = try connection.execute("SET LOCAL synchronous_commit = off")
+                return try store.upsert(statement, on: connection)
+            }
+        }
         var finished = false
-        defer { if !finished { _ = try? writer.finish(throwing: false) } }
+        func finish(throwing: Bool) throws -> (created: Int, stored: Int) {
+            finished = true
+            let outcome = try writer.finish(throwing: throwing)
+            if outcome.stored > 0 { try madeDurable() }
+            return outcome
+        }
+        defer { if !finished { _ = try? finish(throwing: false) } }
         func next() throws -> [UInt8]? {
             do {
                 return try nextChunk()
             } catch {
-                finished = true
-                throw DeviceImportInterrupted(storedDevices: (try? writer.finish(throwing: false))?.stored ?? 0, cause: error)
+                throw DeviceImportInterrupted(storedDevices: (try? finish(throwing: false))?.stored ?? 0, cause: error)
             }
         }
         var batch: [Device] = []
         func flush() throws {
-            guard !batch.isEmpty else { return }
-            try writer.submit(batch)
+            guard let statement = DeviceStore.upsertStatement(batch) else { return }
+            try writer.submit(DeviceImportWriter.Batch(statement: statement, rows: batch.count))
             batch.removeAll(keepingCapacity: true)
         }
         func refuse(line: Int, _ error: FieldError) {
@@ -141,13 +153,19 @@ public struct DeviceService: Sendable {
             for line in reader.finish() { try handle(line) }
         }
         try flush()
-        finished = true
-        let (created, stored) = try writer.finish()
+        let (created, stored) = try finish(throwing: true)
         // The import's changes into the segment counts now, in one pass (reach reads them meanwhile).
         try foldCensus()
         report.created = created
         report.updated = stored - created
         return report
+    }
+
+    /// Waits until what this process committed without waiting (an import's batches) is on disk:
+    /// a transaction given an id commits with a record of its own, and a commit that waits for its
+    /// record waits for everything written before it.
+    private func madeDurable() throws {
+        try database.transaction { _ = try $0.query("SELECT txid_current()") }
     }
 
     /// Writes every device as CSV through `write`, a page at a time, with a column for every

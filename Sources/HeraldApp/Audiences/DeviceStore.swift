@@ -16,11 +16,23 @@ struct DeviceStore: Sendable {
     /// stored as its last row says, as if the rows were sent one by one.
     @discardableResult
     func upsert(_ devices: [Device], on connection: PostgresConnection) throws -> Int {
-        guard !devices.isEmpty else { return 0 }
+        guard let statement = Self.upsertStatement(devices) else { return 0 }
+        return try upsert(statement, on: connection)
+    }
+
+    /// Runs a statement of `upsertStatement`; returns how many devices were new.
+    func upsert(_ statement: PostgresQuery, on connection: PostgresConnection) throws -> Int {
+        try connection.query(statement).filter { try $0.decode(Bool.self, at: 0) }.count
+    }
+
+    /// The statement `upsert` runs for `devices` (nil for none), built apart from running it: an
+    /// import builds the next batch's while PostgreSQL runs the last one.
+    static func upsertStatement(_ devices: [Device]) -> PostgresQuery? {
+        guard !devices.isEmpty else { return nil }
         // ON CONFLICT DO UPDATE refuses a statement that would change one row twice.
         let devices = Device.lastOfEachToken(devices)
         func column(_ value: (Device) -> String?) -> [String] { devices.map { value($0) ?? "" } }
-        return try connection.query("""
+        return """
             INSERT INTO devices AS d (token, kind, platform, app_id, app_version, app_version_key, language, country, time_zone, properties, last_seen_at)
             SELECT t, kd, p, nullif(a, ''), nullif(v, ''), nullif(k, '')::integer[], nullif(l, ''), nullif(c, ''), nullif(z, ''), j::jsonb,
                    coalesce(nullif(s, '')::timestamptz, now())
@@ -34,7 +46,7 @@ struct DeviceStore: Sendable {
                 time_zone = excluded.time_zone, properties = excluded.properties,
                 last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at), status = 'active', invalid_reason = NULL, updated_at = now()
             RETURNING (xmax = 0)
-            """).filter { try $0.decode(Bool.self, at: 0) }.count
+            """
     }
 
     /// The device with `token`; `locking` holds its row for the caller's transaction.
