@@ -182,6 +182,23 @@ import Testing
         }
     }
 
+    /// "Unseen for 30 days" in whole UTC days, as segments count them: a device last seen in the
+    /// first second of the day 30 days back stays active, one seen the second before goes stale;
+    /// a second marking finds nothing (the census says so without reading the registry).
+    @Test(.timeLimit(.minutes(5)))
+    func devicesGoStaleByWholeUTCDays() throws {
+        let setup = try Setup()
+        defer { setup.probe.close() }
+        try setup.register([["token": "on-the-day", "platform": "ios", "last_seen_at": .string(Self.utc(daysAgo: 30))],
+                            ["token": "the-day-before", "platform": "ios", "last_seen_at": .string(Self.utc(daysAgo: 30, plus: -1))],
+                            ["token": "today", "platform": "web"]])
+        #expect(try setup.devices.markStale(unseenForDays: 30) == 1)
+        #expect(try setup.devices.get("the-day-before").status == "stale")
+        #expect(try setup.devices.get("on-the-day").status == "active")
+        #expect(try setup.devices.markStale(unseenForDays: 30) == 0)
+        try expectExact(setup, after: "marking by whole days")
+    }
+
     /// Two imports at once over the same attribute combinations: neither waits for the other's
     /// census rows nor deadlocks, and the census ends exact (each appends its changes; the folds are one at a time).
     @Test(.timeLimit(.minutes(5)))

@@ -121,11 +121,21 @@ struct DeviceStore: Sendable {
             """)
     }
 
-    /// Marks active devices unseen for `days` days as stale; returns how many.
+    /// Marks active devices unseen for `days` whole UTC days as stale (last seen before the UTC
+    /// day `days` days before today's, as segments count days); returns how many. `devices` is
+    /// read only when the census (with the changes not yet folded) has an active device last seen
+    /// before that day: once a day, as a rule, since a marking leaves none until the day turns
+    /// (Migrations/0024).
     func markStale(unseenForDays days: Int, on connection: PostgresConnection) throws -> Int {
-        try connection.execute("""
+        let candidates = try connection.query("""
+            WITH cutoff AS (SELECT (now() AT TIME ZONE 'UTC')::date - \(days)::integer AS day)
+            SELECT EXISTS (SELECT 1 FROM device_census, cutoff WHERE last_seen_on < cutoff.day)
+                OR EXISTS (SELECT 1 FROM device_census_changes, cutoff WHERE n > 0 AND last_seen_at < cutoff.day::timestamp AT TIME ZONE 'UTC')
+            """).first?.decode(Bool.self, at: 0) ?? true
+        guard candidates else { return 0 }
+        return try connection.execute("""
             UPDATE devices SET status = 'stale', updated_at = now()
-            WHERE status = 'active' AND last_seen_at < now() - make_interval(days => \(days)::integer)
+            WHERE status = 'active' AND last_seen_at < ((now() AT TIME ZONE 'UTC')::date - \(days)::integer)::timestamp AT TIME ZONE 'UTC'
             """)
     }
 
