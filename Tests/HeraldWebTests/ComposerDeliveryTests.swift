@@ -42,6 +42,27 @@ import Testing
         #expect(ComposerFields(both, conflict).delivery.spreadMinutes == "30")
     }
 
+    /// Recipient time's zones for topics: typed with commas or spaces, kept in order, and a wrong
+    /// zone or zones for devices refused beside the field, the text kept as typed.
+    @Test func recipientTimeZonesForTopicsRoundTripAndTheirErrorsStandBesideThem() throws {
+        let form = CampaignForm(fields: CampaignFormTests.fields([("recipient_time", "skip"), ("recipient_time_zones", "Asia/Tehran, Europe/Berlin  America/New_York")]))
+        let spec = try form.parse().get()
+        #expect(spec.delivery.recipientTime == RecipientTime(past: .skip, timeZones: ["Asia/Tehran", "Europe/Berlin", "America/New_York"]))
+        let again = CampaignForm(spec: spec, version: 1)
+        #expect(again.delivery.recipientTimeZones == "Asia/Tehran, Europe/Berlin, America/New_York")
+        #expect(try again.parse().get() == spec)
+
+        let wrong = CampaignForm(fields: CampaignFormTests.fields([("recipient_time", "skip"), ("recipient_time_zones", "Asia/Tehran, Moon/Base")]))
+        guard case .failure(let errors) = wrong.parse() else { Issue.record("an unknown zone was accepted"); return }
+        #expect(errors["recipient_time_zones"].first?.contains("Moon/Base") == true, "\(errors)")
+        #expect(ComposerFields(wrong, errors).delivery.recipientTimeZones == "Asia/Tehran, Moon/Base")
+
+        let devices = CampaignForm(fields: CampaignFormTests.fields([("target_kind", "tokens"), ("tokens", String(repeating: "k", count: 150)),
+                                                                    ("recipient_time", "skip"), ("recipient_time_zones", "Asia/Tehran")]))
+        guard case .failure(let refused) = devices.parse() else { Issue.record("zones for devices were accepted"); return }
+        #expect(refused["recipient_time_zones"].first?.contains("each device") == true, "\(refused)")
+    }
+
     @Test func recipientTimeIsAChoiceThatRoundTripsAndItsErrorStandsBesideIt() throws {
         let token = String(repeating: "k", count: 150)
         let form = CampaignForm(fields: CampaignFormTests.fields([("target_kind", "tokens"), ("tokens", token), ("recipient_time", "send")]))
