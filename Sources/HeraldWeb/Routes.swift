@@ -35,6 +35,7 @@ enum Routes {
         t.add(.delete, "/api/v1/campaigns/{id}", .api(.api(.editor), h.campaignsAPI.delete))
         t.add(.post, "/api/v1/campaigns/{id}/schedule", .api(.api(.publisher), h.lifecycleAPI.schedule))
         t.add(.post, "/api/v1/campaigns/{id}/cancel", .api(.api(.publisher), h.lifecycleAPI.cancel))
+        t.add(.post, "/api/v1/campaigns/{id}/duplicate", .api(.api(.editor), h.campaignsAPI.duplicate))
         t.add(.post, "/api/v1/campaigns/{id}/pause", .api(.api(.publisher), h.lifecycleAPI.pause))
         t.add(.post, "/api/v1/campaigns/{id}/resume", .api(.api(.publisher), h.lifecycleAPI.resume))
         t.add(.post, "/api/v1/campaigns/{id}/submit", .api(.api(.editor), h.approvalAPI.submit))
@@ -50,6 +51,7 @@ enum Routes {
         t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test).onSlowHandlers())
         t.add(.post, "/api/v1/events", .api(.events, h.eventsAPI.record))
         t.add(.post, "/api/v1/images", .api(.api(.editor), h.imagesAPI.upload).onSlowHandlers())
+        t.add(.get, "/api/v1/images", .api(.api(.viewer), h.imagesAPI.list))
 
         // Audiences: devices (the apps' backends register them) and segments over them.
         t.add(.get, "/api/v1/devices", .api(.api(.viewer), h.devicesAPI.list))

@@ -98,9 +98,15 @@ import Testing
     @Test func aVersionMismatchNamesTheCurrentVersion() throws {
         let record = try campaigns.create(try Self.spec(), by: actor, now: Date())
         _ = try campaigns.update(record.id, expectedVersion: 1, spec: try Self.spec("One"), by: actor, now: Date())
-        #expect(throws: AppError.versionMismatch(currentVersion: 2)) {
+        #expect(throws: AppError.versionMismatch(currentVersion: 2, expectedVersion: 1)) {
             try self.campaigns.update(record.id, expectedVersion: 1, spec: try Self.spec("Two"), by: self.actor, now: Date())
         }
+        // A version that never was is not "someone saved since you read it".
+        let ahead = AppError.versionMismatch(currentVersion: 2, expectedVersion: 7)
+        #expect(throws: ahead) {
+            try self.campaigns.update(record.id, expectedVersion: 7, spec: try Self.spec("Two"), by: self.actor, now: Date())
+        }
+        #expect(ahead.message == "Version 7 does not exist: the campaign is at version 2; read it again and retry with its ETag.")
     }
 
     @Test func theDatabaseGoneIsUnavailableNotAnInternalError() throws {

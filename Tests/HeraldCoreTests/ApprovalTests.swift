@@ -40,11 +40,15 @@ import Testing
         let edited: JSON = ["name": "Sale", "notification": ["title": "Big sale", "body": "20% off"], "topics": ["news", "offers"],
                             "data": ["screen": "sale"]]
         #expect(CampaignDiff.changes(from: approved, to: edited) == [
-            .init(path: "data.screen", before: nil, after: "sale"),
-            .init(path: "notification.title", before: "Sale", after: "Big sale"),
-            .init(path: "options.priority", before: "high", after: nil),
-            .init(path: "topics", before: #"["news"]"#, after: #"["news","offers"]"#),
+            .init(path: "data.screen", old: nil, new: "sale"),
+            .init(path: "notification.title", old: "Sale", new: "Big sale"),
+            .init(path: "options.priority", old: "high", new: nil),
+            .init(path: "topics", old: ["news"], new: ["news", "offers"]),
         ])
+        // As the approver reads them on the page: strings bare, the rest as JSON.
+        let topics = CampaignDiff.changes(from: approved, to: edited).last
+        #expect(topics?.before == #"["news"]"# && topics?.after == #"["news","offers"]"#)
+        #expect(CampaignDiff.changes(from: approved, to: edited).first?.before == nil)
         #expect(CampaignDiff.changes(from: edited, to: edited).isEmpty)
         // Nothing approved yet: every field is new.
         #expect(CampaignDiff.changes(from: nil, to: ["name": "A", "notification": ["title": "T"]]).map(\.path) == ["name", "notification.title"])

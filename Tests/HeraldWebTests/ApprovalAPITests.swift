@@ -92,5 +92,13 @@ import Testing
         #expect(rejected.json?["approval"]?["state"] == "rejected")
         #expect(rejected.json?["approval"]?["comment"] == "Keep the old title")
         #expect(try await post(herald, "\(path)/approve", version: 2, as: bo).json?["code"] == "not_awaiting_approval")
+
+        // A list stays a list (it was once given as the string "[\"news\"]").
+        let edited = try await herald.request("PATCH", path, json: ["topics": ["news", "offers"]],
+                                              headers: ana.merging(["If-Match": "\"2\"", "Content-Type": "application/merge-patch+json"]) { _, new in new })
+        #expect(edited.status == 200)
+        let listed = try await herald.request("GET", "\(path)/approval", headers: bo).json?["changes"]?.arrayValue ?? []
+        #expect(listed.first { $0["path"] == "topics" }?["before"] == ["news"], "\(listed)")
+        #expect(listed.first { $0["path"] == "topics" }?["after"] == ["news", "offers"], "\(listed)")
     }
 }

@@ -20,6 +20,27 @@ import Testing
         return list.json?["items"]?.arrayValue?.count ?? -1
     }
 
+    /// The composer's Duplicate over the API: a new draft with the same content named "Copy of …",
+    /// whatever the original's status, audited with what it copied; the original unchanged.
+    @Test func aCampaignIsDuplicatedAsANewDraft() async throws {
+        var original = Self.campaign()
+        original = original.mergePatched(with: ["variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["title": "Other"]]],
+                                                "schedule": ["kind": "daily", "time": "09:00", "time_zone": "Asia/Tehran"]])
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: original)
+        let id = try #require(created.json?["id"]?.stringValue)
+        let before = try await herald.request("GET", "/api/v1/campaigns/\(id)")
+        let copy = try await herald.request("POST", "/api/v1/campaigns/\(id)/duplicate")
+        #expect(copy.status == 201)
+        let copyID = try #require(copy.json?["id"]?.stringValue)
+        #expect(copyID != id && copy.header("Location") == "/api/v1/campaigns/\(copyID)" && copy.header("ETag") == "\"1\"")
+        #expect(copy.json?["name"] == "Copy of Spring sale" && copy.json?["status"] == "draft" && copy.json?["version"] == 1)
+        for key in ["notification", "topics", "variants", "schedule"] { #expect(copy.json?[key] == created.json?[key], "\(key)") }
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").data == before.data)
+        #expect(try await count() == 2)
+        let unknown = try await herald.request("POST", "/api/v1/campaigns/\(UUID().uuidString.lowercased())/duplicate")
+        #expect(unknown.status == 404)
+    }
+
     @Test func createReadAndList() async throws {
         let created = try await herald.request("POST", "/api/v1/campaigns", json: Self.campaign())
         #expect(created.status == 201)

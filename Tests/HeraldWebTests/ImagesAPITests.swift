@@ -20,6 +20,31 @@ import Testing
                                         headers: headers.merging(["Content-Type": form.contentType]) { own, _ in own })
     }
 
+    /// The images uploaded so far, newest first, a page at a time: what a client picks from
+    /// (it was 405 before).
+    @Test func theUploadedImagesAreListedNewestFirstAPageAtATime() async throws {
+        let herald = try TestHerald(environment: ["HERALD_SCHEDULER": "false"])
+        #expect(try await herald.request("GET", "/api/v1/images").json == ["items": [], "next_cursor": .null])
+        var paths: [String] = []
+        for width in [100, 200, 300] {
+            let uploaded = try await upload(herald, ImageInspectorTests.png(width: width, height: 50, total: 2048))
+            paths.append(try #require(uploaded.json?["path"]?.stringValue))
+        }
+        let first = try await herald.request("GET", "/api/v1/images?limit=2")
+        #expect(first.status == 200)
+        let items = first.json?["items"]?.arrayValue ?? []
+        #expect(items.compactMap { $0["path"]?.stringValue } == [paths[2], paths[1]])
+        #expect(items.first?["width"] == 300 && items.first?["uploaded_by"] == "api-key:tests" && items.first?["created_at"]?.stringValue?.hasSuffix("Z") == true, "\(items.first ?? .null)")
+        let cursor = try #require(first.json?["next_cursor"]?.stringValue)
+        let second = try await herald.request("GET", "/api/v1/images?limit=2&cursor=\(cursor)")
+        #expect(second.json?["items"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == [paths[0]])
+        #expect(second.json?["next_cursor"] == .null)
+        let wrong = try await herald.request("GET", "/api/v1/images?cursor=\(String(repeating: "0", count: 64))")
+        #expect(wrong.status == 400 || wrong.status == 422)
+        #expect(wrong.json?["errors"]?.arrayValue?.first?["path"] == "cursor")
+        #expect(try await herald.request("GET", "/api/v1/images?limit=0").status == 400)
+    }
+
     @Test func anImageUploadedAsMultipartOrRawIsStoredOnceAndItsURLLoadsAndIsAcceptedInACampaign() async throws {
         let herald = try TestHerald(environment: ["HERALD_SCHEDULER": "false"])
         let png = ImageInspectorTests.png(width: 800, height: 400, total: 10 * 1024)

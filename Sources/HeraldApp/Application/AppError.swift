@@ -7,8 +7,9 @@ public enum AppError: Error, Sendable, Equatable {
     case notFound(what: String)
     /// The input breaks the rules; every failing field with its path, code, message and limit.
     case invalid(ValidationErrors, title: String)
-    /// The caller edited an older version; `currentVersion` is the one to reload.
-    case versionMismatch(currentVersion: Int)
+    /// The caller named another version than the current one (`expectedVersion`: an older one
+    /// read before someone saved, or one that never was); `currentVersion` is the one to reload.
+    case versionMismatch(currentVersion: Int, expectedVersion: Int)
     /// The caller may not do this (a role or scope too low, a rule about oneself).
     case notAllowed(String)
     /// The object's state forbids it now (`code` is stable for machines).
@@ -33,7 +34,9 @@ public enum AppError: Error, Sendable, Equatable {
         switch self {
         case .notFound(let what): "\(what) does not exist."
         case .invalid(let errors, let title): errors.errors.count == 1 ? errors.errors[0].message : "\(title): \(errors.errors.count) fields are invalid."
-        case .versionMismatch(let version): "Someone saved version \(version) since you read it; reload, reapply your change and retry."
+        case .versionMismatch(let version, let expected) where expected > version:
+            "Version \(expected) does not exist: the campaign is at version \(version); read it again and retry with its ETag."
+        case .versionMismatch(let version, _): "Someone saved version \(version) since you read it; reload, reapply your change and retry."
         case .notAllowed(let detail): detail
         case .conflict(_, _, let detail, _): detail
         case .refused(_, _, let detail): detail

@@ -182,10 +182,10 @@ public struct DeviceService: Sendable {
         }
     }
 
-    public static func checked<T>(_ result: Result<T, ValidationErrors>) throws -> T {
+    public static func checked<T>(_ result: Result<T, ValidationErrors>, title: String = "The device is not valid") throws -> T {
         switch result {
         case .success(let value): return value
-        case .failure(let errors): throw AppError.invalid(errors, title: "The device is not valid")
+        case .failure(let errors): throw AppError.invalid(errors, title: title)
         }
     }
 }

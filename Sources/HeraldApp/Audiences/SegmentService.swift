@@ -47,7 +47,7 @@ public struct SegmentService: Sendable {
     }
 
     public func create(_ json: JSON, by actor: Actor) throws -> Segment {
-        let (name, rule) = try DeviceService.checked(Self.parse(json))
+        let (name, rule) = try DeviceService.checked(Self.parse(json), title: "The segment is not valid")
         return try database.transaction { connection in
             guard let row = try connection.query("""
                 INSERT INTO segments (name, rule, created_by) VALUES (\(name), \(PostgresJSONB(rule.toJSON().serializedString())), \(actor.name))
@@ -64,7 +64,7 @@ public struct SegmentService: Sendable {
 
     public func update(_ id: String, _ json: JSON, by actor: Actor) throws -> Segment {
         guard UUIDText.isUUID(id) else { throw AppError.notFound(what: "The segment") }
-        let (name, rule) = try DeviceService.checked(Self.parse(json))
+        let (name, rule) = try DeviceService.checked(Self.parse(json), title: "The segment is not valid")
         return try database.transaction { connection in
             let rows = try connection.query("""
                 UPDATE segments SET name = \(name), rule = \(PostgresJSONB(rule.toJSON().serializedString())), updated_at = now()

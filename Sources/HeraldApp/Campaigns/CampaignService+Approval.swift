@@ -103,7 +103,7 @@ extension CampaignService {
                                    detail: "This installation sends without approval (HERALD_APPROVALS is off).")
         }
         guard let current = try campaigns.find(id: id, on: connection, forUpdate: true) else { throw AppError.notFound(what: "Campaign \(id)") }
-        if current.version != expectedVersion { throw AppError.versionMismatch(currentVersion: current.version) }
+        if current.version != expectedVersion { throw AppError.versionMismatch(currentVersion: current.version, expectedVersion: expectedVersion) }
         return current
     }
 

@@ -243,8 +243,8 @@ public struct CampaignService: Sendable {
                 try audit.record(.campaignDeleted, by: actor, object: ("campaign", id.description), on: connection)
             case .notFound:
                 throw AppError.notFound(what: "Campaign \(id)")
-            case .versionMismatch(let current):
-                throw AppError.versionMismatch(currentVersion: current.version)
+            case .versionMismatch(let current, let expected):
+                throw AppError.versionMismatch(currentVersion: current.version, expectedVersion: expected)
             case .notADraft(let current):
                 throw AppError.conflict(code: "not_a_draft", title: "Only drafts can be deleted",
                                         detail: "Campaign \(current.id) is \(current.status.rawValue); only drafts can be deleted. Cancel it instead.",
@@ -374,8 +374,8 @@ public struct CampaignService: Sendable {
             return record
         case .notFound:
             throw AppError.notFound(what: "The campaign")
-        case .versionMismatch(let current):
-            throw AppError.versionMismatch(currentVersion: current.version)
+        case .versionMismatch(let current, let expected):
+            throw AppError.versionMismatch(currentVersion: current.version, expectedVersion: expected)
         case .notEditable(let current):
             throw AppError.conflict(code: "not_editable", title: "The campaign can no longer be edited",
                                     detail: "Campaign \(current.id) is \(current.status.rawValue); only draft and scheduled campaigns can be edited.",

@@ -8,7 +8,7 @@ public struct CampaignStore: Sendable {
     public enum UpdateOutcome: Sendable, Equatable {
         case updated(CampaignRecord)
         case notFound
-        case versionMismatch(current: CampaignRecord)
+        case versionMismatch(current: CampaignRecord, expected: Int)
         case notEditable(current: CampaignRecord)
         /// The campaign is scheduled and its new schedule has no occurrence left to wait for.
         case unschedulable(current: CampaignRecord, errors: ValidationErrors)
@@ -17,7 +17,7 @@ public struct CampaignStore: Sendable {
     public enum DeleteOutcome: Sendable, Equatable {
         case deleted
         case notFound
-        case versionMismatch(current: CampaignRecord)
+        case versionMismatch(current: CampaignRecord, expected: Int)
         case notADraft(current: CampaignRecord)
     }
 
@@ -81,7 +81,7 @@ public struct CampaignStore: Sendable {
                  on connection: PostgresConnection) throws -> UpdateOutcome {
         if let updated = try Self.records(rows).first { return .updated(updated) }
         guard let current = try find(id: id, on: connection) else { return .notFound }
-        if current.version != expectedVersion { return .versionMismatch(current: current) }
+        if current.version != expectedVersion { return .versionMismatch(current: current, expected: expectedVersion) }
         if current.status == .scheduled, case .failure(let errors)? = arming {
             return .unschedulable(current: current, errors: errors)
         }
@@ -95,7 +95,7 @@ public struct CampaignStore: Sendable {
             """)
         if deleted == 1 { return .deleted }
         guard let current = try find(id: id, on: connection) else { return .notFound }
-        if current.version != expectedVersion { return .versionMismatch(current: current) }
+        if current.version != expectedVersion { return .versionMismatch(current: current, expected: expectedVersion) }
         return .notADraft(current: current)
     }
 

@@ -18,6 +18,14 @@ public struct ImageService: Sendable {
         }
     }
 
+    /// A page of the uploaded images, newest first, after `after` (an image's SHA-256).
+    public func list(after: String?, limit: Int) throws -> [ImageStore.Listed] {
+        guard let page = try database.read({ try images.list(after: after, limit: limit, on: $0) }) else {
+            throw AppError.invalidField("cursor", "cursor must be a next_cursor value from a previous page", code: "invalid_cursor", title: "The query is not valid")
+        }
+        return page
+    }
+
     /// The bytes of a stored image, by its public file name (`<sha256>.<png|jpg|gif>`).
     public func load(fileName: String) throws -> (bytes: [UInt8], kind: ImageInspector.Kind)? {
         let pieces = fileName.split(separator: ".", omittingEmptySubsequences: false)

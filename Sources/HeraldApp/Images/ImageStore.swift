@@ -14,6 +14,15 @@ public struct ImageStore: Sendable {
         public var path: String { "/images/\(sha256).\(kind.fileExtension)" }
     }
 
+    /// An image as the list shows it.
+    public struct Listed: Sendable, Equatable {
+        public var stored: Stored
+        public var bytes: Int
+        public var uploadedBy: String?
+        /// When it was first uploaded (UTC, ISO 8601).
+        public var createdAt: String
+    }
+
     public init() {}
 
     /// Stores checked bytes (see `ImageInspector`) and answers their public path.
@@ -27,6 +36,21 @@ public struct ImageStore: Sendable {
             """)
         let sha = try rows.map { try $0.decode(String.self, at: 0) }[0]
         return Stored(sha256: sha, kind: inspected.kind, width: inspected.width, height: inspected.height)
+    }
+
+    /// Up to `limit` images, newest first, after the one named `after` (its SHA-256); nil when
+    /// `after` names no image.
+    public func list(after: String?, limit: Int, on connection: PostgresConnection) throws -> [Listed]? {
+        if let after, try connection.query("SELECT 1 FROM images WHERE sha256 = \(after)").isEmpty { return nil }
+        return try connection.query("""
+            SELECT sha256, content_type, width, height, octet_length(bytes), uploaded_by, \(utc: "created_at") FROM images
+            WHERE \(after)::text IS NULL OR (created_at, sha256) < (SELECT created_at, sha256 FROM images WHERE sha256 = \(after))
+            ORDER BY created_at DESC, sha256 DESC LIMIT \(limit)
+            """).map { row in
+            let (sha, type, width, height, bytes, by, created) = try row.decode((String, String, Int, Int, Int, String?, String).self)
+            let kind = ImageInspector.Kind.allCases.first { $0.contentType == type } ?? .png
+            return Listed(stored: Stored(sha256: sha, kind: kind, width: width, height: height), bytes: bytes, uploadedBy: by, createdAt: created)
+        }
     }
 
     /// The bytes and content type of an image, if stored under this name and kind.

@@ -7,16 +7,21 @@ public enum CampaignDiff {
     public struct Change: Sendable, Equatable {
         /// The field's path, keys joined by dots ("options.priority").
         public var path: String
-        /// The value before, serialized; nil when the field was added.
-        public var before: String?
-        /// The value after, serialized; nil when the field was removed.
-        public var after: String?
+        /// The value before; nil when the field was added.
+        public var old: JSON?
+        /// The value after; nil when the field was removed.
+        public var new: JSON?
 
-        public init(path: String, before: String?, after: String?) {
+        public init(path: String, old: JSON?, new: JSON?) {
             self.path = path
-            self.before = before
-            self.after = after
+            self.old = old
+            self.new = new
         }
+
+        /// The value before as the approver reads it (strings without quotes, the rest as JSON).
+        public var before: String? { old.map(CampaignDiff.text) }
+        /// The value after, read the same way.
+        public var after: String? { new.map(CampaignDiff.text) }
     }
 
     /// Every changed field from `old` (nil: nothing approved yet, so every field is new) to `new`,
@@ -36,8 +41,7 @@ public enum CampaignDiff {
             }
             return
         }
-        let was = old.map(text), now = new.map(text)
-        if was != now { changes.append(Change(path: path, before: was, after: now)) }
+        if old != new { changes.append(Change(path: path, old: old, new: new)) }
     }
 
     /// A value as the approver reads it: strings without quotes, everything else as JSON.

@@ -34,7 +34,7 @@ struct SegmentsAPI: Sendable {
         guard let value = body["rule"] else {
             throw AppError.invalidField("rule", "\"rule\" is required: conditions under \"all\" or \"any\"", code: "required")
         }
-        let rule = try DeviceService.checked(SegmentRule.parse(value))
+        let rule = try DeviceService.checked(SegmentRule.parse(value), title: "The rule is not valid")
         return APIResponse(status: 200, body: ["devices": .number(Double(try segments.reach(rule)))])
     }
 

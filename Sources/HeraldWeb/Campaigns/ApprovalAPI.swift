@@ -35,8 +35,8 @@ struct ApprovalAPI: Sendable {
          "runs_held": .bool(record.approval.runsHeld(status: record.status, version: record.version)),
          "last_editor": record.updatedBy.map { .string($0.identity) } ?? .null,
          "changes": .array(changes.map { change in
-             ["path": .string(change.path), "before": change.before.map { .string($0) } ?? .null,
-              "after": change.after.map { .string($0) } ?? .null]
+             // The values as the contract has them (a topic list is a list), not as a page shows them.
+             ["path": .string(change.path), "before": change.old ?? .null, "after": change.new ?? .null]
          })]
     }
 

@@ -28,6 +28,12 @@ struct CampaignsAPI: Sendable {
         }
     }
 
+    /// `POST /api/v1/campaigns/{id}/duplicate`: a new draft with the campaign's content, named
+    /// "Copy of …" (the composer's Duplicate).
+    func duplicate(_ context: RequestContext) throws -> APIResponse {
+        created(try campaigns.duplicate(try context.campaignID(), by: context.actor))
+    }
+
     func get(_ context: RequestContext) throws -> APIResponse {
         let record = try campaigns.get(try context.campaignID())
         if let match = context.request.headers["If-None-Match"], Self.entityTags(match).contains(record.etag) {

@@ -31,7 +31,7 @@ enum ProblemRenderer {
             return Problem.notFound(what)
         case .invalid(let errors, let title):
             return Problem.validation(errors, title: title)
-        case .versionMismatch(let version):
+        case .versionMismatch(let version, _):
             return Problem(status: 412, code: "version_mismatch", title: "The campaign has changed", detail: Localized.message(error),
                            extensions: ["current_version": .number(Double(version))], headers: [("ETag", "\"\(version)\"")])
         case .notAllowed(let detail):

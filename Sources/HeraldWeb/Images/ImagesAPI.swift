@@ -11,6 +11,45 @@ struct ImagesAPI: Sendable {
     static let rawMediaTypes: Set<String> = ["image/png", "image/jpeg", "image/gif"]
     static let field = "file"
 
+    static let defaultPage = 50, maximumPage = 200
+
+    /// `GET /api/v1/images`: the uploaded images, newest first, a page at a time (`limit`, `cursor`).
+    func list(_ context: RequestContext) throws -> APIResponse {
+        var limit = Self.defaultPage
+        var cursor: String?
+        var errors: [FieldError] = []
+        for (name, value) in context.request.queryItems {
+            switch name {
+            case "limit" where Int(value).map { (1...Self.maximumPage).contains($0) } == true: limit = Int(value)!
+            case "cursor" where value.utf8.count == 64: cursor = value
+            case "limit":
+                errors.append(FieldError(path: name, code: "out_of_range", message: "limit must be a whole number from 1 to \(Self.maximumPage)", limit: Self.maximumPage))
+            case "cursor":
+                errors.append(FieldError(path: name, code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page"))
+            default:
+                errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: limit, cursor"))
+            }
+        }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        let page = try images.list(after: cursor, limit: limit)
+        return APIResponse(status: 200, body: [
+            "items": .array(page.map { image in
+                var json = Self.json(image.stored, bytes: image.bytes, url: context.publicURL(image.stored.path))
+                json["uploaded_by"] = image.uploadedBy.map(JSON.string) ?? .null
+                json["created_at"] = .string(image.createdAt)
+                return .object(json)
+            }),
+            "next_cursor": page.count == limit ? page.last.map { .string($0.stored.sha256) } ?? .null : .null,
+        ])
+    }
+
+    /// An image as the API gives it.
+    static func json(_ stored: ImageStore.Stored, bytes: Int, url: String) -> JSONObject {
+        ["url": .string(url), "path": .string(stored.path), "sha256": .string(stored.sha256),
+         "content_type": .string(stored.kind.contentType), "bytes": .number(Double(bytes)),
+         "width": .number(Double(stored.width)), "height": .number(Double(stored.height))]
+    }
+
     func upload(_ context: RequestContext) throws -> APIResponse {
         if let problem = context.formError {
             throw Problem.badRequest(code: "malformed_multipart", "The multipart body could not be read: \(problem).")
@@ -30,10 +69,6 @@ struct ImagesAPI: Sendable {
         }
         let stored = try images.upload(bytes, by: context.actor, field: Self.field)
         let url = context.publicURL(stored.path)
-        return APIResponse(status: 201, body: [
-            "url": .string(url), "path": .string(stored.path), "sha256": .string(stored.sha256),
-            "content_type": .string(stored.kind.contentType), "bytes": .number(Double(bytes.count)),
-            "width": .number(Double(stored.width)), "height": .number(Double(stored.height)),
-        ], headers: [("Location", url)])
+        return APIResponse(status: 201, body: .object(Self.json(stored, bytes: bytes.count, url: url)), headers: [("Location", url)])
     }
 }

@@ -14,7 +14,9 @@ extension Localized {
         case .notFound: return text("problem.not_found.detail")
         case .invalid(let errors, _):
             return errors.errors.count == 1 ? fieldError(errors.errors[0]) : plural("problem.validation_failed.detail", count: errors.errors.count)
-        case .versionMismatch(let version): return text("problem.version_mismatch.detail", number(version))
+        case .versionMismatch(let version, let expected) where expected > version:
+            return text("problem.version_ahead.detail", number(expected), number(version))
+        case .versionMismatch(let version, _): return text("problem.version_mismatch.detail", number(version))
         // Herald's web face writes its refusals in the request's language already (see Authentication).
         case .notAllowed(let detail): return detail
         case .conflict(let code, _, let detail, _), .refused(let code, _, let detail): return problemDetail(code: code, detail)

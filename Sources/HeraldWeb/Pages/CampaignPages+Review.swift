@@ -205,7 +205,7 @@ extension CampaignPages {
             let record = try action(id, version)
             let target = then == "list" || record == nil ? "/campaigns" : "/campaigns/\(id)/\(then)"
             return PageRenderer.redirect(to: "\(target)?notice=\(notice.rawValue)")
-        } catch AppError.versionMismatch(let current) {
+        } catch AppError.versionMismatch(let current, _) {
             (actionError, status) = (Localized.text("review.error.changed", Localized.number(current)), 409)
         } catch AppError.conflict(let code, _, let detail, let current) {
             let state = current.map { Localized.text("review.error.state", Self.statusText($0).lowercased()) } ?? ""
