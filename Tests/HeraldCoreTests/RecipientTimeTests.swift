@@ -58,6 +58,26 @@ import Testing
 
     /// A one-off scheduled after its first waves: it starts at once while some zone still has its
     /// time ahead; a zone already past is skipped (reported expired) or sent at once, as chosen.
+    /// A weekly Mon/Wed/Sat 09:00 run, read from a Thursday: it starts when the first zone in the
+    /// world reaches Saturday 09:00 (Friday 19:00 UTC, 22:30 in Tehran: what the review once
+    /// offered to "schedule for"), and its waves span to the last zone's 09:00; listed zones
+    /// narrow the span to theirs.
+    @Test func aRunsWavesSpanFromTheFirstZoneToTheLast() throws {
+        let spec = try campaign("""
+            {"name": "Weekly", "notification": {"title": "Hi"}, "topics": ["news"],
+             "schedule": {"kind": "weekly", "days": ["mon", "wed", "sat"], "time": "09:00", "time_zone": "Asia/Tehran"},
+             "delivery": {"recipient_time": {"past": "skip"}}}
+            """)
+        let schedule = try #require(spec.schedule)
+        let start = try Arming.firstRun(of: spec, now: utc("2026-11-26T12:00:00Z")).get()
+        #expect(iso(start) == "2026-11-27T19:00:00Z")
+        #expect(RecipientTime.localTime(ofRunAt: start, schedule: schedule) == LocalDateTime("2026-11-28T09:00"))
+        let anywhere = RecipientTime.waveSpan(of: schedule, timeZones: nil, firstRun: start)
+        #expect(iso(anywhere.first) == "2026-11-27T19:00:00Z" && iso(anywhere.last) == "2026-11-28T21:00:00Z")
+        let listed = RecipientTime.waveSpan(of: schedule, timeZones: ["Europe/Berlin", "Asia/Tehran"], firstRun: start)
+        #expect(iso(listed.first) == "2026-11-28T05:30:00Z" && iso(listed.last) == "2026-11-28T08:00:00Z")
+    }
+
     @Test func zonesAlreadyPastAreSkippedOrSentAtOnceAsChosen() throws {
         let spec = try campaign("""
             {"name": "Launch", "notification": {"title": "We are live"}, "tokens": ["\(String(repeating: "t", count: 150))"],

@@ -10,6 +10,39 @@ import Testing
 @Suite(.serialized) struct AudiencePagesTests {
     static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
 
+    /// A campaign to a segment says whom it reaches wherever it is shown: the list, the review,
+    /// the send-now button and its confirmation, and the report ("2 devices in “Persian & Hebrew
+    /// VIPs”", not "a segment of devices"); in Persian too, and a deleted segment is said to be one.
+    @Test func aSegmentCampaignNamesItsSegmentAndReachEverywhere() async throws {
+        let browser = try PagesBrowser(role: .admin)
+        let herald = browser.harness.herald
+        for (token, language) in [("vip-1", "fa"), ("vip-2", "he"), ("other-1", "en")] {
+            #expect(try await herald.request("PUT", "/api/v1/devices/\(token)", json: ["platform": "android", "language": .string(language)]).status == 201)
+        }
+        let segment = try #require(try await herald.request("POST", "/api/v1/segments", json: [
+            "name": "Persian & Hebrew VIPs", "rule": ["all": [["field": "language", "in": ["fa", "he"]]]]]).json?["id"]?.stringValue)
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: ["name": "VIP sale", "notification": ["title": "Hi"], "segment": .string(segment)])
+        let id = try #require(created.json?["id"]?.stringValue)
+        let named = "2 devices in “Persian &amp; Hebrew VIPs”"
+        #expect(Self.text(browser.get("/campaigns")).contains(named))
+        let review = Self.text(browser.get("/campaigns/\(id)/review"))
+        #expect(review.contains(named) && review.contains("Send now to \(named)"), "\(review.split(separator: "\n").filter { $0.contains("Send now") })")
+        #expect(!review.contains("a segment of devices"))
+        let confirm = Self.text(browser.post("/campaigns/\(id)/publish", [("version", "1")]))
+        #expect(confirm.contains(named))
+        #expect(Self.text(browser.get("/campaigns/\(id)/report")).contains(named))
+
+        _ = browser.post("/language", [("language", "fa"), ("next", "/campaigns")])
+        let persian = Self.text(browser.get("/campaigns"))
+        #expect(persian.contains("۲ دستگاه در «\u{2068}Persian &amp; Hebrew VIPs\u{2069}»"), "\(persian.split(separator: "\n").filter { $0.contains("VIP") })")
+
+        // Deleted once the campaign was cancelled: the campaign says so, not a wrong name or count.
+        _ = browser.post("/language", [("language", "en"), ("next", "/campaigns")])
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/cancel", headers: ["If-Match": "\"1\""]).status == 200)
+        #expect(try await herald.request("DELETE", "/api/v1/segments/\(segment)").status == 204)
+        #expect(Self.text(browser.get("/campaigns")).contains("a segment that was deleted"))
+    }
+
     @Test func aCSVImportedFromThePageShowsItsReportAndTheCounts() throws {
         let browser = try PagesBrowser(role: .editor)
         let csv = "token,platform,language,country,first_name\ntok-a,android,fa-IR,IR,Sara\ntok-b,ios,he,IL,Noa\nbad token,android,fa,IR,X\n"

@@ -143,7 +143,7 @@ import Testing
                        holdout: 10, hasHoldout: true, holdoutText: Localized.text("review.holdout", Localized.percent(whole: 10)),
                        actions: .init(scheduleLabel: "Schedule for Fri 20 Mar 2026, 09:30 Asia/Tehran", sendNowLabel: "Send now to news",
                                       sendNowQuestion: "Send?", nextRun: .init(text: "Fri 20 Mar 2026, 09:30 Asia/Tehran",
-                                                                               utc: "Fri 20 Mar 2026, 06:00 UTC", iso: "2026-03-20T06:00:00Z"),
+                                                                               utc: "Fri 20 Mar 2026, 06:00 UTC", iso: "2026-03-20T06:00:00Z", local: nil, lastWave: nil),
                                       scheduleProblem: "Past.", canCancel: true, canPause: true, canResume: true),
                        canTest: true, sendingConfigured: true,
                        tokens: "t1", variantKeys: [Choice("A", selected: true), Choice("B")], actionError: "Refused.", testError: "Bad token.",

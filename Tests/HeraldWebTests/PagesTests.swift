@@ -418,6 +418,35 @@ import Testing
         }
     }
 
+    /// Recipient time as the marketer chose it: the schedule read in each recipient's zone, the
+    /// button scheduling "Sat … 09:00 in each recipient's time zone" (not the instant the first zone
+    /// in the world gets there), and the first and last waves of the listed zones in the
+    /// schedule's zone beside it; the list says the same.
+    @Test func recipientTimeReadsAsEachRecipientsOwnTimeWithItsWaves() async throws {
+        let json: JSON = ["name": "Weekly", "notification": ["title": "Hi"], "topics": ["news"],
+                          "schedule": ["kind": "weekly", "days": ["mon", "wed", "sat"], "time": "09:00", "time_zone": "Asia/Tehran"],
+                          "delivery": ["recipient_time": ["past": "skip", "time_zones": ["Asia/Tehran", "Europe/Berlin"]]]]
+        let created = try await browser.harness.herald.request("POST", "/api/v1/campaigns", json: json)
+        let id = try #require(created.json?["id"]?.stringValue)
+        let spec = try CampaignService.validated(json)
+        let schedule = try #require(spec.schedule)
+        let start = try Arming.firstRun(of: spec, now: Date()).get()
+        let local = WallClock.instant(of: RecipientTime.localTime(ofRunAt: start, schedule: schedule), in: .gmt)
+        let span = RecipientTime.waveSpan(of: schedule, timeZones: ["Asia/Tehran", "Europe/Berlin"], firstRun: start)
+        let tehran = try #require(TimeZone(identifier: "Asia/Tehran"))
+
+        let review = browser.get("/campaigns/\(id)/review").text
+        #expect(review.contains("Weekly (Mon, Wed, Sat) at 09:00 in each recipient"))
+        #expect(review.contains("Schedule for \(CampaignPages.dateTime(local, in: .gmt, shownAs: "in each recipient"))"), "\(review.split(separator: "\n").filter { $0.contains("Schedule for") })")
+        #expect(review.contains("first wave <strong><time datetime=\"\(ISO8601DateFormatter().string(from: span.first))\" data-local-time>\(CampaignPages.dateTime(span.first, in: tehran))</time>"))
+        #expect(review.contains("last wave <strong>\(CampaignPages.dateTime(span.last, in: tehran))</strong>"))
+        #expect(!review.contains("Schedule for \(CampaignPages.dateTime(start, in: tehran))"))
+
+        #expect(post("/campaigns/\(id)/schedule", [("version", "1")]).status == 200)
+        let list = browser.get("/campaigns").text
+        #expect(list.contains(CampaignPages.dateTime(local, in: .gmt, shownAs: "in each recipient")), "\(list.split(separator: "\n").filter { $0.contains("Weekly") })")
+    }
+
     @Test func withoutJavaScriptAVariantIsAddedAndRemovedByAButtonAndNothingIsSavedMeanwhile() async throws {
         var fields = CampaignFormTests.fields()
         let added = post("/campaigns", fields + [("action", "add_variant")])

@@ -16,6 +16,18 @@ public struct Segment: Sendable, Equatable {
     }
 }
 
+/// A segment as a campaign's pages name it: "238 devices in “Persian & Hebrew VIPs”".
+public struct SegmentSummary: Sendable, Equatable {
+    public var name: String
+    /// The active devices it reaches now.
+    public var devices: Int
+
+    public init(name: String, devices: Int) {
+        self.name = name
+        self.devices = devices
+    }
+}
+
 /// Saved segments and their reach.
 public struct SegmentService: Sendable {
     let database: Database
@@ -101,6 +113,23 @@ public struct SegmentService: Sendable {
     public func list() throws -> [Segment] {
         try database.read { connection in
             try connection.query("SELECT id::text, name, rule::text, created_by, \(utc: "updated_at") FROM segments ORDER BY name").map(Self.decode)
+        }
+    }
+
+    /// The segments with these ids by id, each with its reach now (from the census: milliseconds
+    /// each); a deleted segment's id is absent.
+    public func summaries(_ ids: Set<String>) throws -> [String: SegmentSummary] {
+        let valid = ids.filter(UUIDText.isUUID).map { $0.lowercased() }
+        guard !valid.isEmpty else { return [:] }
+        return try database.read { connection in
+            var found: [String: SegmentSummary] = [:]
+            let segments = try connection.query("""
+                SELECT id::text, name, rule::text, created_by, \(utc: "updated_at") FROM segments WHERE id = ANY(\(valid)::uuid[])
+                """).map(Self.decode)
+            for segment in segments {
+                found[segment.id] = SegmentSummary(name: segment.name, devices: try devices.count(segment.rule, on: connection))
+            }
+            return found
         }
     }
 

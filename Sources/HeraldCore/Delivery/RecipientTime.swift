@@ -52,6 +52,16 @@ public struct RecipientTime: Sendable, Equatable {
         return WallClock.instant(of: at, in: zone)
     }
 
+    /// The first and the last wave of the run that starts at `firstRun`: among `timeZones` when
+    /// they are listed (topics and conditions), else anywhere (the zones furthest ahead of and
+    /// behind UTC: devices, or every zone with a registered device).
+    public static func waveSpan(of schedule: Schedule, timeZones: [String]?, firstRun: Date) -> (first: Date, last: Date) {
+        let local = localTime(ofRunAt: firstRun, schedule: schedule)
+        let zones = (timeZones.flatMap { $0.isEmpty ? nil : $0 } ?? [earliestZone, latestZone]).compactMap(TimeZone.init(identifier:))
+        let instants = zones.map { WallClock.instant(of: local, in: $0) }
+        return (instants.min() ?? firstRun, instants.max() ?? firstRun)
+    }
+
     /// The local date and time every zone's wave of a run waits for: a one-off's own; for a
     /// recurring schedule, the reading where it came first (`firstWaves`), which is the run's occurrence.
     public static func localTime(ofRunAt occurrence: Date, schedule: Schedule) -> LocalDateTime {

@@ -17,15 +17,16 @@ extension CampaignPages {
         let spec = try record.spec()
         let role = context.viewer?.role ?? .viewer
         let when = Self.sendingTime(spec, now: now)
-        let targets = Self.targetText(spec.audience)
+        let segments = try segmentSummaries([record])
+        let targets = Self.targetText(spec.audience, segments: segments)
         let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         return pages.page(ReviewView(
-            chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer),
+            chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer, segments: segments),
             variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.notes.map(Localized.planWarning),
             holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
             holdoutText: Localized.text("review.holdout", Localized.percent(whole: spec.holdoutPercent)),
             actions: ReviewView.Actions(
-                scheduleLabel: canPublish ? when.scheduled.map { Localized.text("review.schedule_for", $0.text) } : nil,
+                scheduleLabel: canPublish ? when.scheduled.map { Localized.text("review.schedule_for", $0.local ?? $0.text) } : nil,
                 sendNowLabel: canPublish ? Localized.text("review.send_now_to", targets) : nil,
                 sendNowQuestion: Self.sendNowQuestion(record.name, targets),
                 nextRun: record.status == .draft || record.status == .scheduled ? when.scheduled : nil,
@@ -48,14 +49,15 @@ extension CampaignPages {
         let state = record.approval.state
         let problem = state.isDecidable && role >= .publisher
             ? ApprovalState.selfApprovalRefusal(approver: context.actor.attribution.identity, lastEditor: record.updatedBy?.identity)
-                .map { "You cannot approve or reject this version: \($0)." }
+                .map { _ in Localized.text("approval.own_change") }
             : nil
         return ReviewView.ApprovalPanel(
             stateText: Self.approvalText(state), runsHeld: record.approval.runsHeld(status: record.status, version: record.version),
             comment: record.approval.comment,
             decidedBy: record.approval.decidedBy.map(Self.identityText),
             changes: changes.map { .init(path: $0.path, before: $0.before ?? "—", after: $0.after ?? "—") }, hasChanges: !changes.isEmpty,
-            sinceVersion: record.approval.approvedVersion.map { "version \($0), approved last" } ?? "nothing (no version was approved yet)",
+            sinceVersion: record.approval.approvedVersion.map { Localized.text("approval.since_version", Localized.number($0)) }
+                ?? Localized.text("approval.since_nothing"),
             canSubmit: state.submitted != nil && record.status.isEditable && role >= .editor,
             canDecide: state.isDecidable && role >= .publisher && problem == nil, decideProblem: problem)
     }
@@ -84,8 +86,19 @@ extension CampaignPages {
         guard let schedule = spec.schedule, schedule != .now else { return (nil, nil) }
         switch Arming.firstRun(of: spec, now: now) {
         case .success(let date):
-            return (ReviewView.NextRun(text: dateTime(date, in: scheduleZone(schedule)), utc: dateTime(date, in: .gmt),
-                                       iso: ISO8601DateFormatter().string(from: date)), nil)
+            let zone = scheduleZone(schedule)
+            guard let recipientTime = spec.delivery.recipientTime else {
+                return (ReviewView.NextRun(text: dateTime(date, in: zone), utc: dateTime(date, in: .gmt),
+                                           iso: ISO8601DateFormatter().string(from: date), local: nil, lastWave: nil), nil)
+            }
+            // The run is the schedule's local time in each recipient's zone: said as such, with
+            // its first and last waves in the schedule's zone beside it.
+            let span = RecipientTime.waveSpan(of: schedule, timeZones: spec.audience.isPerDevice ? nil : recipientTime.timeZones, firstRun: date)
+            let local = WallClock.instant(of: RecipientTime.localTime(ofRunAt: date, schedule: schedule), in: .gmt)
+            return (ReviewView.NextRun(text: dateTime(span.first, in: zone), utc: dateTime(span.first, in: .gmt),
+                                       iso: ISO8601DateFormatter().string(from: span.first),
+                                       local: dateTime(local, in: .gmt, shownAs: Localized.text("schedule.recipient_zone")),
+                                       lastWave: dateTime(span.last, in: zone)), nil)
         case .failure(let errors):
             return (nil, Localized.text("review.cannot_schedule", Localized.fieldErrors(errors.errors)))
         }
@@ -101,7 +114,7 @@ extension CampaignPages {
         let record = try campaigns.get(try context.campaignID())
         let spec = try record.spec()
         if Self.sendingTime(spec, now: Date()).scheduled == nil, spec.schedule == nil || spec.schedule == .now {
-            let targets = Self.targetText(spec.audience)
+            let targets = Self.targetText(spec.audience, segments: try segmentSummaries([record]))
             if let page = ConfirmView.unlessConfirmed(
                 context, pages: pages, heading: Localized.text("review.no_schedule.heading"),
                 text: Localized.text("review.no_schedule.text", Self.sendNowQuestion(record.name, targets)),
@@ -116,7 +129,8 @@ extension CampaignPages {
 
     func publish(_ context: RequestContext) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
-        let targets = (try? record.spec()).map { Self.targetText($0.audience) } ?? Localized.text("review.its_audience")
+        let segments = try segmentSummaries([record])
+        let targets = (try? record.spec()).map { Self.targetText($0.audience, segments: segments) } ?? Localized.text("review.its_audience")
         if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.send_now.heading"), text: Self.sendNowQuestion(record.name, targets),
                                                   confirmLabel: Localized.text("review.send_now_to", targets), back: "/campaigns/\(record.id)/review") {
             return page

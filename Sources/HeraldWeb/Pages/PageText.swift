@@ -10,12 +10,7 @@ extension CampaignPages {
     }
 
     static func approvalText(_ state: ApprovalState) -> String {
-        switch state {
-        case .none: "Not submitted for approval"
-        case .awaiting: "Awaiting approval"
-        case .approved: "Approved"
-        case .rejected: "Rejected"
-        }
+        Localized.text("approval.state.\(state.rawValue)")
     }
 
     /// "user:ana@example.com" as "ana@example.com", "api_key:bot" as "bot (API key)".
@@ -26,21 +21,23 @@ extension CampaignPages {
         return kind.map { Attribution(name: name, kind: $0).description } ?? identity
     }
 
-    /// A campaign's schedule, and that it is read in each recipient's zone when it is.
+    /// A campaign's schedule; with recipient time, its times are in each recipient's zone
+    /// ("Weekly (Mon, Wed, Sat) at 09:00 in each recipient's time zone"), not the schedule's.
     static func scheduleText(of spec: CampaignSpec) -> String {
-        let text = scheduleText(spec.schedule)
-        guard spec.delivery.recipientTime != nil else { return text }
-        return text + Localized.text("list.separator") + Localized.text("review.recipient_time")
+        scheduleText(spec.schedule, zoneName: spec.delivery.recipientTime == nil ? nil : Localized.text("schedule.recipient_zone"))
     }
 
-    static func scheduleText(_ schedule: Schedule?) -> String {
+    /// `zoneName` stands for the schedule's zone when given.
+    static func scheduleText(_ schedule: Schedule?, zoneName: String? = nil) -> String {
         guard let json = schedule?.toJSON().objectValue else { return Localized.text("schedule.none") }
-        let zone = json["time_zone"]?.stringValue ?? ""
+        let zone = zoneName ?? json["time_zone"]?.stringValue ?? ""
         let until = json["until"]?.stringValue.map { Localized.text("schedule.until", dayText($0)) } ?? ""
         let time = timeText(json["time"]?.stringValue ?? "")
         switch json["kind"]?.stringValue {
         case "now": return Localized.text("schedule.now")
-        case "once": return Localized.text("schedule.once", localTime(json["at"]?.stringValue ?? "", zone: zone))
+        case "once":
+            let at = json["at"]?.stringValue ?? ""
+            return Localized.text("schedule.once", zoneName.map { localTime(at, zone: "UTC", shownAs: $0) } ?? localTime(at, zone: zone))
         case "daily": return Localized.text("schedule.daily", time, zone, until)
         case "weekly":
             let days = (json["days"]?.arrayValue ?? []).compactMap(\.stringValue).map(weekdayText)
@@ -49,10 +46,11 @@ extension CampaignPages {
         }
     }
 
-    /// A day of a schedule ("mon") in the page's language; English keeps the contract's word.
+    /// A day of a schedule ("mon") in the page's language ("Mon" in English).
     static func weekdayText(_ day: String) -> String {
         let order = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
-        guard Localized.language != .en, let index = order.firstIndex(of: day) else { return day }
+        guard Localized.language != .en else { return day.prefix(1).uppercased() + day.dropFirst() }
+        guard let index = order.firstIndex(of: day) else { return day }
         let names = DateTexts.shared.weekdays(Localized.language)
         return index < names.count ? names[index] : day
     }
@@ -71,12 +69,28 @@ extension CampaignPages {
         return DateTexts.shared.day(year: parts[0], month: parts[1], day: parts[2], language: Localized.language) ?? text
     }
 
-    static func targetText(_ audience: Audience) -> String {
+    /// The segments these campaigns send to, by id, with their reach now (one census count each).
+    func segmentSummaries(_ records: [CampaignRecord]) throws -> [String: SegmentSummary] {
+        let ids = records.compactMap { record -> String? in
+            guard case .segment(let id)? = (try? record.spec())?.audience else { return nil }
+            return id
+        }
+        return try segments.summaries(Set(ids))
+    }
+
+    /// Who a campaign goes to: its topics, its condition, "238 devices in “VIPs”" (by the
+    /// segment's summary; "a segment that was deleted" without one), or its devices.
+    static func targetText(_ audience: Audience, segments: [String: SegmentSummary] = [:]) -> String {
         switch audience {
         // Topic names are Latin and shown in an LTR island: the separator stays ", ".
         case .topics(let topics): topics.joined(separator: ", ")
         case .condition(let condition): condition
-        case .segment: Localized.text("list.target_segment")
+        case .segment(let id):
+            if let segment = segments[id.lowercased()] {
+                Localized.plural("list.target_segment_named", count: segment.devices, Localized.isolate(segment.name))
+            } else {
+                Localized.text("list.target_segment_gone")
+            }
         case .tokens(let tokens): Localized.text("list.target_tokens", Localized.number(tokens.count))
         }
     }
@@ -87,15 +101,21 @@ extension CampaignPages {
         localTime(iso, zone: "UTC")
     }
 
-    /// A stored next-run instant in the schedule's own zone (UTC without one).
-    static func nextRunText(_ iso: String, schedule: Schedule?) -> String? {
-        instant(iso, in: .gmt).map { dateTime($0, in: scheduleZone(schedule)) }
+    /// A stored next-run instant in the schedule's own zone (UTC without one); with recipient
+    /// time, the local time it stands for in each recipient's zone (the stored instant is only
+    /// when the first zone in the world reaches it).
+    static func nextRunText(_ iso: String, of spec: CampaignSpec) -> String? {
+        guard let date = instant(iso, in: .gmt) else { return nil }
+        guard spec.delivery.recipientTime != nil, let schedule = spec.schedule else { return dateTime(date, in: scheduleZone(spec.schedule)) }
+        let local = WallClock.instant(of: RecipientTime.localTime(ofRunAt: date, schedule: schedule), in: .gmt)
+        return dateTime(local, in: .gmt, shownAs: Localized.text("schedule.recipient_zone"))
     }
 
-    /// A wall-clock time in `zone` ("2026-03-20T09:30") in the pages' one format.
-    static func localTime(_ local: String, zone identifier: String) -> String {
+    /// A wall-clock time in `zone` ("2026-03-20T09:30") in the pages' one format; `zoneName`
+    /// is said instead of the zone's when given ("in each recipient's time zone").
+    static func localTime(_ local: String, zone identifier: String, shownAs zoneName: String? = nil) -> String {
         guard let zone = TimeZone(identifier: identifier), let date = instant(local, in: zone) else { return "\(local) \(identifier)" }
-        return dateTime(date, in: zone)
+        return dateTime(date, in: zone, shownAs: zoneName)
     }
 
     /// The instant a wall-clock text ("2026-03-20T09:30", seconds and beyond optional) names in `zone`.
@@ -116,8 +136,8 @@ extension CampaignPages {
     /// "Fri 20 Mar 2026, 09:30 Asia/Tehran": weekday, day, month, year, 24-hour time and the zone,
     /// so a time is never read in the wrong zone. Other languages write it through Foundation's
     /// formatters (`DateTexts`): "یکشنبه ۱ فروردین ۱۴۰۶، ۰۹:۳۰ (۲۱ مارس ۲۰۲۷) Asia/Tehran".
-    static func dateTime(_ date: Date, in zone: TimeZone) -> String {
-        let zoneName = zone.secondsFromGMT() == 0 && ["GMT", "UTC"].contains(zone.identifier) ? "UTC" : zone.identifier
+    static func dateTime(_ date: Date, in zone: TimeZone, shownAs shownName: String? = nil) -> String {
+        let zoneName = shownName ?? (zone.secondsFromGMT() == 0 && ["GMT", "UTC"].contains(zone.identifier) ? "UTC" : zone.identifier)
         if Localized.language != .en {
             return DateTexts.shared.dateTime(date, in: zone, zoneName: zoneName, language: Localized.language)
         }

@@ -21,7 +21,7 @@ extension CampaignPages {
         let planned = report.requestsPlanned, done = report.requestsAnswered
         let winnerSent = report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first
         return pages.page(ReportView(
-            chrome: chrome(context, title: Localized.text("report.title", report.campaign.name)), campaign: CampaignRow(report.campaign, viewer: context.viewer),
+            chrome: chrome(context, title: Localized.text("report.title", report.campaign.name)), campaign: CampaignRow(report.campaign, viewer: context.viewer, segments: try segmentSummaries([report.campaign])),
             runs: report.runs.map(ReportView.Run.init), noRuns: report.runs.isEmpty, sending: report.isSending, planned: planned, done: done,
             progressPercent: planned > 0 ? done * 100 / planned : 0,
             progressText: Localized.text("report.progress", Localized.number(done), Localized.number(planned)),

@@ -36,8 +36,8 @@ struct CampaignRow: Sendable {
     let deleteQuestion: String
 
     /// The list's row with what has been sent so far.
-    init(_ record: CampaignRecord, viewer: Viewer?, summary: CampaignSummary?) {
-        self.init(record, viewer: viewer)
+    init(_ record: CampaignRecord, viewer: Viewer?, summary: CampaignSummary?, segments: [String: SegmentSummary] = [:]) {
+        self.init(record, viewer: viewer, segments: segments)
         guard let summary else { return }
         if when == "—", let finished = summary.lastFinishedAt { when = Localized.text("list.sent_at", CampaignPages.shortTime(finished)) }
         results = Localized.plural("list.requests_sent", count: summary.requestsSent)
@@ -49,18 +49,19 @@ struct CampaignRow: Sendable {
     }
 
     static func pauseQuestion(_ name: String) -> String {
-        "“\(name)” stops sending after the requests already on their way: no further run starts and nothing more goes out until it is resumed. Resuming sends the rest; nothing is sent twice."
+        Localized.text("list.pause_question", name)
     }
 
     static func resumeQuestion(_ name: String) -> String {
-        "“\(name)” goes on from where it was paused: the messages not sent yet go out now, and a run that fell due meanwhile starts."
+        Localized.text("list.resume_question", name)
     }
 
     static func deleteQuestion(_ name: String) -> String {
         Localized.text("list.delete_question", name)
     }
 
-    init(_ record: CampaignRecord, viewer: Viewer?) {
+    /// `segments`: the summaries of the segments campaigns name (`CampaignPages.segmentSummaries`).
+    init(_ record: CampaignRecord, viewer: Viewer?, segments: [String: SegmentSummary] = [:]) {
         let role = viewer?.role ?? .viewer
         // A stored campaign the rules no longer accept still lists, with dashes for what cannot be read.
         let spec = try? record.spec()
@@ -71,7 +72,7 @@ struct CampaignRow: Sendable {
         approvalText = record.approval.state == .none ? nil : CampaignPages.approvalText(record.approval.state)
         approvalState = record.approval.state.rawValue
         schedule = spec.map { CampaignPages.scheduleText(of: $0) } ?? "—"
-        targets = spec.map { CampaignPages.targetText($0.audience) } ?? "—"
+        targets = spec.map { CampaignPages.targetText($0.audience, segments: segments) } ?? "—"
         updated = CampaignPages.shortTime(record.updatedAt)
         updatedISO = record.updatedAt
         author = record.author ?? "API"
@@ -88,7 +89,7 @@ struct CampaignRow: Sendable {
         pauseQuestion = Self.pauseQuestion(record.name)
         resumeQuestion = Self.resumeQuestion(record.name)
         if let next = record.nextRunAt, record.status == .scheduled {
-            when = Localized.text("list.next_at", spec.flatMap { CampaignPages.nextRunText(next, schedule: $0.schedule) } ?? CampaignPages.shortTime(next))
+            when = Localized.text("list.next_at", spec.flatMap { CampaignPages.nextRunText(next, of: $0) } ?? CampaignPages.shortTime(next))
         }
         deleteQuestion = Self.deleteQuestion(record.name)
     }

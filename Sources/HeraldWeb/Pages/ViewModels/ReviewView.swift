@@ -72,6 +72,10 @@ struct ReviewView: PageView {
         let text: String
         let utc: String
         let iso: String
+        /// With recipient time: the run's local time in each recipient's zone ("Sat 28 Nov 2026,
+        /// 09:00 in each recipient's time zone"); `text` is then its first wave and `lastWave` its last.
+        let local: String?
+        let lastWave: String?
     }
 
     /// The buttons of the "Send it" panel, each saying what it does.
