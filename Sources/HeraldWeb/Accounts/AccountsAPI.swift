@@ -73,23 +73,9 @@ struct AccountsAPI: Sendable {
     }
 
     func listAudit(_ context: RequestContext) throws -> APIResponse {
-        var limit = Self.defaultAuditPage
-        var before: Int64?
-        var errors: [FieldError] = []
-        for (name, value) in context.request.queryItems {
-            switch name {
-            case "limit" where Int(value).map { (1...Self.maximumAuditPage).contains($0) } == true: limit = Int(value)!
-            case "cursor" where Int64(value).map { $0 > 0 } == true: before = Int64(value)!
-            case "limit":
-                errors.append(FieldError(path: name, code: "out_of_range", message: "limit must be a whole number from 1 to \(Self.maximumAuditPage)",
-                                         limit: Self.maximumAuditPage))
-            case "cursor":
-                errors.append(FieldError(path: name, code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page"))
-            default:
-                errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: limit, cursor"))
-            }
+        let (limit, before) = try context.pageQuery(defaultLimit: Self.defaultAuditPage, maximumLimit: Self.maximumAuditPage) { value in
+            Int64(value).flatMap { $0 > 0 ? $0 : nil }
         }
-        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
         let page = try accounts.auditEntries(before: before, limit: limit)
         return APIResponse(status: 200, body: ["items": .array(page.entries.map(\.json)),
                                                "next_cursor": page.next.map { .string(String($0)) } ?? .null])

@@ -15,22 +15,7 @@ struct ImagesAPI: Sendable {
 
     /// `GET /api/v1/images`: the uploaded images, newest first, a page at a time (`limit`, `cursor`).
     func list(_ context: RequestContext) throws -> APIResponse {
-        var limit = Self.defaultPage
-        var cursor: String?
-        var errors: [FieldError] = []
-        for (name, value) in context.request.queryItems {
-            switch name {
-            case "limit" where Int(value).map { (1...Self.maximumPage).contains($0) } == true: limit = Int(value)!
-            case "cursor" where value.utf8.count == 64: cursor = value
-            case "limit":
-                errors.append(FieldError(path: name, code: "out_of_range", message: "limit must be a whole number from 1 to \(Self.maximumPage)", limit: Self.maximumPage))
-            case "cursor":
-                errors.append(FieldError(path: name, code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page"))
-            default:
-                errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: limit, cursor"))
-            }
-        }
-        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        let (limit, cursor) = try context.pageQuery(defaultLimit: Self.defaultPage, maximumLimit: Self.maximumPage) { $0.utf8.count == 64 ? $0 : nil }
         let page = try images.list(after: cursor, limit: limit)
         return APIResponse(status: 200, body: [
             "items": .array(page.map { image in
