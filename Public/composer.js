@@ -180,8 +180,8 @@
     var variants = Array.prototype.map.call(form.querySelectorAll("[data-variant]"), function (row) {
       var key = row.querySelector("input[name^='variant_key_']");
       var weight = row.querySelector("input[name^='variant_weight_']");
-      return { key: (key && key.value) || "?", weight: Math.max(0, parseInt(weight && weight.value, 10) || 0) };
-    });
+      return { key: key ? key.value.trim() : "", weight: Math.max(0, parseInt(weight && weight.value, 10) || 0) };
+    }).filter(function (v) { return v.key !== ""; });  // a row not filled in yet is no variant
     if (variants.length === 0) { variants = [{ key: "A", weight: 100 }]; }
     var holdout = Math.min(99, Math.max(0, parseInt(form.querySelector("#holdout_percent").value, 10) || 0));
     if (!target || target.value !== "segment" || isNaN(devices) || (variants.length < 2 && holdout === 0)) {

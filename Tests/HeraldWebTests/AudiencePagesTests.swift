@@ -128,6 +128,11 @@ import Testing
         var single = CampaignForm(fields: CampaignFormTests.fields([("holdout_percent", "0")]))
         single.variants = []
         #expect(ComposerView.armReach(of: single, devices: 10_000) == nil)  // nothing splits it
+        // A row added but not filled in is no variant yet (it showed as "? ≈ 0").
+        let blank = CampaignForm(fields: CampaignFormTests.fields([("target_kind", "segment"), ("segment", "s"), ("variant_weight_0", "3"),
+                                                                  ("variant_weight_1", "1"), ("variant_key_2", ""), ("variant_weight_2", "")]))
+        #expect(blank.variants.count == 3)
+        #expect(ComposerView.armReach(of: blank, devices: 10_000) == "This segment's devices by variant: A ≈ \(a), B ≈ \(b), holdout ≈ \(holdout)")
     }
 }
 

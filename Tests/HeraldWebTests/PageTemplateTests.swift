@@ -13,6 +13,15 @@ import Testing
 /// section opens on the value it would push, an inverted one is checked in place, and partials
 /// and the layout are followed.
 @Suite struct PageTemplateTests {
+    /// The report's verdict never claims certainty: a p below four decimals reads "p < 0.0001"
+    /// and "over 99.9% confidence" (it read "100.0% confidence", p = 0.0000).
+    @Test func theVerdictNeverClaimsCertainty() {
+        #expect(CampaignPages.verdictText(.leads(key: "B", baseline: "A", pValue: 1e-9))
+                == "Variant B leads: it beats A with over 99.9% confidence (one-tailed p < 0.0001).")
+        #expect(CampaignPages.verdictText(.leads(key: "B", baseline: "A", pValue: 0.01))
+                == "Variant B leads: it beats A with 99.0% confidence (one-tailed p = 0.0100).")
+    }
+
     static let templates = Dictionary(uniqueKeysWithValues: PageRenderer.templates.map { ($0.name, String(decoding: $0.bytes, as: UTF8.self)) })
 
     /// The key paths in `template` that no object on the rendering stack answers.

@@ -161,6 +161,11 @@ import Testing
         #expect(cut > 0)
         #expect((try? composed(body: String(text.dropLast(cut))).parse().get()) != nil)
         #expect((try? composed(body: String(text.dropLast(cut - 1))).parse().get()) == nil)
+        // The hint names the limit of the campaign's own audience: 2048 for topics, 4096 for one device.
+        #expect(budget.hint.contains("2048 for topics and conditions"), "\(budget.hint)")
+        let toDevices = CampaignForm(fields: [("name", "Long"), ("title", "Hi"), ("body", "Text"), ("target_kind", "tokens"),
+                                              ("tokens", String(repeating: "k", count: 150))])
+        #expect(BudgetView(toDevices).hint.contains("4096 for a message to one device"), "\(BudgetView(toDevices).hint)")
     }
 }
 

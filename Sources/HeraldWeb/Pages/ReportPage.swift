@@ -81,6 +81,11 @@ extension CampaignPages {
         return HTTPResponse(status: 200, headers: headers, body: Array(report.csv.utf8))
     }
 
+    /// A p-value with four decimals in the page's digits.
+    static func pValueText(_ p: Double) -> String {
+        Localized.language == .en ? String(format: "%.4f", p) : Localized.decimal(p, digits: 4)
+    }
+
     static func percent(_ value: Double) -> String {
         let tenths = Int((value * 1000).rounded())
         guard Localized.language == .en else { return Localized.percent(Double(tenths) / 1000, digits: 1) }
@@ -101,8 +106,11 @@ extension CampaignPages {
         case .notEnoughData(let needed)?: return Localized.text("report.verdict.not_enough", ruleText(needed))
         case .noClearWinner(let baseline)?: return Localized.text("report.verdict.no_winner", baseline)
         case .leads(let key, let baseline, let p)?:
-            let pText = Localized.language == .en ? String(format: "%.4f", p) : Localized.decimal(p, digits: 4)
-            let confidence = Localized.language == .en ? String(format: "%.1f%%", (1 - p) * 100) : Localized.percent(1 - p, digits: 1)
+            // A p below what four decimals show is "p < 0.0001" and "over 99.9 %", never "p = 0.0000"
+            // and "100.0 % confidence": no test is that sure.
+            let tiny = p < 0.00005
+            let pText = tiny ? Localized.text("report.p_below", Self.pValueText(0.0001)) : "= " + Self.pValueText(p)
+            let confidence = 1 - p >= 0.9995 ? Localized.text("report.confidence_over", percent(0.999)) : percent(1 - p)
             return Localized.text("report.verdict.leads", key, baseline, confidence, pText)
         }
     }

@@ -33,7 +33,9 @@ struct BudgetView: Sendable {
         over = worst?.isOver ?? false
         let variantNote = budgets.count > 1 && over ? Localized.text("budget.variant_note", worst?.variant ?? "") : ""
         advice = worst.flatMap(Self.advice).map { $0 + variantNote } ?? ""
-        hint = Localized.text("composer.budget.hint", Localized.number(byteLimit))
+        // Topics and conditions have the smaller limit; a message to one device (tokens, a segment) the larger.
+        let forTopics = byteLimit == Target.topic("t").payloadLimit
+        hint = Localized.text(forTopics ? "composer.budget.hint" : "composer.budget.hint_device", Localized.number(byteLimit))
         charactersText = Localized.number(characters)
         characterLimitText = Localized.number(characterLimit)
         bytesText = Localized.number(bytes)

@@ -83,7 +83,9 @@ struct ComposerView: PageView {
 
     /// How `devices` split between the form's variants and its holdout; nil when nothing splits them.
     static func armReach(of form: CampaignForm, devices: Int) -> String? {
-        let variants = form.variants.isEmpty ? [("A", 100)] : form.variants.map { ($0.key.isEmpty ? "?" : $0.key, Int($0.weight) ?? 0) }
+        // A row not filled in yet (no key) is no variant: it showed as "? ≈ 0".
+        let filled = form.variants.filter { !$0.key.trimmingCharacters(in: .whitespaces).isEmpty }
+        let variants = filled.isEmpty ? [("A", 100)] : filled.map { ($0.key, Int($0.weight) ?? 0) }
         let holdout = min(max(Int(form.holdoutPercent) ?? 0, 0), CampaignLimits.holdoutPercentBound - 1)
         guard variants.count > 1 || holdout > 0 else { return nil }
         let shares = DevicePlanner.shares(weights: variants.map(\.1), holdoutPercent: holdout)
