@@ -462,6 +462,30 @@ import Testing
         #expect(!removed.text.contains("id=\"variant_key_0\"") && removed.text.contains("value=\"B\""))
     }
 
+    /// A row of the list holds at most four buttons: a draft is edited, duplicated or deleted
+    /// (not also cancelled, and it has no report yet); a scheduled one is cancelled, and paused
+    /// from its review page.
+    @Test func eachListRowOffersAtMostFourActions() async throws {
+        let herald = browser.harness.herald
+        let draft = try #require(try await herald.request("POST", "/api/v1/campaigns", json: CampaignsAPITests.campaign(name: "Draft one")).json?["id"]?.stringValue)
+        func row(_ id: String) -> String {
+            let page = browser.get("/campaigns").text
+            guard let start = page.range(of: "href=\"/campaigns/\(id)/review\"") else { return "" }
+            return String(page[start.lowerBound...]).components(separatedBy: "</tr>")[0]
+        }
+        let draftRow = row(draft)
+        #expect(draftRow.contains(">Edit</a>") && draftRow.contains(">Duplicate</button>") && draftRow.contains(">Delete</button>"))
+        #expect(!draftRow.contains(">Cancel</button>") && !draftRow.contains("/report\""), "\(draftRow)")
+        var later = CampaignsAPITests.campaign(name: "Later one")
+        later = later.mergePatched(with: ["schedule": ["kind": "once", "at": "2099-01-01T09:00", "time_zone": "Asia/Tehran"]])
+        let scheduled = try #require(try await herald.request("POST", "/api/v1/campaigns", json: later).json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(scheduled)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        let scheduledRow = row(scheduled)
+        #expect(scheduledRow.contains(">Cancel</button>") && scheduledRow.contains("/report\"") && !scheduledRow.contains(">Pause</button>"), "\(scheduledRow)")
+        #expect(scheduledRow.components(separatedBy: "class=\"button small").count - 1 <= 4)
+        #expect(browser.get("/campaigns/\(scheduled)/review").text.contains(">Pause</button>"))
+    }
+
     @Test func aViewerSeesTheListButNoEditingActions() throws {
         _ = post("/campaigns", CampaignFormTests.fields())
         let viewer = try browser.harness.session(try browser.harness.user(.viewer))

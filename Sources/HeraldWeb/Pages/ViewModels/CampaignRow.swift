@@ -23,6 +23,10 @@ struct CampaignRow: Sendable {
     let editable: Bool
     let cancellable: Bool
     let pausable: Bool
+    /// The list's row holds at most four buttons: a draft is deleted, not cancelled, and has no
+    /// report yet; pausing is on the review page.
+    let listCancellable: Bool
+    let reportable: Bool
     let resumable: Bool
     let deletable: Bool
     let canDuplicate: Bool
@@ -82,6 +86,8 @@ struct CampaignRow: Sendable {
         editable = record.status.isEditable && role >= .editor
         cancellable = record.status.isCancellable && role >= .publisher
         pausable = record.status.isPausable && role >= .publisher
+        listCancellable = cancellable && record.status != .draft
+        reportable = record.status != .draft
         resumable = record.status == .paused && role >= .publisher
         deletable = record.status.isDeletable && role >= .editor
         canDuplicate = role >= .editor
