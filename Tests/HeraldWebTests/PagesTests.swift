@@ -486,6 +486,21 @@ import Testing
         #expect(browser.get("/campaigns/\(scheduled)/review").text.contains(">Pause</button>"))
     }
 
+    /// The list says how a campaign did, not only what it sent: its opens and conversions, counted
+    /// as the report counts them (a device that opens twice is one open).
+    @Test func theListShowsOpensAndConversions() async throws {
+        let herald = browser.harness.herald
+        let id = try #require(try await herald.request("POST", "/api/v1/campaigns", json: CampaignsAPITests.campaign(name: "Counted")).json?["id"]?.stringValue)
+        let events: [JSON] = [
+            ["id": "o-1", "campaign_id": .string(id), "variant": "A", "type": "open", "device_token": "device-1"],
+            ["id": "o-2", "campaign_id": .string(id), "variant": "A", "type": "open", "device_token": "device-1"],
+            ["id": "o-3", "campaign_id": .string(id), "variant": "A", "type": "open", "device_token": "device-2"],
+            ["id": "c-1", "campaign_id": .string(id), "variant": "A", "type": "conversion", "device_token": "device-2"],
+        ]
+        #expect(try await herald.request("POST", "/api/v1/events", json: ["events": .array(events)]).status == 200)
+        #expect(browser.get("/campaigns").text.contains("0 requests sent · 2 opens · 1 conversion"))
+    }
+
     @Test func aViewerSeesTheListButNoEditingActions() throws {
         _ = post("/campaigns", CampaignFormTests.fields())
         let viewer = try browser.harness.session(try browser.harness.user(.viewer))

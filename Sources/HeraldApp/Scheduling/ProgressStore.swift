@@ -172,6 +172,18 @@ struct ProgressStore: Sendable {
             let (id, finishedAt, sent, failed) = try row.decode((CampaignID, String?, Int, Int).self)
             summaries[id] = CampaignSummary(lastFinishedAt: finishedAt, requestsSent: sent, requestsFailed: failed)
         }
+        // Opens and conversions as the report counts them (`EventStore.counts`): per device where
+        // events name one, per event otherwise.
+        let events = try connection.query("""
+            SELECT campaign_id::text, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'open'),
+                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'conversion')
+            FROM events WHERE campaign_id = ANY(\(campaignIDs.map(\.description))::uuid[]) GROUP BY campaign_id
+            """)
+        for row in events {
+            let (id, opens, conversions) = try row.decode((CampaignID, Int, Int).self)
+            summaries[id, default: CampaignSummary(lastFinishedAt: nil, requestsSent: 0, requestsFailed: 0)].opens = opens
+            summaries[id]?.conversions = conversions
+        }
         return summaries
     }
 
@@ -208,4 +220,6 @@ public struct CampaignSummary: Sendable, Equatable {
     public var lastFinishedAt: String?
     public var requestsSent: Int
     public var requestsFailed: Int
+    public var opens = 0
+    public var conversions = 0
 }

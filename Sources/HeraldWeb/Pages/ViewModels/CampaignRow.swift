@@ -46,6 +46,8 @@ struct CampaignRow: Sendable {
         if when == "—", let finished = summary.lastFinishedAt { when = Localized.text("list.sent_at", CampaignPages.shortTime(finished)) }
         results = Localized.plural("list.requests_sent", count: summary.requestsSent)
             + (summary.requestsFailed > 0 ? Localized.text("list.requests_failed", Localized.number(summary.requestsFailed)) : "")
+            + (summary.opens > 0 ? Localized.plural("list.opens", count: summary.opens) : "")
+            + (summary.conversions > 0 ? Localized.plural("list.conversions", count: summary.conversions) : "")
     }
 
     static func cancelQuestion(_ name: String) -> String {
