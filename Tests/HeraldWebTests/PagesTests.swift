@@ -501,6 +501,37 @@ import Testing
         #expect(browser.get("/campaigns").text.contains("0 requests sent · 2 opens · 1 conversion"))
     }
 
+    /// The review previews a personalised campaign as a recipient reads it: a sample device of its
+    /// audience (its name filled in, its language's text), the others a link away; with no device
+    /// yet, each variable's default, said so. Never the raw `{{first_name | default: …}}`.
+    @Test func thePreviewShowsWhatASampleDeviceReads() async throws {
+        let herald = browser.harness.herald
+        #expect(try await herald.request("PUT", "/api/v1/devices/a-device", json: ["platform": "ios", "language": "en", "properties": ["first_name": "Sara"]]).status == 201)
+        #expect(try await herald.request("PUT", "/api/v1/devices/b-device", json: ["platform": "android", "language": "fa", "properties": ["first_name": "Reza"]]).status == 201)
+        func segment(_ name: String, _ platforms: [JSON]) async throws -> String {
+            try #require(try await herald.request("POST", "/api/v1/segments", json: [
+                "name": .string(name), "rule": ["all": [["field": "platform", "in": .array(platforms)]]]]).json?["id"]?.stringValue)
+        }
+        func campaign(_ segment: String) async throws -> String {
+            try #require(try await herald.request("POST", "/api/v1/campaigns", json: [
+                "name": "Personal", "segment": .string(segment),
+                "notification": ["title": "Hi {{first_name | default: \"friend\"}}", "body": "A sale",
+                                 "translations": ["fa": ["title": "سلام {{first_name | default: \"دوست\"}}", "body": "حراج"]]]]).json?["id"]?.stringValue)
+        }
+        let everyone = try await campaign(try await segment("Phones", ["ios", "android"]))
+        let first = browser.get("/campaigns/\(everyone)/review").text
+        #expect(first.contains("Hi Sara") && first.contains("As the device a-device reads it (language en)."), "\(first.components(separatedBy: "preview-title").dropFirst().first?.prefix(600) ?? "")")
+        #expect(!first.contains("{{first_name"))
+        #expect(first.contains("href=\"/campaigns/\(everyone)/review?sample=1#preview-title\""))
+        let second = browser.get("/campaigns/\(everyone)/review?sample=1").text
+        #expect(second.contains("سلام Reza") && second.contains("As the device b-device reads it (language fa)."))
+
+        let nobody = try await campaign(try await segment("Web only", ["web"]))
+        let defaults = browser.get("/campaigns/\(nobody)/review").text
+        #expect(defaults.contains("Hi friend") && defaults.contains("the audience has no device yet"))
+        #expect(!defaults.contains("{{first_name"))
+    }
+
     @Test func aViewerSeesTheListButNoEditingActions() throws {
         _ = post("/campaigns", CampaignFormTests.fields())
         let viewer = try browser.harness.session(try browser.harness.user(.viewer))

@@ -93,11 +93,7 @@ public struct CampaignService: Sendable {
         var requests: [(variantKey: String, target: JSON, body: [UInt8])] = []
         if spec.audience.isPerDevice {
             let planner = DevicePlanner(campaign: spec.forSending, campaignID: id.description, sendTime: now)
-            let devices = try database.read { connection -> [StoredDevice] in
-                guard let audience = try RunStarter.devices(of: spec.audience, on: connection) else { return [] }
-                return try DeviceStore().active(audience, after: nil, limit: Self.validationSample * 4, on: connection)
-            }
-            for device in devices {
+            for device in try sampleDevices(of: spec, limit: Self.validationSample * 4) {
                 guard let request = planner.request(for: device.device), let body = request.body, requests.count < Self.validationSample else { continue }
                 requests.append((request.variantKey, device.device.target.json, Array(body.utf8)))
             }
@@ -111,6 +107,16 @@ public struct CampaignService: Sendable {
         }
         let outcomes = sender.send(batch: requests.map(\.body), validateOnly: true, concurrency: 8)
         return (record, zip(requests, outcomes).map { Validated(variantKey: $0.variantKey, target: $0.target, outcome: $1) })
+    }
+
+    /// The first `limit` active devices of a campaign's audience (none for topics and
+    /// conditions): what a dry run checks and what the review previews a personalised text for.
+    public func sampleDevices(of spec: CampaignSpec, limit: Int) throws -> [StoredDevice] {
+        guard spec.audience.isPerDevice else { return [] }
+        return try database.read { connection -> [StoredDevice] in
+            guard let audience = try RunStarter.devices(of: spec.audience, on: connection) else { return [] }
+            return try DeviceStore().active(audience, after: nil, limit: limit, on: connection)
+        }
     }
 
     public func runs(_ id: CampaignID) throws -> [JSON] {

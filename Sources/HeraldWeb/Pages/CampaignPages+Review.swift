@@ -20,9 +20,10 @@ extension CampaignPages {
         let segments = try segmentSummaries([record])
         let targets = Self.targetText(spec.audience, segments: segments)
         let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
+        let (device, sample) = try previewSample(record, spec: spec, context: context)
         return pages.page(ReviewView(
             chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer, segments: segments),
-            variants: ReviewView.variants(spec), requests: ReviewView.requests(plan), warnings: plan.notes.map(Localized.planWarning),
+            variants: ReviewView.variants(spec, device: device), sample: sample, requests: ReviewView.requests(plan), warnings: plan.notes.map(Localized.planWarning),
             holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
             holdoutText: Localized.text("review.holdout", Localized.percent(whole: spec.holdoutPercent)),
             actions: ReviewView.Actions(
@@ -39,6 +40,26 @@ extension CampaignPages {
             variantKeys: spec.effectiveVariants.map { Choice($0.key, selected: $0.key == (testVariant ?? spec.effectiveVariants[0].key)) },
             actionError: actionError, testError: testError,
             tests: tests?.map(ReviewView.TestResult.init) ?? [], hasTests: !(tests ?? []).isEmpty), status: status)
+    }
+
+    /// Samples a personalised campaign to devices is previewed for: the first three devices of
+    /// its audience (`?sample=` picks one), or the variables' defaults when it has none yet.
+    func previewSample(_ record: CampaignRecord, spec: CampaignSpec, context: RequestContext) throws -> (HeraldCore.Device?, ReviewView.Sample?) {
+        guard spec.audience.isPerDevice, spec.effectiveVariants.contains(where: \.isPersonalized) else { return (nil, nil) }
+        let devices = try campaigns.sampleDevices(of: spec, limit: 3).map(\.device)
+        guard !devices.isEmpty else {
+            return (nil, ReviewView.Sample(text: Localized.text("review.sample.defaults"), choices: [], hasChoices: false))
+        }
+        let asked = context.request.queryItems.first { $0.0 == "sample" }.flatMap { Int($0.1) } ?? 0
+        let chosen = devices.indices.contains(asked) ? asked : 0
+        func label(_ device: HeraldCore.Device) -> String { device.token.count > 16 ? device.token.prefix(16) + "…" : device.token }
+        let device = devices[chosen]
+        return (device, ReviewView.Sample(
+            text: Localized.text("review.sample.device", label(device), device.language ?? "—"),
+            choices: devices.enumerated().map { index, other in
+                .init(label: label(other), href: "/campaigns/\(record.id)/review?sample=\(index)#preview-title", current: index == chosen)
+            },
+            hasChoices: devices.count > 1))
     }
 
     /// The approval panel when approvals are on; nil otherwise.

@@ -119,6 +119,8 @@ struct ReviewView: PageView {
     let chrome: PageChrome
     let campaign: CampaignRow
     let variants: [Variant]
+    /// Whose eyes the preview is through, for a personalised campaign to devices.
+    var sample: Sample? = nil
     let requests: [Request]
     let warnings: [String]
     let holdout: Int
@@ -141,13 +143,34 @@ struct ReviewView: PageView {
     /// Results to show first, above the form that produced them.
     let hasTests: Bool
 
-    static func variants(_ spec: CampaignSpec) -> [Variant] {
+    /// Each variant as `device` reads it: in its language, its variables filled in from it (with
+    /// their defaults when `device` is nil); as written when it has no variables.
+    static func variants(_ spec: CampaignSpec, device: HeraldCore.Device? = nil) -> [Variant] {
         let options = spec.options
         return spec.effectiveVariants.map { variant in
-            Variant(key: variant.key, weight: variant.weight, characters: variant.notification.characterCount,
-                    preview: NotificationPreview(title: variant.notification.title ?? "", body: variant.notification.body ?? "",
-                                                 imageURL: variant.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? ""))
+            var shown = variant
+            if let device {
+                shown = variant.localized(variant.notification.translation(for: device.language)?.tag).personalized(for: device)
+            } else if variant.isPersonalized {
+                shown = variant.withDefaults
+            }
+            return Variant(key: variant.key, weight: variant.weight, characters: variant.notification.characterCount,
+                           preview: NotificationPreview(title: shown.notification.title ?? "", body: shown.notification.body ?? "",
+                                                        imageURL: shown.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? ""))
         }
+    }
+
+    /// Whose eyes the preview is through: a sample device of the audience (the others a link
+    /// away), or each variable's default when the audience has none yet.
+    struct Sample: Sendable {
+        struct Choice: Sendable {
+            let label: String
+            let href: String
+            let current: Bool
+        }
+        let text: String
+        let choices: [Choice]
+        let hasChoices: Bool
     }
 
     static func requests(_ plan: FanOutPlan) -> [Request] {
