@@ -532,6 +532,28 @@ import Testing
         #expect(!defaults.contains("{{first_name"))
     }
 
+    /// A variant's image is uploaded from the composer as the notification's is: stored, its URL
+    /// put in that variant; a file that is no image is refused beside that variant's field and
+    /// nothing is saved.
+    @Test func aVariantsImageIsUploadedFromTheComposer() async throws {
+        let png = ImageInspectorTests.png(width: 600, height: 300, total: 4096)
+        let saved = browser.postMultipart("/campaigns", CampaignFormTests.fields() + [("action", "save")],
+                                          file: ("variant_image_file_1", "b.png", png))
+        #expect(saved.status == 200, "\(saved.status)")
+        let items = try await browser.harness.herald.request("GET", "/api/v1/campaigns").json?["items"]?.arrayValue ?? []
+        let image = try #require(items.first?["variants"]?.arrayValue?[1]["notification"]?["image"]?.stringValue)
+        #expect(image.contains("/images/") && image.hasSuffix(".png"), "\(image)")
+        #expect(items.first?["variants"]?.arrayValue?[0]["notification"]?["image"] == nil)
+        let path = String(image[try #require(image.range(of: "/images/")).lowerBound...])
+        #expect(browser.get(path).body == png)
+
+        let refused = browser.postMultipart("/campaigns", CampaignFormTests.fields([("name", "Second")]) + [("action", "save")],
+                                            file: ("variant_image_file_0", "notes.txt", Array("not an image".utf8)))
+        #expect(refused.status == 422)
+        #expect(refused.text.components(separatedBy: "id=\"field-variant_image_0\"").dropFirst().first?.prefix(600).contains("field-error") == true)
+        #expect(try await browser.harness.herald.request("GET", "/api/v1/campaigns").json?["items"]?.arrayValue?.count == 1)
+    }
+
     @Test func aViewerSeesTheListButNoEditingActions() throws {
         _ = post("/campaigns", CampaignFormTests.fields())
         let viewer = try browser.harness.session(try browser.harness.user(.viewer))

@@ -74,13 +74,20 @@ struct CampaignPages: Sendable {
         }
         var form = CampaignForm(fields: context.form.fields)
         var uploadErrors = FormErrors()
-        if let file = context.form.file("image_file") {
+        // An image chosen for the notification or a variant is stored first and its URL put in the form.
+        func upload(_ field: String, errorsAt errorField: String) throws -> String? {
+            guard let file = context.form.file(field) else { return nil }
             do {
-                let stored = try images.upload(file.body, by: context.actor)
-                form.imageURL = Self.publicURL(context, stored.path)
+                return Self.publicURL(context, try images.upload(file.body, by: context.actor).path)
             } catch AppError.invalid(let errors, _) {
-                for error in errors.errors { uploadErrors.add("image_file", Localized.fieldError(error)) }
+                for error in errors.errors { uploadErrors.add(errorField, Localized.fieldError(error)) }
+                return nil
             }
+        }
+        if let url = try upload("image_file", errorsAt: "image_file") { form.imageURL = url }
+        for index in form.variants.indices {
+            let id = form.variants[index].id
+            if let url = try upload("variant_image_file_\(id)", errorsAt: "variant_image_\(id)") { form.variants[index].image = url }
         }
         let action = context.form.value("action") ?? "save"
         if let edit = CampaignForm.RowEdit(action: action) {
