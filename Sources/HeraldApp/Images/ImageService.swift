@@ -18,12 +18,10 @@ public struct ImageService: Sendable {
         }
     }
 
-    /// A page of the uploaded images, newest first, after `after` (an image's SHA-256).
-    public func list(after: String?, limit: Int) throws -> [ImageStore.Listed] {
-        guard let page = try database.read({ try images.list(after: after, limit: limit, on: $0) }) else {
-            throw AppError.invalidField("cursor", "cursor must be a next_cursor value from a previous page", code: "invalid_cursor", title: "The query is not valid")
-        }
-        return page
+    /// A page of the uploaded images, newest first, after `after` (an image's SHA-256); nil when
+    /// `after` names no image.
+    public func list(after: String?, limit: Int) throws -> [ImageStore.Listed]? {
+        try database.read { try images.list(after: after, limit: limit, on: $0) }
     }
 
     /// The bytes of a stored image, by its public file name (`<sha256>.<png|jpg|gif>`).

@@ -16,7 +16,9 @@ struct ImagesAPI: Sendable {
     /// `GET /api/v1/images`: the uploaded images, newest first, a page at a time (`limit`, `cursor`).
     func list(_ context: RequestContext) throws -> APIResponse {
         let (limit, cursor) = try context.pageQuery(defaultLimit: Self.defaultPage, maximumLimit: Self.maximumPage) { $0.utf8.count == 64 ? $0 : nil }
-        let page = try images.list(after: cursor, limit: limit)
+        guard let page = try images.list(after: cursor, limit: limit) else {
+            throw Problem.invalidQuery([FieldError(path: "cursor", code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page")])
+        }
         return APIResponse(status: 200, body: [
             "items": .array(page.map { image in
                 var json = Self.json(image.stored, bytes: image.bytes, url: context.publicURL(image.stored.path))

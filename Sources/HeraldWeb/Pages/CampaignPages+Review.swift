@@ -55,7 +55,7 @@ extension CampaignPages {
         func label(_ device: HeraldCore.Device) -> String { device.token.count > 16 ? device.token.prefix(16) + "…" : device.token }
         let device = devices[chosen]
         return (device, ReviewView.Sample(
-            text: Localized.text("review.sample.device", label(device), device.language ?? "—"),
+            text: Localized.text("review.sample.device", Localized.isolate(label(device)), Localized.isolate(device.language ?? "—")),
             choices: devices.enumerated().map { index, other in
                 .init(label: label(other), href: "/campaigns/\(record.id)/review?sample=\(index)#preview-title", current: index == chosen)
             },
