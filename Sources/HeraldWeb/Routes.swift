@@ -113,6 +113,7 @@ enum Routes {
         t.add(.get, "/segments/{id}", .page(.page(.viewer), h.audiencePages.segmentPage))
         t.add(.post, "/segments/{id}", .page(.page(.editor), h.audiencePages.updateSegment))
         t.add(.post, "/segments/{id}/delete", .page(.page(.editor), h.audiencePages.deleteSegment))
+        t.add(.post, "/segment-editor/reach", .page(.page(.viewer), h.audiencePages.liveReach))
 
         // Admin pages.
         t.add(.get, "/users", .page(.page(.admin), h.accountsPages.users))

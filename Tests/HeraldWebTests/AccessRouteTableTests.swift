@@ -102,6 +102,7 @@ import Testing
         "POST /devices/import": .page(.editor),
         "GET /segments": .page(.viewer),
         "POST /segments": .page(.editor),
+        "POST /segment-editor/reach": .page(.viewer),
         "GET /segments/{id}": .page(.viewer),
         "POST /segments/{id}": .page(.editor),
         "POST /segments/{id}/delete": .page(.editor),

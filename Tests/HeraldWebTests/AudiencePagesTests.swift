@@ -84,6 +84,47 @@ import Testing
         #expect(devices.contains(#"data-stream-import data-busy="Importing…""#) && devices.contains(#"<script src="/static/device-import.js" defer>"#))
     }
 
+    /// The editor as a marketer builds a segment: it starts with one row; rows are added and
+    /// removed by buttons (nothing saved meanwhile); a row asks for a property name only when it
+    /// tests a property; the registry's own values are suggested; the reach is counted as the
+    /// rule changes (the script's route); and the list says which campaigns use each segment.
+    @Test func segmentsAreBuiltRowByRowWithTheirReachAndUsage() async throws {
+        let browser = try PagesBrowser(role: .editor)
+        let devices = browser.harness.herald.server.application.devices
+        _ = try devices.register(token: "fa-1", document: ["platform": "android", "language": "fa", "country": "IR"])
+        _ = try devices.register(token: "he-1", document: ["platform": "ios", "language": "he", "country": "IL"])
+        let fresh = Self.text(browser.get("/segments"))
+        #expect(fresh.contains(#"name="field_0""#) && !fresh.contains(#"name="field_1""#))
+        #expect(fresh.contains(#"<a href="/segments">Segments</a>"#))
+        #expect(fresh.contains(#"<datalist id="segment-values-language"><option value="fa"></option><option value="he"></option></datalist>"#)
+                || fresh.contains(#"<datalist id="segment-values-language"><option value="he"></option><option value="fa"></option></datalist>"#))
+
+        let rows: [(name: String, value: String)] = [("name", "Two"), ("combine", "any"), ("field_0", "language"), ("op_0", "is"), ("value_0", "fa")]
+        let added = Self.text(browser.post("/segments", rows + [("action", "add_row")]))
+        #expect(added.contains(#"name="field_1""#) && added.contains(#"name="value_0" type="text" value="fa""#))
+        #expect(try browser.harness.herald.server.application.segments.list().isEmpty)
+        // A language row hides the property name; the blank row offers it.
+        #expect(added.contains(#"name="name_0" type="text" value="" dir="ltr""#) && added.components(separatedBy: "data-condition-name hidden").count == 2)
+        let two = rows + [("field_1", "country"), ("op_1", "is"), ("value_1", "IL")]
+        let removed = Self.text(browser.post("/segments", two + [("action", "remove_row:0")]))
+        #expect(removed.contains(#"name="value_0" type="text" value="IL""#) && !removed.contains(#"type="text" value="fa""#) && !removed.contains(#"name="field_1""#))
+
+        let live = browser.post("/segment-editor/reach", two)
+        #expect(live.status == 200)
+        let answer = try JSON.parse(live.text)
+        #expect(answer["devices"] == 2 && answer["text"] == "2 active devices match now.", "\(live.text)")
+        let wrong = try JSON.parse(browser.post("/segment-editor/reach", [("field_0", "app_version"), ("op_0", "at_least"), ("value_0", "beta")]).text)
+        #expect(wrong["devices"] == .null && wrong["text"]?.stringValue?.contains("beta") == true, "\(wrong)")
+
+        #expect(browser.post("/segments", two + [("action", "save")]).status == 200)
+        let segment = try #require(try browser.harness.herald.server.application.segments.list().first)
+        let created = try await browser.harness.herald.request("POST", "/api/v1/campaigns", json: [
+            "name": "Spring", "notification": ["title": "Hi"], "segment": .string(segment.id)])
+        #expect(created.status == 201)
+        let list = Self.text(browser.get("/segments"))
+        #expect(list.contains("<td data-label=\"Used by\">Spring</td>"), "\(list.components(separatedBy: "Used by").last?.prefix(200) ?? "")")
+    }
+
     @Test func aSegmentIsCountedBeforeSavingAndItsRowErrorsStayBesideTheRow() throws {
         let browser = try PagesBrowser(role: .editor)
         _ = try browser.harness.herald.server.application.devices.register(token: "fa-1", document: ["platform": "android", "language": "fa-IR"])
@@ -98,7 +139,7 @@ import Testing
         let bad = browser.post("/segments", [("name", "Broken"), ("field_0", "language"), ("op_0", "is"), ("value_0", "fa"),
                                              ("field_1", "app_version"), ("op_1", "at_least"), ("value_1", "beta"), ("action", "save")])
         #expect(bad.status == 422)
-        #expect(Self.text(bad).contains(#"<div class="condition-row invalid" id="field-row_1">"#))
+        #expect(Self.text(bad).contains(#"<div class="condition-row invalid" id="field-row_1" data-condition-row>"#))
         #expect(Self.text(bad).contains(#"value="beta""#))  // the form comes back filled in
 
         let saved = browser.post("/segments", rows + [("action", "save")])

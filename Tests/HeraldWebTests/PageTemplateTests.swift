@@ -170,7 +170,7 @@ import Testing
                        winnerSent: "B", winnerSentText: Localized.text("report.winner.sent", "B"), devicesLine: "Devices reached: 2."),
             DevicesView(chrome: chrome, counts: deviceCounts, devices: [storedDevice], filter: DeviceFilter(status: "active", search: "tok"),
                         next: "tok-b", report: importReport, error: "Refused."),
-            SegmentsView(chrome: chrome, segments: [.init(id: "s1", name: "Persian", devices: 2, updatedAt: "Mon 23 Nov 2026, 09:30 UTC")],
+            SegmentsView(chrome: chrome, segments: [.init(id: "s1", name: "Persian", devices: 2, updatedAt: "Mon 23 Nov 2026, 09:30 UTC", usedBy: "Spring sale")],
                          editor: SegmentEditor(form: SegmentForm(), id: nil, errors: segmentErrors, reach: 2, canEdit: true)),
             SegmentView(chrome: chrome, editor: SegmentEditor(form: SegmentForm(), id: "s1", errors: segmentErrors, reach: 2, canEdit: true),
                         deleteQuestion: "Delete?"),

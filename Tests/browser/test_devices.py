@@ -40,3 +40,31 @@ def test_without_script_the_form_posts_a_small_file(browser_without_js):
     browser_without_js.find_element(By.ID, "device-file").send_keys(devices_csv(20, "form-import"))
     browser_without_js.find_element(By.CSS_SELECTOR, "form[data-stream-import] button[type=submit]").click()
     wait_for_text(browser_without_js, "20 rows read: 20 devices added, 0 updated, 0 refused.")
+
+
+def test_a_segment_is_built_with_live_reach(browser):
+    """The segment editor with its script: the reach follows the rule as it is edited (no button),
+    a property name is asked for only on a property row, and a row is added by its button."""
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    sign_in(browser)
+    browser.get(BASE + "/devices")
+    browser.find_element(By.ID, "device-file").send_keys(devices_csv(3, "segment-live"))
+    browser.find_element(By.CSS_SELECTOR, "form[data-stream-import] button[type=submit]").click()
+    wait_for_text(browser, "3 rows read")
+    browser.get(BASE + "/segments")
+    name = browser.find_element(By.NAME, "name_0")
+    Select(browser.find_element(By.NAME, "field_0")).select_by_value("country")
+    assert not name.is_displayed(), "a country row asks for no property name"
+    browser.find_element(By.NAME, "value_0").send_keys("IR")
+    # Counted as typed: every imported device is in IR (other tests' devices may be too).
+    reach = browser.find_element(By.CSS_SELECTOR, "[data-live-reach]")
+    WebDriverWait(browser, 10).until(lambda d: reach.is_displayed() and "active devices match now" in reach.text,
+                                     "the reach never followed the rule")
+    Select(browser.find_element(By.NAME, "field_0")).select_by_value("property")
+    assert name.is_displayed(), "a property row asks for its name"
+    screenshot(browser, "segment-editor-live")
+    browser.find_element(By.XPATH, "//button[normalize-space()='Add a condition']").click()
+    wait_for_text(browser, "Add a condition")
+    assert browser.find_elements(By.NAME, "field_1"), "a second row"
+    screenshot(browser, "segment-editor-390", width=390)

@@ -45,6 +45,18 @@ public struct DeviceService: Sendable {
         try database.read { try store.counts(on: $0) }
     }
 
+    /// The most common values among active devices of each attribute a segment editor suggests
+    /// (`language`, `country`, `time_zone`, `app_version`, `platform`), from the census.
+    public func commonValues(limit: Int) throws -> [String: [String]] {
+        try database.read { connection in
+            var values: [String: [String]] = [:]
+            for column in ["language", "country", "time_zone", "app_version", "platform"] {
+                values[column] = try DeviceCensus.top(column, limit: limit, on: connection).map(\.0).filter { $0 != "(unknown)" }
+            }
+            return values
+        }
+    }
+
     /// Marks devices unseen for `days` days stale (the scheduler does it once an hour).
     @discardableResult
     public func markStale(unseenForDays days: Int) throws -> Int {

@@ -133,6 +133,22 @@ public struct SegmentService: Sendable {
         }
     }
 
+    /// The names of the campaigns (not cancelled) that send to each segment, by segment id, most
+    /// recently changed first.
+    public func campaignsUsing() throws -> [String: [String]] {
+        try database.read { connection in
+            var using: [String: [String]] = [:]
+            for row in try connection.query("""
+                SELECT content->>'segment', name FROM campaigns
+                WHERE content ? 'segment' AND status <> 'cancelled' ORDER BY updated_at DESC
+                """) {
+                let (id, name) = try row.decode((String, String).self)
+                using[id.lowercased(), default: []].append(name)
+            }
+            return using
+        }
+    }
+
     /// The active devices a rule reaches now (all active devices when nil).
     public func reach(_ rule: SegmentRule?) throws -> Int {
         try database.read { try devices.count(rule, on: $0) }

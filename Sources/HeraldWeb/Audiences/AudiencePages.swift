@@ -67,12 +67,14 @@ struct AudiencePages: Sendable {
     }
 
     func renderSegments(_ context: RequestContext, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200) throws -> HTTPResponse {
+        let usage = try segments.campaignsUsing()
         let rows = try segments.list().map { segment in
-            SegmentsView.Row(id: segment.id, name: segment.name, devices: try segments.reach(segment.rule), updatedAt: CampaignPages.shortTime(segment.updatedAt))
+            SegmentsView.Row(id: segment.id, name: segment.name, devices: try segments.reach(segment.rule), updatedAt: CampaignPages.shortTime(segment.updatedAt),
+                             usedBy: SegmentsView.usedBy(usage[segment.id] ?? []))
         }
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
         let view = SegmentsView(chrome: PageChrome(context, title: Localized.text("segments.title")), segments: rows,
-                                editor: SegmentEditor(form: form, id: nil, errors: errors, reach: reach, canEdit: canEdit))
+                                editor: try editor(form: form, id: nil, errors: errors, reach: reach, canEdit: canEdit))
         return pages.page(view, status: status)
     }
 
@@ -85,14 +87,24 @@ struct AudiencePages: Sendable {
                        flash: [String] = []) throws -> HTTPResponse {
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
         let view = SegmentView(chrome: PageChrome(context, title: Localized.text("segments.page_title", segment.name), flash: flash),
-                               editor: SegmentEditor(form: form, id: segment.id, errors: errors, reach: reach, canEdit: canEdit),
+                               editor: try editor(form: form, id: segment.id, errors: errors, reach: reach, canEdit: canEdit),
                                deleteQuestion: Localized.text("segments.delete_question", segment.name))
         return pages.page(view, status: status)
     }
 
+    /// The editor with the registry's own values to suggest for each attribute.
+    func editor(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool) throws -> SegmentEditor {
+        var editor = SegmentEditor(form: form, id: id, errors: errors, reach: reach, canEdit: canEdit)
+        editor.values = try devices.commonValues(limit: 50).sorted { $0.key < $1.key }.map { SegmentEditor.Values(id: "segment-values-\($0.key)", values: $0.value) }
+        return editor
+    }
+
     /// Saves a new segment, or (the "Count devices" button) only counts what the rule reaches.
     func createSegment(_ context: RequestContext) throws -> HTTPResponse {
-        let form = SegmentForm(fields: context.form.fields)
+        var form = SegmentForm(fields: context.form.fields)
+        if form.apply(action: context.form.value("action") ?? "") {
+            return try renderSegments(context, form: form, errors: FormErrors(), reach: nil)
+        }
         let (json, rowOf) = form.contractJSON()
         let counting = context.form.value("action") == "count"
         switch SegmentService.parse(json) {
@@ -114,7 +126,10 @@ struct AudiencePages: Sendable {
 
     func updateSegment(_ context: RequestContext) throws -> HTTPResponse {
         let segment = try segments.get(context.parameter("id"))
-        let form = SegmentForm(fields: context.form.fields)
+        var form = SegmentForm(fields: context.form.fields)
+        if form.apply(action: context.form.value("action") ?? "") {
+            return try renderSegment(context, segment: segment, form: form, errors: FormErrors(), reach: nil)
+        }
         let (json, rowOf) = form.contractJSON()
         switch SegmentService.parse(json) {
         case .failure(let failure):
@@ -147,6 +162,22 @@ struct AudiencePages: Sendable {
         } catch AppError.conflict(_, _, let detail, _) {
             return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(),
                                      reach: try segments.reach(segment.rule), status: 409, flash: [detail])
+        }
+    }
+
+    /// `POST /segments/reach`: the editor's live count as the rule is edited (its script posts the
+    /// form as it stands): the devices it reaches and the sentence to show, or the first problem.
+    func liveReach(_ context: RequestContext) throws -> HTTPResponse {
+        let form = SegmentForm(fields: context.form.fields)
+        var (json, _) = form.contractJSON()
+        if case .object(var object) = json { object["name"] = "reach"; json = .object(object) }  // the name is not counted
+        switch SegmentService.parse(json) {
+        case .failure(let failure):
+            return APIResponse(status: 200, body: ["devices": .null, "text": .string(failure.errors.first.map(Localized.fieldError) ?? "")]).httpResponse
+        case .success(let parsed):
+            let devices = try segments.reach(parsed.rule)
+            return APIResponse(status: 200, body: ["devices": .number(Double(devices)),
+                                                   "text": .string(Localized.text("segments.reach", Localized.number(devices)))]).httpResponse
         }
     }
 

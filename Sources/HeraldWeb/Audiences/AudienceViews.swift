@@ -94,6 +94,15 @@ struct SegmentsView: PageView {
         let name: String
         let devices: Int
         let updatedAt: String
+        /// "Spring sale, VIP week (+2 more)", or that no campaign sends to it.
+        let usedBy: String
+    }
+
+    /// The campaigns sending to a segment, three by name and the rest counted.
+    static func usedBy(_ names: [String]) -> String {
+        guard !names.isEmpty else { return Localized.text("segments.unused") }
+        let shown = names.prefix(3).map(Localized.isolate).joined(separator: Localized.text("list.separator"))
+        return names.count > 3 ? shown + Localized.text("segments.more", Localized.number(names.count - 3)) : shown
     }
 
     static let template = "segments"
@@ -111,6 +120,10 @@ struct SegmentEditor: Sendable {
         let name: String
         let value: String
         let errors: [String]
+        /// A row testing another attribute than a property does not ask for a property name.
+        let nameHidden: Bool
+        /// The registry's own values of the row's attribute, offered as the value is typed.
+        let valuesList: String?
     }
 
     let action: String
@@ -131,6 +144,15 @@ struct SegmentEditor: Sendable {
                                ("app_version", "devices.app_version"), ("app_id", "segments.field.app_id"), ("time_zone", "segments.field.time_zone"),
                                ("property", "segments.field.property"), ("last_seen", "devices.last_seen")]
     static let operators = ["is", "is_one_of", "is_not_one_of", "at_least", "exists", "within_days"]
+    /// The attributes whose values the editor offers from the registry (`values`).
+    static let valueLists = ["language", "country", "time_zone", "app_version", "platform"]
+
+    /// The registry's values per attribute, for the value inputs' suggestions.
+    struct Values: Sendable {
+        let id: String
+        let values: [String]
+    }
+    var values: [Values] = []
 
     init(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool) {
         action = id.map { "/segments/\($0)" } ?? "/segments"
@@ -142,7 +164,8 @@ struct SegmentEditor: Sendable {
                 fields: [Choice("", text: "—", selected: row.field.isEmpty)]
                     + Self.fieldChoices.map { Choice($0.0, text: Localized.text($0.1), selected: $0.0 == row.field) },
                 operators: Self.operators.map { Choice($0, text: Localized.text("segments.op.\($0)"), selected: $0 == row.op) },
-                name: row.name, value: row.value, errors: errors["row_\(index)"])
+                name: row.name, value: row.value, errors: errors["row_\(index)"], nameHidden: !row.field.isEmpty && row.field != "property",
+                valuesList: Self.valueLists.contains(row.field) ? "segment-values-\(row.field)" : nil)
         }
         ruleJSON = form.ruleJSON
         nameErrors = errors["name"]

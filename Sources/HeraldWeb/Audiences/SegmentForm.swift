@@ -12,10 +12,12 @@ struct SegmentForm: Sendable {
         var isBlank: Bool { field.isEmpty }
     }
 
-    static let rowCount = 6
+    /// Rows a rule may have in the editor (a longer rule is edited as JSON).
+    static let maximumRows = 20
     var name = ""
     var combine = "all"
-    var rows = [Row](repeating: Row(), count: rowCount)
+    /// One row to start with; "Add a condition" adds one, each row's "Remove" removes it.
+    var rows = [Row()]
     var ruleJSON = ""
 
     init() {}
@@ -25,10 +27,25 @@ struct SegmentForm: Sendable {
         name = value("name")
         combine = value("combine") == "any" ? "any" : "all"
         ruleJSON = value("rule_json").replacingOccurrences(of: "\r\n", with: "\n")
-        rows = (0..<Self.rowCount).map { index in
+        let posted = Set(fields.map(\.name))
+        rows = (0..<Self.maximumRows).filter { posted.contains("field_\($0)") }.map { index in
             Row(field: value("field_\(index)"), op: value("op_\(index)").isEmpty ? "is" : value("op_\(index)"),
                 name: value("name_\(index)"), value: value("value_\(index)"))
         }
+        if rows.isEmpty { rows = [Row()] }
+    }
+
+    /// A row added or removed without saving (the editor's buttons, with or without script);
+    /// false for any other action.
+    mutating func apply(action: String) -> Bool {
+        if action == "add_row" {
+            if rows.count < Self.maximumRows { rows.append(Row()) }
+            return true
+        }
+        guard action.hasPrefix("remove_row:"), let index = Int(action.dropFirst("remove_row:".count)) else { return false }
+        if rows.indices.contains(index) { rows.remove(at: index) }
+        if rows.isEmpty { rows = [Row()] }
+        return true
     }
 
     /// The form showing a saved segment: its rule in rows when they can say it, else as JSON.
@@ -41,14 +58,14 @@ struct SegmentForm: Sendable {
     }
 
     mutating func fill(_ rules: [SegmentRule], combine: String) -> Bool {
-        guard rules.count <= Self.rowCount else { return false }
+        guard rules.count <= Self.maximumRows else { return false }
         var filled: [Row] = []
         for rule in rules {
             guard case .condition(let condition) = rule else { return false }
             filled.append(Self.row(condition))
         }
         self.combine = combine
-        rows = filled + [Row](repeating: Row(), count: Self.rowCount - filled.count)
+        rows = filled.isEmpty ? [Row()] : filled
         return true
     }
 
