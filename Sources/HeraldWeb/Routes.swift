@@ -155,7 +155,7 @@ struct Handlers: Sendable {
         files = StaticFiles(directory: settings.publicDirectory)
         images = ImageRoutes(images: app.images)
         signIn = SignInPages(service: app.signIn, pages: pages, cookieSecure: settings.cookieSecure)
-        campaignsAPI = CampaignsAPI(campaigns: app.campaigns)
+        campaignsAPI = CampaignsAPI(campaigns: app.campaigns, segments: app.segments)
         lifecycleAPI = LifecycleAPI(campaigns: app.campaigns)
         winnerAPI = WinnerAPI(campaigns: app.campaigns)
         approvalAPI = ApprovalAPI(campaigns: app.campaigns)

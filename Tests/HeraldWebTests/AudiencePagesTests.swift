@@ -31,6 +31,9 @@ import Testing
         let confirm = Self.text(browser.post("/campaigns/\(id)/publish", [("version", "1")]))
         #expect(confirm.contains(named))
         #expect(Self.text(browser.get("/campaigns/\(id)/report")).contains(named))
+        // The API's reads name it too (what PUT takes is unchanged).
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["segment_summary"] == ["name": "Persian & Hebrew VIPs", "devices": 2])
+        #expect(try await herald.request("GET", "/api/v1/campaigns").json?["items"]?.arrayValue?.first?["segment_summary"]?["devices"] == 2)
 
         _ = browser.post("/language", [("language", "fa"), ("next", "/campaigns")])
         let persian = Self.text(browser.get("/campaigns"))
@@ -41,6 +44,7 @@ import Testing
         #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/cancel", headers: ["If-Match": "\"1\""]).status == 200)
         #expect(try await herald.request("DELETE", "/api/v1/segments/\(segment)").status == 204)
         #expect(Self.text(browser.get("/campaigns")).contains("a segment that was deleted"))
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["segment_summary"] == ["name": .null, "devices": .null])
     }
 
     @Test func aCSVImportedFromThePageShowsItsReportAndTheCounts() throws {

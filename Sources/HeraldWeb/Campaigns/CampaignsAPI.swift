@@ -6,6 +6,7 @@ import HeraldJSON
 /// `/api/v1/campaigns`: create, read, list, replace, merge-patch and delete campaigns.
 struct CampaignsAPI: Sendable {
     let campaigns: CampaignService
+    let segments: SegmentService
 
     static let maximumIdempotencyKeyLength = 255
 
@@ -39,7 +40,23 @@ struct CampaignsAPI: Sendable {
         if let match = context.request.headers["If-None-Match"], Self.entityTags(match).contains(record.etag) {
             return APIResponse(status: 304, body: nil, headers: [("ETag", record.etag)])
         }
-        return Self.answer(record)
+        return APIResponse(status: 200, body: try withSegments([record])[0], headers: [("ETag", record.etag)])
+    }
+
+    /// Campaigns as the API reads them, a campaign to a segment with `segment_summary`: the
+    /// segment's name and the active devices it reaches now (both null once it was deleted).
+    func withSegments(_ records: [CampaignRecord]) throws -> [JSON] {
+        let summaries = try segments.summaries(Set(records.compactMap { record -> String? in
+            guard case .segment(let id)? = (try? record.spec())?.audience else { return nil }
+            return id
+        }))
+        return records.map { record in
+            guard case .segment(let id)? = (try? record.spec())?.audience, case .object(var object) = record.json else { return record.json }
+            let summary = summaries[id.lowercased()]
+            object["segment_summary"] = ["name": summary.map { .string($0.name) } ?? .null,
+                                         "devices": summary.map { .number(Double($0.devices)) } ?? .null]
+            return .object(object)
+        }
     }
 
     /// `status` may repeat and hold several values separated by commas; `q` searches names.
@@ -85,7 +102,7 @@ struct CampaignsAPI: Sendable {
         } catch AppError.invalid(let failure, _) {
             throw Problem.invalidQuery(failure.errors)
         }
-        return APIResponse(status: 200, body: ["items": .array(page.campaigns.map(\.json)),
+        return APIResponse(status: 200, body: ["items": .array(try withSegments(page.campaigns)),
                                                "next_cursor": page.nextCursor.map { .string($0.token) } ?? .null])
     }
 
