@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldTestSupport
 import HeraldHTTP
 import HeraldJSON
 import Testing
@@ -45,6 +46,31 @@ import Testing
         #expect(try await herald.request("DELETE", "/api/v1/segments/\(segment)").status == 204)
         #expect(Self.text(browser.get("/campaigns")).contains("a segment that was deleted"))
         #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["segment_summary"] == ["name": .null, "devices": .null])
+    }
+
+    /// The report gives a segment's reach when its last run was planned beside its reach now,
+    /// once they differ (devices registered since).
+    @Test(.timeLimit(.minutes(5)))
+    func theReportSaysTheReachAtPlanningWhenItDiffersFromNow() async throws {
+        let sink = try EmulatorSink()
+        let browser = try PagesBrowser(role: .admin, environment: sink.environment)
+        let herald = browser.harness.herald
+        for token in ["p-1", "p-2"] {
+            #expect(try await herald.request("PUT", "/api/v1/devices/\(token)", json: ["platform": "android", "language": "fa"]).status == 201)
+        }
+        let segment = try #require(try await herald.request("POST", "/api/v1/segments", json: [
+            "name": "Persian", "rule": ["all": [["field": "language", "equals": "fa"]]]]).json?["id"]?.stringValue)
+        let id = try #require(try await herald.request("POST", "/api/v1/campaigns", json: [
+            "name": "Now", "notification": ["title": "Hi"], "segment": .string(segment), "schedule": ["kind": "now"]]).json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"] == "sent"
+        })
+        #expect(!Self.text(browser.get("/campaigns/\(id)/report")).contains("when its last run was planned"))
+        #expect(try await herald.request("PUT", "/api/v1/devices/p-3", json: ["platform": "ios", "language": "fa"]).status == 201)
+        let report = Self.text(browser.get("/campaigns/\(id)/report"))
+        #expect(report.contains("3 devices in “Persian”") && report.contains("(2 devices when its last run was planned)"),
+                "\(report.components(separatedBy: "<dt>Targets").last?.prefix(300) ?? "")")
     }
 
     @Test func aCSVImportedFromThePageShowsItsReportAndTheCounts() throws {

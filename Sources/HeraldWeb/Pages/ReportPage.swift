@@ -20,8 +20,15 @@ extension CampaignPages {
         }
         let planned = report.requestsPlanned, done = report.requestsAnswered
         let winnerSent = report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first
+        let segments = try segmentSummaries([report.campaign])
+        var row = CampaignRow(report.campaign, viewer: context.viewer, segments: segments)
+        // The reach at planning beside the reach now, when a segment's last run went to another number.
+        if case .segment(let id)? = (try? report.campaign.spec())?.audience, let planned = report.runs.first?["planned"]?.intValue,
+           let now = segments[id.lowercased()]?.devices, planned != now {
+            row.plannedReach = Localized.plural("report.planned_reach", count: planned)
+        }
         return pages.page(ReportView(
-            chrome: chrome(context, title: Localized.text("report.title", report.campaign.name)), campaign: CampaignRow(report.campaign, viewer: context.viewer, segments: try segmentSummaries([report.campaign])),
+            chrome: chrome(context, title: Localized.text("report.title", report.campaign.name)), campaign: row,
             runs: report.runs.map(ReportView.Run.init), noRuns: report.runs.isEmpty, sending: report.isSending, planned: planned, done: done,
             progressPercent: planned > 0 ? done * 100 / planned : 0,
             progressText: Localized.text("report.progress", Localized.number(done), Localized.number(planned)),

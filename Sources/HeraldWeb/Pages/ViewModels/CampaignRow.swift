@@ -26,6 +26,11 @@ struct CampaignRow: Sendable {
     /// The list's row holds at most four buttons: a draft is deleted, not cancelled, and has no
     /// report yet; pausing is on the review page.
     let listCancellable: Bool
+    /// Topics and a condition are written as code; a segment's name and reach, or a count of
+    /// devices, are words of the page's language.
+    let targetsAreCode: Bool
+    /// On the report, a segment campaign's reach when its last run was planned, when it differs from now.
+    var plannedReach: String? = nil
     let reportable: Bool
     let resumable: Bool
     let deletable: Bool
@@ -79,6 +84,7 @@ struct CampaignRow: Sendable {
         approvalState = record.approval.state.rawValue
         schedule = spec.map { CampaignPages.scheduleText(of: $0) } ?? "—"
         targets = spec.map { CampaignPages.targetText($0.audience, segments: segments) } ?? "—"
+        targetsAreCode = spec.map { !$0.audience.isPerDevice } ?? true
         updated = CampaignPages.shortTime(record.updatedAt)
         updatedISO = record.updatedAt
         author = record.author ?? "API"
