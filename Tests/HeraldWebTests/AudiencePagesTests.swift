@@ -155,6 +155,45 @@ import Testing
         #expect(list.contains("<td data-label=\"Used by\">Spring</td>"), "\(list.components(separatedBy: "Used by").last?.prefix(200) ?? "")")
     }
 
+    /// Groups: "(language fa or he) and country IR" built from rows in two groups, counted and
+    /// saved as that rule, shown again in its groups, and saved again unchanged; a group is
+    /// added by its button and a bad row in a group keeps its error beside it.
+    @Test func aSegmentOfTwoGroupsIsBuiltSavedAndShownInItsGroups() throws {
+        let browser = try PagesBrowser(role: .editor)
+        let devices = browser.harness.herald.server.application.devices
+        _ = try devices.register(token: "g-fa", document: ["platform": "android", "language": "fa", "country": "IR"])
+        _ = try devices.register(token: "g-he", document: ["platform": "android", "language": "he", "country": "IR"])
+        _ = try devices.register(token: "g-he-il", document: ["platform": "android", "language": "he", "country": "IL"])
+        _ = try devices.register(token: "g-en", document: ["platform": "android", "language": "en", "country": "IR"])
+        let added = Self.text(browser.post("/segments", [("name", "Groups"), ("field_0", "language"), ("action", "add_group")]))
+        #expect(added.contains(#"id="group-1""#) && added.contains(#"name="group_1" value="1""#) && added.contains(#"name="group_combine_1""#))
+        let fields: [(name: String, value: String)] = [
+            ("name", "Persian or Hebrew in Iran"), ("combine", "all"),
+            ("group_combine_0", "any"), ("field_0", "language"), ("op_0", "is"), ("value_0", "fa"), ("group_0", "0"),
+            ("field_1", "language"), ("op_1", "is"), ("value_1", "he"), ("group_1", "0"),
+            ("group_combine_1", "all"), ("field_2", "country"), ("op_2", "is"), ("value_2", "IR"), ("group_2", "1"),
+        ]
+        #expect(Self.text(browser.post("/segments", fields + [("action", "count")])).contains("2 active devices match now."))
+        #expect(browser.post("/segments", fields + [("action", "save")]).status == 200)
+        let segment = try #require(try browser.harness.herald.server.application.segments.list().first)
+        #expect(segment.rule.toJSON() == ["all": [["any": [["field": "language", "equals": "fa"], ["field": "language", "equals": "he"]]],
+                                                  ["field": "country", "equals": "IR"]]])
+        let page = Self.text(browser.get("/segments/\(segment.id)"))
+        #expect(page.contains(#"name="group_combine_0" value="any" checked"#) && page.contains(#"name="group_2" value="1""#))
+        #expect(!page.contains(#"<textarea id="rule-json" name="rule_json" rows="6" dir="ltr" aria-describedby="rule-json-error">{"#))
+        // Saved again from what the page shows: the same rule.
+        let again = FormScraper.fields(page, form: "/segments/\(segment.id)\"")
+        #expect(browser.post("/segments/\(segment.id)", again + [("action", "save")]).status == 200)
+        #expect(try browser.harness.herald.server.application.segments.get(segment.id).rule == segment.rule)
+
+        var broken = fields
+        broken[broken.firstIndex { $0.name == "value_2" }!] = ("value_2", "")
+        broken.append(("field_3", "app_version")); broken.append(("op_3", "at_least")); broken.append(("value_3", "beta")); broken.append(("group_3", "1"))
+        let refused = browser.post("/segments", broken.map { $0.name == "name" ? ("name", "Broken groups") : $0 } + [("action", "save")])
+        #expect(refused.status == 422)
+        #expect(Self.text(refused).contains(#"<div class="condition-row invalid" id="field-row_3" data-condition-row>"#))
+    }
+
     @Test func aSegmentIsCountedBeforeSavingAndItsRowErrorsStayBesideTheRow() throws {
         let browser = try PagesBrowser(role: .editor)
         _ = try browser.harness.herald.server.application.devices.register(token: "fa-1", document: ["platform": "android", "language": "fa-IR"])

@@ -181,9 +181,9 @@ struct AudiencePages: Sendable {
         }
     }
 
-    static func errors(_ failure: ValidationErrors, form: SegmentForm, rowOf: [Int]) -> FormErrors {
+    static func errors(_ failure: ValidationErrors, form: SegmentForm, rowOf: [String: Int]) -> FormErrors {
         var errors = FormErrors()
-        for error in failure.errors { errors.add(form.field(for: error.path, rowOfCondition: rowOf), error.message) }
+        for error in failure.errors { errors.add(form.field(for: error.path, rowOfPath: rowOf), error.message) }
         return errors
     }
 }

@@ -124,13 +124,23 @@ struct SegmentEditor: Sendable {
         let nameHidden: Bool
         /// The registry's own values of the row's attribute, offered as the value is typed.
         let valuesList: String?
+        let group: Int
+    }
+
+    /// A group of rows, all-of or any-of; with several, the groups combine as `all` says.
+    struct Group: Sendable {
+        let index: Int
+        let number: String
+        let all: Bool
+        let several: Bool
+        let rows: [Row]
     }
 
     let action: String
     let id: String?
     let name: String
     let all: Bool
-    let rows: [Row]
+    let groups: [Group]
     let ruleJSON: String
     let nameErrors: [String]
     let ruleErrors: [String]
@@ -159,13 +169,17 @@ struct SegmentEditor: Sendable {
         self.id = id
         name = form.name
         all = form.combine == "all"
-        rows = form.rows.enumerated().map { index, row in
+        let rows = form.rows.enumerated().map { index, row in
             Row(index: index,
                 fields: [Choice("", text: "—", selected: row.field.isEmpty)]
                     + Self.fieldChoices.map { Choice($0.0, text: Localized.text($0.1), selected: $0.0 == row.field) },
                 operators: Self.operators.map { Choice($0, text: Localized.text("segments.op.\($0)"), selected: $0 == row.op) },
                 name: row.name, value: row.value, errors: errors["row_\(index)"], nameHidden: !row.field.isEmpty && row.field != "property",
-                valuesList: Self.valueLists.contains(row.field) ? "segment-values-\(row.field)" : nil)
+                valuesList: Self.valueLists.contains(row.field) ? "segment-values-\(row.field)" : nil, group: row.group)
+        }
+        groups = form.groupCombines.enumerated().map { index, combine in
+            Group(index: index, number: Localized.number(index + 1), all: combine == "all", several: form.groupCombines.count > 1,
+                  rows: rows.filter { $0.group == index })
         }
         ruleJSON = form.ruleJSON
         nameErrors = errors["name"]
