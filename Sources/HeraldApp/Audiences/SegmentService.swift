@@ -140,7 +140,7 @@ public struct SegmentService: Sendable {
             var using: [String: [String]] = [:]
             for row in try connection.query("""
                 SELECT content->>'segment', name FROM campaigns
-                WHERE content ? 'segment' AND status <> 'cancelled' ORDER BY updated_at DESC
+                WHERE content ? 'segment' AND status <> \(CampaignStatus.cancelled) ORDER BY updated_at DESC
                 """) {
                 let (id, name) = try row.decode((String, String).self)
                 using[id.lowercased(), default: []].append(name)
