@@ -5,6 +5,7 @@ import os
 import tempfile
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import BASE, screenshot, sign_in, wait_for_text
 
@@ -45,8 +46,6 @@ def test_without_script_the_form_posts_a_small_file(browser_without_js):
 def test_a_segment_is_built_with_live_reach(browser):
     """The segment editor with its script: the reach follows the rule as it is edited (no button),
     a property name is asked for only on a property row, and a row is added by its button."""
-    from selenium.webdriver.support.ui import Select, WebDriverWait
-
     sign_in(browser)
     browser.get(BASE + "/devices")
     browser.find_element(By.ID, "device-file").send_keys(devices_csv(3, "segment-live"))

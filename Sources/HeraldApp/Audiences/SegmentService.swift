@@ -133,6 +133,11 @@ public struct SegmentService: Sendable {
         }
     }
 
+    /// The summaries of the segments these campaigns send to, by segment id.
+    public func summaries(of campaigns: [CampaignRecord]) throws -> [String: SegmentSummary] {
+        try summaries(Set(campaigns.compactMap(\.segmentID)))
+    }
+
     /// The names of the campaigns (not cancelled) that send to each segment, by segment id, most
     /// recently changed first.
     public func campaignsUsing() throws -> [String: [String]] {

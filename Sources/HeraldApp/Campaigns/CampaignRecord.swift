@@ -68,6 +68,10 @@ public struct CampaignRecord: Sendable, Equatable {
         return .object(object)
     }
 
+    /// The segment a campaign to a segment names (lowercased), read from its content without
+    /// parsing the whole campaign; nil for other audiences.
+    public var segmentID: String? { content["segment"]?.stringValue?.lowercased() }
+
     /// The strong entity tag of this version.
     public var etag: String { "\"\(version)\"" }
 }

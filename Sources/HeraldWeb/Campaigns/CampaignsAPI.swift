@@ -46,13 +46,10 @@ struct CampaignsAPI: Sendable {
     /// Campaigns as the API reads them, a campaign to a segment with `segment_summary`: the
     /// segment's name and the active devices it reaches now (both null once it was deleted).
     func withSegments(_ records: [CampaignRecord]) throws -> [JSON] {
-        let summaries = try segments.summaries(Set(records.compactMap { record -> String? in
-            guard case .segment(let id)? = (try? record.spec())?.audience else { return nil }
-            return id
-        }))
+        let summaries = try segments.summaries(of: records)
         return records.map { record in
-            guard case .segment(let id)? = (try? record.spec())?.audience, case .object(var object) = record.json else { return record.json }
-            let summary = summaries[id.lowercased()]
+            guard let id = record.segmentID, case .object(var object) = record.json else { return record.json }
+            let summary = summaries[id]
             object["segment_summary"] = ["name": summary.map { .string($0.name) } ?? .null,
                                          "devices": summary.map { .number(Double($0.devices)) } ?? .null]
             return .object(object)

@@ -17,12 +17,12 @@ extension CampaignPages {
         let spec = try record.spec()
         let role = context.viewer?.role ?? .viewer
         let when = Self.sendingTime(spec, now: now)
-        let segments = try segmentSummaries([record])
-        let targets = Self.targetText(spec.audience, segments: segments)
+        let summaries = try segments.summaries(of: [record])
+        let targets = Self.targetText(spec.audience, segments: summaries)
         let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         let (device, sample) = try previewSample(record, spec: spec, context: context)
         return pages.page(ReviewView(
-            chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer, segments: segments),
+            chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer, segments: summaries),
             variants: ReviewView.variants(spec, device: device), sample: sample, requests: ReviewView.requests(plan), warnings: plan.notes.map(Localized.planWarning),
             holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
             holdoutText: Localized.text("review.holdout", Localized.percent(whole: spec.holdoutPercent)),
@@ -135,7 +135,7 @@ extension CampaignPages {
         let record = try campaigns.get(try context.campaignID())
         let spec = try record.spec()
         if Self.sendingTime(spec, now: Date()).scheduled == nil, spec.schedule == nil || spec.schedule == .now {
-            let targets = Self.targetText(spec.audience, segments: try segmentSummaries([record]))
+            let targets = Self.targetText(spec.audience, segments: try segments.summaries(of: [record]))
             if let page = ConfirmView.unlessConfirmed(
                 context, pages: pages, heading: Localized.text("review.no_schedule.heading"),
                 text: Localized.text("review.no_schedule.text", Self.sendNowQuestion(record.name, targets)),
@@ -150,8 +150,8 @@ extension CampaignPages {
 
     func publish(_ context: RequestContext) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
-        let segments = try segmentSummaries([record])
-        let targets = (try? record.spec()).map { Self.targetText($0.audience, segments: segments) } ?? Localized.text("review.its_audience")
+        let summaries = try segments.summaries(of: [record])
+        let targets = (try? record.spec()).map { Self.targetText($0.audience, segments: summaries) } ?? Localized.text("review.its_audience")
         if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.send_now.heading"), text: Self.sendNowQuestion(record.name, targets),
                                                   confirmLabel: Localized.text("review.send_now_to", targets), back: "/campaigns/\(record.id)/review") {
             return page

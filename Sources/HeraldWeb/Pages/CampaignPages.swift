@@ -45,8 +45,8 @@ struct CampaignPages: Sendable {
             return "/campaigns?" + items.map { "\($0)=\(PercentEncoding.encode($1))" }.joined(separator: "&")
         }
         let summaries = try campaigns.summaries(page.campaigns.map(\.id))
-        let segments = try segmentSummaries(page.campaigns)
-        let rows = page.campaigns.map { CampaignRow($0, viewer: context.viewer, summary: summaries[$0.id], segments: segments) }
+        let segmentSummaries = try segments.summaries(of: page.campaigns)
+        let rows = page.campaigns.map { CampaignRow($0, viewer: context.viewer, summary: summaries[$0.id], segments: segmentSummaries) }
         return pages.page(CampaignListView(
             chrome: chrome(context, title: Localized.text("nav.campaigns")), q: query, filtered: status != nil || !query.isEmpty, paged: cursor != nil,
             statuses: [Choice("", text: Localized.text("list.all_statuses"), selected: status == nil)]

@@ -69,15 +69,6 @@ extension CampaignPages {
         return DateTexts.shared.day(year: parts[0], month: parts[1], day: parts[2], language: Localized.language) ?? text
     }
 
-    /// The segments these campaigns send to, by id, with their reach now (one census count each).
-    func segmentSummaries(_ records: [CampaignRecord]) throws -> [String: SegmentSummary] {
-        let ids = records.compactMap { record -> String? in
-            guard case .segment(let id)? = (try? record.spec())?.audience else { return nil }
-            return id
-        }
-        return try segments.summaries(Set(ids))
-    }
-
     /// Who a campaign goes to: its topics, its condition, "238 devices in “VIPs”" (by the
     /// segment's summary; "a segment that was deleted" without one), or its devices.
     static func targetText(_ audience: Audience, segments: [String: SegmentSummary] = [:]) -> String {

@@ -20,11 +20,11 @@ extension CampaignPages {
         }
         let planned = report.requestsPlanned, done = report.requestsAnswered
         let winnerSent = report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first
-        let segments = try segmentSummaries([report.campaign])
-        var row = CampaignRow(report.campaign, viewer: context.viewer, segments: segments)
+        let summaries = try segments.summaries(of: [report.campaign])
+        var row = CampaignRow(report.campaign, viewer: context.viewer, segments: summaries)
         // The reach at planning beside the reach now, when a segment's last run went to another number.
-        if case .segment(let id)? = (try? report.campaign.spec())?.audience, let planned = report.runs.first?["planned"]?.intValue,
-           let now = segments[id.lowercased()]?.devices, planned != now {
+        if let id = report.campaign.segmentID, let planned = report.runs.first?["planned"]?.intValue,
+           let now = summaries[id]?.devices, planned != now {
             row.plannedReach = Localized.plural("report.planned_reach", count: planned)
         }
         return pages.page(ReportView(

@@ -71,7 +71,7 @@ struct CampaignRow: Sendable {
         Localized.text("list.delete_question", name)
     }
 
-    /// `segments`: the summaries of the segments campaigns name (`CampaignPages.segmentSummaries`).
+    /// `segments`: the summaries of the segments campaigns name (`SegmentService.summaries(of:)`).
     init(_ record: CampaignRecord, viewer: Viewer?, segments: [String: SegmentSummary] = [:]) {
         let role = viewer?.role ?? .viewer
         // A stored campaign the rules no longer accept still lists, with dashes for what cannot be read.
