@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import HeraldJSON
 
@@ -13,36 +14,19 @@ import HeraldJSON
 /// says which paths the accepted campaigns must still cover between them.
 struct SchemaCampaigns {
     /// Values the schema cannot generate, by path (`[]` for any item of an array, `*` for any
-    /// member of a map).
-    static let samples: [String: JSON] = [
-        "name": "Every field from the schema",
-        "topics": ["news", "offers"],
-        "condition": "'news' in topics && 'offers' in topics",
-        "tokens": ["fcm-token-1:APA91b", "fcm-token-2:APA91b"],
-        "options.color": "#1a73e8",
-        "options.analytics_label": "spring",
-        "options.collapse_key": "sale",
-        "options.overrides.android": ["notification": ["tag": "sale", "sticky": true]],
-        "options.overrides.apns": ["headers": ["apns-push-type": "alert"]],
-        "options.overrides.webpush": ["headers": ["Urgency": "high"]],
-        "variants[].key": "V",
-        "schedule.at": "2099-06-01T09:30",
-        "schedule.time": "09:30",
-        "schedule.time_zone": "Asia/Tehran",
-        "schedule.until": "2099-12-31",
-        "delivery.window.start": "09:00",
-        "delivery.window.end": "21:30",
-        "delivery.window.time_zone": "Asia/Dubai",
-        "delivery.recipient_time.time_zones": ["Asia/Tehran", "Europe/Berlin", "America/New_York"],
-        "notification.translations": ["fa": ["title": "سلام", "body": "متن"], "he-IL": ["title": "שלום", "body": "טקסט"]],
-        "variants[].notification.translations": ["vi": ["title": "Xin chào", "body": "Nội dung"]],
-        "data": ["deep_link": "app://sale", "multi": "a\nb"],
-        "variants[].data": ["variant": "v", "extra key": "x"],
-    ]
-
-    /// Properties a campaign holds one of (the schema says "instead of"): campaign `i` keeps
-    /// alternative `i % count` of each set.
-    static let alternatives: [[String]] = [["delivery.max_per_minute", "delivery.spread_minutes"]]
+    /// member of a map), and properties a campaign holds one of (the schema says "instead of"):
+    /// campaign `i` keeps alternative `i % count` of each set. One file, read by this generator
+    /// and the browser's (JavaScript on), so the two round trips generate the same campaigns.
+    static let fixture: JSON = {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/campaign-schema-samples.json")
+        guard let data = FileManager.default.contents(atPath: path.path), let json = try? JSON.parse(data) else {
+            fatalError("cannot read \(path.path)")
+        }
+        return json
+    }()
+    static let samples: [String: JSON] = fixture["samples"]?.objectValue.map { Dictionary(uniqueKeysWithValues: $0.map { ($0.key, $0.value) }) } ?? [:]
+    static let alternatives: [[String]] = (fixture["alternatives"]?.arrayValue ?? []).map { ($0.arrayValue ?? []).compactMap(\.stringValue) }
 
     /// A path the generator found no value for.
     struct Unsampled: Error, CustomStringConvertible {
