@@ -126,6 +126,8 @@ import Testing
         let fresh = Self.text(browser.get("/segments"))
         #expect(fresh.contains(#"name="field_0""#) && !fresh.contains(#"name="field_1""#))
         #expect(fresh.contains(#"<a href="/segments">Segments</a>"#))
+        // The rule as JSON is there for rules the rows cannot say, closed while it holds none.
+        #expect(fresh.contains("<details><summary>Rule as JSON"))
         #expect(fresh.contains(#"<datalist id="segment-values-language"><option value="fa"></option><option value="he"></option></datalist>"#)
                 || fresh.contains(#"<datalist id="segment-values-language"><option value="he"></option><option value="fa"></option></datalist>"#))
 

@@ -80,7 +80,10 @@ struct AudiencePages: Sendable {
 
     func segmentPage(_ context: RequestContext) throws -> HTTPResponse {
         let segment = try segments.get(context.parameter("id"))
-        return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(), reach: try segments.reach(segment.rule))
+        // A new segment lands here after its save (`?notice=saved`), and says it was saved.
+        let saved = context.query("notice") == "saved" ? [Localized.text("segments.saved")] : []
+        return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(),
+                                 reach: try segments.reach(segment.rule), flash: saved)
     }
 
     func renderSegment(_ context: RequestContext, segment: Segment, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200,
@@ -115,7 +118,7 @@ struct AudiencePages: Sendable {
         case .success:
             do {
                 let segment = try segments.create(json, by: context.actor)
-                return PageRenderer.redirect(to: "/segments/\(segment.id)")
+                return PageRenderer.redirect(to: "/segments/\(segment.id)?notice=saved")
             } catch AppError.conflict(_, _, let detail, _) {
                 var errors = FormErrors()
                 errors.add("name", detail)

@@ -142,6 +142,9 @@ struct SegmentEditor: Sendable {
     let all: Bool
     let groups: [Group]
     let ruleJSON: String
+    /// The JSON editor starts open only when it holds a rule (the template's section would take
+    /// an empty string as true).
+    let showsRuleJSON: Bool
     let nameErrors: [String]
     let ruleErrors: [String]
     /// The count asked for with "Count devices" (without saving), or the saved segment's.
@@ -182,6 +185,7 @@ struct SegmentEditor: Sendable {
                   rows: rows.filter { $0.group == index })
         }
         ruleJSON = form.ruleJSON
+        showsRuleJSON = !form.ruleJSON.isEmpty || !errors["rule_json"].isEmpty
         nameErrors = errors["name"]
         ruleErrors = errors["rule_json"]
         self.reach = reach
