@@ -163,6 +163,11 @@ def walk(driver, language):
 
     driver.get(BASE + f"/campaigns/{campaign}/report")
     check_page(driver, language, "report")
+
+    # The segment editor, with two groups as a marketer builds them.
+    driver.get(BASE + "/segments")
+    submit_with(driver, driver.find_element(By.CSS_SELECTOR, "button[name=action][value=add_group]"))
+    check_page(driver, language, "segments")
     return campaign
 
 
