@@ -147,7 +147,7 @@ import Testing
     }
 
     @Test func aVariantNeedsTextOrData() throws {
-        #expect(try errors(of: #"{"name": "n", "topics": ["t"]}"#).map { "\($0.path) \($0.code)" } == ["notification required"])
+        #expect(try errors(of: #"{"name": "n", "topics": ["t"]}"#).map { "\($0.path) \($0.code)" } == ["notification no_content"])
         _ = try campaign(#"{"name": "n", "topics": ["t"], "data": {"k": "v"}}"#)
     }
 

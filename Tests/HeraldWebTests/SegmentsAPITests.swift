@@ -24,4 +24,20 @@ import Testing
         #expect(reach.json?["title"] == "The rule is not valid")
         #expect(reach.json?["errors"]?.arrayValue?.first?["path"]?.stringValue?.hasPrefix("rule") == true, "\(reach.json ?? .null)")
     }
+
+    /// A segment renamed to another's name is refused as taken (409), as a new one is, and both
+    /// keep their names; a segment as read (with its reach) may be sent back unchanged.
+    @Test func aRenameToATakenNameIsAConflictAndAReadSegmentCanBeSentBack() async throws {
+        let rule: JSON = ["all": [["field": "language", "equals": "fa"]]]
+        _ = try await herald.request("POST", "/api/v1/segments", json: ["name": "Persian", "rule": rule])
+        let other = try await herald.request("POST", "/api/v1/segments", json: ["name": "Hebrew", "rule": rule])
+        let id = try #require(other.json?["id"]?.stringValue)
+        let renamed = try await herald.request("PUT", "/api/v1/segments/\(id)", json: ["name": "Persian", "rule": rule])
+        #expect(renamed.status == 409 && renamed.json?["code"] == "duplicate_name", "\(renamed.status) \(renamed.json ?? .null)")
+        #expect(try await herald.request("GET", "/api/v1/segments/\(id)").json?["name"] == "Hebrew")
+
+        let read = try #require(try await herald.request("GET", "/api/v1/segments/\(id)").json)
+        #expect(read["devices"] != nil)
+        #expect(try await herald.request("PUT", "/api/v1/segments/\(id)", json: read).status == 200)
+    }
 }

@@ -24,7 +24,8 @@ public struct AccountService: Sendable {
 
     /// Creates a user.
     public func createUser(email: String, role: Role, password: String, by actor: Actor) throws -> UserRecord {
-        let email = email.trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs around an address are a copy-paste's; the OpenAPI document's pattern says so.
+        let email = email.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
         try Self.checkEmail(email)
         try Self.checkPassword(password)
         let hash = PasswordHash.make(password)
@@ -76,8 +77,11 @@ public struct AccountService: Sendable {
 
     /// Creates an API key; the returned key is shown once and never again.
     public func createKey(name: String, role: Role, scope: APIKeyScope, by actor: Actor) throws -> (key: String, record: APIKeyRecord) {
-        let name = name.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.utf8.count <= Self.maximumKeyNameLength else {
+        // Characters are counted as JSON Schema counts them (code points), before trimming, so
+        // the OpenAPI document's maxLength says exactly what is accepted.
+        let written = name
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, written.unicodeScalars.count <= Self.maximumKeyNameLength else {
             throw AppError.invalidField("name", "Give the key a name of 1 to \(Self.maximumKeyNameLength) characters, saying who or what uses it.")
         }
         return try database.transaction { connection in
@@ -109,16 +113,21 @@ public struct AccountService: Sendable {
         try database.read { try audit.list(before: before, limit: limit, on: $0) }
     }
 
+    /// One "@" after something, a dot after it, no white space: read in code points, as the
+    /// OpenAPI document's pattern reads it (a combining mark after "@" leaves it an "@").
     static func checkEmail(_ email: String) throws(AppError) {
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.utf8.count <= 320,
-              !email.contains(where: { $0.isWhitespace }) else {
+        let scalars = Array(email.unicodeScalars)
+        let ats = scalars.indices.filter { scalars[$0] == "@" }
+        guard ats.count == 1, let at = ats.first, at > 0, scalars[(at + 1)...].contains("."), scalars.count <= 320,
+              // Unicode white space, and the byte-order mark that JavaScript's \s counts too.
+              !scalars.contains(where: { $0.properties.isWhitespace || $0 == "\u{FEFF}" }) else {
             throw .invalidField("email", "Enter an e-mail address such as ana@example.com.")
         }
     }
 
     static func checkPassword(_ password: String) throws(AppError) {
-        guard password.count >= minimumPasswordLength, password.utf8.count <= 1024 else {
+        // Code points, as the OpenAPI document's minLength and maxLength count them.
+        guard (minimumPasswordLength...1024).contains(password.unicodeScalars.count) else {
             throw .invalidField("password", "A password needs at least \(minimumPasswordLength) characters.")
         }
     }

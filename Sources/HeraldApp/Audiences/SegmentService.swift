@@ -40,9 +40,10 @@ public struct SegmentService: Sendable {
     public static func parse(_ json: JSON) -> Result<(name: String, rule: SegmentRule), ValidationErrors> {
         var reader = JSONReader()
         guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
-        reader.rejectUnknown(object, known: ["name", "rule", "id", "created_by", "updated_at"], at: "")
+        // A segment as read (with its id, author, time and reach) may be sent back: those are ignored.
+        reader.rejectUnknown(object, known: ["name", "rule", "id", "created_by", "updated_at", "devices"], at: "")
         let name = reader.string(object, "name", at: "", required: true) ?? ""
-        if reader.member(object, "name") != nil, name.allSatisfy(\.isWhitespace) || name.count > 200 {
+        if reader.member(object, "name") != nil, name.allSatisfy(\.isWhitespace) || name.unicodeScalars.count > 200 {
             reader.report("name", "invalid_value", "a segment's name has 1 to 200 characters")
         }
         var rule: SegmentRule?
@@ -77,7 +78,15 @@ public struct SegmentService: Sendable {
     public func update(_ id: String, _ json: JSON, by actor: Actor) throws -> Segment {
         guard UUIDText.isUUID(id) else { throw AppError.notFound(what: "The segment") }
         let (name, rule) = try DeviceService.checked(Self.parse(json), title: "The segment is not valid")
-        return try database.transaction { connection in
+        do {
+            return try save(id, name: name, rule: rule, by: actor)
+        } catch let error as PostgresError where error.code == .uniqueViolation {
+            throw AppError.conflict(code: "duplicate_name", title: "The name is taken", detail: "A segment named \"\(name)\" exists already.")
+        }
+    }
+
+    private func save(_ id: String, name: String, rule: SegmentRule, by actor: Actor) throws -> Segment {
+        try database.transaction { connection in
             let rows = try connection.query("""
                 UPDATE segments SET name = \(name), rule = \(PostgresJSONB(rule.toJSON().serializedString())), updated_at = now()
                 WHERE id = \(id)::uuid RETURNING created_by, \(utc: "updated_at")

@@ -74,8 +74,9 @@ public struct EventService: Sendable {
                 errors.append(FieldError(path: prefix + key, code: "unknown_field", message: "unknown field \"\(key)\"; known: \(fields.sorted().joined(separator: ", "))"))
             }
             let id = object["id"]?.stringValue ?? ""
-            if id.isEmpty || id.utf8.count > 128 {
-                errors.append(FieldError(path: prefix + "id", code: "required", message: "id is the event's own unique id, 1 to 128 bytes", limit: 128))
+            // Counted in code points, as the OpenAPI document's maxLength counts them.
+            if id.isEmpty || id.unicodeScalars.count > 128 {
+                errors.append(FieldError(path: prefix + "id", code: "required", message: "id is the event's own unique id, 1 to 128 characters", limit: 128))
             }
             let campaign = object["campaign_id"]?.stringValue ?? ""
             if !UUIDText.isUUID(campaign) {

@@ -91,7 +91,8 @@ public enum SegmentCondition: Sendable, Equatable {
     case propertyExists(String)
 
     static func parse(_ object: JSONObject, at path: String, reader: inout JSONReader) -> SegmentCondition? {
-        if object["last_seen_within_days"] != nil {
+        // A member that is null is absent: it decides nothing (and a condition always reports why it is refused).
+        if reader.member(object, "last_seen_within_days") != nil {
             reader.rejectUnknown(object, known: ["last_seen_within_days"], at: path)
             guard let days = reader.int(object, "last_seen_within_days", at: path) else { return nil }
             guard (1...3650).contains(days) else {
@@ -100,15 +101,17 @@ public enum SegmentCondition: Sendable, Equatable {
             }
             return .lastSeenWithinDays(days)
         }
-        if object["property"] != nil {
+        if reader.member(object, "property") != nil {
             reader.rejectUnknown(object, known: ["property", "equals", "exists"], at: path)
             guard let name = reader.string(object, "property", at: path) else { return nil }
             guard DeviceLimits.isPropertyName(name) else {
                 reader.report(JSONReader.path(path, "property"), "invalid_key", "a property name has letters, digits and _, starting with a letter, found \"\(name)\"")
                 return nil
             }
+            // Both read first, so a wrong type in either is refused whichever decides.
+            let exists = reader.bool(object, "exists", at: path)
             if let value = reader.string(object, "equals", at: path) { return .propertyEquals(name, value) }
-            if reader.bool(object, "exists", at: path) == true { return .propertyExists(name) }
+            if exists == true { return .propertyExists(name) }
             reader.report(path, "required", "a property condition needs \"equals\" (a string) or \"exists\": true")
             return nil
         }
@@ -121,7 +124,18 @@ public enum SegmentCondition: Sendable, Equatable {
                           "a field is one of \(SegmentField.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(name)\"")
             return nil
         }
-        if let minimum = reader.string(object, "at_least", at: path) {
+        // Every member read first (null is absent), so a wrong type in one is refused whichever decides.
+        let atLeast = reader.string(object, "at_least", at: path)
+        let equals = reader.string(object, "equals", at: path)
+        let lists = [("in", SegmentCondition.isIn), ("not_in", SegmentCondition.notIn)].map { key, build in
+            let values = reader.strings(object, key, at: path)
+            if let values, !(1...SegmentRule.maximumValues).contains(values.count) {
+                reader.report(JSONReader.path(path, key), "out_of_range", "give 1 to \(SegmentRule.maximumValues) values, found \(values.count)",
+                              limit: SegmentRule.maximumValues)
+            }
+            return (key: key, build: build, values: values)
+        }
+        if let minimum = atLeast {
             guard field == .appVersion else {
                 reader.report(JSONReader.path(path, "at_least"), "invalid_value", "\"at_least\" takes an app version such as 5.2, on the field app_version")
                 return nil
@@ -133,16 +147,12 @@ public enum SegmentCondition: Sendable, Equatable {
             }
             return .appVersionAtLeast(minimum)
         }
-        if let value = reader.string(object, "equals", at: path) { return .equals(field, field.normalized(value)) }
-        for (key, build) in [("in", SegmentCondition.isIn), ("not_in", SegmentCondition.notIn)] where object[key] != nil {
-            guard let values = reader.strings(object, key, at: path) else { return nil }
-            guard (1...SegmentRule.maximumValues).contains(values.count) else {
-                reader.report(JSONReader.path(path, key), "out_of_range", "give 1 to \(SegmentRule.maximumValues) values, found \(values.count)",
-                              limit: SegmentRule.maximumValues)
-                return nil
-            }
-            return build(field, values.map(field.normalized))
+        if let equals { return .equals(field, field.normalized(equals)) }
+        if let list = lists.first(where: { $0.values != nil }), let values = list.values {
+            return list.build(field, values.map(field.normalized))
         }
+        // A list of the wrong type was reported as such.
+        if lists.contains(where: { reader.member(object, $0.key) != nil }) { return nil }
         reader.report(path, "required", "a field condition needs \"equals\", \"in\", \"not_in\" or (for app_version) \"at_least\"")
         return nil
     }

@@ -11,7 +11,7 @@ extension CampaignParser {
             let prefix = explicit ? JSONReader.path("variants", index: index) : ""
             let own = explicit ? spec.variants[index].notification : spec.notification
             if !variant.notification.hasText && variant.data.isEmpty {
-                reader.report(JSONReader.path(prefix, "notification"), "required",
+                reader.report(JSONReader.path(prefix, "notification"), "no_content",
                     "a notification needs a title or a body (or the message needs data)")
             }
             let count = variant.notification.characterCount

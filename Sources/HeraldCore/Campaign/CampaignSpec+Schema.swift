@@ -6,6 +6,12 @@ import HeraldJSON
 /// counted as grapheme clusters, title + body together, condition syntax, reserved data keys,
 /// the rendered payload size) are stated in `description`s; `parse` remains the authority.
 extension CampaignSpec {
+    /// A wall-clock time as `LocalTime` reads it: "HH:MM" or "HH:MM:SS".
+    static let localTimePattern = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
+    /// A real calendar date (29 February in leap years only) and a time, as `LocalDateTime` reads it.
+    static let localDateTimePattern = "^((?!0000)[0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))"
+        + "|([0-9]{2}(0[48]|[2468][048]|[13579][26])|(0[48]|[2468][048]|[13579][26])00)-02-29)T([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
+
     public static var jsonSchema: JSON {
         let label = "^[a-zA-Z0-9-_.~%]{1,50}$"
         let notification: JSON = [
@@ -18,6 +24,7 @@ extension CampaignSpec {
                              pattern: "^https?://"),
                 "translations": [
                     "type": "object", "maxProperties": .number(Double(CampaignLimits.translations)),
+                    "propertyNames": ["pattern": .string(LanguageTag.pattern)],
                     "description": "The title and body in other languages, by BCP 47 tag: each device gets its language's (exact tag, else the language without its region), else the text above. Campaigns to a segment or tokens only.",
                     "additionalProperties": ["type": "object", "additionalProperties": false,
                                              "properties": ["title": ["type": "string"], "body": ["type": "string"]]],
@@ -60,17 +67,28 @@ extension CampaignSpec {
                 "notification": notification, "data": data,
             ],
         ]
+        let zone: JSON = ["type": "string", "description": "An IANA time zone, such as Asia/Tehran."]
         let schedule: JSON = [
             "type": "object", "required": ["kind"],
             "description": "now | once {at: local date-time, time_zone} | daily {time, time_zone, until?} | weekly {days, time, time_zone, until?}; time zones are IANA names.",
             "properties": [
                 "kind": ["enum": ["now", "once", "daily", "weekly"]],
-                "at": ["type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?$"],
-                "time": ["type": "string", "pattern": "^\\d{2}:\\d{2}(:\\d{2})?$"],
-                "time_zone": ["type": "string"],
+                "at": ["type": "string", "pattern": .string(Self.localDateTimePattern)],
+                "time": ["type": "string", "pattern": .string(Self.localTimePattern)],
+                "time_zone": zone,
                 "until": ["type": "string", "format": "date"],
                 "days": ["type": "array", "minItems": 1, "maxItems": 7, "uniqueItems": true,
                          "items": ["enum": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]]],
+            ],
+            // Each kind takes its own members, as Schedule.parse reads them.
+            "oneOf": [
+                ["additionalProperties": false, "properties": ["kind": ["const": "now"]]],
+                ["additionalProperties": false, "required": ["kind", "at", "time_zone"],
+                 "properties": ["kind": ["const": "once"], "at": [:], "time_zone": [:]]],
+                ["additionalProperties": false, "required": ["kind", "time", "time_zone"],
+                 "properties": ["kind": ["const": "daily"], "time": [:], "time_zone": [:], "until": [:]]],
+                ["additionalProperties": false, "required": ["kind", "days", "time", "time_zone"],
+                 "properties": ["kind": ["const": "weekly"], "days": [:], "time": [:], "time_zone": [:], "until": [:]]],
             ],
         ]
         let delivery: JSON = [
@@ -85,8 +103,8 @@ extension CampaignSpec {
                     "type": "object", "additionalProperties": false, "required": ["start", "end", "time_zone"],
                     "description": "Sending hours in an IANA zone; an end before the start runs past midnight.",
                     "properties": [
-                        "start": ["type": "string", "pattern": "^\\d{2}:\\d{2}(:\\d{2})?$"],
-                        "end": ["type": "string", "pattern": "^\\d{2}:\\d{2}(:\\d{2})?$"],
+                        "start": ["type": "string", "pattern": .string(Self.localTimePattern)],
+                        "end": ["type": "string", "pattern": .string(Self.localTimePattern)],
                         "time_zone": ["type": "string"],
                     ],
                 ],

@@ -4,7 +4,7 @@ import HeraldJSON
 /// document), a machine code, a sentence for people that states the limit, and the limit as a
 /// number when there is one.
 ///
-/// Codes: `required`, `wrong_type`, `unknown_field`, `too_long`, `too_many`, `out_of_range`,
+/// Codes: `required`, `no_content` (no title, body or data to send), `wrong_type`, `unknown_field`, `too_long`, `too_many`, `out_of_range`,
 /// `duplicate`, `conflict` (topics and condition both given), `invalid_topic`,
 /// `invalid_condition`, `too_many_topics`, `reserved_key`, `not_https`, `no_image_extension`, `invalid_color`,
 /// `invalid_label`, `invalid_key` (variant key), `invalid_value` (an enumeration or format),

@@ -15,8 +15,10 @@ struct CampaignsAPI: Sendable {
         guard let key = context.request.headers["Idempotency-Key"] else {
             return created(try campaigns.create(spec, by: context.actor, now: Date()))
         }
-        guard !key.isEmpty, key.utf8.count <= Self.maximumIdempotencyKeyLength else {
-            throw Problem.badRequest(code: "invalid_idempotency_key", "Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyLength) bytes.")
+        // Visible ASCII, as a header carries it faithfully (and as the OpenAPI document says).
+        guard (1...Self.maximumIdempotencyKeyLength).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw Problem.badRequest(code: "invalid_idempotency_key",
+                                     "Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyLength) visible ASCII characters, such as a UUID.")
         }
         switch try campaigns.create(spec, by: context.actor, now: Date(), idempotencyKey: key, body: context.request.body) {
         case .created(let record):
