@@ -40,4 +40,17 @@ import Testing
         #expect(read["devices"] != nil)
         #expect(try await herald.request("PUT", "/api/v1/segments/\(id)", json: read).status == 200)
     }
+
+    /// A condition whose deciding member is null (null is absent) is refused with a reason; it once
+    /// became an empty group and a PostgreSQL syntax error (500). A member that does not decide is
+    /// still checked: a list of the wrong type or empty is refused beside an `equals`.
+    @Test func aConditionOfNullsOrBadListsIsRefusedNeverAServerError() async throws {
+        for rule: JSON in [["any": [["property": .null, "equals": ""]]], ["all": [["last_seen_within_days": .null]]],
+                           ["field": "app_version", "at_least": "5", "not_in": []], ["field": "language", "equals": "fa", "in": [["x": 1]]],
+                           ["property": "vip", "equals": "yes", "exists": "maybe"]] {
+            let reach = try await herald.request("POST", "/api/v1/segment-reach", json: ["rule": rule])
+            #expect(reach.status == 422, "\(rule): \(reach.status)")
+            #expect(reach.json?["errors"]?.arrayValue?.isEmpty == false, "\(rule): \(reach.json ?? .null)")
+        }
+    }
 }
