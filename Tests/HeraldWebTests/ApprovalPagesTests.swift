@@ -43,6 +43,8 @@ import Testing
         #expect(approved.contains("Approved: this version may now be scheduled or sent."))
         #expect(approved.contains("Good to go"))
         #expect(approved.contains("action=\"/campaigns/\(id)/publish\""))
+        // The panel names the decision with its decider and comment.
+        #expect(approved.contains("Approved by ") && approved.contains(": <q dir=\"auto\">Good to go</q>"))
         #expect(asPublisher(.get, "/campaigns").text.contains(">Approved</span>"))
     }
 
@@ -69,6 +71,16 @@ import Testing
         let review = editor.get("/campaigns/\(id)/review").text
         #expect(review.contains("Approval: Awaiting approval"))
         #expect(review.contains(held))
+        // The state moved on; the last decision is still said as what it was.
+        #expect(review.contains("Approved by "), "\(review.split(separator: "\n").filter { $0.contains("decision") || $0.contains(" by ") })")
+        #expect(try await harness.herald.request("GET", "/api/v1/campaigns/\(id)").json?["approval"]?["decision"] == "approved")
+        #expect(asPublisher("/campaigns/\(id)/reject", [("version", "2"), ("comment", "Not this title")]).status == 303)
+        let rejected = editor.get("/campaigns/\(id)/review").text
+        #expect(rejected.contains("Rejected by ") && rejected.contains("Not this title"))
+        #expect(try await harness.herald.request("GET", "/api/v1/campaigns/\(id)").json?["approval"]?["decision"] == "rejected")
+        // A resubmission starts afresh: no decision is shown for the version now waiting.
+        _ = editor.post("/campaigns/\(id)/submit", [("version", "2")])
+        #expect(!editor.get("/campaigns/\(id)/review").text.contains("Rejected by "))
         #expect(asPublisher("/campaigns/\(id)/approve", [("version", "2")]).status == 303)
         #expect(!editor.get("/campaigns/\(id)/review").text.contains(held))
     }

@@ -12,7 +12,8 @@ struct ApprovalStore: Sendable {
         try CampaignStore.records(try connection.query("""
             UPDATE campaigns SET approval = \(state),
                 approval_comment = CASE WHEN \(clearingDecision) THEN NULL ELSE approval_comment END,
-                approval_decided_by = CASE WHEN \(clearingDecision) THEN NULL ELSE approval_decided_by END
+                approval_decided_by = CASE WHEN \(clearingDecision) THEN NULL ELSE approval_decided_by END,
+                approval_decision = CASE WHEN \(clearingDecision) THEN NULL ELSE approval_decision END
             WHERE id = \(id)::uuid RETURNING \(fragment: CampaignStore.columns)
             """)).first
     }
@@ -21,7 +22,7 @@ struct ApprovalStore: Sendable {
     func decide(_ id: CampaignID, approved: Bool, comment: String?, by identity: String, on connection: PostgresConnection) throws -> CampaignRecord? {
         let state: ApprovalState = approved ? .approved : .rejected
         return try CampaignStore.records(try connection.query("""
-            UPDATE campaigns SET approval = \(state), approval_comment = \(comment), approval_decided_by = \(identity),
+            UPDATE campaigns SET approval = \(state), approval_comment = \(comment), approval_decided_by = \(identity), approval_decision = \(state),
                 approved_version = CASE WHEN \(approved) THEN version ELSE approved_version END,
                 approved_content = CASE WHEN \(approved) THEN content ELSE approved_content END
             WHERE id = \(id)::uuid RETURNING \(fragment: CampaignStore.columns)

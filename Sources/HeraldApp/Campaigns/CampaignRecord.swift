@@ -84,12 +84,17 @@ public struct CampaignApproval: Sendable, Equatable {
     /// "user:ana@example.com" or "api_key:release bot": who approved or rejected it last.
     public var decidedBy: String?
     public var approvedVersion: Int?
+    /// What `decidedBy` decided (approved or rejected): the state moves on after a resubmission
+    /// or an edit, the decision stays with its comment.
+    public var decision: ApprovalState?
 
-    public init(state: ApprovalState = .none, comment: String? = nil, decidedBy: String? = nil, approvedVersion: Int? = nil) {
+    public init(state: ApprovalState = .none, comment: String? = nil, decidedBy: String? = nil, approvedVersion: Int? = nil,
+                decision: ApprovalState? = nil) {
         self.state = state
         self.comment = comment
         self.decidedBy = decidedBy
         self.approvedVersion = approvedVersion
+        self.decision = decision
     }
 
     /// Whether a scheduled campaign waits for this version's approval before any run starts
@@ -100,6 +105,7 @@ public struct CampaignApproval: Sendable, Equatable {
 
     var json: JSONObject {
         ["state": .string(state.rawValue), "comment": comment.map { .string($0) } ?? .null,
-         "decided_by": decidedBy.map { .string($0) } ?? .null, "approved_version": approvedVersion.map { .number(Double($0)) } ?? .null]
+         "decided_by": decidedBy.map { .string($0) } ?? .null, "decision": decision.map { .string($0.rawValue) } ?? .null,
+         "approved_version": approvedVersion.map { .number(Double($0)) } ?? .null]
     }
 }

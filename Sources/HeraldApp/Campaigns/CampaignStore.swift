@@ -31,7 +31,7 @@ public struct CampaignStore: Sendable {
     static let columns: PostgresQuery = """
         id::text, name, status, version, content::text, author, \(utc: "created_at"), \(utc: "updated_at"),
         updated_by, updated_by_kind, \(utc: "next_run_at"),
-        approval, approval_comment, approval_decided_by, approved_version
+        approval, approval_comment, approval_decided_by, approved_version, approval_decision
         """
 
     public init() {}
@@ -134,14 +134,15 @@ public struct CampaignStore: Sendable {
     static func records(_ rows: PostgresRows) throws -> [CampaignRecord] {
         try rows.map { row in
             let (id, name, status, version, content, author, createdAt, updatedAt, updatedBy, updatedByKind, nextRunAt,
-                 approval, comment, decidedBy, approvedVersion) =
+                 approval, comment, decidedBy, approvedVersion, decision) =
                 try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, String, String, String?, Attribution.Kind?, String?,
-                                ApprovalState, String?, String?, Int?).self)
+                                ApprovalState, String?, String?, Int?, ApprovalState?).self)
             var record = CampaignRecord(id: id, name: name, status: status, version: version, content: try JSON.parse(content),
                                         author: author, createdAt: createdAt, updatedAt: updatedAt,
                                         updatedBy: updatedBy.flatMap { name in updatedByKind.map { Attribution(name: name, kind: $0) } },
                                         nextRunAt: nextRunAt)
-            record.approval = CampaignApproval(state: approval, comment: comment, decidedBy: decidedBy, approvedVersion: approvedVersion)
+            record.approval = CampaignApproval(state: approval, comment: comment, decidedBy: decidedBy, approvedVersion: approvedVersion,
+                                               decision: decision)
             return record
         }
     }

@@ -32,6 +32,7 @@ struct ApprovalAPI: Sendable {
          "approved_version": record.approval.approvedVersion.map { .number(Double($0)) } ?? .null,
          "comment": record.approval.comment.map { .string($0) } ?? .null,
          "decided_by": record.approval.decidedBy.map { .string($0) } ?? .null,
+         "decision": record.approval.decision.map { .string($0.rawValue) } ?? .null,
          "runs_held": .bool(record.approval.runsHeld(status: record.status, version: record.version)),
          "last_editor": record.updatedBy.map { .string($0.identity) } ?? .null,
          "changes": .array(changes.map { change in

@@ -75,7 +75,15 @@ extension CampaignPages {
         return ReviewView.ApprovalPanel(
             stateText: Self.approvalText(state), runsHeld: record.approval.runsHeld(status: record.status, version: record.version),
             comment: record.approval.comment,
-            decidedBy: record.approval.decidedBy.map(Self.identityText),
+            decision: record.approval.decidedBy.map { identity in
+                // "Approved by ana@…" or "Rejected by …"; a decision kept from before this column says only who.
+                let who = Localized.isolate(Self.identityText(identity))
+                switch record.approval.decision {
+                case .approved?: return Localized.text("approval.approved_by", who)
+                case .rejected?: return Localized.text("approval.rejected_by", who)
+                default: return Localized.text("approval.last_decision_by") + " " + who
+                }
+            },
             changes: changes.map { .init(path: $0.path, before: $0.before ?? "—", after: $0.after ?? "—") }, hasChanges: !changes.isEmpty,
             sinceVersion: record.approval.approvedVersion.map { Localized.text("approval.since_version", Localized.number($0)) }
                 ?? Localized.text("approval.since_nothing"),

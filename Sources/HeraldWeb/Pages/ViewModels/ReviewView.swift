@@ -104,7 +104,8 @@ struct ReviewView: PageView {
         /// Scheduled, and this version is not the approved one: no run starts until it is.
         let runsHeld: Bool
         let comment: String?
-        let decidedBy: String?
+        /// Who decided last, and what ("Rejected by ana@example.com").
+        let decision: String?
         let changes: [Change]
         let hasChanges: Bool
         let sinceVersion: String
