@@ -286,5 +286,12 @@ import Testing
 
         let english = try JSON.parse(harness.send(.get, "/api/v1/nothing-here").body)
         #expect(english["title"]?.stringValue == "Not found")
+
+        // A missing campaign is named in every language, as in English ("Campaign … does not exist.").
+        let id = "3f2c9d7e-0000-4000-8000-000000000001"
+        let persian = try JSON.parse(harness.send(.get, "/api/v1/campaigns/\(id)", headers: [("Authorization", "Bearer \(key)"), ("Accept-Language", "fa")]).body)
+        #expect(persian["detail"]?.stringValue == "کمپین \u{2068}\(id)\u{2069} وجود ندارد.", "\(persian)")
+        let inEnglish = try JSON.parse(harness.send(.get, "/api/v1/campaigns/\(id)", headers: [("Authorization", "Bearer \(key)")]).body)
+        #expect(inEnglish["detail"]?.stringValue == "Campaign \(id) does not exist.")
     }
 }

@@ -51,7 +51,7 @@ public struct AccountService: Sendable {
         let hash = password.map { PasswordHash.make($0) }
         let updated = try database.transaction { connection in
             guard let user = try users.update(id: id, role: role, disabled: disabled, passwordHash: hash, on: connection) else {
-                throw AppError.notFound(what: "User \(id)")
+                throw AppError.notFound(.user("\(id)"))
             }
             var details: JSONObject = [:]
             if let role { details["role"] = .string(role.rawValue) }
@@ -71,7 +71,7 @@ public struct AccountService: Sendable {
             throw AppError.invalidField("language", "must be one of \(languages.joined(separator: ", ")), found \"\(language)\"")
         }
         let found = try database.transaction { try users.setLanguage(id: userID, language: language, on: $0) }
-        guard found else { throw AppError.notFound(what: "User \(userID)") }
+        guard found else { throw AppError.notFound(.user("\(userID)")) }
         credentials?.forget("user:\(userID)")
     }
 
@@ -96,7 +96,7 @@ public struct AccountService: Sendable {
     /// Revokes a key; it stops working at once.
     public func revokeKey(id: String, by actor: Actor) throws -> APIKeyRecord {
         let revoked = try database.transaction { connection in
-            guard let key = try keys.revoke(id: id, on: connection) else { throw AppError.notFound(what: "API key \(id)") }
+            guard let key = try keys.revoke(id: id, on: connection) else { throw AppError.notFound(.apiKey("\(id)")) }
             try audit.record(.apiKeyRevoked, by: actor, object: ("api_key", id),
                              details: ["name": .string(key.name), "prefix": .string(key.prefix)], on: connection)
             return key

@@ -3,8 +3,8 @@ import HeraldCore
 /// Why a use case did not happen, in the application's words. Each face renders it its own way
 /// (problem+json for the REST API, an error page for the browser); none of it speaks HTTP.
 public enum AppError: Error, Sendable, Equatable {
-    /// Nothing by that id: `what` names it ("Campaign 3f…").
-    case notFound(what: String)
+    /// Nothing by that id: what was asked for, and by which id when the caller gave one.
+    case notFound(Missing)
     /// The input breaks the rules; every failing field with its path, code, message and limit.
     case invalid(ValidationErrors, title: String)
     /// The caller named another version than the current one (`expectedVersion`: an older one
@@ -32,7 +32,7 @@ public enum AppError: Error, Sendable, Equatable {
     /// The one sentence a person reads.
     public var message: String {
         switch self {
-        case .notFound(let what): "\(what) does not exist."
+        case .notFound(let missing): "\(missing) does not exist."
         case .invalid(let errors, let title): errors.errors.count == 1 ? errors.errors[0].message : "\(title): \(errors.errors.count) fields are invalid."
         case .versionMismatch(let version, let expected) where expected > version:
             "Version \(expected) does not exist: the campaign is at version \(version); read it again and retry with its ETag."
@@ -40,9 +40,35 @@ public enum AppError: Error, Sendable, Equatable {
         case .notAllowed(let detail): detail
         case .conflict(_, _, let detail, _): detail
         case .refused(_, _, let detail): detail
-        case .sendingNotConfigured: "Sending is not configured on this server."
+        case .sendingNotConfigured: "Sending is not configured on this server: set HERALD_SERVICE_ACCOUNT_KEY to a Firebase service-account key (or run the FCM emulator)."
         case .unavailable(let detail): detail
         case .rateLimited(let detail, _): detail
+        }
+    }
+}
+
+/// What a caller asked for that does not exist, as a value each face words in its own language
+/// ("Campaign 3f… does not exist." in English, the same sentence in Persian).
+public enum Missing: Sendable, Equatable, CustomStringConvertible {
+    /// A campaign, by the id the caller gave (nil: the campaign just read, gone since).
+    case campaign(String?)
+    case segment
+    case device
+    case user(String)
+    case apiKey(String)
+    /// A file of the server's own (a static asset, an uploaded image), by its path.
+    case file(String)
+
+    /// The English wording, as the API's default detail says it.
+    public var description: String {
+        switch self {
+        case .campaign(let id?): "Campaign \(id)"
+        case .campaign(nil): "The campaign"
+        case .segment: "The segment"
+        case .device: "The device"
+        case .user(let id): "User \(id)"
+        case .apiKey(let id): "API key \(id)"
+        case .file(let path): "The file \(path)"
         }
     }
 }

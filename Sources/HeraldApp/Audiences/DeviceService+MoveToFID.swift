@@ -39,13 +39,13 @@ extension DeviceService {
     /// A call repeated after its answer was lost finds the device moved and answers it unchanged.
     public func moveToFID(token: String, document: JSON, by actor: Actor) throws -> MoveToFID {
         let fid = try Self.checked(Self.parseMoveToFID(document))
-        guard !token.contains("\0") else { throw AppError.notFound(what: "The device") }
+        guard !token.contains("\0") else { throw AppError.notFound(.device) }
         return try database.transaction { connection in
             guard let current = try store.get(token, on: connection, locking: true) else {
                 if let done = try store.get(fid, on: connection), done.device.kind == .fid, done.device.bucketKey == token {
                     return MoveToFID(device: done, moved: false)
                 }
-                throw AppError.notFound(what: "The device")
+                throw AppError.notFound(.device)
             }
             guard current.device.kind == .token else {
                 throw AppError.conflict(code: "already_fid", title: "The device is registered by an installation ID",
@@ -56,7 +56,7 @@ extension DeviceService {
                                         detail: "Another device is registered by the FID \(fid). Forget one of the two (DELETE /api/v1/devices/{token}) and move again.")
             }
             let history = try store.move(token, toFID: fid, on: connection)
-            guard let moved = try store.get(fid, on: connection) else { throw AppError.notFound(what: "The device") }
+            guard let moved = try store.get(fid, on: connection) else { throw AppError.notFound(.device) }
             // The audit row names the FID only: forgetting the device (an erasure) then leaves no
             // trace of its old token in a log that is never rewritten.
             try AuditLog().record(.deviceMovedToFID, by: actor, object: ("device", fid), details: [

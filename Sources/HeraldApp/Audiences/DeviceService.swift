@@ -21,20 +21,20 @@ public struct DeviceService: Sendable {
         let device = try Self.checked(Device.parse(document, token: token, ignoring: ["registered_at", "status", "invalid_reason"]))
         return try database.transaction { connection in
             let created = try store.upsert([device], on: connection) == 1
-            guard let stored = try store.get(device.token, on: connection) else { throw AppError.notFound(what: "The device") }
+            guard let stored = try store.get(device.token, on: connection) else { throw AppError.notFound(.device) }
             return (stored, created)
         }
     }
 
     public func get(_ token: String) throws -> StoredDevice {
         // No stored token holds NUL (PostgreSQL text cannot): such a token is simply not registered.
-        guard !token.contains("\0"), let device = try database.read({ try store.get(token, on: $0) }) else { throw AppError.notFound(what: "The device") }
+        guard !token.contains("\0"), let device = try database.read({ try store.get(token, on: $0) }) else { throw AppError.notFound(.device) }
         return device
     }
 
     /// Forgets a device; false when it was not registered.
     public func forget(_ token: String) throws {
-        guard !token.contains("\0"), try database.read({ try store.delete(token, on: $0) }) else { throw AppError.notFound(what: "The device") }
+        guard !token.contains("\0"), try database.read({ try store.delete(token, on: $0) }) else { throw AppError.notFound(.device) }
     }
 
     public func list(_ filter: DeviceFilter, after: String?, limit: Int) throws -> [StoredDevice] {

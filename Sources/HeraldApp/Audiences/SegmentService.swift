@@ -76,7 +76,7 @@ public struct SegmentService: Sendable {
     }
 
     public func update(_ id: String, _ json: JSON, by actor: Actor) throws -> Segment {
-        guard UUIDText.isUUID(id) else { throw AppError.notFound(what: "The segment") }
+        guard UUIDText.isUUID(id) else { throw AppError.notFound(.segment) }
         let (name, rule) = try DeviceService.checked(Self.parse(json), title: "The segment is not valid")
         do {
             return try save(id, name: name, rule: rule, by: actor)
@@ -91,7 +91,7 @@ public struct SegmentService: Sendable {
                 UPDATE segments SET name = \(name), rule = \(PostgresJSONB(rule.toJSON().serializedString())), updated_at = now()
                 WHERE id = \(id)::uuid RETURNING created_by, \(utc: "updated_at")
                 """)
-            guard let row = rows.first else { throw AppError.notFound(what: "The segment") }
+            guard let row = rows.first else { throw AppError.notFound(.segment) }
             let (createdBy, updated) = try row.decode((String?, String).self)
             try audit.record(.segmentSaved, by: actor, object: ("segment", id), details: ["name": .string(name)], on: connection)
             return Segment(id: id, name: name, rule: rule, createdBy: createdBy, updatedAt: updated)
@@ -100,7 +100,7 @@ public struct SegmentService: Sendable {
 
     /// Deletes a segment that no campaign waiting to send targets.
     public func delete(_ id: String, by actor: Actor) throws {
-        guard UUIDText.isUUID(id) else { throw AppError.notFound(what: "The segment") }
+        guard UUIDText.isUUID(id) else { throw AppError.notFound(.segment) }
         try database.transaction { connection in
             let users = try connection.query("""
                 SELECT name FROM campaigns WHERE content->>'segment' = \(id.lowercased()) AND status = ANY(\(CampaignStatus.cancellable)) LIMIT 3
@@ -109,13 +109,13 @@ public struct SegmentService: Sendable {
                 throw AppError.conflict(code: "segment_in_use", title: "The segment is in use",
                                         detail: "Campaigns not yet sent target it: \(users.joined(separator: ", ")). Change their audience first.")
             }
-            guard try connection.execute("DELETE FROM segments WHERE id = \(id)::uuid") > 0 else { throw AppError.notFound(what: "The segment") }
+            guard try connection.execute("DELETE FROM segments WHERE id = \(id)::uuid") > 0 else { throw AppError.notFound(.segment) }
             try audit.record(.segmentDeleted, by: actor, object: ("segment", id), on: connection)
         }
     }
 
     public func get(_ id: String) throws -> Segment {
-        guard UUIDText.isUUID(id), let segment = try database.read({ try Self.load(id, on: $0) }) else { throw AppError.notFound(what: "The segment") }
+        guard UUIDText.isUUID(id), let segment = try database.read({ try Self.load(id, on: $0) }) else { throw AppError.notFound(.segment) }
         return segment
     }
 

@@ -22,7 +22,7 @@ extension CampaignService {
                               ? "Version \(current.version) of campaign \(id) is approved already; edit it to need approval again."
                               : "Campaign \(id) is awaiting approval already.")
             }
-            guard let record = try approvals.set(id, to: next, clearingDecision: true, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            guard let record = try approvals.set(id, to: next, clearingDecision: true, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             try audit.record(.campaignSubmitted, by: actor, object: ("campaign", id.description),
                              details: ["version": .number(Double(record.version))], on: connection)
             return record
@@ -49,7 +49,7 @@ extension CampaignService {
             }
             guard let record = try approvals.decide(id, approved: approve, comment: comment.flatMap { $0.isEmpty ? nil : $0 },
                                                     by: actor.attribution.identity, on: connection) else {
-                throw AppError.notFound(what: "Campaign \(id)")
+                throw AppError.notFound(.campaign("\(id)"))
             }
             var details: JSONObject = ["version": .number(Double(record.version))]
             if let comment, !comment.isEmpty { details["comment"] = .string(comment) }
@@ -64,7 +64,7 @@ extension CampaignService {
     /// The campaign and what changed since the version approved last (every field when none was).
     public func approvalDiff(_ id: CampaignID) throws -> (CampaignRecord, [CampaignDiff.Change]) {
         try database.read { connection in
-            guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             return (record, CampaignDiff.changes(from: try approvals.approvedContent(id, on: connection), to: record.content))
         }
     }
@@ -102,7 +102,7 @@ extension CampaignService {
             throw AppError.refused(code: "approvals_off", title: "Approvals are not on",
                                    detail: "This installation sends without approval (HERALD_APPROVALS is off).")
         }
-        guard let current = try campaigns.find(id: id, on: connection, forUpdate: true) else { throw AppError.notFound(what: "Campaign \(id)") }
+        guard let current = try campaigns.find(id: id, on: connection, forUpdate: true) else { throw AppError.notFound(.campaign("\(id)")) }
         if current.version != expectedVersion { throw AppError.versionMismatch(currentVersion: current.version, expectedVersion: expectedVersion) }
         return current
     }

@@ -10,7 +10,7 @@ extension CampaignService {
     public func sendWinner(_ id: CampaignID, variantKey: String, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
             guard let current = try campaigns.find(id: id, on: connection, forUpdate: true) else {
-                throw AppError.notFound(what: "Campaign \(id)")
+                throw AppError.notFound(.campaign("\(id)"))
             }
             return try WinnerRollout(buckets: buckets).send(current, variantKey: variantKey, by: actor, now: now, on: connection)
         }

@@ -35,7 +35,7 @@ public struct CampaignService: Sendable {
     // MARK: - Reading
 
     public func get(_ id: CampaignID) throws -> CampaignRecord {
-        guard let record = try database.read({ try campaigns.find(id: id, on: $0) }) else { throw AppError.notFound(what: "Campaign \(id)") }
+        guard let record = try database.read({ try campaigns.find(id: id, on: $0) }) else { throw AppError.notFound(.campaign("\(id)")) }
         return record
     }
 
@@ -121,7 +121,7 @@ public struct CampaignService: Sendable {
 
     public func runs(_ id: CampaignID) throws -> [JSON] {
         try database.read { connection in
-            guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(what: "Campaign \(id)") }
+            guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(.campaign("\(id)")) }
             return try progress.runs(campaignID: id, on: connection)
         }
     }
@@ -130,7 +130,7 @@ public struct CampaignService: Sendable {
     /// the campaign, its runs, its first failed deliveries, the apps' events and the hourly trend.
     public func report(_ id: CampaignID, failures limit: Int = 100) throws -> CampaignReport {
         try database.read { connection in
-            guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             var report = CampaignReport(
                 campaign: record, variantKeys: try record.spec().effectiveVariants.map(\.key),
                 runs: try progress.runs(campaignID: id, on: connection),
@@ -147,7 +147,7 @@ public struct CampaignService: Sendable {
 
     public func deliveries(_ id: CampaignID, status: DeliveryStatus?, afterID: Int64, limit: Int) throws -> [JSON] {
         try database.read { connection in
-            guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(what: "Campaign \(id)") }
+            guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(.campaign("\(id)")) }
             return try progress.deliveries(campaignID: id, status: status, afterID: afterID, limit: limit, on: connection)
         }
     }
@@ -203,7 +203,7 @@ public struct CampaignService: Sendable {
     /// A copy of the campaign as a new draft named "Copy of …".
     public func duplicate(_ id: CampaignID, by actor: Actor) throws -> CampaignRecord {
         try database.transaction { connection in
-            guard let original = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            guard let original = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             var spec = try original.spec()
             spec.name = String("Copy of \(spec.name)".prefix(CampaignLimits.nameCharacters))
             return try insert(spec, by: actor, on: connection, details: ["duplicate_of": .string(original.id.description)])
@@ -232,7 +232,7 @@ public struct CampaignService: Sendable {
             throw AppError.invalidField("", "A merge patch must be a JSON object.", code: "invalid_patch", title: "The patch is not valid")
         }
         return try database.transaction { connection in
-            guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             let spec = try Self.validated(current.content.mergePatched(with: patch))
             try Self.refuseUnsavableSchedule(spec, now: now)
             return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
@@ -248,7 +248,7 @@ public struct CampaignService: Sendable {
             case .deleted:
                 try audit.record(.campaignDeleted, by: actor, object: ("campaign", id.description), on: connection)
             case .notFound:
-                throw AppError.notFound(what: "Campaign \(id)")
+                throw AppError.notFound(.campaign("\(id)"))
             case .versionMismatch(let current, let expected):
                 throw AppError.versionMismatch(currentVersion: current.version, expectedVersion: expected)
             case .notADraft(let current):
@@ -262,7 +262,7 @@ public struct CampaignService: Sendable {
     /// Arms the campaign: its first run is due at its schedule's next occurrence (at once without one).
     public func schedule(_ id: CampaignID, expectedVersion: Int, by actor: Actor, now: Date) throws -> CampaignRecord {
         try database.transaction { connection in
-            guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+            guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             try refuseUnapproved(current)
             let due: Date
             switch Arming.firstRun(of: try current.spec(), now: now) {
@@ -379,7 +379,7 @@ public struct CampaignService: Sendable {
                              details: ["version": .number(Double(record.version)), "status": .string(record.status.rawValue)], on: connection)
             return record
         case .notFound:
-            throw AppError.notFound(what: "The campaign")
+            throw AppError.notFound(.campaign(nil))
         case .versionMismatch(let current, let expected):
             throw AppError.versionMismatch(currentVersion: current.version, expectedVersion: expected)
         case .notEditable(let current):

@@ -40,7 +40,7 @@ struct WinnerRollout: Sendable {
                                       plan: plan, nextRun: nil)], on: connection)
         guard let run = started.first else { throw refuse("A run for this moment already exists; try again.") }
         _ = try connection.execute("UPDATE runs SET rollout_variant = \(variantKey) WHERE id = \(run.runID)::uuid")
-        guard let record = try CampaignStore().find(id: current.id, on: connection) else { throw AppError.notFound(what: "Campaign \(current.id)") }
+        guard let record = try CampaignStore().find(id: current.id, on: connection) else { throw AppError.notFound(.campaign("\(current.id)")) }
         var entry = details
         entry["variant"] = .string(variantKey)
         entry["requests"] = .number(Double(plan.requests.count))
@@ -65,7 +65,7 @@ struct WinnerRollout: Sendable {
             throw refuse("A run for this moment already exists; try again.")
         }
         try DeliveryStore().advance([(id.description, nil)], started: [run], on: connection)
-        guard let record = try CampaignStore().find(id: id, on: connection) else { throw AppError.notFound(what: "Campaign \(id)") }
+        guard let record = try CampaignStore().find(id: id, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
         var entry = details
         entry["variant"] = .string(variantKey)
         entry["devices"] = .number(Double(run.deliveries))

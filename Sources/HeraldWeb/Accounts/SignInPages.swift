@@ -40,8 +40,9 @@ struct SignInPages: Sendable {
                 ("Set-Cookie", sessionCookie(signedIn.sessionID, maxAge: service.sessionLifetimeSeconds)),
                 ("Set-Cookie", "\(Self.signInCookie)=; Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=0"),
             ])
-        } catch AppError.notAllowed(let message) {
-            return render(next: next, email: email, error: Localized.language == .en ? message : Localized.text("signin.mismatch"), status: 401)
+        } catch AppError.notAllowed {
+            // The service's only refusal here is the mismatch, said alike for an unknown address.
+            return render(next: next, email: email, error: Localized.text("signin.mismatch"), status: 401)
         } catch AppError.rateLimited(let message, let seconds) {
             return render(next: next, email: email, error: Localized.message(.rateLimited(message, retryAfterSeconds: seconds)), status: 429)
         } catch {

@@ -33,7 +33,7 @@ struct RequestContext: Sendable {
     /// service is asked about it.
     func campaignID() throws(AppError) -> CampaignID {
         let text = parameter("id")
-        guard let id = CampaignID(text) else { throw .notFound(what: "Campaign \(text)") }
+        guard let id = CampaignID(text) else { throw .notFound(.campaign("\(text)")) }
         return id
     }
 

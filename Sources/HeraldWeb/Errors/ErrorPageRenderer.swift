@@ -10,8 +10,8 @@ enum ErrorPageRenderer {
         switch error {
         case let error as AppError:
             switch error {
-            case .notFound(let what):
-                (status, heading, text) = (404, Localized.title(error), Localized.language == .en ? Localized.text("error.page.not_found", what) : Localized.message(error))
+            case .notFound(let missing):
+                (status, heading, text) = (404, Localized.title(error), Localized.text("error.page.not_found", Localized.subject(missing)))
             case .invalid(let errors, let title):
                 (status, heading, text) = (422, Localized.problemTitle(code: "validation_failed", title), Localized.fieldErrors(errors.errors) + Localized.text("sentence.end"))
             case .versionMismatch:
@@ -30,8 +30,8 @@ enum ErrorPageRenderer {
                                                       text: Localized.text("error.page.database_text")), status: 503)
                 response.headers.set("Retry-After", "5")
                 return response
-            case .rateLimited(let detail, let seconds):
-                var response = pages.page(MessageView(context, heading: Localized.title(error), text: Localized.language == .en ? detail : Localized.message(error)), status: 429)
+            case .rateLimited(_, let seconds):
+                var response = pages.page(MessageView(context, heading: Localized.title(error), text: Localized.message(error)), status: 429)
                 response.headers.set("Retry-After", String(seconds))
                 return response
             }

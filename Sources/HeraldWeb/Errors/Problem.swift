@@ -1,3 +1,4 @@
+import HeraldApp
 import HeraldJSON
 
 /// An `application/problem+json` answer (RFC 9457): a stable machine `code`, a human `title` and
@@ -42,8 +43,8 @@ struct Problem: Error, Sendable, Equatable {
 }
 
 extension Problem {
-    static func notFound(_ what: String) -> Problem {
-        Problem(status: 404, code: "not_found", title: "Not found", detail: Localized.language == .en ? "\(what) does not exist." : Localized.text("problem.not_found.detail"))
+    static func notFound(_ missing: Missing) -> Problem {
+        Problem(status: 404, code: "not_found", title: "Not found", detail: Localized.message(.notFound(missing)))
     }
 
     static func malformedJSON(line: Int, column: Int, reason: String) -> Problem {

@@ -27,8 +27,8 @@ enum ProblemRenderer {
 
     static func problem(for error: AppError) -> Problem {
         switch error {
-        case .notFound(let what):
-            return Problem.notFound(what)
+        case .notFound(let missing):
+            return Problem.notFound(missing)
         case .invalid(let errors, let title):
             return Problem.validation(errors, title: title)
         case .versionMismatch(let version, _):
@@ -44,12 +44,11 @@ enum ProblemRenderer {
             return Problem(status: 422, code: code, title: title, detail: Localized.problemDetail(code: code, detail))
         case .sendingNotConfigured:
             return Problem(status: 503, code: "sending_not_configured", title: "Sending is not configured",
-                           detail: Localized.language == .en ? "Set HERALD_SERVICE_ACCOUNT_KEY to a Firebase service-account key (or run the FCM emulator) to send."
-                               : Localized.message(error))
+                           detail: Localized.message(error))
         case .unavailable:
             return Problem.databaseUnavailable()
-        case .rateLimited(let detail, let seconds):
-            return Problem(status: 429, code: "rate_limited", title: "Too many attempts", detail: Localized.language == .en ? detail : Localized.message(error),
+        case .rateLimited(_, let seconds):
+            return Problem(status: 429, code: "rate_limited", title: "Too many attempts", detail: Localized.message(error),
                            headers: [("Retry-After", String(seconds))])
         }
     }
@@ -75,8 +74,7 @@ extension Problem {
         }
         let count = failures.count
         return Problem(status: status, code: code, title: title,
-                       detail: count == 1 ? Localized.fieldError(failures[0])
-                           : Localized.language == .en ? "\(count) fields are invalid." : Localized.plural("problem.validation_failed.detail", count: count),
+                       detail: count == 1 ? Localized.fieldError(failures[0]) : Localized.plural("problem.validation_failed.detail", count: count),
                        extensions: ["errors": .array(errors)])
     }
 }

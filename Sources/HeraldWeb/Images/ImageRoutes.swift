@@ -9,7 +9,7 @@ struct ImageRoutes: Sendable {
     func serve(_ context: RequestContext) throws -> HTTPResponse {
         let file = context.parameter("file")
         guard let (bytes, kind) = try images.load(fileName: file) else {
-            return Problem.notFound("The image \(file)").httpResponse
+            return Problem.notFound(.file("/images/\(file)")).httpResponse
         }
         var headers = HTTPHeaders()
         headers.add("Content-Type", kind.contentType)

@@ -11,7 +11,7 @@ extension Localized {
     static func message(_ error: AppError) -> String {
         guard language != .en else { return error.message }
         switch error {
-        case .notFound: return text("problem.not_found.detail")
+        case .notFound(let missing): return text("problem.not_found.what", subject(missing))
         case .invalid(let errors, _):
             return errors.errors.count == 1 ? fieldError(errors.errors[0]) : plural("problem.validation_failed.detail", count: errors.errors.count)
         case .versionMismatch(let version, let expected) where expected > version:
@@ -20,9 +20,22 @@ extension Localized {
         // Herald's web face writes its refusals in the request's language already (see Authentication).
         case .notAllowed(let detail): return detail
         case .conflict(let code, _, let detail, _), .refused(let code, _, let detail): return problemDetail(code: code, detail)
-        case .sendingNotConfigured: return text("problem.sending_not_configured.detail")
+        case .sendingNotConfigured: return text("problem.sending_not_configured.detail", isolate("HERALD_SERVICE_ACCOUNT_KEY"))
         case .unavailable: return text("problem.database_unavailable.detail")
         case .rateLimited(_, let seconds): return plural("problem.rate_limited.detail", count: max(1, (seconds + 59) / 60))
+        }
+    }
+
+    /// What was not found, in the request's language ("Campaign 3f…"; ids and paths as isolates).
+    static func subject(_ missing: Missing) -> String {
+        switch missing {
+        case .campaign(let id?): text("missing.campaign", isolate(id))
+        case .campaign(nil): text("missing.the_campaign")
+        case .segment: text("missing.segment")
+        case .device: text("missing.device")
+        case .user(let id): text("missing.user", isolate(id))
+        case .apiKey(let id): text("missing.api_key", isolate(id))
+        case .file(let path): text("missing.file", isolate(path))
         }
     }
 

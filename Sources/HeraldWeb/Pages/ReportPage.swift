@@ -90,19 +90,17 @@ extension CampaignPages {
 
     /// A p-value with four decimals in the page's digits.
     static func pValueText(_ p: Double) -> String {
-        Localized.language == .en ? String(format: "%.4f", p) : Localized.decimal(p, digits: 4)
+        Localized.decimal(p, digits: 4)
     }
 
     static func percent(_ value: Double) -> String {
-        let tenths = Int((value * 1000).rounded())
-        guard Localized.language == .en else { return Localized.percent(Double(tenths) / 1000, digits: 1) }
-        return "\(tenths / 10).\(abs(tenths % 10))%"
+        Localized.percent((value * 1000).rounded() / 1000, digits: 1)
     }
 
     static func signedPoints(_ value: Double) -> String {
         let tenths = Int((value * 1000).rounded())
         let sign = tenths > 0 ? "+" : tenths < 0 ? "−" : "±"
-        let magnitude = Localized.language == .en ? "\(abs(tenths) / 10).\(abs(tenths) % 10)" : Localized.decimal(Double(abs(tenths)) / 10, digits: 1)
+        let magnitude = Localized.decimal(Double(abs(tenths)) / 10, digits: 1)
         return Localized.text("report.points", sign + magnitude)
     }
 

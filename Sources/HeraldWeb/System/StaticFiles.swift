@@ -29,7 +29,7 @@ struct StaticFiles: Sendable {
             !segment.isEmpty && !segment.hasPrefix(".") && segment.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
         }
         guard safe, let bytes = Self.read("\(directory)/\(relativePath)") else {
-            return Problem.notFound("The file /static/\(relativePath)").httpResponse
+            return Problem.notFound(.file("/static/\(relativePath)")).httpResponse
         }
         let ext = relativePath.split(separator: ".").last.map { String($0).lowercased() } ?? ""
         var headers = HTTPHeaders()
