@@ -164,13 +164,15 @@ def test_a_segment_of_two_groups_is_built_sent_to_and_named_everywhere(javascrip
     screenshot(driver, f"journey-report-{tag}", width=width)
 
 
+@pytest.mark.parametrize("width", [1366, 390])
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_recipient_time_reads_as_the_marketer_chose_it(javascript, request):
+def test_recipient_time_reads_as_the_marketer_chose_it(javascript, width, request):
     driver = request.getfixturevalue("browser" if javascript else "browser_without_js")
+    driver.set_window_size(width, 1400)
     sign_in(driver)
     driver.get(BASE + "/campaigns")
     status, text = api(driver, "POST", "/api/v1/campaigns", {
-        "name": f"Weekly at their 09:00 {javascript}", "notification": {"title": "Good morning"}, "topics": ["news"],
+        "name": f"Weekly at their 09:00 {javascript} {width}", "notification": {"title": "Good morning"}, "topics": ["news"],
         "schedule": {"kind": "weekly", "days": ["mon", "wed", "sat"], "time": "09:00", "time_zone": "Asia/Tehran"},
         "delivery": {"recipient_time": {"past": "skip", "time_zones": ["Asia/Tehran", "Europe/Berlin"]}}})
     assert status == 201, text
@@ -181,3 +183,4 @@ def test_recipient_time_reads_as_the_marketer_chose_it(javascript, request):
     button = driver.find_element(By.XPATH, "//button[starts-with(normalize-space(), 'Schedule for')]").text
     assert button.endswith("09:00 in each recipient's time zone"), button
     assert "first wave" in main and "last wave" in main, main[:1200]
+    assert no_sideways_scroll(driver)

@@ -89,9 +89,9 @@ struct AudiencePages: Sendable {
     func renderSegment(_ context: RequestContext, segment: Segment, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200,
                        flash: [String] = []) throws -> HTTPResponse {
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
-        let view = SegmentView(chrome: PageChrome(context, title: Localized.text("segments.page_title", segment.name), flash: flash),
+        let view = SegmentView(chrome: PageChrome(context, title: Localized.text("segments.page_title", Localized.isolate(segment.name)), flash: flash),
                                editor: try editor(form: form, id: segment.id, errors: errors, reach: reach, canEdit: canEdit),
-                               deleteQuestion: Localized.text("segments.delete_question", segment.name))
+                               deleteQuestion: Localized.text("segments.delete_question", Localized.isolate(segment.name)))
         return pages.page(view, status: status)
     }
 
@@ -155,7 +155,7 @@ struct AudiencePages: Sendable {
     func deleteSegment(_ context: RequestContext) throws -> HTTPResponse {
         let segment = try segments.get(context.parameter("id"))
         if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("segments.delete_heading"),
-                                                  text: Localized.text("segments.delete_question", segment.name),
+                                                  text: Localized.text("segments.delete_question", Localized.isolate(segment.name)),
                                                   confirmLabel: Localized.text("segments.delete"), back: "/segments/\(segment.id)") {
             return page
         }
