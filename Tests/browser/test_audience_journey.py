@@ -78,6 +78,14 @@ def build_segment(driver, name, tag, javascript):
     return segment["id"]
 
 
+def signed_in(request, javascript, width):
+    """A signed-in browser, with or without script, `width` pixels wide."""
+    driver = request.getfixturevalue("browser" if javascript else "browser_without_js")
+    driver.set_window_size(width, 1400)
+    sign_in(driver)
+    return driver
+
+
 def wait_until_sent(driver, campaign):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -91,9 +99,7 @@ def wait_until_sent(driver, campaign):
 @pytest.mark.parametrize("width", [1366, 390])
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_a_segment_of_two_groups_is_built_sent_to_and_named_everywhere(javascript, width, request):
-    driver = request.getfixturevalue("browser" if javascript else "browser_without_js")
-    driver.set_window_size(width, 1400)
-    sign_in(driver)
+    driver = signed_in(request, javascript, width)
     tag = f"{'js' if javascript else 'nojs'}{width}"
     register_devices(driver, tag)
     name = f"Persian or Hebrew {tag}"
@@ -167,9 +173,7 @@ def test_a_segment_of_two_groups_is_built_sent_to_and_named_everywhere(javascrip
 @pytest.mark.parametrize("width", [1366, 390])
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
 def test_recipient_time_reads_as_the_marketer_chose_it(javascript, width, request):
-    driver = request.getfixturevalue("browser" if javascript else "browser_without_js")
-    driver.set_window_size(width, 1400)
-    sign_in(driver)
+    driver = signed_in(request, javascript, width)
     driver.get(BASE + "/campaigns")
     status, text = api(driver, "POST", "/api/v1/campaigns", {
         "name": f"Weekly at their 09:00 {javascript} {width}", "notification": {"title": "Good morning"}, "topics": ["news"],
