@@ -253,6 +253,13 @@ import Testing
                 let left = Self.englishLeft(in: response.text, language: language)
                 #expect(left.isEmpty, "\(language.rawValue) \(page) shows English: \(left)")
             }
+            // The confirmations an irreversible action asks first, without script (nothing is done: not confirmed).
+            for action in ["pause", "resume", "publish", "cancel", "delete"] {
+                let response = browser.post("/campaigns/\(toTopics)/\(action)", [("version", "1")])
+                #expect(response.status == 200 && response.text.contains("confirm-panel"), "\(language.rawValue) \(action): \(response.status)")
+                let left = Self.englishLeft(in: response.text, language: language)
+                #expect(left.isEmpty, "\(language.rawValue) \(action) confirmation shows English: \(left)")
+            }
         }
     }
 

@@ -193,11 +193,10 @@ extension CampaignPages {
     func pauseOrResume(_ context: RequestContext, pausing: Bool) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
         let back = context.form.value("back") == "list" ? "list" : "review"
-        let verb = pausing ? "Pause" : "Resume"
         if let page = ConfirmView.unlessConfirmed(
-            context, pages: pages, heading: "\(verb) this campaign?",
+            context, pages: pages, heading: Localized.text(pausing ? "confirm.pause.heading" : "confirm.resume.heading"),
             text: pausing ? CampaignRow.pauseQuestion(record.name) : CampaignRow.resumeQuestion(record.name),
-            confirmLabel: "\(verb) campaign", danger: false, back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+            confirmLabel: Localized.text(pausing ? "common.pause_campaign" : "common.resume_campaign"), danger: false, back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
             return page
         }
         return try act(context, notice: pausing ? .paused : .resumed, then: back) { id, version in
