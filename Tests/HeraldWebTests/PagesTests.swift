@@ -452,6 +452,21 @@ import Testing
         #expect(list.contains(CampaignPages.dateTime(local, in: .gmt, shownAs: "in each recipient")), "\(list.split(separator: "\n").filter { $0.contains("Weekly") })")
     }
 
+    /// A form that lost its version (a hand-made post, a broken proxy) is refused as such: the
+    /// composer and the review page say to reload, and nothing changes. It was once taken as
+    /// version 0 and answered "someone saved version 1 since you read it".
+    @Test func aFormWithoutItsVersionIsRefusedAsSuchAndChangesNothing() async throws {
+        _ = post("/campaigns", CampaignFormTests.fields())
+        let before = try await onlyCampaign()
+        let id = try #require(before["id"]?.stringValue)
+        let edited = post("/campaigns/\(id)", CampaignFormTests.fields([("title", "Changed")]).filter { $0.name != "version" })
+        #expect(edited.status == 422 && edited.text.contains("reload the page and make the change again"), "\(edited.status)")
+        #expect(edited.text.contains("Changed"), "what was typed is kept")
+        let scheduled = post("/campaigns/\(id)/schedule", [])
+        #expect(scheduled.status == 422 && scheduled.text.contains("reload the page and try again"), "\(scheduled.status)")
+        #expect(try await onlyCampaign() == before)
+    }
+
     @Test func withoutJavaScriptAVariantIsAddedAndRemovedByAButtonAndNothingIsSavedMeanwhile() async throws {
         var fields = CampaignFormTests.fields()
         let added = post("/campaigns", fields + [("action", "add_variant")])

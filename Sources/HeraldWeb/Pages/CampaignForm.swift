@@ -53,8 +53,9 @@ struct CampaignForm: Sendable, Equatable {
     /// The raw per-platform overrides as JSON text (`{"android": {…}, "apns": {…}, "webpush": {…}}`).
     var overrides = ""
     var data: [DataRow] = []
-    /// The version the author started from (0 for a new campaign).
-    var version = 0
+    /// The version the author started from; nil for a new campaign, or when the form did not say
+    /// (an edit without it is refused, not taken as version 0).
+    var version: Int?
     /// Spread, sending hours, latest-delivery time and the automatic winner.
     var delivery = DeliveryFormFields()
 
@@ -97,7 +98,7 @@ struct CampaignForm: Sendable, Equatable {
         for field in Self.optionFields { options[field] = value(field) }
         overrides = multiline("overrides")
         data = rows("data_key_").map { DataRow(id: $0, key: value("data_key_\($0)"), value: multiline("data_value_\($0)")) }
-        version = Int(value("version")) ?? 0
+        version = Int(value("version"))
         delivery = DeliveryFormFields(value)
     }
 

@@ -226,7 +226,7 @@ extension CampaignPages {
             confirmLabel: Localized.text("review.winner.confirm", variant), danger: false, back: "/campaigns/\(record.id)/report") {
             return page
         }
-        return try act(context, notice: .winnerSent, then: "report") { id, _ in
+        return try perform(context, notice: .winnerSent, then: "report") { id in
             try campaigns.sendWinner(id, variantKey: variant, by: context.actor, now: Date())
         }
     }
@@ -235,16 +235,26 @@ extension CampaignPages {
         Localized.text("review.winner.question", variant, name)
     }
 
-    /// Runs one action on the campaign at the form's version, then redirects with a notice; a
-    /// refusal shows the review page with the reason.
+    /// Runs one action on the campaign at the form's version. A form without its version is
+    /// refused as such, not taken as version 0 (which would read "someone saved since").
     func act(_ context: RequestContext, notice: Notice, then: String,
              _ action: (_ id: CampaignID, _ version: Int) throws -> CampaignRecord?) throws -> HTTPResponse {
+        guard let version = Int(context.form.value("version") ?? "") else {
+            return try reviewPage(try campaigns.get(try context.campaignID()), context: context,
+                                  actionError: Localized.text("review.error.no_version"), status: 422)
+        }
+        return try perform(context, notice: notice, then: then) { id in try action(id, version) }
+    }
+
+    /// Runs one action on the campaign, then redirects with a notice; a refusal shows the review
+    /// page with the reason.
+    func perform(_ context: RequestContext, notice: Notice, then: String,
+                 _ action: (_ id: CampaignID) throws -> CampaignRecord?) throws -> HTTPResponse {
         let id = try context.campaignID()
-        let version = Int(context.form.value("version") ?? "") ?? 0
         let actionError: String
         let status: Int
         do {
-            let record = try action(id, version)
+            let record = try action(id)
             let target = then == "list" || record == nil ? "/campaigns" : "/campaigns/\(id)/\(then)"
             return PageRenderer.redirect(to: "\(target)?notice=\(notice.rawValue)")
         } catch AppError.versionMismatch(let current, _) {

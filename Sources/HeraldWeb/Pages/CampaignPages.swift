@@ -108,8 +108,13 @@ struct CampaignPages: Sendable {
             let record = try campaigns.create(spec, by: context.actor, now: Date())
             return PageRenderer.redirect(to: Self.next(action, record.id.description))
         }
+        guard let version = form.version else {
+            var errors = FormErrors()
+            errors.add("form", Localized.text("composer.error.no_version"))
+            return composer(form, errors: errors, id: id.description, status: try campaigns.get(id).status, context: context, httpStatus: 422)
+        }
         do {
-            let record = try campaigns.update(id, expectedVersion: form.version, spec: spec, by: context.actor, now: Date())
+            let record = try campaigns.update(id, expectedVersion: version, spec: spec, by: context.actor, now: Date())
             return PageRenderer.redirect(to: Self.next(action, record.id.description))
         } catch AppError.versionMismatch {
             return try conflict(form: form, current: try campaigns.get(id), context: context)
@@ -132,7 +137,7 @@ struct CampaignPages: Sendable {
         var mine = form
         mine.version = current.version
         var ignored = FormErrors()
-        let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored), yourVersion: form.version)
+        let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored), yourVersion: form.version ?? 0)
         return pages.page(ComposerView(chrome: chrome(context, title: Localized.text("composer.conflict.title", current.name)), form: mine, errors: FormErrors(),
                                        campaignID: current.id.description, status: current.status, conflict: conflict,
                                        segments: segmentChoices()), status: 409)

@@ -174,7 +174,7 @@ struct ComposerFields: Sendable {
         scheduleTime = form.scheduleTime
         scheduleUntil = form.scheduleUntil
         holdoutPercent = form.holdoutPercent
-        version = form.version
+        version = form.version ?? 0
         scheduleKinds = ["none", "now", "once", "daily", "weekly"].map {
             Choice($0, text: Localized.text("composer.schedule_kind.\($0)"), selected: form.scheduleKind == $0)
         }
