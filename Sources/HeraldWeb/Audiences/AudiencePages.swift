@@ -68,8 +68,8 @@ struct AudiencePages: Sendable {
 
     func renderSegments(_ context: RequestContext, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200) throws -> HTTPResponse {
         let usage = try segments.campaignsUsing()
-        let rows = try segments.list().map { segment in
-            SegmentsView.Row(id: segment.id, name: segment.name, devices: try segments.reach(segment.rule), updatedAt: CampaignPages.shortTime(segment.updatedAt),
+        let rows = try segments.listWithReach().map { segment, devices in
+            SegmentsView.Row(id: segment.id, name: segment.name, devices: devices, updatedAt: CampaignPages.shortTime(segment.updatedAt),
                              usedBy: SegmentsView.usedBy(usage[segment.id] ?? []))
         }
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor

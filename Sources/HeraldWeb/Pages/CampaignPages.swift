@@ -140,19 +140,24 @@ struct CampaignPages: Sendable {
         let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored), yourVersion: form.version ?? 0)
         return pages.page(ComposerView(chrome: chrome(context, title: Localized.text("composer.conflict.title", current.name)), form: mine, errors: FormErrors(),
                                        campaignID: current.id.description, status: current.status, conflict: conflict,
-                                       segments: segmentChoices()), status: 409)
+                                       segments: segmentChoices(context)), status: 409)
     }
 
     func composer(_ form: CampaignForm, errors: FormErrors, id: String?, status: CampaignStatus?, context: RequestContext,
                   httpStatus: Int = 200) -> HTTPResponse {
         pages.page(ComposerView(chrome: chrome(context, title: id == nil ? Localized.text("nav.new_campaign") : Localized.text("composer.edit_title", form.name)), form: form,
-                                errors: errors, campaignID: id, status: status, segments: segmentChoices()), status: httpStatus)
+                                errors: errors, campaignID: id, status: status, segments: segmentChoices(context)), status: httpStatus)
     }
 
-    /// The saved segments with their reach, for the target step; none when they cannot be read
-    /// (the composer still works for topics).
-    func segmentChoices() -> [(segment: Segment, devices: Int)] {
-        (try? segments.list().map { ($0, (try? segments.reach($0.rule)) ?? 0) }) ?? []
+    /// The saved segments with their reach, for the target step. When they cannot be read the
+    /// composer still works for topics, and the failure is logged rather than lost.
+    func segmentChoices(_ context: RequestContext) -> [(segment: Segment, devices: Int)] {
+        do {
+            return try segments.listWithReach()
+        } catch {
+            context.log.warning("segments for the composer could not be read: \(error)")
+            return []
+        }
     }
 
     /// The counter's figures for the form as typed so far (the composer script asks as the author types).
