@@ -61,6 +61,22 @@ import Testing
         #expect(!app.output[0].substring!.contains("Mustache"))
     }
 
+    /// The services are the application layer's surface: its stores (the SQL) are internal, no
+    /// store type is public, the application does not hand out its database, and the web module
+    /// names no store. A page or an API handler reaches data only through a service.
+    @Test func storesAreInternalAndTheWebReachesDataThroughServices() throws {
+        for file in try Self.sources(in: ["HeraldApp"]) {
+            let stores = try Self.lines(file.text, matching: #"^\s*public\s+(struct|final\s+class|class|enum|actor)\s+[A-Za-z]*Store\b"#)
+            #expect(stores.isEmpty, "\(file.path) makes a store public: \(stores)")
+            let database = try Self.lines(file.text, matching: #"^\s*public\s+(let|var)\s+database\s*:\s*Database\b"#)
+            #expect(database.isEmpty, "\(file.path) hands out the database: \(database)")
+        }
+        for file in try Self.sources(in: ["HeraldWeb", "herald"]) {
+            let named = try Self.lines(file.text, matching: #"\b[A-Z][A-Za-z]*Store\b"#)
+            #expect(named.isEmpty, "\(file.path) names a store: \(named)")
+        }
+    }
+
     /// The domain is pure: it renders v1 messages (FCMMessage) but links neither the sender nor libcurl.
     @Test func theDomainLinksNeitherTheSenderNorLibcurl() throws {
         for file in try Self.sources(in: ["HeraldCore", "FCMMessage"]) {

@@ -1,6 +1,6 @@
 import HeraldTestSupport
 import Foundation
-import HeraldApp
+@testable import HeraldApp
 import HeraldJSON
 import HeraldPostgres
 import Testing

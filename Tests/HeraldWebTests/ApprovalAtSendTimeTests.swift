@@ -1,7 +1,7 @@
 import HeraldTestSupport
 import FCMEmulator
 import Foundation
-import HeraldApp
+@testable import HeraldApp
 import HeraldJSON
 import HeraldPostgres
 import Testing

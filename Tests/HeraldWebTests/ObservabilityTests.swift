@@ -1,4 +1,4 @@
-import HeraldApp
+@testable import HeraldApp
 import HeraldHTTP
 import HeraldJSON
 import HeraldPostgres

@@ -1,3 +1,4 @@
+@testable import HeraldApp
 import HeraldTestSupport
 import FCMEmulator
 import Foundation

@@ -25,7 +25,7 @@ public struct APIKeyRecord: Sendable, Equatable {
 
 /// The SQL of API keys. A key is `hk_` and 43 base64url characters (256 random bits); the table
 /// holds its SHA-256 and its first 11 characters.
-public struct APIKeyStore: Sendable {
+struct APIKeyStore: Sendable {
     public init() {}
 
     static let keyPrefix = "hk_"

@@ -3,7 +3,7 @@ import HeraldPostgres
 
 /// Browser sessions in PostgreSQL. The cookie carries a random 256-bit id; the table holds only
 /// its SHA-256, so a copy of the database cannot be replayed as a cookie.
-public struct SessionStore: Sendable {
+struct SessionStore: Sendable {
     /// Idle expiry (sliding) and absolute expiry, in seconds.
     let idleSeconds: Int
     public let lifetimeSeconds: Int

@@ -24,7 +24,7 @@ public struct SignInService: Sendable {
     /// How long a new session lasts, for the cookie's Max-Age.
     public var sessionLifetimeSeconds: Int { sessions.lifetimeSeconds }
 
-    public init(database: Database, log: Log, throttle: SignInThrottle, sessions: SessionStore, credentials: CredentialCache? = nil) {
+    init(database: Database, log: Log, throttle: SignInThrottle, sessions: SessionStore, credentials: CredentialCache? = nil) {
         self.database = database
         self.log = log
         self.throttle = throttle
@@ -91,7 +91,7 @@ public struct Authenticator: Sendable {
     let keys = APIKeyStore()
     let cache: CredentialCache?
 
-    public init(database: Database, sessions: SessionStore, cache: CredentialCache?) {
+    init(database: Database, sessions: SessionStore, cache: CredentialCache?) {
         self.database = database
         self.sessions = sessions
         self.cache = cache

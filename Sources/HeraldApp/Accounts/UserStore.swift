@@ -17,7 +17,7 @@ public struct UserRecord: Sendable, Equatable {
 }
 
 /// The SQL of users. E-mails are unique ignoring case.
-public struct UserStore: Sendable {
+struct UserStore: Sendable {
     public init() {}
 
     static let columns: PostgresQuery = "id::text, email, role, disabled, \(utc: "created_at")"

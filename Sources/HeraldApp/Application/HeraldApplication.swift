@@ -8,7 +8,7 @@ import HeraldPostgres
 /// speaks HTTP.
 public final class HeraldApplication: Sendable {
     public let configuration: HeraldConfiguration
-    public let database: Database
+    let database: Database
     public let log: Log
     public let metrics = Metrics()
     public let campaigns: CampaignService

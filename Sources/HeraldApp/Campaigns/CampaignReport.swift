@@ -67,7 +67,7 @@ public struct CampaignReport: Sendable {
 
     /// Builds the report from what the stores read; the statistics are computed here, once.
     init(campaign: CampaignRecord, variantKeys: [String], runs: [JSON], failures: [JSON],
-         events: [String: EventStore.Counts], hours: [Hour]) {
+         events: [String: EventCounts], hours: [Hour]) {
         var lines = variantKeys.enumerated().map { index, key in
             VariantLine(key: key, baseline: index == 0 && variantKeys.count > 1, requestsPlanned: 0, requestsSent: 0, requestsFailed: 0,
                         opens: events[key]?.opens ?? 0, conversions: events[key]?.conversions ?? 0)

@@ -42,7 +42,7 @@ public struct CampaignService: Sendable {
     /// Newest first, `limit` at a time after `cursor`, of `filter`. A cursor continues the listing
     /// it came from: an empty `filter` takes the cursor's, and a different one is refused rather
     /// than mixing two listings' pages.
-    public func list(_ filter: CampaignFilter, limit: Int = defaultPageSize, after cursor: CampaignCursor?) throws -> CampaignStore.Page {
+    public func list(_ filter: CampaignFilter, limit: Int = defaultPageSize, after cursor: CampaignCursor?) throws -> CampaignPage {
         if let error = CampaignFilter.searchError(filter.nameContains) {
             throw AppError.invalid(ValidationErrors(errors: [error]), title: "The search is not valid")
         }

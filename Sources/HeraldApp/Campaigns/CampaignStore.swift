@@ -4,7 +4,7 @@ import HeraldJSON
 import HeraldPostgres
 
 /// The SQL of the campaign aggregate. Values are always bind parameters.
-public struct CampaignStore: Sendable {
+struct CampaignStore: Sendable {
     public enum UpdateOutcome: Sendable, Equatable {
         case updated(CampaignRecord)
         case notFound
@@ -22,10 +22,7 @@ public struct CampaignStore: Sendable {
     }
 
     /// One page of a newest-first listing and the cursor of the next page, if any.
-    public struct Page: Sendable, Equatable {
-        public var campaigns: [CampaignRecord]
-        public var nextCursor: CampaignCursor?
-    }
+    typealias Page = CampaignPage
 
     /// The columns `records` decodes, in its order.
     static let columns: PostgresQuery = """
@@ -146,4 +143,10 @@ public struct CampaignStore: Sendable {
             return record
         }
     }
+}
+
+/// One page of the campaign list, and the cursor of the next (nil on the last).
+public struct CampaignPage: Sendable, Equatable {
+    public var campaigns: [CampaignRecord]
+    public var nextCursor: CampaignCursor?
 }

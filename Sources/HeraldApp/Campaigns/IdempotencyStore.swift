@@ -3,7 +3,7 @@ import HeraldPostgres
 
 /// Remembers the first answer to a create made with an `Idempotency-Key`, so a client that
 /// retries after a lost response gets that answer instead of a second campaign.
-public struct IdempotencyStore: Sendable {
+struct IdempotencyStore: Sendable {
     public struct Remembered: Sendable, Equatable {
         public var requestSHA256: String
         public var status: Int

@@ -1,7 +1,7 @@
 import HeraldPostgres
 
 /// The SQL of A/B events (opens and conversions). Recording is idempotent by the client's event id.
-public struct EventStore: Sendable {
+struct EventStore: Sendable {
     /// One reported event, already checked.
     public struct Event: Sendable, Equatable {
         public var id: String
@@ -14,16 +14,7 @@ public struct EventStore: Sendable {
         public var deviceToken: String? = nil
     }
 
-    /// Opens and conversions of one variant.
-    public struct Counts: Sendable, Equatable {
-        public var opens = 0
-        public var conversions = 0
-
-        public init(opens: Int = 0, conversions: Int = 0) {
-            self.opens = opens
-            self.conversions = conversions
-        }
-    }
+    typealias Counts = EventCounts
 
     public init() {}
 
@@ -61,5 +52,16 @@ public struct EventStore: Sendable {
             result[variant] = Counts(opens: opens, conversions: conversions)
         }
         return result
+    }
+}
+
+/// Opens and conversions of one variant.
+public struct EventCounts: Sendable, Equatable {
+    public var opens = 0
+    public var conversions = 0
+
+    public init(opens: Int = 0, conversions: Int = 0) {
+        self.opens = opens
+        self.conversions = conversions
     }
 }

@@ -9,7 +9,7 @@ public struct ImageService: Sendable {
     public init(database: Database) { self.database = database }
 
     /// Checks and stores an upload; a refusal names the limit it broke.
-    public func upload(_ bytes: [UInt8], by actor: Actor, field: String = "image_file") throws -> ImageStore.Stored {
+    public func upload(_ bytes: [UInt8], by actor: Actor, field: String = "image_file") throws -> StoredImage {
         switch ImageInspector.inspect(bytes) {
         case .failure(let refusal):
             throw AppError.invalidField(field, refusal.description, code: "invalid_image", title: "The image was refused")
@@ -20,7 +20,7 @@ public struct ImageService: Sendable {
 
     /// A page of the uploaded images, newest first, after `after` (an image's SHA-256); nil when
     /// `after` names no image.
-    public func list(after: String?, limit: Int) throws -> [ImageStore.Listed]? {
+    public func list(after: String?, limit: Int) throws -> [ListedImage]? {
         try database.read { try images.list(after: after, limit: limit, on: $0) }
     }
 

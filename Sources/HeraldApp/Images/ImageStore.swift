@@ -3,25 +3,9 @@ import HeraldPostgres
 
 /// The SQL of uploaded images. An image is named by the SHA-256 of its bytes, so uploading the
 /// same file twice stores it once and its URL never changes.
-public struct ImageStore: Sendable {
-    public struct Stored: Sendable, Equatable {
-        public var sha256: String
-        public var kind: ImageInspector.Kind
-        public var width: Int
-        public var height: Int
-
-        /// The stable public path, ending in the real extension.
-        public var path: String { "/images/\(sha256).\(kind.fileExtension)" }
-    }
-
-    /// An image as the list shows it.
-    public struct Listed: Sendable, Equatable {
-        public var stored: Stored
-        public var bytes: Int
-        public var uploadedBy: String?
-        /// When it was first uploaded (UTC, ISO 8601).
-        public var createdAt: String
-    }
+struct ImageStore: Sendable {
+    typealias Stored = StoredImage
+    typealias Listed = ListedImage
 
     public init() {}
 
@@ -61,4 +45,24 @@ public struct ImageStore: Sendable {
             """)
         return try rows.map { try $0.decode([UInt8].self, at: 0) }.first
     }
+}
+
+/// An uploaded image as stored: its hash names it, its kind gives the extension.
+public struct StoredImage: Sendable, Equatable {
+    public var sha256: String
+    public var kind: ImageInspector.Kind
+    public var width: Int
+    public var height: Int
+
+    /// The stable public path, ending in the real extension.
+    public var path: String { "/images/\(sha256).\(kind.fileExtension)" }
+}
+
+/// An image as the list shows it.
+public struct ListedImage: Sendable, Equatable {
+    public var stored: StoredImage
+    public var bytes: Int
+    public var uploadedBy: String?
+    /// When it was first uploaded (UTC, ISO 8601).
+    public var createdAt: String
 }

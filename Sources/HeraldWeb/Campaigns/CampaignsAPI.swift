@@ -95,7 +95,7 @@ struct CampaignsAPI: Sendable {
             }
         }
         if !errors.isEmpty { throw Problem.invalidQuery(errors) }
-        let page: CampaignStore.Page
+        let page: CampaignPage
         do {
             page = try campaigns.list(filter, limit: limit, after: cursor)
         } catch AppError.invalid(let failure, _) {

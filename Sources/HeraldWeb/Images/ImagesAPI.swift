@@ -31,7 +31,7 @@ struct ImagesAPI: Sendable {
     }
 
     /// An image as the API gives it.
-    static func json(_ stored: ImageStore.Stored, bytes: Int, url: String) -> JSONObject {
+    static func json(_ stored: StoredImage, bytes: Int, url: String) -> JSONObject {
         ["url": .string(url), "path": .string(stored.path), "sha256": .string(stored.sha256),
          "content_type": .string(stored.kind.contentType), "bytes": .number(Double(bytes)),
          "width": .number(Double(stored.width)), "height": .number(Double(stored.height))]

@@ -1,5 +1,5 @@
 import Foundation
-import HeraldApp
+@testable import HeraldApp
 import HeraldPostgres
 import HeraldTestSupport
 

@@ -3,7 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HeraldApp
+@testable import HeraldApp
 import HeraldWeb
 import HeraldJSON
 import HeraldPostgres
