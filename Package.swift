@@ -70,7 +70,7 @@ let package = Package(
                 resources: [.embedInCode("Pages/Templates"), .process("Localization/Strings")]),
         // The command line and the wiring.
         .executableTarget(name: "herald", dependencies: [
-            "HeraldWeb", "HeraldApp", "FCMEmulator", "HeraldPostgres", "HeraldHTTP",
+            "HeraldWeb", "HeraldApp", "FCMEmulator", "HeraldFCM", "HeraldPostgres", "HeraldHTTP", "HeraldJSON", "HeraldSync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -86,9 +86,10 @@ let package = Package(
         .testTarget(name: "HeraldFCMTests", dependencies: ["HeraldFCM", "FCMMessage", "HeraldCrypto", "FCMEmulator", "HeraldHTTP", "HeraldJSON", "HeraldTestSupport"]),
         .testTarget(name: "HeraldCoreTests", dependencies: ["HeraldCore", "FCMMessage", "HeraldJSON", "HeraldFCM"]),
         // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
-        // The application layer against PostgreSQL, without Herald's sockets: services, the outbox, processes.
-        .testTarget(name: "HeraldAppTests", dependencies: ["HeraldTestSupport", "HeraldApp", "FCMEmulator", "HeraldFCM", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
+        .testTarget(name: "HeraldAppTests", dependencies: ["HeraldTestSupport", "HeraldApp", "FCMEmulator", "FCMMessage", "HeraldFCM", "HeraldHTTP",
+                                                    "HeraldPostgres", "HeraldJSON", "HeraldCore", "HeraldSync"]),
         // The web face: routes in-process through the whole middleware chain, and a live server over real sockets.
-        .testTarget(name: "HeraldWebTests", dependencies: ["HeraldTestSupport", "HeraldWeb", "HeraldCrypto", "HeraldApp", "FCMEmulator", "HeraldHTTP", "HeraldPostgres", "HeraldJSON", "HeraldCore"]),
+        .testTarget(name: "HeraldWebTests", dependencies: ["HeraldTestSupport", "HeraldWeb", "HeraldCrypto", "HeraldApp", "FCMEmulator", "HeraldFCM", "HeraldHTTP",
+                                                    "HeraldPostgres", "HeraldJSON", "HeraldCore", "HeraldSync"]),
     ]
 )

@@ -77,6 +77,48 @@ import Testing
         }
     }
 
+    /// Every target declares the modules its files import, and declares none it does not import:
+    /// the manifest says what each part depends on, and a build that links a module by accident
+    /// (through another target) does not hide it.
+    @Test func everyTargetDeclaresWhatItImports() throws {
+        let root = TestDatabase.repositoryRoot
+        let manifest = try String(contentsOfFile: root + "/Package.swift", encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+        let starts = manifest.matches(of: /\.(target|testTarget|executableTarget)\(\s*name:\s*"([^"]+)"/)
+        var targets: [(name: String, folder: String, dependencies: Set<String>)] = []
+        for (index, start) in starts.enumerated() {
+            let end = index + 1 < starts.count ? starts[index + 1].range.lowerBound : manifest.endIndex
+            let body = manifest[start.range.upperBound..<end]
+            var dependencies = Set<String>()
+            if let list = body.firstMatch(of: /dependencies:\s*\[([\s\S]*?)\]\s*[,)]/) {
+                let text = String(list.1)
+                dependencies.formUnion(text.matches(of: /\.product\(name:\s*"([^"]+)"/).map { String($0.1) })
+                dependencies.formUnion(text.replacing(/\.product\([^)]*\)/, with: "").matches(of: /"([A-Za-z]+)"/).map { String($0.1) })
+            }
+            let name = String(start.2)
+            let folder = body.firstMatch(of: /path:\s*"([^"]+)"/).map { String($0.1) }
+                ?? (start.1 == "testTarget" ? "Tests/\(name)" : "Sources/\(name)")
+            targets.append((name, folder, dependencies))
+        }
+        #expect(targets.count > 20, "the manifest's targets were read")
+        let modules = Set(targets.map(\.name)).union(["Mustache", "ArgumentParser"])
+        for target in targets {
+            guard let walker = FileManager.default.enumerator(atPath: root + "/" + target.folder) else { continue }
+            var imported = Set<String>()
+            for case let file as String in walker where file.hasSuffix(".swift") {
+                let text = try String(contentsOfFile: root + "/" + target.folder + "/" + file, encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    if let found = line.firstMatch(of: /^\s*(?:@testable\s+)?import\s+(?:(?:struct|class|enum)\s+)?([A-Za-z_]+)/) { imported.insert(String(found.1)) }
+                }
+            }
+            let undeclared = imported.filter { modules.contains($0) && !target.dependencies.contains($0) && $0 != target.name }
+            let unused = target.dependencies.filter { !imported.contains($0) && !$0.hasPrefix("C") }
+            #expect(undeclared.isEmpty, "\(target.name) imports what it does not declare: \(undeclared.sorted())")
+            #expect(unused.isEmpty, "\(target.name) declares what it does not import: \(unused.sorted())")
+        }
+    }
+
     /// The domain is pure: it renders v1 messages (FCMMessage) but links neither the sender nor libcurl.
     @Test func theDomainLinksNeitherTheSenderNorLibcurl() throws {
         for file in try Self.sources(in: ["HeraldCore", "FCMMessage"]) {
