@@ -5,21 +5,25 @@ import HeraldHTTP
 /// server, with the scheduler and delivery workers beside it.
 public final class HeraldServer: Sendable {
     public let application: HeraldApplication
+    /// The server's own settings, read from the same environment as the application's.
+    public let settings: WebSettings
     let web: WebApplication
     let http: HTTPServer
 
     /// Builds the service; nothing listens until `start()`. Fails on an unreadable service-account key.
     public init(configuration: HeraldConfiguration, log: Log) throws {
+        let settings = try WebSettings(environment: configuration.environment)
+        self.settings = settings
         application = try HeraldApplication(configuration: configuration, log: log)
-        web = WebApplication(app: application, settings: configuration.web)
+        web = WebApplication(app: application, settings: settings)
         var server = HTTPServer.Configuration()
-        server.host = configuration.web.host
-        server.port = configuration.web.port
-        server.handlerThreads = configuration.web.handlerThreads
-        if let quick = configuration.web.quickHandlerThreads { server.quickHandlerThreads = quick }
-        server.handlerQueueLimit = configuration.web.handlerQueueLimit
-        server.maxBodyBytes = configuration.web.maxBodyBytes
-        if let loops = configuration.web.eventLoops { server.eventLoops = loops }
+        server.host = settings.host
+        server.port = settings.port
+        server.handlerThreads = settings.handlerThreads
+        if let quick = settings.quickHandlerThreads { server.quickHandlerThreads = quick }
+        server.handlerQueueLimit = settings.handlerQueueLimit
+        server.maxBodyBytes = settings.maxBodyBytes
+        if let loops = settings.eventLoops { server.eventLoops = loops }
         let web = web
         http = HTTPServer(configuration: server, streaming: { head in web.streamedBodyLimit(head) },
                           dispatch: { request in web.dispatch(&request) }) { request in
@@ -37,7 +41,7 @@ public final class HeraldServer: Sendable {
     public func start() throws {
         try application.migrate()
         try http.start()
-        application.log.info("listening", ["address": .string("http://\(application.configuration.web.host):\(http.port)")])
+        application.log.info("listening", ["address": .string("http://\(settings.host):\(http.port)")])
         application.startWorkers()
     }
 

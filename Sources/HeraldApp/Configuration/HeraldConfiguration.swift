@@ -3,8 +3,9 @@
 /// whole. The settings table of deploy/README.md lists the same variables; `HeraldConfigurationTests`
 /// keeps the defaults honest.
 public struct HeraldConfiguration: Sendable, Equatable {
+    /// The variables as read: the web module reads its own settings from them (`WebSettings`).
+    public let environment: [String: String]
     public var database: DatabaseSettings
-    public var web: WebSettings
     public var fcm: FCMSettings
     public var delivery: DeliverySettings
     public var accounts: AccountSettings
@@ -13,40 +14,14 @@ public struct HeraldConfiguration: Sendable, Equatable {
 
     /// Reads the configuration; an unparsable value is an error that names the variable.
     public init(environment: [String: String]) throws(ConfigurationError) {
-        func string(_ name: String, _ fallback: String) -> String {
-            guard let value = environment[name], !value.isEmpty else { return fallback }
-            return value
-        }
-        func optional(_ name: String) -> String? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            return value
-        }
+        self.environment = environment
+        let read = EnvironmentReader(environment)
+        func string(_ name: String, _ fallback: String) -> String { read.string(name, fallback) }
+        func optional(_ name: String) -> String? { read.optional(name) }
         func integer(_ name: String, _ fallback: Int, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-            guard let text = optional(name) else { return fallback }
-            guard let value = Int(text), range.contains(value) else {
-                throw ConfigurationError(variable: name, value: text, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return value
+            try read.integer(name, fallback, range)
         }
-        func boolean(_ name: String, _ fallback: Bool) throws(ConfigurationError) -> Bool {
-            guard let text = optional(name) else { return fallback }
-            switch text.lowercased() {
-            case "1", "true", "yes", "on": return true
-            case "0", "false", "no", "off": return false
-            default: throw ConfigurationError(variable: name, value: text, expected: "true or false")
-            }
-        }
-
-        func publicURL(_ name: String) throws(ConfigurationError) -> String? {
-            guard let text = optional(name) else { return nil }
-            let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
-            let lowered = trimmed.lowercased()
-            let rest = lowered.hasPrefix("https://") ? lowered.dropFirst(8) : lowered.hasPrefix("http://") ? lowered.dropFirst(7) : nil
-            guard let rest, !rest.isEmpty, !rest.hasPrefix("/"), !rest.contains(where: { $0.isWhitespace || $0 == "?" || $0 == "#" }) else {
-                throw ConfigurationError(variable: name, value: text, expected: "an http:// or https:// address such as https://herald.example.com")
-            }
-            return trimmed
-        }
+        func boolean(_ name: String, _ fallback: Bool) throws(ConfigurationError) -> Bool { try read.boolean(name, fallback) }
 
         database = DatabaseSettings(
             url: string("DATABASE_URL", Self.defaultDatabaseURL),
@@ -54,19 +29,6 @@ public struct HeraldConfiguration: Sendable, Equatable {
             migrationsDirectory: string("HERALD_MIGRATIONS_DIR", "Migrations"),
             migrateOnStart: try boolean("HERALD_MIGRATE_ON_START", true),
             preparedStatements: try boolean("HERALD_DB_PREPARED_STATEMENTS", true))
-        web = WebSettings(
-            host: string("HERALD_HOST", "127.0.0.1"),
-            port: try integer("HERALD_PORT", 8080, 0...65535),
-            publicDirectory: string("HERALD_PUBLIC_DIR", "Public"),
-            handlerThreads: try integer("HERALD_HANDLER_THREADS", 16, 1...1024),
-            quickHandlerThreads: optional("HERALD_QUICK_HANDLER_THREADS") == nil ? nil : try integer("HERALD_QUICK_HANDLER_THREADS", 4, 0...1024),
-            handlerQueueLimit: try integer("HERALD_HANDLER_QUEUE_LIMIT", 1024, 1...1_000_000),
-            eventLoops: optional("HERALD_EVENT_LOOPS") == nil ? nil : try integer("HERALD_EVENT_LOOPS", 1, 1...256),
-            maxBodyBytes: try integer("HERALD_MAX_BODY_BYTES", 1 << 20, 1024...(64 << 20)),
-            maxImportBytes: try integer("HERALD_MAX_IMPORT_BYTES", 1 << 30, (1 << 20)...(1 << 40)),
-            cookieSecure: try boolean("HERALD_COOKIE_SECURE", false),
-            trustForwardedFor: try boolean("HERALD_TRUST_FORWARDED_FOR", false),
-            publicURL: try publicURL("HERALD_PUBLIC_URL"))
         fcm = FCMSettings(
             serviceAccountKeyPath: optional("HERALD_SERVICE_ACCOUNT_KEY") ?? optional("GOOGLE_APPLICATION_CREDENTIALS"),
             baseURL: string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com"),
@@ -99,6 +61,12 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
     public let variable: String
     public let value: String
     public let expected: String
+
+    public init(variable: String, value: String, expected: String) {
+        self.variable = variable
+        self.value = value
+        self.expected = expected
+    }
 
     public var description: String { "\(variable)=\"\(value)\" is not valid: expected \(expected)" }
 }

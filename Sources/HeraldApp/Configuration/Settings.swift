@@ -12,33 +12,6 @@ public struct DatabaseSettings: Sendable, Equatable {
     public var preparedStatements: Bool
 }
 
-/// The HTTP server and what the web module needs to answer correctly behind a proxy.
-public struct WebSettings: Sendable, Equatable {
-    public var host: String
-    public var port: Int
-    /// Folder of static files served under /static and the OpenAPI document.
-    public var publicDirectory: String
-    public var handlerThreads: Int
-    /// Threads of their own for the routes doing short database work; nil: two per core.
-    public var quickHandlerThreads: Int?
-    /// Requests waiting for a handler beyond this get 503 with Retry-After.
-    public var handlerQueueLimit: Int
-    public var eventLoops: Int?
-    public var maxBodyBytes: Int
-    /// Largest device import (CSV or NDJSON) over the API or the devices page; these bodies are
-    /// read as they arrive, never held whole.
-    public var maxImportBytes: Int
-    /// Whether the session cookie is marked `Secure` (turn on when served over TLS, e.g. behind a TLS proxy).
-    public var cookieSecure: Bool
-    /// Whether the client's address is the last `X-Forwarded-For` entry and its host
-    /// `X-Forwarded-Host` (behind a proxy that sets them, like deploy/nginx) rather than the peer's
-    /// and `Host`. Only turn on when no one can reach Herald directly.
-    public var trustForwardedFor: Bool
-    /// The address devices and browsers reach Herald at (`https://herald.example.com`, no trailing
-    /// slash), for the absolute URLs Herald hands out (uploaded images); nil: from each request.
-    public var publicURL: String?
-}
-
 /// The FCM v1 API: the service-account key that makes sending possible, and where to send.
 public struct FCMSettings: Sendable, Equatable {
     /// Path of a Google service-account JSON key; without one, sending is not configured.

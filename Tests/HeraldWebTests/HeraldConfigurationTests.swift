@@ -1,6 +1,7 @@
 import Foundation
 @testable import HeraldApp
 import HeraldTestSupport
+import HeraldWeb
 import Testing
 
 /// The configuration's defaults are the ones the operator's guide's table (deploy/README.md,
@@ -10,15 +11,12 @@ import Testing
 @Suite struct HeraldConfigurationTests {
     static func defaults() throws -> [String: String] {
         let c = try HeraldConfiguration(environment: [:])
-        return [
+        let web = try WebSettings(environment: [:])
+        var settings = [
             "DATABASE_URL": c.database.url, "HERALD_DB_POOL_SIZE": String(c.database.poolSize),
             "HERALD_MIGRATIONS_DIR": c.database.migrationsDirectory, "HERALD_MIGRATE_ON_START": String(c.database.migrateOnStart),
             "HERALD_DB_PREPARED_STATEMENTS": String(c.database.preparedStatements),
-            "HERALD_HOST": c.web.host, "HERALD_PORT": String(c.web.port), "HERALD_PUBLIC_DIR": c.web.publicDirectory,
-            "HERALD_HANDLER_THREADS": String(c.web.handlerThreads), "HERALD_HANDLER_QUEUE_LIMIT": String(c.web.handlerQueueLimit),
-            "HERALD_MAX_BODY_BYTES": String(c.web.maxBodyBytes), "HERALD_MAX_IMPORT_BYTES": String(c.web.maxImportBytes),
-            "HERALD_COOKIE_SECURE": String(c.web.cookieSecure),
-            "HERALD_TRUST_FORWARDED_FOR": String(c.web.trustForwardedFor), "HERALD_FCM_BASE_URL": c.fcm.baseURL,
+            "HERALD_FCM_BASE_URL": c.fcm.baseURL,
             "HERALD_SCHEDULER": String(c.delivery.schedulerEnabled), "HERALD_DELIVERY_WORKERS": String(c.delivery.workers),
             "HERALD_DELIVERY_BATCH_SIZE": String(c.delivery.batchSize), "HERALD_DELIVERY_LEASE_SECONDS": String(c.delivery.leaseSeconds),
             "HERALD_SCHEDULER_POLL_SECONDS": String(c.delivery.pollSeconds), "HERALD_AUDIENCE_BUCKETS": String(c.delivery.audienceBuckets),
@@ -28,6 +26,15 @@ import Testing
             "HERALD_SESSION_LIFETIME_SECONDS": String(c.accounts.sessionLifetimeSeconds),
             "HERALD_SIGNIN_MAX_FAILURES": String(c.accounts.signInMaxFailures), "HERALD_SIGNIN_WINDOW_SECONDS": String(c.accounts.signInWindowSeconds),
         ]
+        // The web module's own, read from the same environment.
+        let server: [String: String] = [
+            "HERALD_HOST": web.host, "HERALD_PORT": String(web.port), "HERALD_PUBLIC_DIR": web.publicDirectory,
+            "HERALD_HANDLER_THREADS": String(web.handlerThreads), "HERALD_HANDLER_QUEUE_LIMIT": String(web.handlerQueueLimit),
+            "HERALD_MAX_BODY_BYTES": String(web.maxBodyBytes), "HERALD_MAX_IMPORT_BYTES": String(web.maxImportBytes),
+            "HERALD_COOKIE_SECURE": String(web.cookieSecure), "HERALD_TRUST_FORWARDED_FOR": String(web.trustForwardedFor),
+        ]
+        settings.merge(server) { old, _ in old }
+        return settings
     }
 
     /// Every environment variable named in Herald's sources (`"HERALD_…"`, `"DATABASE_URL"`,
@@ -72,22 +79,22 @@ import Testing
         }
         #expect(checked == (try Self.defaults()).count, "deploy/README.md's table lacks some variables")
         #expect((try HeraldConfiguration(environment: [:])).fcm.serviceAccountKeyPath == nil)
-        #expect((try HeraldConfiguration(environment: [:])).web.eventLoops == nil)
+        #expect((try WebSettings(environment: [:])).eventLoops == nil)
     }
 
     @Test func anUnusableValueNamesTheVariable() {
         #expect(throws: ConfigurationError(variable: "HERALD_PORT", value: "80000", expected: "a whole number from 0 to 65535")) {
-            try HeraldConfiguration(environment: ["HERALD_PORT": "80000"])
+            try WebSettings(environment: ["HERALD_PORT": "80000"])
         }
         #expect(throws: ConfigurationError(variable: "HERALD_COOKIE_SECURE", value: "maybe", expected: "true or false")) {
-            try HeraldConfiguration(environment: ["HERALD_COOKIE_SECURE": "maybe"])
+            try WebSettings(environment: ["HERALD_COOKIE_SECURE": "maybe"])
         }
-        #expect((try? HeraldConfiguration(environment: ["HERALD_COOKIE_SECURE": "on"]))?.web.cookieSecure == true)
+        #expect((try? WebSettings(environment: ["HERALD_COOKIE_SECURE": "on"]))?.cookieSecure == true)
         #expect(throws: ConfigurationError(variable: "HERALD_PUBLIC_URL", value: "herald.example.com",
                                            expected: "an http:// or https:// address such as https://herald.example.com")) {
-            try HeraldConfiguration(environment: ["HERALD_PUBLIC_URL": "herald.example.com"])
+            try WebSettings(environment: ["HERALD_PUBLIC_URL": "herald.example.com"])
         }
-        #expect((try? HeraldConfiguration(environment: ["HERALD_PUBLIC_URL": "https://herald.example.com/"]))?.web.publicURL == "https://herald.example.com")
+        #expect((try? WebSettings(environment: ["HERALD_PUBLIC_URL": "https://herald.example.com/"]))?.publicURL == "https://herald.example.com")
     }
 
     @Test func aDeliveryRoundIsInFlightAtOnceUpToAConnectionsStreams() {
