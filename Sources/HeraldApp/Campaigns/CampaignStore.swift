@@ -21,8 +21,6 @@ struct CampaignStore: Sendable {
         case notADraft(current: CampaignRecord)
     }
 
-    /// One page of a newest-first listing and the cursor of the next page, if any.
-    typealias Page = CampaignPage
 
     /// The columns `records` decodes, in its order.
     static let columns: PostgresQuery = """
@@ -98,7 +96,7 @@ struct CampaignStore: Sendable {
 
     /// Newest first, of `filter`; `cursor` continues after the last campaign of the previous page.
     /// The name search ignores case, and `%` and `_` in it match themselves.
-    public func list(_ filter: CampaignFilter, limit: Int, after cursor: CampaignCursor?, on connection: PostgresConnection) throws -> Page {
+    public func list(_ filter: CampaignFilter, limit: Int, after cursor: CampaignCursor?, on connection: PostgresConnection) throws -> CampaignPage {
         let pattern = filter.nameContains.isEmpty ? nil : "%" + Self.likeEscaped(filter.nameContains) + "%"
         let statuses = filter.statuses.sorted()
         var campaigns = try Self.records(try connection.query("""
@@ -114,7 +112,7 @@ struct CampaignStore: Sendable {
             campaigns.removeLast()
             next = campaigns.last.map { CampaignCursor(createdAt: $0.createdAt, id: $0.id, filter: filter) }
         }
-        return Page(campaigns: campaigns, nextCursor: next)
+        return CampaignPage(campaigns: campaigns, nextCursor: next)
     }
 
     /// `text` with LIKE's wildcards and escape character taken literally.

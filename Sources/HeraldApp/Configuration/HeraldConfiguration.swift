@@ -16,43 +16,36 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public init(environment: [String: String]) throws(ConfigurationError) {
         self.environment = environment
         let read = EnvironmentReader(environment)
-        func string(_ name: String, _ fallback: String) -> String { read.string(name, fallback) }
-        func optional(_ name: String) -> String? { read.optional(name) }
-        func integer(_ name: String, _ fallback: Int, _ range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-            try read.integer(name, fallback, range)
-        }
-        func boolean(_ name: String, _ fallback: Bool) throws(ConfigurationError) -> Bool { try read.boolean(name, fallback) }
-
         database = DatabaseSettings(
-            url: string("DATABASE_URL", Self.defaultDatabaseURL),
-            poolSize: try integer("HERALD_DB_POOL_SIZE", 10, 1...500),
-            migrationsDirectory: string("HERALD_MIGRATIONS_DIR", "Migrations"),
-            migrateOnStart: try boolean("HERALD_MIGRATE_ON_START", true),
-            preparedStatements: try boolean("HERALD_DB_PREPARED_STATEMENTS", true))
+            url: read.string("DATABASE_URL", Self.defaultDatabaseURL),
+            poolSize: try read.integer("HERALD_DB_POOL_SIZE", 10, 1...500),
+            migrationsDirectory: read.string("HERALD_MIGRATIONS_DIR", "Migrations"),
+            migrateOnStart: try read.boolean("HERALD_MIGRATE_ON_START", true),
+            preparedStatements: try read.boolean("HERALD_DB_PREPARED_STATEMENTS", true))
         fcm = FCMSettings(
-            serviceAccountKeyPath: optional("HERALD_SERVICE_ACCOUNT_KEY") ?? optional("GOOGLE_APPLICATION_CREDENTIALS"),
-            baseURL: string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com"),
-            oauthTokenURL: optional("HERALD_OAUTH_TOKEN_URL"),
-            caFile: optional("HERALD_FCM_CA_FILE"))
+            serviceAccountKeyPath: read.optional("HERALD_SERVICE_ACCOUNT_KEY") ?? read.optional("GOOGLE_APPLICATION_CREDENTIALS"),
+            baseURL: read.string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com"),
+            oauthTokenURL: read.optional("HERALD_OAUTH_TOKEN_URL"),
+            caFile: read.optional("HERALD_FCM_CA_FILE"))
         delivery = DeliverySettings(
-            schedulerEnabled: try boolean("HERALD_SCHEDULER", true),
-            workers: try integer("HERALD_DELIVERY_WORKERS", 2, 1...64),
-            leaseSeconds: try integer("HERALD_DELIVERY_LEASE_SECONDS", 60, 1...3600),
-            batchSize: try integer("HERALD_DELIVERY_BATCH_SIZE", 32, 1...1000),
-            pollSeconds: try integer("HERALD_SCHEDULER_POLL_SECONDS", 10, 1...3600),
-            audienceBuckets: try integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100),
-            deviceBatchSize: try integer("HERALD_DELIVERY_DEVICE_BATCH_SIZE", 256, 1...5000),
-            staleDeviceDays: try integer("HERALD_DEVICE_STALE_DAYS", 270, 1...3650),
-            deliveryRetentionDays: try integer("HERALD_DELIVERY_RETENTION_DAYS", 30, 1...3650),
-            approvalsRequired: try boolean("HERALD_APPROVALS", false),
-            ratePerMinute: try integer("HERALD_FCM_RATE_PER_MINUTE", 600_000, 0...100_000_000),
-            fanOutsAtOnce: try integer("HERALD_TOPIC_FANOUTS_AT_ONCE", 1, 0...1000))
+            schedulerEnabled: try read.boolean("HERALD_SCHEDULER", true),
+            workers: try read.integer("HERALD_DELIVERY_WORKERS", 2, 1...64),
+            leaseSeconds: try read.integer("HERALD_DELIVERY_LEASE_SECONDS", 60, 1...3600),
+            batchSize: try read.integer("HERALD_DELIVERY_BATCH_SIZE", 32, 1...1000),
+            pollSeconds: try read.integer("HERALD_SCHEDULER_POLL_SECONDS", 10, 1...3600),
+            audienceBuckets: try read.integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100),
+            deviceBatchSize: try read.integer("HERALD_DELIVERY_DEVICE_BATCH_SIZE", 256, 1...5000),
+            staleDeviceDays: try read.integer("HERALD_DEVICE_STALE_DAYS", 270, 1...3650),
+            deliveryRetentionDays: try read.integer("HERALD_DELIVERY_RETENTION_DAYS", 30, 1...3650),
+            approvalsRequired: try read.boolean("HERALD_APPROVALS", false),
+            ratePerMinute: try read.integer("HERALD_FCM_RATE_PER_MINUTE", 600_000, 0...100_000_000),
+            fanOutsAtOnce: try read.integer("HERALD_TOPIC_FANOUTS_AT_ONCE", 1, 0...1000))
         accounts = AccountSettings(
-            sessionIdleSeconds: try integer("HERALD_SESSION_IDLE_SECONDS", 8 * 3600, 60...(30 * 86400)),
-            sessionLifetimeSeconds: try integer("HERALD_SESSION_LIFETIME_SECONDS", 7 * 86400, 60...(365 * 86400)),
-            signInMaxFailures: try integer("HERALD_SIGNIN_MAX_FAILURES", 10, 1...1000),
-            signInWindowSeconds: try integer("HERALD_SIGNIN_WINDOW_SECONDS", 15 * 60, 1...86400),
-            credentialCacheSeconds: try integer("HERALD_CREDENTIAL_CACHE_SECONDS", 30, 0...3600))
+            sessionIdleSeconds: try read.integer("HERALD_SESSION_IDLE_SECONDS", 8 * 3600, 60...(30 * 86400)),
+            sessionLifetimeSeconds: try read.integer("HERALD_SESSION_LIFETIME_SECONDS", 7 * 86400, 60...(365 * 86400)),
+            signInMaxFailures: try read.integer("HERALD_SIGNIN_MAX_FAILURES", 10, 1...1000),
+            signInWindowSeconds: try read.integer("HERALD_SIGNIN_WINDOW_SECONDS", 15 * 60, 1...86400),
+            credentialCacheSeconds: try read.integer("HERALD_CREDENTIAL_CACHE_SECONDS", 30, 0...3600))
     }
 }
 

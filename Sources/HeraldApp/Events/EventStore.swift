@@ -14,7 +14,6 @@ struct EventStore: Sendable {
         public var deviceToken: String? = nil
     }
 
-    typealias Counts = EventCounts
 
     public init() {}
 
@@ -40,16 +39,16 @@ struct EventStore: Sendable {
 
     /// Opens and conversions per variant key: per device where events name one (a device that
     /// opens twice is one open), per event otherwise.
-    public func counts(campaignID: String, on connection: PostgresConnection) throws -> [String: Counts] {
+    public func counts(campaignID: String, on connection: PostgresConnection) throws -> [String: EventCounts] {
         let rows = try connection.query("""
             SELECT variant, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'open'),
                    count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'conversion')
             FROM events WHERE campaign_id = \(campaignID)::uuid GROUP BY variant
             """)
-        var result: [String: Counts] = [:]
+        var result: [String: EventCounts] = [:]
         for row in rows {
             let (variant, opens, conversions) = try row.decode((String, Int, Int).self)
-            result[variant] = Counts(opens: opens, conversions: conversions)
+            result[variant] = EventCounts(opens: opens, conversions: conversions)
         }
         return result
     }

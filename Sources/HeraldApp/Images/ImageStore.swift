@@ -4,14 +4,12 @@ import HeraldPostgres
 /// The SQL of uploaded images. An image is named by the SHA-256 of its bytes, so uploading the
 /// same file twice stores it once and its URL never changes.
 struct ImageStore: Sendable {
-    typealias Stored = StoredImage
-    typealias Listed = ListedImage
 
     public init() {}
 
     /// Stores checked bytes (see `ImageInspector`) and answers their public path.
     public func save(_ bytes: [UInt8], _ inspected: ImageInspector.Inspected, uploadedBy: String?,
-                     on connection: PostgresConnection) throws -> Stored {
+                     on connection: PostgresConnection) throws -> StoredImage {
         let rows = try connection.query("""
             INSERT INTO images (sha256, content_type, bytes, width, height, uploaded_by)
             VALUES (encode(sha256(\(bytes)), 'hex'), \(inspected.kind.contentType), \(bytes), \(inspected.width), \(inspected.height), \(uploadedBy))
@@ -19,12 +17,12 @@ struct ImageStore: Sendable {
             RETURNING sha256
             """)
         let sha = try rows.map { try $0.decode(String.self, at: 0) }[0]
-        return Stored(sha256: sha, kind: inspected.kind, width: inspected.width, height: inspected.height)
+        return StoredImage(sha256: sha, kind: inspected.kind, width: inspected.width, height: inspected.height)
     }
 
     /// Up to `limit` images, newest first, after the one named `after` (its SHA-256); nil when
     /// `after` names no image.
-    public func list(after: String?, limit: Int, on connection: PostgresConnection) throws -> [Listed]? {
+    public func list(after: String?, limit: Int, on connection: PostgresConnection) throws -> [ListedImage]? {
         if let after, try connection.query("SELECT 1 FROM images WHERE sha256 = \(after)").isEmpty { return nil }
         return try connection.query("""
             SELECT sha256, content_type, width, height, octet_length(bytes), uploaded_by, \(utc: "created_at") FROM images
@@ -33,7 +31,7 @@ struct ImageStore: Sendable {
             """).map { row in
             let (sha, type, width, height, bytes, by, created) = try row.decode((String, String, Int, Int, Int, String?, String).self)
             let kind = ImageInspector.Kind.allCases.first { $0.contentType == type } ?? .png
-            return Listed(stored: Stored(sha256: sha, kind: kind, width: width, height: height), bytes: bytes, uploadedBy: by, createdAt: created)
+            return ListedImage(stored: StoredImage(sha256: sha, kind: kind, width: width, height: height), bytes: bytes, uploadedBy: by, createdAt: created)
         }
     }
 
