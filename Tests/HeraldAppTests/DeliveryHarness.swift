@@ -54,6 +54,35 @@ struct OutboxProbe {
             """).first!.decode(String.self, at: 0)
     }
 
+    /// Logs every change of the shared bucket's tokens taken (a grant, or tokens given back) at the
+    /// bucket's own time (its last refill): what the quota promises is measured where it decides.
+    func logBucketGrants() throws {
+        try connection.executeScript("""
+            CREATE TABLE bucket_grants (at float8 NOT NULL, tokens bigint NOT NULL);
+            CREATE FUNCTION log_bucket_grant() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.taken <> OLD.taken THEN
+                    INSERT INTO bucket_grants VALUES (extract(epoch FROM NEW.refilled_at), NEW.taken - OLD.taken);
+                END IF;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER log_bucket_grant AFTER UPDATE ON send_buckets FOR EACH ROW EXECUTE FUNCTION log_bucket_grant();
+            """)
+    }
+
+    /// The most tokens (net of those given back) the bucket handed out in any window of `seconds`
+    /// starting at a grant, from the log `logBucketGrants` keeps.
+    func busiestGrantWindow(seconds: Double) throws -> Int {
+        let grants = try connection.query("SELECT at, tokens FROM bucket_grants ORDER BY at").map {
+            (try $0.decode(Double.self, at: 0), try $0.decode(Int.self, at: 1))
+        }
+        var most = 0
+        for (start, grant) in grants.enumerated() where grant.1 > 0 {
+            most = max(most, grants[start...].prefix { $0.0 < grant.0 + seconds }.reduce(0) { $0 + $1.1 })
+        }
+        return most
+    }
+
     /// Inserts `count` campaigns, each to `topics` topics (one request per 5), due at `dueAt`,
     /// straight into the table as the schedule API would leave them.
     func insertScheduledCampaigns(_ count: Int, topics: Int, dueAt: Date, label: String) throws {

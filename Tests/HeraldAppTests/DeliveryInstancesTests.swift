@@ -31,8 +31,9 @@ import Glibc
         let url = try DeliveryOutboxTests.migratedDatabase()
         let probe = try OutboxProbe(url: url)
         defer { probe.close() }
-        // A little slow, as FCM is: one process cannot take everything before the others wake.
-        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(30)), handlerThreads: 64)
+        // Slow enough that one process cannot send everything before the others wake, even on a
+        // busy machine: alone, its two workers' rounds of 32 would take four seconds.
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .seconds(1)), handlerThreads: 64)
         let processes = try (0..<3).map { _ in try HeraldProcess(databaseURL: url, environment: Self.environment(sink)) }
         for process in processes { try process.waitUntilSending() }
 
