@@ -24,3 +24,7 @@ static inline CURLcode herald_curl_easy_getinfo_long(CURL *handle, CURLINFO info
 static inline CURLcode herald_curl_easy_getinfo_ptr(CURL *handle, CURLINFO info, void *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+typedef curl_socket_t (*herald_curl_opensocket_callback)(void *clientp, curlsocktype purpose, struct curl_sockaddr *address);
+static inline CURLcode herald_curl_easy_setopt_opensocket(CURL *handle, herald_curl_opensocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, value);
+}

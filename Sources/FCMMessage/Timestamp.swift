@@ -31,3 +31,19 @@ public enum RFC3339 {
         return b[i] == 0x2D ? -minutes : minutes
     }
 }
+
+extension RFC3339 {
+    /// `2026-11-21T23:47:43.123456Z`: UTC with microseconds, the shape Herald writes every time in.
+    public static func utc(secondsSince1970 seconds: Double) -> String {
+        let micros = Int64((seconds * 1_000_000).rounded())
+        let days = Int(micros >= 0 ? micros / 86_400_000_000 : (micros - 86_399_999_999) / 86_400_000_000)
+        let microOfDay = micros - Int64(days) * 86_400_000_000
+        let (year, month, day) = CivilCalendar.date(days: days)
+        let second = Int(microOfDay / 1_000_000), fraction = Int(microOfDay % 1_000_000)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(second / 3600, 2)):\(pad(second / 60 % 60, 2)):\(pad(second % 60, 2)).\(pad(fraction, 6))Z"
+    }
+}

@@ -81,6 +81,14 @@ enum Routes {
         t.add(.delete, "/api/v1/api-keys/{id}", .api(.api(.admin), h.accountsAPI.revokeKey))
         t.add(.get, "/api/v1/audit", .api(.api(.admin), h.accountsAPI.listAudit))
 
+        // Webhooks: admins register endpoints; the dispatcher posts to them.
+        t.add(.get, "/api/v1/webhooks", .api(.api(.admin), h.webhooksAPI.list))
+        t.add(.post, "/api/v1/webhooks", .api(.api(.admin), h.webhooksAPI.create))
+        t.add(.get, "/api/v1/webhooks/{id}", .api(.api(.admin), h.webhooksAPI.get))
+        t.add(.delete, "/api/v1/webhooks/{id}", .api(.api(.admin), h.webhooksAPI.delete))
+        t.add(.get, "/api/v1/webhooks/{id}/deliveries", .api(.api(.admin), h.webhooksAPI.deliveries))
+        t.add(.post, "/api/v1/webhooks/{id}/deliveries/{delivery}/redeliver", .api(.api(.admin), h.webhooksAPI.redeliver))
+
         // The composer's pages.
         t.add(.get, "/", .page(.page(.viewer)) { _ in PageRenderer.redirect(to: "/campaigns") })
         t.add(.get, "/campaigns", .page(.page(.viewer), h.campaignPages.list))
@@ -144,6 +152,7 @@ struct Handlers: Sendable {
     let devicesAPI: DevicesAPI
     let segmentsAPI: SegmentsAPI
     let accountsAPI: AccountsAPI
+    let webhooksAPI: WebhooksAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
     let audiencePages: AudiencePages
@@ -165,6 +174,7 @@ struct Handlers: Sendable {
         devicesAPI = DevicesAPI(devices: app.devices)
         segmentsAPI = SegmentsAPI(segments: app.segments)
         accountsAPI = AccountsAPI(accounts: app.accounts)
+        webhooksAPI = WebhooksAPI(webhooks: app.webhooks)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
         audiencePages = AudiencePages(devices: app.devices, segments: app.segments, pages: pages)

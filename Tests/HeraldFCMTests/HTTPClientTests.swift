@@ -30,3 +30,46 @@ import Testing
         #expect(server.acceptedConnections <= 4)
     }
 }
+
+@Suite struct PrivateAddressTests {
+    @Test func loopbackPrivateLinkLocalAndMappedAddressesAreRefusedPublicOnesNot() {
+        #expect(PrivateAddress.reason([127, 0, 0, 1]) == "a loopback address")
+        #expect(PrivateAddress.reason([10, 1, 2, 3]) == "a private network address")
+        #expect(PrivateAddress.reason([172, 16, 0, 1]) == "a private network address")
+        #expect(PrivateAddress.reason([172, 32, 0, 1]) == nil)
+        #expect(PrivateAddress.reason([192, 168, 1, 1]) == "a private network address")
+        #expect(PrivateAddress.reason([169, 254, 169, 254])?.contains("link-local") == true)
+        #expect(PrivateAddress.reason([100, 64, 0, 1]) == "a carrier-grade NAT address")
+        #expect(PrivateAddress.reason([0, 0, 0, 0]) != nil && PrivateAddress.reason([224, 0, 0, 1]) != nil)
+        #expect(PrivateAddress.reason([8, 8, 8, 8]) == nil && PrivateAddress.reason([142, 250, 74, 10]) == nil)
+        var loopback6 = [UInt8](repeating: 0, count: 16)
+        loopback6[15] = 1
+        #expect(PrivateAddress.reason(loopback6) == "a loopback address")
+        #expect(PrivateAddress.reason([0xFD] + [UInt8](repeating: 0, count: 15)) == "a private (unique local) address")
+        #expect(PrivateAddress.reason([0xFE, 0x80] + [UInt8](repeating: 0, count: 14)) == "a link-local address")
+        let mapped = [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF, 127, 0, 0, 1]
+        #expect(PrivateAddress.reason(mapped) == "a loopback address")
+        #expect(PrivateAddress.reason([0x20, 0x01, 0x48, 0x60] + [UInt8](repeating: 0, count: 11) + [0x88]) == nil)
+    }
+
+    @Test func aClientThatRefusesPrivateAddressesNeverConnectsToOne() throws {
+        let server = try StubServer { _ in .respond(EmulatorResponse(status: 200), delay: nil) }
+        defer { server.stop() }
+        let client = CurlHTTPClient()
+        let url = "http://localhost:\(server.port)/"
+        let refused = client.perform(HTTPClientRequest(method: "GET", url: url, refusePrivateAddresses: true))
+        guard case .failure(let error) = refused else { Issue.record("connected to \(url)"); return }
+        #expect(error.message.contains("loopback address"), "\(error)")
+        #expect(server.acceptedConnections == 0)
+        // The same request allowed reaches it.
+        #expect((try? client.perform(HTTPClientRequest(method: "GET", url: url)).get().status) == 200)
+    }
+
+    @Test func aResponseLongerThanTheLimitEndsTheExchange() throws {
+        let server = try StubServer { _ in .respond(EmulatorResponse(status: 200, body: [UInt8](repeating: 0x61, count: 100_000)), delay: nil) }
+        defer { server.stop() }
+        let result = CurlHTTPClient().perform(HTTPClientRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/", maxResponseBytes: 65_536))
+        guard case .failure(let error) = result else { Issue.record("a 100,000-byte answer was read whole"); return }
+        #expect(error.message == "the response was longer than 65536 bytes")
+    }
+}

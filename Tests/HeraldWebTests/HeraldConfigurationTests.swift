@@ -26,6 +26,14 @@ import Testing
             "HERALD_SESSION_LIFETIME_SECONDS": String(c.accounts.sessionLifetimeSeconds),
             "HERALD_SIGNIN_MAX_FAILURES": String(c.accounts.signInMaxFailures), "HERALD_SIGNIN_WINDOW_SECONDS": String(c.accounts.signInWindowSeconds),
         ]
+        let webhooks: [String: String] = [
+            "HERALD_WEBHOOK_THREADS": String(c.webhooks.threads), "HERALD_WEBHOOK_TIMEOUT_SECONDS": String(c.webhooks.timeoutSeconds),
+            "HERALD_WEBHOOK_FIRST_RETRY_MS": String(c.webhooks.firstRetryMilliseconds),
+            "HERALD_WEBHOOK_MAX_RETRY_MS": String(c.webhooks.maxRetryMilliseconds), "HERALD_WEBHOOK_MAX_ATTEMPTS": String(c.webhooks.maxAttempts),
+            "HERALD_WEBHOOK_PRIVATE_ADDRESSES": String(c.webhooks.privateAddresses),
+            "HERALD_WEBHOOK_RETENTION_DAYS": String(c.webhooks.retentionDays),
+        ]
+        settings.merge(webhooks) { old, _ in old }
         // The web module's own, read from the same environment.
         let server: [String: String] = [
             "HERALD_HOST": web.host, "HERALD_PORT": String(web.port), "HERALD_PUBLIC_DIR": web.publicDirectory,

@@ -54,6 +54,9 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case signInSucceeded = "sign_in.succeeded"
     case signInFailed = "sign_in.failed"
     case signOut = "sign_out"
+    case webhookCreated = "webhook.created"
+    case webhookDeleted = "webhook.deleted"
+    case webhookRedelivered = "webhook.redelivered"
 }
 
 /// The audit log: who did what to which object, when and from where. Append-only; each entry is

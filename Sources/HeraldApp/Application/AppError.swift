@@ -56,6 +56,9 @@ public enum Missing: Sendable, Equatable, CustomStringConvertible {
     case device
     case user(String)
     case apiKey(String)
+    case webhook(String)
+    /// A delivery of a webhook's, by its id.
+    case webhookDelivery(String)
     /// A file of the server's own (a static asset, an uploaded image), by its path.
     case file(String)
 
@@ -68,6 +71,8 @@ public enum Missing: Sendable, Equatable, CustomStringConvertible {
         case .device: "The device"
         case .user(let id): "User \(id)"
         case .apiKey(let id): "API key \(id)"
+        case .webhook(let id): "Webhook \(id)"
+        case .webhookDelivery(let id): "Webhook delivery \(id)"
         case .file(let path): "The file \(path)"
         }
     }

@@ -19,9 +19,12 @@ public final class HeraldApplication: Sendable {
     public let images: ImageService
     public let devices: DeviceService
     public let segments: SegmentService
+    public let webhooks: WebhookService
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
     public let engine: DeliveryEngine?
+    /// Posts webhooks, beside the scheduler (off with it).
+    let webhookDispatcher: WebhookDispatcher?
     /// Sessions and keys checked lately; nil when `HERALD_CREDENTIAL_CACHE_SECONDS` is 0.
     let credentials: CredentialCache?
 
@@ -50,6 +53,11 @@ public final class HeraldApplication: Sendable {
         images = ImageService(database: database)
         devices = DeviceService(database: database, sender: sender)
         segments = SegmentService(database: database)
+        webhooks = WebhookService(database: database)
+        webhookDispatcher = configuration.delivery.schedulerEnabled
+            ? WebhookDispatcher(settings: configuration.webhooks, pool: pool, databaseURL: configuration.database.url,
+                                caFile: configuration.fcm.caFile, log: log, metrics: metrics)
+            : nil
         if let sender, configuration.delivery.schedulerEnabled {
             var settings = DeliveryEngine.Configuration()
             settings.workers = configuration.delivery.workers
@@ -83,6 +91,7 @@ public final class HeraldApplication: Sendable {
     public func startWorkers() {
         credentials?.start(databaseURL: configuration.database.url, log: log)
         engine?.start()
+        webhookDispatcher?.start()
     }
 
     /// Stops the workers and waits for their current round (bounded by the FCM request timeout),
@@ -90,7 +99,11 @@ public final class HeraldApplication: Sendable {
     public func stopWorkers(waiting: Bool) {
         credentials?.stop()
         engine?.stop()
-        if waiting { engine?.waitUntilStopped(timeout: .seconds(40)) }
+        webhookDispatcher?.stop()
+        if waiting {
+            engine?.waitUntilStopped(timeout: .seconds(40))
+            webhookDispatcher?.waitUntilStopped(timeout: .seconds(configuration.webhooks.timeoutSeconds + 5))
+        }
     }
 
     /// Whether the database answers now (readiness).

@@ -5,6 +5,7 @@ import HeraldPostgres
 extension CampaignStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension DeliveryStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension RunStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
+extension WebhookDeliveryStatus: PostgresEncodable, PostgresDecodable {}
 extension ApprovalState: PostgresEncodable, PostgresDecodable {}
 extension Role: PostgresEncodable, PostgresDecodable {}
 extension APIKeyScope: PostgresEncodable, PostgresDecodable {}

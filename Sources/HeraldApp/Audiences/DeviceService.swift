@@ -170,6 +170,12 @@ public struct DeviceService: Sendable {
         try foldCensus()
         report.created = created
         report.updated = stored - created
+        try database.transaction { connection in
+            try WebhookOutbox.enqueue(.importFinished, ["import": [
+                "format": .string(format.rawValue), "rows": .number(Double(report.rows)), "created": .number(Double(report.created)),
+                "updated": .number(Double(report.updated)), "failed": .number(Double(report.failedRows)),
+            ]], on: connection)
+        }
         return report
     }
 

@@ -25,6 +25,7 @@ extension CampaignService {
             guard let record = try approvals.set(id, to: next, clearingDecision: true, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             try audit.record(.campaignSubmitted, by: actor, object: ("campaign", id.description),
                              details: ["version": .number(Double(record.version))], on: connection)
+            try WebhookOutbox.enqueueCampaignEvents([(.approvalRequested, id.description, ["actor": .string(actor.name)])], on: connection)
             return record
         }
     }
@@ -57,6 +58,9 @@ extension CampaignService {
             if approve, current.approval.runsHeld(status: current.status, version: current.version) { details["runs_released"] = true }
             try audit.record(approve ? .campaignApproved : .campaignRejected, by: actor, object: ("campaign", id.description),
                              details: details, on: connection)
+            var told: JSONObject = ["actor": .string(actor.name)]
+            if let comment, !comment.isEmpty { told["comment"] = .string(comment) }
+            try WebhookOutbox.enqueueCampaignEvents([(approve ? .approvalGiven : .approvalRefused, id.description, told)], on: connection)
             return record
         }
     }

@@ -377,6 +377,9 @@ public struct CampaignService: Sendable {
         case .updated(let record):
             try audit.record(action, by: actor, object: ("campaign", record.id.description),
                              details: ["version": .number(Double(record.version)), "status": .string(record.status.rawValue)], on: connection)
+            if let event = Self.webhookEvent[action] {
+                try WebhookOutbox.enqueueCampaignEvents([(event, record.id.description, ["actor": .string(actor.name)])], on: connection)
+            }
             return record
         case .notFound:
             throw AppError.notFound(.campaign(nil))
@@ -390,6 +393,11 @@ public struct CampaignService: Sendable {
             throw AppError.invalid(errors, title: "The campaign is scheduled and its new schedule has no time left to send at")
         }
     }
+
+    /// The webhook event each audited change of a campaign's lifecycle is also told as.
+    static let webhookEvent: [AuditAction: WebhookEventType] = [
+        .campaignScheduled: .campaignScheduled, .campaignPublished: .campaignScheduled, .campaignCancelled: .campaignCancelled,
+    ]
 
     /// A schedule with no time left to send at is refused on every save (see `Arming.unsavableSchedule`).
     static func refuseUnsavableSchedule(_ spec: CampaignSpec, now: Date) throws(AppError) {

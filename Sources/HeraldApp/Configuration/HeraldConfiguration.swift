@@ -9,6 +9,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var fcm: FCMSettings
     public var delivery: DeliverySettings
     public var accounts: AccountSettings
+    public var webhooks: WebhookSettings
 
     public static let defaultDatabaseURL = "postgresql://herald@127.0.0.1:55433/herald"
 
@@ -46,6 +47,14 @@ public struct HeraldConfiguration: Sendable, Equatable {
             signInMaxFailures: try read.integer("HERALD_SIGNIN_MAX_FAILURES", 10, 1...1000),
             signInWindowSeconds: try read.integer("HERALD_SIGNIN_WINDOW_SECONDS", 15 * 60, 1...86400),
             credentialCacheSeconds: try read.integer("HERALD_CREDENTIAL_CACHE_SECONDS", 30, 0...3600))
+        webhooks = WebhookSettings()
+        webhooks.threads = try read.integer("HERALD_WEBHOOK_THREADS", webhooks.threads, 0...64)
+        webhooks.timeoutSeconds = try read.integer("HERALD_WEBHOOK_TIMEOUT_SECONDS", webhooks.timeoutSeconds, 1...120)
+        webhooks.firstRetryMilliseconds = try read.integer("HERALD_WEBHOOK_FIRST_RETRY_MS", webhooks.firstRetryMilliseconds, 1...3_600_000)
+        webhooks.maxRetryMilliseconds = try read.integer("HERALD_WEBHOOK_MAX_RETRY_MS", webhooks.maxRetryMilliseconds, 1...86_400_000)
+        webhooks.maxAttempts = try read.integer("HERALD_WEBHOOK_MAX_ATTEMPTS", webhooks.maxAttempts, 1...1000)
+        webhooks.privateAddresses = try read.boolean("HERALD_WEBHOOK_PRIVATE_ADDRESSES", webhooks.privateAddresses)
+        webhooks.retentionDays = try read.integer("HERALD_WEBHOOK_RETENTION_DAYS", webhooks.retentionDays, 1...3650)
     }
 }
 

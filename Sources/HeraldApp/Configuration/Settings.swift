@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// PostgreSQL: where it is, how many connections this process keeps, and the migrations.
 public struct DatabaseSettings: Sendable, Equatable {
     /// libpq connection URL or conninfo string.
@@ -71,4 +73,28 @@ public struct AccountSettings: Sendable, Equatable {
     /// How long a checked session or API key is trusted without asking the database again
     /// (0: ask every time). Revocations reach every instance at once regardless.
     public var credentialCacheSeconds: Int
+}
+
+/// How webhooks are posted: by their own threads, never a request's or a send worker's.
+public struct WebhookSettings: Sendable, Equatable {
+    /// Threads posting to receivers; each serves one endpoint at a time.
+    public var threads = 2
+    /// A receiver must answer within this many seconds, or the attempt failed.
+    public var timeoutSeconds = 10
+    /// The first retry waits this long, each next one twice as long, up to the maximum.
+    public var firstRetryMilliseconds = 10_000
+    public var maxRetryMilliseconds = 3_600_000
+    /// Attempts before a delivery is given up (dead, until redelivered): about three days.
+    public var maxAttempts = 80
+    /// Whether receivers may be on loopback or private networks (off: such an address is refused
+    /// after DNS, so a webhook cannot reach the database or a cloud metadata service).
+    public var privateAddresses = false
+    /// Delivered deliveries are kept this many days in the log.
+    public var retentionDays = 30
+
+    public init() {}
+
+    var retrySchedule: WebhookRetrySchedule {
+        WebhookRetrySchedule(base: Double(firstRetryMilliseconds) / 1000, maximum: Double(maxRetryMilliseconds) / 1000, attempts: maxAttempts)
+    }
 }

@@ -109,6 +109,8 @@ struct DeliveryStore: Sendable {
             UPDATE campaigns SET status = \(CampaignStatus.failed), next_run_at = NULL
             WHERE id = ANY(\(campaigns.map(\.due.campaignID))::uuid[])
             """)
+        try WebhookOutbox.enqueueCampaignEvents(campaigns.map { (.campaignFailed, $0.due.campaignID, ["reason": .string($0.reason)]) },
+                                                on: connection)
     }
 
     /// Writes the runs and their deliveries (one statement per table for the whole batch: round
@@ -186,6 +188,10 @@ struct DeliveryStore: Sendable {
             """)
         if !started.isEmpty {
             _ = try connection.query("SELECT pg_notify(\(Self.deliveryChannel), '')")
+            try WebhookOutbox.enqueueCampaignEvents(started.map { run in
+                (.campaignStarted, run.campaignID, ["run": ["id": .string(run.runID),
+                                                            "requests": run.deliveries < 0 ? .null : .number(Double(run.deliveries))]])
+            }, on: connection)
             // A plan with no request is finished as soon as it starts.
             try closeRuns(started.filter { $0.deliveries == 0 }.map(\.runID), on: connection)
         }
@@ -428,11 +434,13 @@ struct DeliveryStore: Sendable {
         // Token hygiene: a device FCM no longer knows is sent nothing again until it registers anew.
         let refused = outcomes.filter { $0.status == .failed && Self.meansInvalidToken($0) }
         if !refused.isEmpty {
-            _ = try connection.execute("""
+            let invalidated = try connection.query("""
                 UPDATE devices v SET status = 'invalid', invalid_reason = d.error_code || ': ' || coalesce(d.error_message, ''), updated_at = now()
                 FROM deliveries d
                 WHERE d.id = ANY(\(refused.map { String($0.id) })::bigint[]) AND d.device_token = v.token AND v.status <> 'invalid'
+                RETURNING v.token, v.kind, v.platform, v.app_id, v.invalid_reason
                 """)
+            try WebhookOutbox.enqueueInvalidatedDevices(invalidated, on: connection)
         }
     }
 
@@ -495,16 +503,26 @@ struct DeliveryStore: Sendable {
             UPDATE runs r SET finished_at = now(), status = x.status
             FROM unnest(\(finished.map(\.0)), \(finished.map { RunStatus.closed(sent: $0.1, failed: $0.2) })) AS x(id, status)
             WHERE r.id = x.id::uuid AND r.status = \(RunStatus.sending)
-            RETURNING r.campaign_id::text, r.status
-            """).map { try $0.decode((String, String).self) }
+            RETURNING r.campaign_id::text, r.status, r.id::text
+            """).map { try $0.decode((String, String, String).self) }
         guard !closed.isEmpty else { return }
-        _ = try connection.execute("""
+        let ended = try connection.query("""
             UPDATE campaigns c SET status = x.status
             FROM unnest(\(closed.map(\.0)), \(closed.map(\.1))) AS x(id, status)
             WHERE c.id = x.id::uuid
               AND (c.status = \(CampaignStatus.sending) OR (c.status = \(CampaignStatus.paused) AND c.paused_from = \(CampaignStatus.sending)))
               AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(RunStatus.sending))
-            """)
+            RETURNING c.id::text, c.status
+            """).map { try $0.decode((String, CampaignStatus).self) }
+        let counts = Dictionary(finished.map { ($0.0, (sent: $0.1, failed: $0.2)) }, uniquingKeysWith: { first, _ in first })
+        let runEvents = closed.map { campaign, status, run -> (type: WebhookEventType, campaignID: String, extra: JSONObject) in
+            (.runFinished, campaign, ["run": ["id": .string(run), "status": .string(status),
+                                             "sent": .number(Double(counts[run]?.sent ?? 0)), "failed": .number(Double(counts[run]?.failed ?? 0))]])
+        }
+        let campaignEvents = ended.map { campaign, status -> (type: WebhookEventType, campaignID: String, extra: JSONObject) in
+            (status == .failed ? .campaignFailed : .campaignFinished, campaign, [:])
+        }
+        try WebhookOutbox.enqueueCampaignEvents(runEvents + campaignEvents, on: connection)
     }
 
     // MARK: - Delivery controls

@@ -206,11 +206,13 @@ struct StreamedRunStore: Sendable {
             // Token hygiene: a device FCM no longer knows is sent nothing again until it registers anew.
             let refused = failed.filter(DeliveryStore.meansInvalidToken)
             if !refused.isEmpty {
-                _ = try connection.execute("""
+                let invalidated = try connection.query("""
                     UPDATE devices SET status = 'invalid', invalid_reason = x.c || ': ' || x.m, updated_at = now()
                     FROM unnest(\(refused.map { $0.device!.token }), \(refused.map { $0.errorCode ?? "" }), \(refused.map { $0.errorMessage ?? "" })) AS x(t, c, m)
                     WHERE token = x.t AND status <> 'invalid'
+                    RETURNING token, kind, platform, app_id, invalid_reason
                     """)
+                try WebhookOutbox.enqueueInvalidatedDevices(invalidated, on: connection)
             }
         }
     }

@@ -1,5 +1,8 @@
 import HeraldSync
 import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One libcurl easy handle with what a transfer needs to outlive the call that configured it:
 /// the header list, the error buffer, and the response being received.
@@ -12,6 +15,10 @@ final class CurlEasy {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var headerFields: [(name: String, value: String)] = []
     private(set) var received = HTTPClientResponse(status: 0)
+    /// The current request's limits (`HTTPClientRequest`), and why one stopped it.
+    private var responseLimit: Int?
+    fileprivate var refusesPrivateAddresses = false
+    fileprivate var stoppedBecause: String?
 
     /// - Parameter caFile: a PEM file of the CA certificates to trust for TLS instead of the
     ///   system's store; nil for the system's.
@@ -39,6 +46,8 @@ final class CurlEasy {
         try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_WRITEDATA, context), "CURLOPT_WRITEDATA")
         try check(herald_curl_easy_setopt_write(handle, CURLOPT_HEADERFUNCTION, curlEasyWriteHeader), "CURLOPT_HEADERFUNCTION")
         try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_HEADERDATA, context), "CURLOPT_HEADERDATA")
+        try check(herald_curl_easy_setopt_opensocket(handle, curlEasyOpenSocket), "CURLOPT_OPENSOCKETFUNCTION")
+        try check(herald_curl_easy_setopt_ptr(handle, CURLOPT_OPENSOCKETDATA, context), "CURLOPT_OPENSOCKETDATA")
     }
 
     deinit {
@@ -51,6 +60,9 @@ final class CurlEasy {
     func prepare(_ request: HTTPClientRequest) throws(HTTPTransportError) {
         received = HTTPClientResponse(status: 0)
         errorBuffer[0] = 0
+        responseLimit = request.maxResponseBytes
+        refusesPrivateAddresses = request.refusePrivateAddresses
+        stoppedBecause = nil
         // A batch sends the same headers many times: rebuild the list only when they change.
         let unchanged = headerList != nil && request.headers.count == headerFields.count
             && zip(request.headers, headerFields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
@@ -90,6 +102,7 @@ final class CurlEasy {
     /// The response after a transfer that libcurl reports as done with `code`.
     func finish(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPTransportError> {
         guard code == CURLE_OK else {
+            if let stoppedBecause { return .failure(HTTPTransportError(curlCode: Int(code.rawValue), message: stoppedBecause)) }
             let detail = String(cString: errorBuffer)
             var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
             if code == CURLE_PEER_FAILED_VERIFICATION {
@@ -129,7 +142,15 @@ final class CurlEasy {
         }
     }
 
-    fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) { received.body.append(contentsOf: bytes) }
+    /// Keeps the bytes, or returns false (ending the transfer) past the request's limit.
+    fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let responseLimit, received.body.count + bytes.count > responseLimit {
+            stoppedBecause = "the response was longer than \(responseLimit) bytes"
+            return false
+        }
+        received.body.append(contentsOf: bytes)
+        return true
+    }
 
     fileprivate func appendHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         var end = bytes.count
@@ -141,8 +162,29 @@ final class CurlEasy {
 private func curlEasyWriteBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
     guard let data, let context else { return 0 }
     let easy = Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue()
-    easy.appendBody(UnsafeRawBufferPointer(start: data, count: size * count))
-    return size * count
+    return easy.appendBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+}
+
+/// Opens the socket libcurl asks for, unless the request refuses the address it resolved to.
+private func curlEasyOpenSocket(_ context: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
+                                _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
+    guard let context, let address else { return -1 }
+    let easy = Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue()
+    if easy.refusesPrivateAddresses {
+        // `addr` is declared a `sockaddr`, but libcurl stores the whole address (`addrlen` bytes) there.
+        let start = UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \.addr)!
+        let raw = UnsafeRawBufferPointer(start: start, count: Int(address.pointee.addrlen))
+        let bytes: [UInt8] = switch Int32(address.pointee.family) {
+        case AF_INET where raw.count >= 8: Array(raw[4..<8])  // sockaddr_in: family, port, then the address
+        case AF_INET6 where raw.count >= 24: Array(raw[8..<24])  // sockaddr_in6: family, port, flow info, then the address
+        default: []
+        }
+        if let reason = PrivateAddress.reason(bytes) {
+            easy.stoppedBecause = "refused to connect: the host resolves to \(reason), and requests to private addresses are off"
+            return -1
+        }
+    }
+    return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
 }
 
 private func curlEasyWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {

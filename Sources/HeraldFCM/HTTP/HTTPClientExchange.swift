@@ -7,19 +7,29 @@ public struct HTTPClientRequest: Sendable {
     public var body: [UInt8]
     /// The whole exchange (connect, send, receive) must finish within this time.
     public var timeout: Duration
+    /// A response body longer than this ends the exchange with an error (nil: no limit). For
+    /// servers Herald does not trust to answer briefly.
+    public var maxResponseBytes: Int?
+    /// Whether to refuse connecting to loopback, private and link-local addresses
+    /// (`PrivateAddress`), checked after DNS on every address tried.
+    public var refusePrivateAddresses: Bool
 
     public init(
         method: String = "POST",
         url: String,
         headers: [(name: String, value: String)] = [],
         body: [UInt8] = [],
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(30),
+        maxResponseBytes: Int? = nil,
+        refusePrivateAddresses: Bool = false
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+        self.refusePrivateAddresses = refusePrivateAddresses
     }
 }
 

@@ -35,6 +35,8 @@ extension Localized {
         case .device: text("missing.device")
         case .user(let id): text("missing.user", isolate(id))
         case .apiKey(let id): text("missing.api_key", isolate(id))
+        case .webhook(let id): text("missing.webhook", isolate(id))
+        case .webhookDelivery(let id): text("missing.webhook_delivery", isolate(id))
         case .file(let path): text("missing.file", isolate(path))
         }
     }

@@ -1,0 +1,38 @@
+import FCMMessage
+import HeraldCore
+import Testing
+
+@Suite struct WebhookRulesTests {
+    @Test func retriesDoubleUpToTheMaximumAndStopAfterTheLastAttempt() {
+        let schedule = WebhookRetrySchedule()
+        #expect((1...5).map { schedule.delay(afterAttempt: $0, jitter: 0)! } == [10, 20, 40, 80, 160])  // five minutes of retries
+        #expect(schedule.delay(afterAttempt: 12, jitter: 0) == 3600)
+        #expect(schedule.delay(afterAttempt: 79, jitter: 0) == 3600)
+        #expect(schedule.delay(afterAttempt: 80, jitter: 0) == nil)
+        // About three days of trying before a delivery is given up.
+        let total = (1..<80).reduce(0.0) { $0 + schedule.delay(afterAttempt: $1, jitter: 0)! }
+        #expect(total > 2.9 * 86_400 && total < 3.1 * 86_400, "\(total / 86_400) days")
+        // Jitter spreads retries by up to a tenth, never shortens them.
+        #expect(schedule.delay(afterAttempt: 1, jitter: 0.999)! < 11 && schedule.delay(afterAttempt: 1, jitter: 0.5)! == 10.5)
+    }
+
+    @Test func anEndpointURLIsAnAbsoluteHTTPURLWithoutCredentials() {
+        #expect(WebhookEndpointRules.problem(url: "https://crm.example.com/hooks/herald?team=growth") == nil)
+        #expect(WebhookEndpointRules.problem(url: "http://[2001:db8::1]:8080/hook") == nil)
+        #expect(WebhookEndpointRules.problem(url: "ftp://example.com/") == "must start with https:// (or http://)")
+        #expect(WebhookEndpointRules.problem(url: "https://user:pass@example.com/") == "must not contain a user name or password")
+        #expect(WebhookEndpointRules.problem(url: "https:///path") == "must name a host")
+        #expect(WebhookEndpointRules.problem(url: "https://example.com/a b") == "must not contain spaces or control characters")
+        #expect(WebhookEndpointRules.problem(url: "https://example.com/#top") == "must not contain a fragment (#…)")
+        #expect(WebhookEndpointRules.problem(url: "https://example.com/" + String(repeating: "a", count: 2000)) == "must be at most 2000 characters")
+        #expect(WebhookEndpointRules.problem(events: []) == "must name at least one event")
+        #expect(WebhookEndpointRules.problem(events: ["run.finished", "run.exploded"])?.hasPrefix("has an unknown event “run.exploded”") == true)
+    }
+
+    @Test func timesAreWrittenInUTCWithMicroseconds() {
+        #expect(RFC3339.utc(secondsSince1970: 0) == "1970-01-01T00:00:00.000000Z")
+        #expect(RFC3339.utc(secondsSince1970: 1_795_652_063.123456) == "2026-11-26T00:14:23.123456Z")
+        #expect(RFC3339.utc(secondsSince1970: -1.5) == "1969-12-31T23:59:58.500000Z")
+        #expect(RFC3339.offsetMinutes(RFC3339.utc(secondsSince1970: 1_795_652_063)) == 0)
+    }
+}
