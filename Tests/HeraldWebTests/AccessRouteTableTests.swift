@@ -67,6 +67,12 @@ import Testing
         "POST /api/v1/api-keys": .api(.admin),
         "DELETE /api/v1/api-keys/{id}": .api(.admin),
         "GET /api/v1/audit": .api(.admin),
+        "GET /api/v1/webhooks": .api(.admin),
+        "POST /api/v1/webhooks": .api(.admin),
+        "GET /api/v1/webhooks/{id}": .api(.admin),
+        "DELETE /api/v1/webhooks/{id}": .api(.admin),
+        "GET /api/v1/webhooks/{id}/deliveries": .api(.admin),
+        "POST /api/v1/webhooks/{id}/deliveries/{delivery}/redeliver": .api(.admin),
 
         "GET /users": .page(.admin),
         "POST /users": .page(.admin),

@@ -103,6 +103,18 @@ import Testing
         check("POST", "/api/v1/images", try await herald.request("POST", "/api/v1/images", body: [1, 2, 3], headers: ["Content-Type": "image/png"]))
         check("POST", "/api/v1/images", try await herald.request("POST", "/api/v1/images", body: png, headers: ["Content-Type": "text/plain"]))
         check("DELETE", item, try await herald.request("DELETE", "\(collection)/\(id)", headers: ["If-Match": "\"2\""]))
+        let hooks = "/api/v1/webhooks"
+        let hook = try await herald.request("POST", hooks, json: ["url": "https://crm.example.com/hook", "events": ["run.finished"]])
+        check("POST", hooks, hook)
+        check("POST", hooks, try await herald.request("POST", hooks, json: ["url": "ftp://x", "events": []]))
+        let hookID = try #require(hook.json?["id"]?.stringValue)
+        check("GET", hooks, try await herald.request("GET", hooks))
+        check("GET", "\(hooks)/{id}", try await herald.request("GET", "\(hooks)/\(hookID)"))
+        check("GET", "\(hooks)/{id}", try await herald.request("GET", "\(hooks)/nope"))
+        check("GET", "\(hooks)/{id}/deliveries", try await herald.request("GET", "\(hooks)/\(hookID)/deliveries"))
+        check("GET", "\(hooks)/{id}/deliveries", try await herald.request("GET", "\(hooks)/\(hookID)/deliveries?limit=0"))
+        check("POST", "\(hooks)/{id}/deliveries/{delivery}/redeliver", try await herald.request("POST", "\(hooks)/\(hookID)/deliveries/1/redeliver"))
+        check("DELETE", "\(hooks)/{id}", try await herald.request("DELETE", "\(hooks)/\(hookID)"))
         check("GET", "/healthz", try await herald.request("GET", "/healthz"))
         check("GET", "/readyz", try await herald.request("GET", "/readyz"))
 

@@ -19,12 +19,19 @@ public enum WebhookEndpointRules {
         let rest = url.dropFirst(scheme.count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.contains("@") else { return "must not contain a user name or password" }
-        let host = authority.hasPrefix("[") ? String(authority.prefix { $0 != "]" }.dropFirst())
-                                            : String(authority.prefix { $0 != ":" })
-        guard !host.isEmpty else { return "must name a host" }
+        guard !authority.prefix(while: { $0 != ":" }).isEmpty else { return "must name a host" }
         guard !url.contains("#") else { return "must not contain a fragment (#…)" }
+        // The whole shape, as the API document's pattern says it.
+        guard (try? shape.wholeMatch(in: url)) != nil else {
+            return "must be https://host[:port][/path][?query], the host in ASCII letters, digits, dots and dashes "
+                + "(an international name as punycode, no IPv6 literal)"
+        }
         return nil
     }
+
+    /// The API document's `url` pattern (Public/openapi.json, `createWebhook`).
+    nonisolated(unsafe) private static let shape = #/[hH][tT][tT][pP][sS]?://[A-Za-z0-9._~!$&'()*+,;=%\-]+(:[0-9]{1,5})?([/?][^\x00-\x20\x7F#]*)?/#
+        .matchingSemantics(.unicodeScalar)
 
     /// The first problem with the chosen events, or nil.
     public static func problem(events: [String]) -> String? {
