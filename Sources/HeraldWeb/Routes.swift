@@ -131,6 +131,11 @@ enum Routes {
         t.add(.post, "/api-keys", .page(.page(.admin), h.accountsPages.createKey))
         t.add(.post, "/api-keys/{id}/revoke", .page(.page(.admin), h.accountsPages.revokeKey))
         t.add(.get, "/audit", .page(.page(.admin), h.accountsPages.audit))
+        t.add(.get, "/webhooks", .page(.page(.admin), h.webhookPages.list))
+        t.add(.post, "/webhooks", .page(.page(.admin), h.webhookPages.create))
+        t.add(.get, "/webhooks/{id}", .page(.page(.admin), h.webhookPages.log))
+        t.add(.post, "/webhooks/{id}/delete", .page(.page(.admin), h.webhookPages.delete))
+        t.add(.post, "/webhooks/{id}/deliveries/{delivery}/redeliver", .page(.page(.admin), h.webhookPages.redeliver))
         return t
     }
 }
@@ -155,6 +160,7 @@ struct Handlers: Sendable {
     let webhooksAPI: WebhooksAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
+    let webhookPages: WebhookPages
     let audiencePages: AudiencePages
     let language: LanguagePages
 
@@ -177,6 +183,7 @@ struct Handlers: Sendable {
         webhooksAPI = WebhooksAPI(webhooks: app.webhooks)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
+        webhookPages = WebhookPages(webhooks: app.webhooks, pages: pages)
         audiencePages = AudiencePages(devices: app.devices, segments: app.segments, pages: pages)
         language = LanguagePages(accounts: app.accounts)
     }

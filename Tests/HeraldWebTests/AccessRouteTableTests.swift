@@ -80,6 +80,11 @@ import Testing
         "GET /api-keys": .page(.admin),
         "POST /api-keys": .page(.admin),
         "POST /api-keys/{id}/revoke": .page(.admin),
+        "GET /webhooks": .page(.admin),
+        "POST /webhooks": .page(.admin),
+        "GET /webhooks/{id}": .page(.admin),
+        "POST /webhooks/{id}/delete": .page(.admin),
+        "POST /webhooks/{id}/deliveries/{delivery}/redeliver": .page(.admin),
         "GET /audit": .page(.admin),
 
         "GET /": .page(.viewer),

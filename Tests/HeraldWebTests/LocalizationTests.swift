@@ -240,9 +240,13 @@ import Testing
             "delivery": ["recipient_time": ["past": "skip"]]]).json?["id"]?.stringValue)
         let toTopics = try #require(try await herald.request("POST", "/api/v1/campaigns", json: [
             "name": "News", "notification": ["title": "Hi", "body": "Text"], "topics": ["news"]]).json?["id"]?.stringValue)
+        // A webhook with a delivery waiting in its log (the scheduler, and so the dispatcher, is off).
+        let webhook = try #require(try await herald.request("POST", "/api/v1/webhooks", json: [
+            "url": "https://crm.example.com/hook", "events": ["approval.requested"], "description": "CRM"]).json?["id"]?.stringValue)
         #expect(try await herald.request("POST", "/api/v1/campaigns/\(toTopics)/submit", headers: ["If-Match": "\"1\""]).status == 200)
         let pages = ["/campaigns", "/campaigns/new", "/campaigns/\(toSegment)/edit", "/campaigns/\(toSegment)/review", "/campaigns/\(toSegment)/report",
-                     "/campaigns/\(toTopics)/review", "/devices", "/segments", "/segments/\(segment)", "/users", "/api-keys", "/audit"]
+                     "/campaigns/\(toTopics)/review", "/devices", "/segments", "/segments/\(segment)", "/users", "/api-keys", "/audit",
+                     "/webhooks", "/webhooks/\(webhook)"]
         // The check sees English where there is English: the composer in English, read as Persian.
         #expect(Self.englishLeft(in: browser.get("/campaigns/\(toSegment)/review").text, language: .fa).count >= 10)
         for language in Language.allCases where language != .en {
@@ -260,6 +264,9 @@ import Testing
                 let left = Self.englishLeft(in: response.text, language: language)
                 #expect(left.isEmpty, "\(language.rawValue) \(action) confirmation shows English: \(left)")
             }
+            let deleting = browser.post("/webhooks/\(webhook)/delete", [])
+            #expect(deleting.status == 200 && deleting.text.contains("confirm-panel"))
+            #expect(Self.englishLeft(in: deleting.text, language: language).isEmpty, "\(language.rawValue) webhook deletion confirmation")
         }
     }
 

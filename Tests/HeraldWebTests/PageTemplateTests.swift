@@ -135,6 +135,12 @@ import Testing
         var importReport = DeviceImportReport()
         importReport.rows = 2
         importReport.fail(line: 2, FieldError(path: "token", code: "invalid_token", message: "holds a space"))
+        let webhook = Webhook(id: "w1", url: "https://crm.example.com/hook", events: [.runFinished], description: "The CRM",
+                              createdBy: "ana@example.com", createdAt: Date(timeIntervalSince1970: 1_795_600_000), pending: 2, dead: 1)
+        let delivery = WebhookDelivery(id: 7, webhookID: "w1", eventID: "e1", eventType: "run.finished", status: .pending, attempts: 3,
+                                       nextAttemptAt: Date(timeIntervalSince1970: 1_795_600_100), lastAttemptAt: Date(timeIntervalSince1970: 1_795_600_050),
+                                       responseStatus: 503, lastError: "The receiver answered HTTP 503.", createdAt: Date(timeIntervalSince1970: 1_795_600_000),
+                                       deliveredAt: nil, body: "{}")
         var segmentErrors = FormErrors()
         for field in ["name", "row_0", "rule_json"] { segmentErrors.add(field, "is wrong") }
         return [
@@ -174,6 +180,9 @@ import Testing
                          editor: SegmentEditor(form: SegmentForm(), id: nil, errors: segmentErrors, reach: 2, canEdit: true)),
             SegmentView(chrome: chrome, editor: SegmentEditor(form: SegmentForm(), id: "s1", errors: segmentErrors, reach: 2, canEdit: true),
                         deleteQuestion: "Delete?"),
+            WebhooksView(chrome: chrome, webhooks: [webhook], created: CreatedWebhook(webhook: webhook, secret: "whsec_x"), error: "Refused.",
+                         url: "https://crm.example.com/hook", description: "The CRM", chosen: ["run.finished"]),
+            WebhookLogView(chrome: chrome, webhook: WebhooksView.Row(webhook), deliveries: [WebhookLogView.Row(delivery)], next: "5"),
         ]
     }
 

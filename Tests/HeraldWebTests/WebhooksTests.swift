@@ -3,6 +3,7 @@ import Foundation
 @testable import HeraldApp
 import HeraldCore
 import HeraldCrypto
+import HeraldHTTP
 import HeraldJSON
 import HeraldPostgres
 import HeraldTestSupport
@@ -240,5 +241,57 @@ import Testing
         #expect(try await herald.request("GET", "/api/v1/webhooks/\(id)").status == 404)
         let audit = try await herald.request("GET", "/api/v1/audit").json?["items"]?.arrayValue ?? []
         #expect(audit.compactMap { $0["action"]?.stringValue }.filter { $0.hasPrefix("webhook.") } == ["webhook.deleted", "webhook.created"])
+    }
+}
+
+/// The webhooks pages, as an admin uses them without JavaScript: register an endpoint (a refusal
+/// keeps the form), copy its secret, read its log, post an event again, delete it after confirming.
+@Suite(.serialized) struct WebhookPagesTests {
+    static func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+
+    @Test(.timeLimit(.minutes(3)))
+    func anAdminRegistersReadsTheLogRedeliversAndDeletesAnEndpoint() async throws {
+        let receiver = try WebhookReceiver()
+        let browser = try PagesBrowser(role: .admin, environment: WebhooksTests.environment)
+        let herald = browser.harness.herald
+
+        let refused = browser.post("/webhooks", [("url", "ftp://crm.example.com/hook"), ("description", "The CRM"), ("events", "run.finished")])
+        #expect(refused.status == 422)
+        let page = Self.text(refused)
+        #expect(page.contains("The URL must start with https:// (or http://).") && page.contains("value=\"ftp://crm.example.com/hook\"")
+                && page.contains("value=\"The CRM\"") && page.contains("value=\"run.finished\" checked"))
+        #expect(try await herald.request("GET", "/api/v1/webhooks").json?["items"]?.arrayValue?.isEmpty == true)
+
+        let created = Self.text(browser.post("/webhooks", [("url", receiver.url), ("description", "The CRM"), ("events", "campaign.scheduled")]))
+        let secret = try #require(created.firstMatch(of: #/<code dir="ltr">(whsec_[A-Za-z0-9_-]+)</code>/#)?.output.1)
+        let listed = try #require(try await herald.request("GET", "/api/v1/webhooks").json?["items"]?.arrayValue?.first)
+        let id = try #require(listed["id"]?.stringValue)
+        #expect(!Self.text(browser.get("/webhooks")).contains(String(secret)))  // shown once
+
+        // An event reaches the receiver and shows in the log.
+        let campaign = try #require(try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(
+            name: "Logged", topics: ["news"], schedule: ["kind": "once", "at": .string(utcLocal(Date().addingTimeInterval(86_400))), "time_zone": "UTC"]))
+            .json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(campaign)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        #expect(try await eventually(timeout: waitingLimit) { receiver.received.count == 1 })
+        #expect(WebhookSignature.verify(header: receiver.received[0].signature, secret: String(secret), body: receiver.received[0].body,
+                                        now: Int(Date().timeIntervalSince1970)))
+        #expect(try await eventually(timeout: waitingLimit) { Self.text(browser.get("/webhooks/\(id)")).contains("delivered") })
+        let log = Self.text(browser.get("/webhooks/\(id)"))
+        #expect(log.contains("campaign.scheduled") && log.contains("answered HTTP 204"))
+
+        // Post it again from the log.
+        let delivery = receiver.received[0].deliveryID
+        let again = Self.text(browser.post("/webhooks/\(id)/deliveries/\(delivery)/redeliver", []))
+        #expect(again.contains("The campaign.scheduled event will be posted again"))
+        #expect(try await eventually(timeout: waitingLimit) { receiver.received.count == 2 })
+
+        // Delete: a confirmation first, then gone.
+        let confirm = Self.text(browser.post("/webhooks/\(id)/delete", []))
+        #expect(confirm.contains("Delete this webhook?") && confirm.contains(receiver.url))
+        #expect(try await herald.request("GET", "/api/v1/webhooks/\(id)").status == 200)
+        let deleted = Self.text(browser.post("/webhooks/\(id)/delete", [("confirmed", "yes")]))
+        #expect(deleted.contains("Deleted the webhook to \(receiver.url)."), "\(deleted.split(separator: "\n").filter { $0.contains("flash") || $0.contains("Deleted") })")
+        #expect(try await herald.request("GET", "/api/v1/webhooks/\(id)").status == 404)
     }
 }

@@ -200,7 +200,7 @@ def test_the_counter_shows_the_byte_overrun_before_saving(browser):
     screenshot(browser, "composer-byte-budget", width=1366)
 
 
-PAGES = ["/campaigns", "/campaigns/new", "review", "report", "/audit", "/api-keys"]
+PAGES = ["/campaigns", "/campaigns/new", "review", "report", "/audit", "/api-keys", "/webhooks"]
 
 
 @pytest.mark.parametrize("width", [1366, 390])

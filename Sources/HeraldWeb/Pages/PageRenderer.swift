@@ -22,6 +22,7 @@ struct PageRenderer: Sendable {
         ("confirm", PackageResources.confirm_mustache), ("report", PackageResources.report_mustache),
         ("devices", PackageResources.devices_mustache), ("segments", PackageResources.segments_mustache),
         ("segment", PackageResources.segment_mustache), ("segment-editor", PackageResources.segment_editor_mustache),
+        ("webhooks", PackageResources.webhooks_mustache), ("webhook-log", PackageResources.webhook_log_mustache),
     ]
 
     init() {

@@ -1,0 +1,63 @@
+import HeraldApp
+import HeraldCore
+import HeraldHTTP
+import HeraldJSON
+
+/// The webhooks pages (admin): endpoints, their delivery logs, redelivery.
+struct WebhookPages: Sendable {
+    let webhooks: WebhookService
+    let pages: PageRenderer
+
+    func list(_ context: RequestContext) throws -> HTTPResponse { try listPage(context) }
+
+    func listPage(_ context: RequestContext, created: CreatedWebhook? = nil, message: String? = nil, error: String? = nil,
+                  status: Int = 200) throws -> HTTPResponse {
+        let chrome = PageChrome(context, title: Localized.text("nav.webhooks"), flash: message.map { [$0] } ?? [])
+        // A refused form comes back as it was filled in.
+        let form = error == nil ? nil : context.form
+        return pages.page(WebhooksView(chrome: chrome, webhooks: try webhooks.list(), created: created, error: error,
+                                       url: form?.value("url") ?? "", description: form?.value("description") ?? "",
+                                       chosen: Set(form?.fields.filter { $0.name == "events" }.map(\.value) ?? [])), status: status)
+    }
+
+    func create(_ context: RequestContext) throws -> HTTPResponse {
+        let events = context.form.fields.filter { $0.name == "events" }.map { JSON.string($0.value) }
+        let body: JSON = ["url": .string(context.form.value("url") ?? ""), "events": .array(events),
+                          "description": .string(context.form.value("description") ?? "")]
+        do {
+            return try listPage(context, created: try webhooks.create(body, by: context.actor))
+        } catch let error as AppError where AccountsPages.shownInPage(error) {
+            return try listPage(context, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
+        }
+    }
+
+    func log(_ context: RequestContext) throws -> HTTPResponse { try logPage(context) }
+
+    func logPage(_ context: RequestContext, message: String? = nil) throws -> HTTPResponse {
+        let id = context.parameter("id")
+        let webhook = try webhooks.get(id)
+        let before = context.query("cursor").flatMap { Int64($0) }
+        let page = try webhooks.deliveries(of: id, before: before, limit: 50)
+        let chrome = PageChrome(context, title: Localized.text("webhooks.log_title"), flash: message.map { [$0] } ?? [])
+        return pages.page(WebhookLogView(chrome: chrome, webhook: WebhooksView.Row(webhook), deliveries: page.deliveries.map(WebhookLogView.Row.init),
+                                         next: page.next.map(String.init)))
+    }
+
+    func delete(_ context: RequestContext) throws -> HTTPResponse {
+        let webhook = try webhooks.get(context.parameter("id"))
+        let row = WebhooksView.Row(webhook)
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("webhooks.delete.heading"), text: row.deleteQuestion,
+                                                  confirmLabel: Localized.text("webhooks.delete"), back: "/webhooks") {
+            return page
+        }
+        try webhooks.delete(webhook.id, by: context.actor)
+        return try listPage(context, message: Localized.text("webhooks.deleted_message", Localized.isolate(webhook.url)))
+    }
+
+    func redeliver(_ context: RequestContext) throws -> HTTPResponse {
+        let text = context.parameter("delivery")
+        guard let delivery = Int64(text), delivery > 0 else { throw AppError.notFound(.webhookDelivery(text)) }
+        let copy = try webhooks.redeliver(delivery, of: context.parameter("id"), by: context.actor)
+        return try logPage(context, message: Localized.text("webhooks.redelivered_message", Localized.isolate(copy.eventType)))
+    }
+}
