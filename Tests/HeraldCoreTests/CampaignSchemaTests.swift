@@ -19,7 +19,7 @@ import Testing
              "topics": ["t"], "data": {"k": "v"},
              "options": {"android_channel_id": "c", "sound": "s", "click_action": "a", "ios_sound": "s", "ios_category": "c",
                          "icon": "i", "priority": "high", "color": "#000000", "ios_badge": 1, "web_link": "https://x.example",
-                         "web_icon": "https://x.example/i.png", "expiry_seconds": 1, "analytics_label": "l", "collapse_key": "k",
+                         "web_icon": "https://x.example/i.png", "expiry_seconds": 1, "analytics_label": "l", "labels": "per_campaign", "collapse_key": "k",
                          "overrides": {"android": {}, "apns": {}, "webpush": {}}},
              "variants": [{"key": "A", "weight": 1, "notification": {"body": "x"}, "data": {"a": "b"}}, {"key": "B", "weight": 1}],
              "holdout_percent": 1, "schedule": {"kind": "now"},

@@ -155,6 +155,7 @@ import Testing
             ComposerView(chrome: chrome, form: form, errors: errors, campaignID: "c1", status: .draft, conflict: conflict),
             ReviewView(chrome: chrome, campaign: row, variants: ReviewView.variants(try record.spec()),
                        requests: [.init(number: 1, first: true, variant: "A", bytes: 200, body: "{}")], warnings: ["Check it."],
+                       labels: .init(LabelForecast(used: 98, chosen: .perVariant, resolved: .perVariant, added: 4)),
                        holdout: 10, hasHoldout: true, holdoutText: Localized.text("review.holdout", Localized.percent(whole: 10)),
                        actions: .init(scheduleLabel: "Schedule for Fri 20 Mar 2026, 09:30 Asia/Tehran", sendNowLabel: "Send now to news",
                                       sendNowQuestion: "Send?", nextRun: .init(text: "Fri 20 Mar 2026, 09:30 Asia/Tehran",

@@ -113,6 +113,8 @@ public final class DeliveryEngine: Sendable {
     let running = Mutex(0)
     /// The shared bucket as this process saw it last, for the metrics.
     let lastBucket = Mutex<SendQuotaStore.Snapshot?>(nil)
+    /// The day's analytics labels (every instance's) as the scheduler last counted them.
+    let labelsToday = Mutex<Int?>(nil)
     /// Which worker of this process asks the shared bucket next (`QuotaTurn`).
     let quotaTurn = Mutex(QuotaTurn())
     let looks: Mutex<Looks>
@@ -241,6 +243,8 @@ public final class DeliveryEngine: Sendable {
                 }
                 if decided.contains(where: { $0.decision.variantToSend != nil }) { deliveryBell.ring() }
                 let started = try outbox.startDueRuns(limit: Self.runsPerPass, now: Date())
+                let labels = try outbox.labelsToday()
+                labelsToday.withLock { $0 = labels }
                 // This process's workers need not wait for the notification to come round.
                 if !started.isEmpty { deliveryBell.ring() }
                 for run in started {
@@ -486,8 +490,13 @@ public final class DeliveryEngine: Sendable {
 
     /// The gauges /metrics shows of the shared quota: the rate and the bucket as last seen.
     public var quotaGauges: [(name: String, help: String, value: Double)] {
-        guard let rate = configuration.sendRate else { return [] }
-        var gauges = [("herald_fcm_rate_limit_per_minute", "The FCM project's sending quota shared by every instance, in messages a minute.",
+        var gauges: [(name: String, help: String, value: Double)] = []
+        if let labels = labelsToday.withLock({ $0 }) {
+            gauges.append(("herald_fcm_labels_today", "Distinct analytics labels sent today (UTC) by every instance; FCM reports at most 100 a day.", Double(labels)))
+            gauges.append(("herald_fcm_labels_daily_limit", "Analytics labels FCM reports a day; later ones go unreported.", Double(LabelBudget.dailyLimit)))
+        }
+        guard let rate = configuration.sendRate else { return gauges }
+        gauges += [("herald_fcm_rate_limit_per_minute", "The FCM project's sending quota shared by every instance, in messages a minute.",
                        rate.perSecond * 60)]
         if let bucket = lastBucket.withLock({ $0 }) {
             gauges.append(("herald_fcm_bucket_tokens", "Tokens left in the shared bucket when this process last took some.", bucket.tokens))

@@ -45,6 +45,8 @@ protocol DeliveryOutbox: Sendable {
     func giveBackTokens(_ count: Int, limit: SendQuotaStore.Limit) throws
     /// Holds every instance's sending for `seconds` (FCM answered 429).
     func holdSending(for seconds: Double, limit: SendQuotaStore.Limit) throws -> SendQuotaStore.Snapshot
+    /// Distinct analytics labels sent today (UTC) by every instance.
+    func labelsToday() throws -> Int
 }
 
 /// What the delivery engine needs of FCM: one round of v1 requests sent, one answer each.
@@ -144,5 +146,9 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func holdSending(for seconds: Double, limit: SendQuotaStore.Limit) throws -> SendQuotaStore.Snapshot {
         try pool.withConnection { try quota.hold(for: seconds, limit: limit, on: $0) }
+    }
+
+    func labelsToday() throws -> Int {
+        try pool.withConnection { try LabelDayStore().today(on: $0).used }
     }
 }

@@ -16,8 +16,15 @@ struct RunStarter: Sendable {
             var planned: [DeliveryStore.PlannedRun] = []
             var unplannable: [(due: DeliveryStore.Due, reason: String)] = []
             var deviceRuns: [DeliveryStore.StartedRun] = [], deviceCampaigns: [(campaignID: String, nextRun: Date?)] = []
-            for due in try store.lockDue(limit: limit, approvalsRequired: approvalsRequired, on: connection) {
-                switch CampaignSpec.parse(due.content) {
+            for var due in try store.lockDue(limit: limit, approvalsRequired: approvalsRequired, on: connection) {
+                // The labelling the run sends with, decided now against the day's budget and frozen in its content.
+                var parsed = CampaignSpec.parse(due.content)
+                if case .success(var spec) = parsed {
+                    spec.options.labels = try LabelDayStore().resolve(spec, campaignID: due.campaignID, on: connection)
+                    due.content = LabelDayStore.content(due.content, labelled: spec.options.labels ?? .auto)
+                    parsed = .success(spec)
+                }
+                switch parsed {
                 case .failure(let errors):
                     unplannable.append((due, "The campaign cannot be planned: its content no longer passes validation ("
                                              + errors.errors.map { "\($0.path): \($0.message)" }.joined(separator: "; ") + ")."))

@@ -25,7 +25,7 @@ extension CampaignParser {
                     "the title and body together have at most \(CampaignLimits.notificationCharacters) characters, found \(count)",
                     limit: CampaignLimits.notificationCharacters)
             }
-            if explicit, spec.variants.count > 1, let label = spec.options.analyticsLabel,
+            if explicit, spec.variants.count > 1, spec.options.labels?.mayLabelVariants ?? true, let label = spec.options.analyticsLabel,
                 !Message.isAnalyticsLabel("\(label)-\(variant.key)") {
                 reader.report("options.analytics_label", "too_long",
                     "with variants the label becomes \"\(label)-\(variant.key)\", which must have at most 50 characters",

@@ -4,7 +4,7 @@ import HeraldJSON
 extension CampaignParser {
     static let optionFields: Set<String> = [
         "android_channel_id", "priority", "sound", "icon", "web_icon", "color", "click_action", "ios_badge",
-        "ios_sound", "ios_category", "web_link", "expiry_seconds", "analytics_label", "collapse_key", "overrides",
+        "ios_sound", "ios_category", "web_link", "expiry_seconds", "analytics_label", "labels", "collapse_key", "overrides",
     ]
 
     mutating func parseOptions(_ object: JSONObject, at path: String) -> CampaignOptions {
@@ -39,6 +39,13 @@ extension CampaignParser {
                 reader.report(JSONReader.path(path, "analytics_label"), "invalid_label",
                     "an analytics label has 1 to 50 letters, digits and - _ . ~ % only, found \"\(label)\"",
                     limit: CampaignLimits.analyticsLabelCharacters)
+            }
+        }
+        if let labels = reader.string(object, "labels", at: path) {
+            options.labels = LabelMode(rawValue: labels)
+            if options.labels == nil {
+                reader.report(JSONReader.path(path, "labels"), "invalid_value",
+                    "must be one of \(LabelMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), found \"\(labels)\"")
             }
         }
         if let key = reader.string(object, "collapse_key", at: path), !key.isEmpty {

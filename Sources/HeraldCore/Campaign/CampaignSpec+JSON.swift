@@ -68,6 +68,7 @@ extension CampaignOptions {
         set("web_link", webLink)
         set("expiry_seconds", expirySeconds)
         set("analytics_label", analyticsLabel)
+        set("labels", labels?.rawValue)
         set("collapse_key", collapseKey)
         if !overrides.isEmpty {
             var blocks = JSONObject()

@@ -52,6 +52,8 @@ extension CampaignSpec {
                 "expiry_seconds": ["type": "integer", "minimum": 0, "maximum": .number(Double(CampaignLimits.maximumExpirySeconds))],
                 "analytics_label": ["type": "string", "pattern": .string(label),
                                     "description": "With several variants, \"<label>-<key>\" must match too. Derived from the campaign id when absent."],
+                "labels": ["enum": .array(LabelMode.allCases.map { .string($0.rawValue) }),
+                           "description": "How messages are labelled for FCM's delivery reports, which count at most 100 labels a day: auto (the default: one label per variant while the day has used fewer than 80, then one for the campaign, then none past 100), per_variant, per_campaign, none."],
                 "collapse_key": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"],
                 "overrides": [
                     "type": "object", "additionalProperties": false,

@@ -193,6 +193,8 @@ public struct CampaignOptions: Sendable, Equatable {
     public var expirySeconds: Int?
     /// The analytics label; nil derives "herald-<campaign id>-<variant key>" when rendering.
     public var analyticsLabel: String?
+    /// How the messages are labelled for FCM's delivery reports (nil: `.auto`).
+    public var labels: LabelMode?
     /// Newer messages with the same key replace older undelivered ones on every platform.
     public var collapseKey: String?
     /// Raw per-platform blocks merged over the rendered ones.

@@ -63,12 +63,17 @@ public enum Renderer {
     /// The analytics label of one variant: the campaign's explicit label (with "-<key>" added when
     /// there are several variants), else "herald-<campaign id>-<key>" shortened to 50 characters
     /// (the id is cut, the key kept), else nil.
+    /// `options.labels` (resolved from `.auto` when a run starts) may say one label for the whole
+    /// campaign (the explicit one as it is, else "herald-<campaign id>") or none at all.
     public static func analyticsLabel(campaign: CampaignSpec, variantKey: String, campaignID: String?) -> String? {
+        let mode = campaign.options.labels ?? .auto
+        if mode == .unlabelled { return nil }
         if let label = campaign.options.analyticsLabel {
-            return campaign.variants.count > 1 ? "\(label)-\(variantKey)" : label
+            return campaign.variants.count > 1 && mode.mayLabelVariants ? "\(label)-\(variantKey)" : label
         }
         guard let campaignID else { return nil }
         let id = String(String.UnicodeScalarView(campaignID.unicodeScalars.filter(TopicName.isAllowedInLabel)))
+        if !mode.mayLabelVariants { return "herald-\(id.prefix(50 - "herald-".count))" }
         let room = 50 - "herald-".count - 1 - variantKey.count
         return "herald-\(id.prefix(max(0, room)))-\(variantKey)"
     }

@@ -12,7 +12,7 @@ import HeraldJSON
 struct CampaignForm: Sendable, Equatable {
     static let optionFields = ["android_channel_id", "priority", "sound", "icon", "web_icon", "color", "click_action",
                                "ios_badge", "ios_sound", "ios_category", "web_link", "expiry_seconds",
-                               "analytics_label", "collapse_key"]
+                               "analytics_label", "labels", "collapse_key"]
     static let integerOptions: Set<String> = ["ios_badge", "expiry_seconds"]
     static let weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
     /// Empty rows offered beside the stored ones, so a pair can be added without a round trip.

@@ -21,10 +21,11 @@ extension CampaignPages {
         let targets = Self.targetText(spec.audience, segments: summaries)
         let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         let (device, sample) = try previewSample(record, spec: spec, context: context)
+        let labels = record.status == .draft || record.status == .scheduled ? ReviewView.LabelNote(try campaigns.labelForecast(record)) : nil
         return pages.page(ReviewView(
             chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer, segments: summaries),
             variants: ReviewView.variants(spec, device: device), sample: sample, requests: ReviewView.requests(plan), warnings: plan.notes.map(Localized.planWarning),
-            holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
+            labels: labels, holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
             holdoutText: Localized.text("review.holdout", Localized.percent(whole: spec.holdoutPercent)),
             actions: ReviewView.Actions(
                 scheduleLabel: canPublish ? when.scheduled.map { Localized.text("review.schedule_for", $0.local ?? $0.text) } : nil,

@@ -129,6 +129,8 @@ struct ComposerFields: Sendable {
     let data: [DataRow]
     let multilineTitle: Bool
     let priorities: [Choice]
+    /// How the messages are labelled for FCM's delivery reports (`options.labels`).
+    let labelModes: [Choice]
     let androidChannelID: String
     let sound: String
     let icon: String
@@ -195,6 +197,9 @@ struct ComposerFields: Sendable {
         priorities = [("", "default"), ("high", "high"), ("normal", "normal")].map {
             Choice($0, text: Localized.text("composer.priority.\($1)"), selected: (form.options["priority"] ?? "") == $0)
         }
+        labelModes = ([""] + LabelMode.allCases.filter { $0 != .auto }.map(\.rawValue)).map {
+            Choice($0, text: Localized.text("composer.labels.\($0.isEmpty ? "auto" : $0)"), selected: (form.options["labels"] ?? "") == $0)
+        } + ((form.options["labels"] ?? "") == LabelMode.auto.rawValue ? [Choice("auto", text: Localized.text("composer.labels.auto"), selected: true)] : [])
         func option(_ field: String) -> String { form.options[field] ?? "" }
         androidChannelID = option("android_channel_id")
         sound = option("sound")

@@ -101,7 +101,7 @@ struct ComposerView: PageView {
         "schedule_kind", "schedule_at",
         "schedule_time", "schedule_until", "time_zone", "schedule_days", "holdout_percent", "variants", "data", "form", "version",
         "android_channel_id", "priority", "sound", "icon", "web_icon", "color", "click_action", "ios_badge", "ios_sound",
-        "ios_category", "web_link", "expiry_seconds", "analytics_label", "collapse_key", "overrides", "options",
+        "ios_category", "web_link", "expiry_seconds", "analytics_label", "labels", "collapse_key", "overrides", "options",
     ]
 
     /// A person's name for a form field, for the error summary.

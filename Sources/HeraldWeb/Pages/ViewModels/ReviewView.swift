@@ -116,6 +116,24 @@ struct ReviewView: PageView {
         let commentLimit = CampaignLimits.approvalCommentCharacters
     }
 
+    struct LabelNote: Sendable {
+        let text: String
+        let warning: String?
+
+        init(_ forecast: LabelForecast) {
+            let used = Localized.text("review.labels.used", Localized.number(forecast.used), Localized.number(LabelBudget.dailyLimit))
+            let sent = switch (forecast.chosen, forecast.resolved) {
+            case (.auto, .perCampaign): Localized.text("review.labels.auto_campaign", Localized.number(LabelBudget.perVariantShare))
+            case (.auto, .unlabelled): Localized.text("review.labels.auto_none", Localized.number(LabelBudget.dailyLimit))
+            case (_, .perCampaign): Localized.text("review.labels.per_campaign")
+            case (_, .unlabelled): Localized.text("review.labels.none")
+            default: Localized.text("review.labels.per_variant", Localized.number(forecast.added))
+            }
+            text = used + " " + sent
+            warning = forecast.passesLimit ? Localized.text("review.labels.passes", Localized.number(LabelBudget.dailyLimit)) : nil
+        }
+    }
+
     static let template = "review"
     let chrome: PageChrome
     let campaign: CampaignRow
@@ -124,6 +142,8 @@ struct ReviewView: PageView {
     var sample: Sample? = nil
     let requests: [Request]
     let warnings: [String]
+    /// The day's FCM label budget and what sending now adds to it (draft and scheduled campaigns).
+    var labels: LabelNote? = nil
     let holdout: Int
     let hasHoldout: Bool
     /// "Holdout: 10% of the audience gets nothing (the control group)."
