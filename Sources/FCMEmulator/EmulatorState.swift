@@ -39,6 +39,8 @@ struct EmulatorState {
     /// the last `capacity` messages, these count a send of millions.
     var acceptedByLabel: [String: Int] = [:]
     var accepted = 0
+    /// What the Data API reports: accepted messages by day, Android app and label, with outcomes.
+    var delivery: [DeliveryKey: DeliveryTally] = [:]
     var attempts: BoundedLog<SendAttemptRecord>
     var random: SplitMix64
     /// Topic subscriptions made through the Instance ID API, by topic.

@@ -79,6 +79,7 @@ extension FCMEmulator {
             state.messages.append(ReceivedMessage(sequence: sequence, name: name, message: message, receivedAt: .now()))
             state.accepted += 1
             state.acceptedByLabel[message["fcm_options"]?["analytics_label"]?.stringValue ?? "", default: 0] += 1
+            Self.tally(message, configuration: configuration, day: Self.day(.now()), into: &state)
             return name
         }
         return .json(200, ["name": .string(name)])

@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Endpoints (see `handle(_:)`): `POST /token`, `POST /v1/projects/{project}/messages:send`,
 /// `POST /iid/v1:batchAdd` and `:batchRemove` (topic subscriptions),
-/// `GET /emulator/messages[?since=N]`, `GET /emulator/counts`, `DELETE /emulator/messages`. The request handling is a
+/// `GET /emulator/messages[?since=N]`, `GET /emulator/counts`, `DELETE /emulator/messages`, and the FCM
+/// Data API's `GET /v1beta1/projects/{project}/androidApps/{app}/deliveryData`. The request handling is a
 /// pure function of the request and the emulator's state; `start(host:port:)` serves it on
 /// HeraldHTTP.
 public final class FCMEmulator: Sendable {
@@ -52,6 +53,7 @@ public final class FCMEmulator: Sendable {
             $0.attempts.removeAll()
             $0.accepted = 0
             $0.acceptedByLabel = [:]
+            $0.delivery = [:]
         }
     }
 
@@ -83,6 +85,10 @@ public final class FCMEmulator: Sendable {
             reset()
             return .respond(EmulatorResponse(status: 204), delay: nil)
         default:
+            if path.hasPrefix("/v1beta1/projects/") && path.hasSuffix("/deliveryData") {
+                guard request.method == "GET" else { return .respond(.fcmError(405, "METHOD_NOT_ALLOWED", "Use GET."), delay: nil) }
+                return deliveryData(request, path: path, query: query)
+            }
             if let project = sendProject(path) {
                 guard request.method == "POST" else {
                     return .respond(.fcmError(405, "METHOD_NOT_ALLOWED", "Use POST to send a message."), delay: nil)

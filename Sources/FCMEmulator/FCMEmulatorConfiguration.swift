@@ -28,6 +28,11 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var instanceIDFlakyTokens: Set<String> = []
     /// Shares of send requests answered with faults.
     public var faults: FaultInjection
+    /// The Android app the Data API reports a message under, unless `androidAppsByToken` names its token's.
+    public var androidAppID = "1:000000000000:android:0000000000000000"
+    public var androidAppsByToken: [String: String] = [:]
+    /// How accepted messages fare on devices, as the Data API reports it.
+    public var deliveryShares = DeliveryShares()
 
     public init(
         projectID: String,

@@ -68,6 +68,7 @@ enum Routes {
         t.add(.put, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.replace))
         t.add(.delete, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.delete))
         t.add(.post, "/api/v1/segment-reach", .api(.api(.viewer), h.segmentsAPI.reach))
+        t.add(.post, "/api/v1/delivery-data/refresh", .api(.api(.publisher), h.deliveryDataAPI.refresh).onSlowHandlers())
         t.add(.post, "/api/v1/topic-subscriptions", .api(.api(.publisher), h.devicesAPI.changeTopic).onSlowHandlers())
         t.add(.post, "/api/v1/time-zone-topics", .api(.api(.publisher), h.devicesAPI.assignTimeZoneTopics).onSlowHandlers())
 
@@ -112,6 +113,7 @@ enum Routes {
         t.add(.post, "/campaigns/{id}/test", .page(.page(.editor), h.campaignPages.test).onSlowHandlers())
         t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
         t.add(.get, "/campaigns/{id}/report.csv", .page(.page(.viewer), h.campaignPages.reportCSV))
+        t.add(.post, "/campaigns/{id}/fcm-delivery", .page(.page(.publisher), h.campaignPages.refreshFCMDelivery).onSlowHandlers())
 
         // Audience pages.
         t.add(.get, "/devices", .page(.page(.viewer), h.audiencePages.devicesPage))
@@ -158,6 +160,7 @@ struct Handlers: Sendable {
     let segmentsAPI: SegmentsAPI
     let accountsAPI: AccountsAPI
     let webhooksAPI: WebhooksAPI
+    let deliveryDataAPI: DeliveryDataAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
     let webhookPages: WebhookPages
@@ -181,6 +184,7 @@ struct Handlers: Sendable {
         segmentsAPI = SegmentsAPI(segments: app.segments)
         accountsAPI = AccountsAPI(accounts: app.accounts)
         webhooksAPI = WebhooksAPI(webhooks: app.webhooks)
+        deliveryDataAPI = DeliveryDataAPI(deliveryData: app.deliveryData)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
         webhookPages = WebhookPages(webhooks: app.webhooks, pages: pages)

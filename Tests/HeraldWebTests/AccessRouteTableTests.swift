@@ -67,6 +67,8 @@ import Testing
         "POST /api/v1/api-keys": .api(.admin),
         "DELETE /api/v1/api-keys/{id}": .api(.admin),
         "GET /api/v1/audit": .api(.admin),
+        "POST /api/v1/delivery-data/refresh": .api(.publisher),
+        "POST /campaigns/{id}/fcm-delivery": .page(.publisher),
         "GET /api/v1/webhooks": .api(.admin),
         "POST /api/v1/webhooks": .api(.admin),
         "GET /api/v1/webhooks/{id}": .api(.admin),

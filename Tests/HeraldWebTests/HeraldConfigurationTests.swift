@@ -32,6 +32,7 @@ import Testing
             "HERALD_WEBHOOK_MAX_RETRY_MS": String(c.webhooks.maxRetryMilliseconds), "HERALD_WEBHOOK_MAX_ATTEMPTS": String(c.webhooks.maxAttempts),
             "HERALD_WEBHOOK_PRIVATE_ADDRESSES": String(c.webhooks.privateAddresses),
             "HERALD_WEBHOOK_RETENTION_DAYS": String(c.webhooks.retentionDays),
+            "HERALD_FCM_DATA_URL": c.fcm.dataURL, "HERALD_DELIVERY_DATA_HOURS": String(c.fcm.deliveryDataHours),
         ]
         settings.merge(webhooks) { old, _ in old }
         // The web module's own, read from the same environment.

@@ -97,6 +97,7 @@ import Testing
         check("GET", collection, try await herald.request("GET", "\(collection)?status=nope&q=%00"))
         check("GET", "\(item)/report", try await herald.request("GET", "\(collection)/\(id)/report"))
         check("GET", "\(item)/report", try await herald.request("GET", "\(collection)/\(id)/report?format=xml"))
+        check("POST", "/api/v1/delivery-data/refresh", try await herald.request("POST", "/api/v1/delivery-data/refresh"))
         check("GET", "/api/v1/audit", try await herald.request("GET", "/api/v1/audit?limit=0"))
         let png = ImageInspectorTests.png()
         check("POST", "/api/v1/images", try await herald.request("POST", "/api/v1/images", body: png, headers: ["Content-Type": "image/png"]))

@@ -141,6 +141,11 @@ import Testing
                                        nextAttemptAt: Date(timeIntervalSince1970: 1_795_600_100), lastAttemptAt: Date(timeIntervalSince1970: 1_795_600_050),
                                        responseStatus: 503, lastError: "The receiver answered HTTP 503.", createdAt: Date(timeIntervalSince1970: 1_795_600_000),
                                        deliveredAt: nil, body: "{}")
+        var figures = DeliveryFigures()
+        figures.accepted = 10
+        figures.outcomes = ["delivered": 9, "droppedDeviceInactive": 1]
+        figures.firstDay = "2026-11-25"
+        figures.lastDay = "2026-11-26"
         var segmentErrors = FormErrors()
         for field in ["name", "row_0", "rule_json"] { segmentErrors.add(field, "is wrong") }
         return [
@@ -174,7 +179,9 @@ import Testing
                        failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
                        deliveryChart: "<svg></svg>", trendChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true, hasTrend: true,
                        winnerOffer: .init(choices: [Choice("A", selected: true)], question: "Send?", holdoutPercent: 10, label: Localized.text("report.winner.label", Localized.percent(whole: 10))),
-                       winnerSent: "B", winnerSentText: Localized.text("report.winner.sent", "B"), devicesLine: "Devices reached: 2."),
+                       winnerSent: "B", winnerSentText: Localized.text("report.winner.sent", "B"), devicesLine: "Devices reached: 2.",
+                       fcm: .init(CampaignDelivery(variants: ["A": figures], wholeCampaign: figures, fetchedAt: Date(timeIntervalSince1970: 1_795_600_000)),
+                                  variantKeys: ["A"], canRefresh: true)),
             DevicesView(chrome: chrome, counts: deviceCounts, devices: [storedDevice], filter: DeviceFilter(status: "active", search: "tok"),
                         next: "tok-b", report: importReport, error: "Refused."),
             SegmentsView(chrome: chrome, segments: [.init(id: "s1", name: "Persian", devices: 2, updatedAt: "Mon 23 Nov 2026, 09:30 UTC", usedBy: "Spring sale")],

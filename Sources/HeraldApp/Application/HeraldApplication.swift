@@ -20,11 +20,14 @@ public final class HeraldApplication: Sendable {
     public let devices: DeviceService
     public let segments: SegmentService
     public let webhooks: WebhookService
+    public let deliveryData: DeliveryDataService
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
     public let engine: DeliveryEngine?
     /// Posts webhooks, beside the scheduler (off with it).
     let webhookDispatcher: WebhookDispatcher?
+    /// Reads FCM's delivery figures every few hours (with a sender and the scheduler on).
+    let deliveryDataPoller: DeliveryDataPoller?
     /// Sessions and keys checked lately; nil when `HERALD_CREDENTIAL_CACHE_SECONDS` is 0.
     let credentials: CredentialCache?
 
@@ -54,6 +57,10 @@ public final class HeraldApplication: Sendable {
         devices = DeviceService(database: database, sender: sender)
         segments = SegmentService(database: database)
         webhooks = WebhookService(database: database)
+        deliveryData = DeliveryDataService(database: database, client: try SenderSetup.makeDataClient(configuration),
+                                           apps: configuration.fcm.androidApps)
+        deliveryDataPoller = sender != nil && configuration.delivery.schedulerEnabled && configuration.fcm.deliveryDataHours > 0
+            ? DeliveryDataPoller(service: deliveryData, hours: configuration.fcm.deliveryDataHours, log: log) : nil
         webhookDispatcher = configuration.delivery.schedulerEnabled
             ? WebhookDispatcher(settings: configuration.webhooks, pool: pool, databaseURL: configuration.database.url,
                                 caFile: configuration.fcm.caFile, log: log, metrics: metrics)
@@ -92,6 +99,7 @@ public final class HeraldApplication: Sendable {
         credentials?.start(databaseURL: configuration.database.url, log: log)
         engine?.start()
         webhookDispatcher?.start()
+        deliveryDataPoller?.start()
     }
 
     /// Stops the workers and waits for their current round (bounded by the FCM request timeout),
@@ -100,6 +108,7 @@ public final class HeraldApplication: Sendable {
         credentials?.stop()
         engine?.stop()
         webhookDispatcher?.stop()
+        deliveryDataPoller?.stop()
         if waiting {
             engine?.waitUntilStopped(timeout: .seconds(40))
             webhookDispatcher?.waitUntilStopped(timeout: .seconds(configuration.webhooks.timeoutSeconds + 5))

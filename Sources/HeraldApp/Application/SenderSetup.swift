@@ -17,6 +17,15 @@ public enum SenderSetup {
         return FCMSender(configuration: fcm, credentials: tokens, http: http)
     }
 
+    /// The FCM Data API client of the same key, with a token of the `cloud-platform` scope; nil without a key.
+    public static func makeDataClient(_ configuration: HeraldConfiguration) throws -> FCMDataClient? {
+        guard let path = configuration.fcm.serviceAccountKeyPath else { return nil }
+        let account = try ServiceAccount(contentsOfFile: path)
+        let http = try httpClient(configuration.fcm)
+        let tokens = ServiceAccountTokenProvider(account: account, tokenURI: configuration.fcm.oauthTokenURL, http: http, scope: FCMDataClient.scope)
+        return FCMDataClient(baseURL: configuration.fcm.dataURL, projectID: account.projectID, credentials: tokens, http: http)
+    }
+
     /// The HTTP client for the FCM and token endpoints, trusting `HERALD_FCM_CA_FILE` when set;
     /// an unusable CA file is refused here, naming the variable, rather than on every send.
     public static func httpClient(_ settings: FCMSettings) throws(ConfigurationError) -> CurlHTTPClient {

@@ -1,3 +1,4 @@
+import FCMMessage
 import Foundation
 import HeraldCore
 import HeraldJSON
@@ -55,6 +56,8 @@ public struct CampaignReport: Sendable {
     }
     /// The automatic winner's decision and its figures, once made (`auto_winner`).
     public var winnerDecision: JSON?
+    /// What FCM says it delivered (the Data API), per variant.
+    public var delivery: CampaignDelivery?
 
     public var requestsPlanned: Int { variants.reduce(0) { $0 + $1.requestsPlanned } }
     public var requestsAnswered: Int { variants.reduce(0) { $0 + $1.requestsSent + $1.requestsFailed } }
@@ -115,6 +118,7 @@ public struct CampaignReport: Sendable {
                  "interval": [.number(comparison.interval.lowerBound), .number(comparison.interval.upperBound)],
                  "confidence": .number(1 - comparison.pValue), "significant": .bool(comparison.significant)]
             } ?? .null
+            object["fcm_delivery"] = delivery?.variants[line.key].map(Self.json) ?? .null
             return .object(object)
         }
         var verdict: JSONObject = ["sentence": .string(verdictSentence), "rule": .string(ABStatistics.rule()),
@@ -139,7 +143,19 @@ public struct CampaignReport: Sendable {
                  "requests_failed": .number(Double(hour.requestsFailed)), "opens": .number(Double(hour.opens)),
                  "conversions": .number(Double(hour.conversions))]
             }),
+            "fcm_delivery": [
+                "whole_campaign": delivery?.wholeCampaign.map(Self.json) ?? .null,
+                "fetched_at": delivery?.fetchedAt.map { .string(RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970)) } ?? .null,
+                "scope": "Android devices that share usage and diagnostics data, by FCM's day; a day's figures may come up to a day late.",
+            ],
         ]
+    }
+
+    /// FCM's figures of a label as the API gives them.
+    static func json(_ figures: DeliveryFigures) -> JSON {
+        ["accepted": .number(Double(figures.accepted)), "notifications_accepted": .number(Double(figures.notifications)),
+         "outcomes": .object(JSONObject(DeliveryFigures.outcomeNames.map { ($0, JSON.number(Double(figures.outcomes[$0] ?? 0))) })),
+         "first_day": figures.firstDay.map(JSON.string) ?? .null, "last_day": figures.lastDay.map(JSON.string) ?? .null]
     }
 
     /// The report as CSV (RFC 4180): one row per variant (`total`), then one per hour (`hour`).

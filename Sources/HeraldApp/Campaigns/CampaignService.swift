@@ -141,6 +141,7 @@ public struct CampaignService: Sendable {
                 report.devices = try progress.deviceReach(campaignID: id, on: connection)
             }
             report.winnerDecision = try WinnerDecider.decision(of: id, on: connection)
+            report.delivery = try DeliveryDataService.figures(of: try record.spec(), campaignID: id.description, on: connection)
             return report
         }
     }

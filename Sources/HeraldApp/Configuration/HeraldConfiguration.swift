@@ -1,3 +1,4 @@
+import Foundation
 /// Everything Herald reads from its environment, with safe defaults, as the narrow settings each
 /// part needs: only the wiring (`HeraldApplication`, `HeraldServer`, the command line) sees the
 /// whole. The settings table of deploy/README.md lists the same variables; `HeraldConfigurationTests`
@@ -12,6 +13,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var webhooks: WebhookSettings
 
     public static let defaultDatabaseURL = "postgresql://herald@127.0.0.1:55433/herald"
+    static let googleFCMURL = "https://fcm.googleapis.com"
 
     /// Reads the configuration; an unparsable value is an error that names the variable.
     public init(environment: [String: String]) throws(ConfigurationError) {
@@ -25,9 +27,13 @@ public struct HeraldConfiguration: Sendable, Equatable {
             preparedStatements: try read.boolean("HERALD_DB_PREPARED_STATEMENTS", true))
         fcm = FCMSettings(
             serviceAccountKeyPath: read.optional("HERALD_SERVICE_ACCOUNT_KEY") ?? read.optional("GOOGLE_APPLICATION_CREDENTIALS"),
-            baseURL: read.string("HERALD_FCM_BASE_URL", "https://fcm.googleapis.com"),
+            baseURL: read.string("HERALD_FCM_BASE_URL", Self.googleFCMURL),
             oauthTokenURL: read.optional("HERALD_OAUTH_TOKEN_URL"),
             caFile: read.optional("HERALD_FCM_CA_FILE"))
+        // The emulator serves the Data API beside the v1 API: a base URL of its own goes for both.
+        fcm.dataURL = read.optional("HERALD_FCM_DATA_URL") ?? (fcm.baseURL == Self.googleFCMURL ? fcm.dataURL : fcm.baseURL)
+        fcm.androidApps = read.string("HERALD_FCM_ANDROID_APPS", "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        fcm.deliveryDataHours = try read.integer("HERALD_DELIVERY_DATA_HOURS", fcm.deliveryDataHours, 0...168)
         delivery = DeliverySettings(
             schedulerEnabled: try read.boolean("HERALD_SCHEDULER", true),
             workers: try read.integer("HERALD_DELIVERY_WORKERS", 2, 1...64),

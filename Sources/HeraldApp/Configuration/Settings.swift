@@ -25,6 +25,12 @@ public struct FCMSettings: Sendable, Equatable {
     /// A PEM file of the CA certificates trusted for the FCM and token endpoints instead of the
     /// system's (a corporate proxy's CA, a private test endpoint's certificate).
     public var caFile: String?
+    /// Base URL of the FCM Data API (delivery figures): Google's, or the emulator's with it.
+    public var dataURL = "https://fcmdata.googleapis.com"
+    /// The Firebase Android app ids whose delivery figures are read; empty: the ones devices registered with.
+    public var androidApps: [String] = []
+    /// Hours between two reads of the Data API (0: only on demand).
+    public var deliveryDataHours = 6
 }
 
 /// The scheduler and the delivery workers of this process.

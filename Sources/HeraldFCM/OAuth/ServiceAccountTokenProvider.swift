@@ -14,6 +14,8 @@ public final class ServiceAccountTokenProvider: AccessTokenProvider {
     private let http: CurlHTTPClient
     private let refreshMargin: Duration
     private let timeout: Duration
+    /// The OAuth scope asked for (FCM's v1 API, or `cloud-platform` for the Data API).
+    public let scope: String
 
     private struct Cached {
         var token: String
@@ -31,8 +33,10 @@ public final class ServiceAccountTokenProvider: AccessTokenProvider {
         tokenURI: String? = nil,
         http: CurlHTTPClient = CurlHTTPClient(maxIdleSessions: 2),
         refreshMargin: Duration = .seconds(300),
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(30),
+        scope: String = JWTAssertion.firebaseMessagingScope
     ) {
+        self.scope = scope
         self.account = account
         self.tokenURI = tokenURI ?? account.tokenURI
         self.http = http
@@ -71,7 +75,7 @@ public final class ServiceAccountTokenProvider: AccessTokenProvider {
     private func fetch() throws(FCMError) -> (String, Duration) {
         let assertion: String
         do {
-            assertion = try JWTAssertion.make(for: account, audience: tokenURI, issuedAt: Int(UnixTime.now().seconds))
+            assertion = try JWTAssertion.make(for: account, audience: tokenURI, issuedAt: Int(UnixTime.now().seconds), scope: scope)
         } catch {
             throw FCMError(code: .authentication, httpStatus: nil, message: "cannot sign the JWT assertion: \(error)", isRetryable: false)
         }

@@ -10,6 +10,7 @@ struct CampaignPages: Sendable {
     let campaigns: CampaignService
     let images: ImageService
     let segments: SegmentService
+    let deliveryData: DeliveryDataService
     let pages: PageRenderer
     let sendingConfigured: Bool
 
@@ -19,6 +20,7 @@ struct CampaignPages: Sendable {
         campaigns = app.campaigns
         images = app.images
         segments = app.segments
+        deliveryData = app.deliveryData
         self.pages = pages
         sendingConfigured = app.sendingConfigured
     }

@@ -7,7 +7,9 @@ import HeraldJSON
 /// per-variant results, which variant leads and the trend by hour, all from one
 /// `CampaignService.report` (the API's `GET /api/v1/campaigns/{id}/report` reads the same).
 extension CampaignPages {
-    func report(_ context: RequestContext) throws -> HTTPResponse {
+    func report(_ context: RequestContext) throws -> HTTPResponse { try report(context, flash: nil) }
+
+    func report(_ context: RequestContext, flash: String?, status: Int = 200) throws -> HTTPResponse {
         let report = try campaigns.report(try context.campaignID())
         let keys = report.variants.map(\.key)
         let rows = report.variants.map { line in
@@ -28,7 +30,7 @@ extension CampaignPages {
             row.plannedReach = Localized.plural("report.planned_reach", count: planned)
         }
         return pages.page(ReportView(
-            chrome: chrome(context, title: Localized.text("report.title", report.campaign.name)), campaign: row,
+            chrome: PageChrome(context, title: Localized.text("report.title", report.campaign.name), flash: flash.map { [$0] } ?? []), campaign: row,
             runs: report.runs.map(ReportView.Run.init), noRuns: report.runs.isEmpty, sending: report.isSending, planned: planned, done: done,
             progressPercent: planned > 0 ? done * 100 / planned : 0,
             progressText: Localized.text("report.progress", Localized.number(done), Localized.number(planned)),
@@ -56,7 +58,20 @@ extension CampaignPages {
                 decision["sentence"]?.stringValue.map {
                     Localized.text("report.winner_decision", Self.shortTime(decision["decided_at"]?.stringValue ?? ""), $0)
                 }
-            }))
+            },
+            fcm: report.delivery.map { ReportView.FCMDelivery($0, variantKeys: keys, canRefresh: (context.viewer?.role ?? .viewer) >= .publisher && sendingConfigured) }),
+            status: status)
+    }
+
+    /// Reads the FCM Data API now (every app, every campaign's labels) and shows the report again.
+    func refreshFCMDelivery(_ context: RequestContext) throws -> HTTPResponse {
+        _ = try context.campaignID()
+        do {
+            let refreshed = try deliveryData.refresh()
+            return try report(context, flash: Localized.text("report.fcm.refreshed", Localized.number(refreshed.rows), Localized.number(refreshed.apps.count)))
+        } catch let error as AppError {
+            return try report(context, flash: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
+        }
     }
 
     /// The winner can go to the rest once a one-time test with a holdout has been sent, and once.

@@ -1,3 +1,5 @@
+import FCMMessage
+import HeraldApp
 import HeraldCore
 import HeraldJSON
 
@@ -115,4 +117,55 @@ struct ReportView: PageView {
     var devicesLine: String? = nil
     /// The automatic winner's decision in words, with when it was made, once made.
     var winnerDecision: String? = nil
+    /// What FCM says it delivered (its Data API), per variant.
+    var fcm: FCMDelivery? = nil
+
+    struct FCMDelivery: Sendable {
+        struct Row: Sendable {
+            let name: String
+            let accepted: String
+            let delivered: String
+            let pending: String
+            let collapsed: String
+            let droppedTooMany: String
+            let droppedForceStopped: String
+            let droppedInactive: String
+
+            init(name: String, _ figures: DeliveryFigures) {
+                func count(_ outcome: String) -> String { Localized.number(figures.outcomes[outcome] ?? 0) }
+                self.name = name
+                accepted = Localized.number(figures.accepted)
+                delivered = count("delivered")
+                pending = count("pending")
+                collapsed = count("collapsed")
+                droppedTooMany = count("droppedTooManyPendingMessages")
+                droppedForceStopped = count("droppedAppForceStopped")
+                droppedInactive = count("droppedDeviceInactive")
+            }
+        }
+
+        let rows: [Row]
+        let hasRows: Bool
+        /// Which devices and days the figures cover, and when FCM was last asked.
+        let scope: String
+        let canRefresh: Bool
+
+        init(_ delivery: CampaignDelivery, variantKeys: [String], canRefresh: Bool) {
+            var rows = variantKeys.compactMap { key in delivery.variants[key].map { Row(name: Localized.text("field.variant", key), $0) } }
+            if let whole = delivery.wholeCampaign { rows.append(Row(name: Localized.text("report.fcm.whole_campaign"), whole)) }
+            self.rows = rows
+            hasRows = !rows.isEmpty
+            let all = Array(delivery.variants.values) + [delivery.wholeCampaign].compactMap { $0 }
+            let days = (all.compactMap(\.firstDay).min(), all.compactMap(\.lastDay).max())
+            var scope = Localized.text("report.fcm.scope")
+            if let first = days.0, let last = days.1 {
+                scope += " " + Localized.text("report.fcm.days", Localized.isolate(first), Localized.isolate(last))
+            }
+            if let fetched = delivery.fetchedAt {
+                scope += " " + Localized.text("report.fcm.fetched", CampaignPages.shortTime(RFC3339.utc(secondsSince1970: fetched.timeIntervalSince1970)))
+            }
+            self.scope = scope
+            self.canRefresh = canRefresh
+        }
+    }
 }

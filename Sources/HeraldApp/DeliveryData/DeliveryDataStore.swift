@@ -1,0 +1,77 @@
+import Foundation
+import HeraldFCM
+import HeraldJSON
+import HeraldPostgres
+
+/// What FCM delivered, summed over days and apps for a set of labels.
+public struct DeliveryFigures: Sendable, Equatable {
+    /// Messages FCM accepted for Android devices that share usage data.
+    public var accepted = 0
+    public var notifications = 0
+    /// Messages by outcome, from FCM's percents: delivered, pending, collapsed,
+    /// droppedTooManyPendingMessages, droppedAppForceStopped, droppedDeviceInactive.
+    public var outcomes: [String: Int] = [:]
+    /// The first and last day FCM reported them on ("YYYY-MM-DD").
+    public var firstDay: String?
+    public var lastDay: String?
+
+    public init() {}
+
+    /// The outcomes in the order the report lists them.
+    public static let outcomeNames = ["delivered", "pending", "collapsed", "droppedTooManyPendingMessages",
+                                      "droppedAppForceStopped", "droppedDeviceInactive"]
+
+    mutating func add(day: String, accepted: Int, notifications: Int, percents: [String: Double]) {
+        self.accepted += accepted
+        self.notifications += notifications
+        for (outcome, percent) in percents {
+            outcomes[outcome, default: 0] += Int((Double(accepted) * percent / 100).rounded())
+        }
+        firstDay = min(firstDay ?? day, day)
+        lastDay = max(lastDay ?? day, day)
+    }
+}
+
+/// `delivery_data`: the FCM Data API's rows, kept by day, app and label.
+struct DeliveryDataStore: Sendable {
+    func upsert(_ rows: [AndroidDeliveryRow], on connection: PostgresConnection) throws {
+        guard !rows.isEmpty else { return }
+        _ = try connection.execute("""
+            INSERT INTO delivery_data (day, app_id, label, accepted, notifications, outcomes)
+            SELECT d::date, a, l, n::bigint, m::bigint, o::jsonb
+            FROM unnest(\(rows.map(\.day)), \(rows.map(\.appID)), \(rows.map(\.label)), \(rows.map { String($0.accepted) }),
+                        \(rows.map { String($0.notificationsAccepted) }),
+                        \(rows.map { JSON.object(JSONObject($0.outcomePercents.sorted { $0.key < $1.key }.map { ($0.key, JSON.number($0.value)) })).serializedString() }))
+                 AS x(d, a, l, n, m, o)
+            ON CONFLICT (day, app_id, label) DO UPDATE SET accepted = excluded.accepted, notifications = excluded.notifications,
+                outcomes = excluded.outcomes, fetched_at = now()
+            """)
+    }
+
+    /// The figures of each of `labels` that FCM reported, summed over days and apps.
+    func figures(labels: [String], on connection: PostgresConnection) throws -> [String: DeliveryFigures] {
+        guard !labels.isEmpty else { return [:] }
+        var figures: [String: DeliveryFigures] = [:]
+        for row in try connection.query("""
+            SELECT label, to_char(day, 'YYYY-MM-DD'), accepted, notifications, outcomes::text FROM delivery_data WHERE label = ANY(\(labels))
+            """) {
+            let (label, day, accepted, notifications, outcomes) = try row.decode((String, String, Int, Int, String).self)
+            var percents: [String: Double] = [:]
+            for (name, value) in (try? JSON.parse(outcomes))?.objectValue ?? [:] { percents[name] = value.doubleValue ?? 0 }
+            figures[label, default: DeliveryFigures()].add(day: day, accepted: accepted, notifications: notifications, percents: percents)
+        }
+        return figures
+    }
+
+    /// When the Data API was last read, if ever.
+    func lastFetched(on connection: PostgresConnection) throws -> Date? {
+        try connection.query("SELECT max(fetched_at) FROM delivery_data").first?.decode(Date?.self, at: 0)
+    }
+
+    /// The Android app ids devices registered with (for a project that names none).
+    func registeredAndroidApps(on connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            SELECT DISTINCT app_id FROM devices WHERE platform = 'android' AND app_id IS NOT NULL ORDER BY app_id LIMIT 100
+            """).map { try $0.decode(String.self, at: 0) }
+    }
+}
