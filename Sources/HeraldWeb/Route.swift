@@ -16,6 +16,8 @@ enum Access: Sendable, Equatable {
     case events
     /// Registering and forgetting devices: a `devices`-scope key, or the editor role and above.
     case devices
+    /// One-call sends: the publisher role, with a key of the `sends` (or full) scope.
+    case sends
 }
 
 /// Which of the two error renderers answers a route's failures.

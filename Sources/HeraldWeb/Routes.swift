@@ -68,6 +68,8 @@ enum Routes {
         t.add(.put, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.replace))
         t.add(.delete, "/api/v1/segments/{id}", .api(.api(.editor), h.segmentsAPI.delete))
         t.add(.post, "/api/v1/segment-reach", .api(.api(.viewer), h.segmentsAPI.reach))
+        t.add(.post, "/api/v1/sends", .api(.sends, h.sendsAPI.send))
+        t.add(.get, "/api/v1/sends/{id}", .api(.sends, h.sendsAPI.get))
         t.add(.post, "/api/v1/delivery-data/refresh", .api(.api(.publisher), h.deliveryDataAPI.refresh).onSlowHandlers())
         t.add(.post, "/api/v1/topic-subscriptions", .api(.api(.publisher), h.devicesAPI.changeTopic).onSlowHandlers())
         t.add(.post, "/api/v1/time-zone-topics", .api(.api(.publisher), h.devicesAPI.assignTimeZoneTopics).onSlowHandlers())
@@ -161,6 +163,7 @@ struct Handlers: Sendable {
     let accountsAPI: AccountsAPI
     let webhooksAPI: WebhooksAPI
     let deliveryDataAPI: DeliveryDataAPI
+    let sendsAPI: SendsAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
     let webhookPages: WebhookPages
@@ -185,6 +188,7 @@ struct Handlers: Sendable {
         accountsAPI = AccountsAPI(accounts: app.accounts)
         webhooksAPI = WebhooksAPI(webhooks: app.webhooks)
         deliveryDataAPI = DeliveryDataAPI(deliveryData: app.deliveryData)
+        sendsAPI = SendsAPI(sends: app.sends)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
         webhookPages = WebhookPages(webhooks: app.webhooks, pages: pages)

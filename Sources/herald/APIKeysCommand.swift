@@ -14,7 +14,7 @@ struct APIKeysCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a key and print it once; only its hash is kept.")
         @Option(help: "Who or what uses the key.") var name: String
         @Option(help: "viewer, editor, publisher or admin.") var role: Role
-        @Option(help: "full (everything the role allows) or events (may only post events).") var scope: APIKeyScope = .full
+        @Option(help: "full (everything the role allows), events (may only post events), devices (may only register devices) or sends (may only make one-call sends).") var scope: APIKeyScope = .full
 
         func run() throws {
             let (service, pool) = try accountService()

@@ -19,6 +19,8 @@ import Testing
         case events
         /// Registering devices: a devices-scope key or editor and above.
         case devices
+        /// One-call sends: publisher and above, with a sends-scope or full key.
+        case sends
         /// A browser page for this role and above (session cookie only).
         case page(Role)
     }
@@ -68,6 +70,8 @@ import Testing
         "DELETE /api/v1/api-keys/{id}": .api(.admin),
         "GET /api/v1/audit": .api(.admin),
         "POST /api/v1/delivery-data/refresh": .api(.publisher),
+        "POST /api/v1/sends": .sends,
+        "GET /api/v1/sends/{id}": .sends,
         "POST /campaigns/{id}/fcm-delivery": .page(.publisher),
         "GET /api/v1/webhooks": .api(.admin),
         "POST /api/v1/webhooks": .api(.admin),
@@ -172,6 +176,7 @@ import Testing
         }
         let eventsKey = try harness.key(.editor, scope: .events)
         let devicesKey = try harness.key(.editor, scope: .devices)
+        let sendsKey = try harness.key(.publisher, scope: .sends)
 
         for route in harness.routes {
             let name = Self.name(route)
@@ -199,8 +204,8 @@ import Testing
                 let asEvents = api([("Authorization", "Bearer \(eventsKey)")])
                 #expect(asEvents.status == anonymous.status, "\(name) answers an events key \(asEvents.status)")
 
-            case .api, .events, .devices:
-                let minimum: Role = if case .api(let role) = decision { role } else { .editor }
+            case .api, .events, .devices, .sends:
+                let minimum: Role = if case .api(let role) = decision { role } else if case .sends = decision { .publisher } else { .editor }
                 let anonymous = api([])
                 #expect(anonymous.status == 401, "\(name) without credentials: \(anonymous.status)")
                 #expect(anonymous.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true, "\(name): no WWW-Authenticate")
@@ -227,6 +232,12 @@ import Testing
                     #expect(![401, 403].contains(devices.status), "\(name) with a devices key: \(devices.status)")
                 } else {
                     #expect(devices.status == 403, "\(name) with a devices-scope key: \(devices.status)")
+                }
+                let sends = api([("Authorization", "Bearer \(sendsKey)")])
+                if case .sends = decision {
+                    #expect(![401, 403].contains(sends.status), "\(name) with a sends key: \(sends.status)")
+                } else {
+                    #expect(sends.status == 403, "\(name) with a sends-scope key: \(sends.status)")
                 }
                 // A browser session works for the API too, but unsafe methods need the CSRF header.
                 let session = try harness.session(users[.admin]!)
@@ -275,7 +286,7 @@ import Testing
             switch decision {
             case .open:
                 #expect(operation["security"] == .array([]), "\(name) is open but the document asks for credentials")
-            case .api, .events, .devices:
+            case .api, .events, .devices, .sends:
                 #expect(operation["responses"]?["401"] != nil, "\(name): 401 undocumented")
                 #expect(operation["responses"]?["403"] != nil, "\(name): 403 undocumented")
             case .page:

@@ -54,6 +54,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case signInSucceeded = "sign_in.succeeded"
     case signInFailed = "sign_in.failed"
     case signOut = "sign_out"
+    /// A one-call send (`POST /api/v1/sends`).
+    case sendMade = "send.made"
     case webhookCreated = "webhook.created"
     case webhookDeleted = "webhook.deleted"
     case webhookRedelivered = "webhook.redelivered"

@@ -50,4 +50,6 @@ public enum APIKeyScope: String, Sendable, CaseIterable {
     case events
     /// Only registering, updating and forgetting devices (for the apps' backends).
     case devices
+    /// Only one-call sends (`POST /api/v1/sends`) and reading them (an order service, a CRM).
+    case sends
 }

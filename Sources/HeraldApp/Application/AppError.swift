@@ -57,6 +57,8 @@ public enum Missing: Sendable, Equatable, CustomStringConvertible {
     case user(String)
     case apiKey(String)
     case webhook(String)
+    /// A one-call send, by its run's id.
+    case send(String)
     /// A delivery of a webhook's, by its id.
     case webhookDelivery(String)
     /// A file of the server's own (a static asset, an uploaded image), by its path.
@@ -72,6 +74,7 @@ public enum Missing: Sendable, Equatable, CustomStringConvertible {
         case .user(let id): "User \(id)"
         case .apiKey(let id): "API key \(id)"
         case .webhook(let id): "Webhook \(id)"
+        case .send(let id): "Send \(id)"
         case .webhookDelivery(let id): "Webhook delivery \(id)"
         case .file(let path): "The file \(path)"
         }

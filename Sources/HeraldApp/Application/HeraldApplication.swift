@@ -21,6 +21,7 @@ public final class HeraldApplication: Sendable {
     public let segments: SegmentService
     public let webhooks: WebhookService
     public let deliveryData: DeliveryDataService
+    public let sends: SendService
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
     public let engine: DeliveryEngine?
@@ -57,6 +58,7 @@ public final class HeraldApplication: Sendable {
         devices = DeviceService(database: database, sender: sender)
         segments = SegmentService(database: database)
         webhooks = WebhookService(database: database)
+        sends = SendService(database: database, buckets: buckets, approvalsRequired: configuration.delivery.approvalsRequired)
         deliveryData = DeliveryDataService(database: database, client: try SenderSetup.makeDataClient(configuration),
                                            apps: configuration.fcm.androidApps)
         deliveryDataPoller = sender != nil && configuration.delivery.schedulerEnabled && configuration.fcm.deliveryDataHours > 0

@@ -69,19 +69,12 @@ public struct CampaignReport: Sendable {
     public var verdictSentence: String { verdict?.sentence ?? "One variant: nothing to compare." }
 
     /// Builds the report from what the stores read; the statistics are computed here, once.
-    init(campaign: CampaignRecord, variantKeys: [String], runs: [JSON], failures: [JSON],
-         events: [String: EventCounts], hours: [Hour]) {
+    init(campaign: CampaignRecord, variantKeys: [String], runs: [JSON], totals: [String: (planned: Int, sent: Int, failed: Int)],
+         failures: [JSON], events: [String: EventCounts], hours: [Hour]) {
         var lines = variantKeys.enumerated().map { index, key in
-            VariantLine(key: key, baseline: index == 0 && variantKeys.count > 1, requestsPlanned: 0, requestsSent: 0, requestsFailed: 0,
+            VariantLine(key: key, baseline: index == 0 && variantKeys.count > 1, requestsPlanned: totals[key]?.planned ?? 0,
+                        requestsSent: totals[key]?.sent ?? 0, requestsFailed: totals[key]?.failed ?? 0,
                         opens: events[key]?.opens ?? 0, conversions: events[key]?.conversions ?? 0)
-        }
-        for run in runs {
-            for (key, counts) in run["variants"]?.objectValue ?? [:] {
-                guard let index = lines.firstIndex(where: { $0.key == key }) else { continue }
-                lines[index].requestsPlanned += counts["planned"]?.intValue ?? 0
-                lines[index].requestsSent += counts[DeliveryStatus.sent.rawValue]?.intValue ?? 0
-                lines[index].requestsFailed += counts[DeliveryStatus.failed.rawValue]?.intValue ?? 0
-            }
         }
         // Topic sends do not say how many devices received them, so conversions are compared per open.
         let groups = lines.map { ABStatistics.Group(key: $0.key, successes: $0.conversions, trials: $0.opens) }

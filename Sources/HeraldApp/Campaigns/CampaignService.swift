@@ -134,6 +134,7 @@ public struct CampaignService: Sendable {
             var report = CampaignReport(
                 campaign: record, variantKeys: try record.spec().effectiveVariants.map(\.key),
                 runs: try progress.runs(campaignID: id, on: connection),
+                totals: try progress.variantTotals(campaignID: id, on: connection),
                 failures: try progress.deliveries(campaignID: id, status: .failed, afterID: 0, limit: limit, on: connection),
                 events: try events.counts(campaignID: id.description, on: connection),
                 hours: try progress.hours(campaignID: id, on: connection))

@@ -74,6 +74,28 @@ struct ProgressStore: Sendable {
         }
     }
 
+    /// Requests planned, sent and failed per variant over every run of the campaign (the runs
+    /// list shows the last 100; a recurring campaign or a template of one-call sends has more).
+    func variantTotals(campaignID: CampaignID, on connection: PostgresConnection) throws -> [String: (planned: Int, sent: Int, failed: Int)] {
+        let rows = try connection.query("""
+            SELECT v.variant_key, sum(v.planned)::bigint, sum(v.sent)::bigint, sum(v.failed)::bigint
+            FROM runs r CROSS JOIN LATERAL (
+                SELECT variant_key, count(*) AS planned, count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
+                       count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed
+                FROM deliveries WHERE run_id = r.id AND NOT r.folded GROUP BY variant_key
+                UNION ALL
+                SELECT variant_key, planned, sent, failed FROM (
+                    SELECT variant_key, \(fragment: Self.countColumns) FROM run_counts WHERE run_id = r.id GROUP BY variant_key) c
+            ) v
+            WHERE r.campaign_id = \(campaignID)::uuid
+            GROUP BY v.variant_key
+            """)
+        return try rows.reduce(into: [:]) { totals, row in
+            let (key, planned, sent, failed) = try row.decode((String, Int, Int, Int).self)
+            totals[key] = (planned, sent, failed)
+        }
+    }
+
     /// Each outcome's sum in a group of `run_counts` rows.
     static let countColumns: PostgresQuery = """
         coalesce(sum(n) FILTER (WHERE outcome = 'planned'), 0) AS planned,

@@ -40,6 +40,12 @@ public struct DevicePlanner: Sendable {
                   table: test.variantOfBucket.map { $0 == nil ? winner : nil })
     }
 
+    /// One variant to every device (a one-call send that names it). Nil when the campaign has no such variant.
+    public init?(only variantKey: String, of campaign: CampaignSpec, campaignID: String, sendTime: Date) {
+        guard let variant = campaign.variant(variantKey) else { return nil }
+        self.init(campaign: campaign, campaignID: campaignID, sendTime: sendTime, table: [Variant?](repeating: variant, count: Self.buckets))
+    }
+
     init(campaign: CampaignSpec, campaignID: String, sendTime: Date, table: [Variant?]) {
         self.campaign = campaign
         self.campaignID = campaignID

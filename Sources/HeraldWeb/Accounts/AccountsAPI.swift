@@ -58,7 +58,7 @@ struct AccountsAPI: Sendable {
         var scope = APIKeyScope.full
         if let value = body["scope"] {
             guard let text = value.stringValue, let parsed = APIKeyScope(rawValue: text) else {
-                throw AppError.invalidField("scope", "scope must be one of full, events.")
+                throw AppError.invalidField("scope", "scope must be one of \(APIKeyScope.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             scope = parsed
         }

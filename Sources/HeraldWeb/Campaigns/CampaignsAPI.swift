@@ -8,17 +8,10 @@ struct CampaignsAPI: Sendable {
     let campaigns: CampaignService
     let segments: SegmentService
 
-    static let maximumIdempotencyKeyLength = 255
-
     func create(_ context: RequestContext) throws -> APIResponse {
         let spec = try CampaignService.validated(try context.jsonBody())
-        guard let key = context.request.headers["Idempotency-Key"] else {
+        guard let key = try context.idempotencyKey() else {
             return created(try campaigns.create(spec, by: context.actor, now: Date()))
-        }
-        // Visible ASCII, as a header carries it faithfully (and as the OpenAPI document says).
-        guard (1...Self.maximumIdempotencyKeyLength).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw Problem.badRequest(code: "invalid_idempotency_key",
-                                     "Idempotency-Key must be 1 to \(Self.maximumIdempotencyKeyLength) visible ASCII characters, such as a UUID.")
         }
         switch try campaigns.create(spec, by: context.actor, now: Date(), idempotencyKey: key, body: context.request.body) {
         case .created(let record):

@@ -36,6 +36,7 @@ extension Localized {
         case .user(let id): text("missing.user", isolate(id))
         case .apiKey(let id): text("missing.api_key", isolate(id))
         case .webhook(let id): text("missing.webhook", isolate(id))
+        case .send(let id): text("missing.send", isolate(id))
         case .webhookDelivery(let id): text("missing.webhook_delivery", isolate(id))
         case .file(let path): text("missing.file", isolate(path))
         }

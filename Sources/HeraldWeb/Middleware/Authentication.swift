@@ -52,6 +52,7 @@ struct Authentication: Sendable {
             switch viewer.scope {
             case .events: throw Self.forbidden("This API key has the events scope: it may only post to /api/v1/events.")
             case .devices: throw Self.forbidden("This API key has the devices scope: it may only register and forget devices (PUT and DELETE /api/v1/devices/{token}, POST /api/v1/device-imports).")
+            case .sends: throw Self.forbidden("This API key has the sends scope: it may only make one-call sends and read them (POST /api/v1/sends, GET /api/v1/sends/{id}).")
             case .full, nil: break
             }
             guard viewer.role >= minimum else {
@@ -60,14 +61,20 @@ struct Authentication: Sendable {
             return nil
         case .events:
             let viewer = try apiViewer(&context)
-            guard viewer.scope == .events || (viewer.scope != .devices && viewer.role >= .editor) else {
+            guard viewer.scope == .events || (viewer.scope == .full || viewer.scope == nil) && viewer.role >= .editor else {
                 throw Self.forbidden("Posting events needs a key of the events scope or the editor role.")
             }
             return nil
         case .devices:
             let viewer = try apiViewer(&context)
-            guard viewer.scope == .devices || (viewer.scope != .events && viewer.role >= .editor) else {
+            guard viewer.scope == .devices || (viewer.scope == .full || viewer.scope == nil) && viewer.role >= .editor else {
                 throw Self.forbidden("Registering devices needs a key of the devices scope or the editor role.")
+            }
+            return nil
+        case .sends:
+            let viewer = try apiViewer(&context)
+            guard viewer.scope == .sends && viewer.role >= .publisher || (viewer.scope == .full || viewer.scope == nil) && viewer.role >= .publisher else {
+                throw Self.forbidden("One-call sends need the publisher role, with a key of the sends or full scope.")
             }
             return nil
         }

@@ -1,0 +1,171 @@
+import FCMMessage
+import Foundation
+import HeraldCore
+import HeraldCrypto
+import HeraldJSON
+import HeraldPostgres
+
+/// One-call sends for internal tools: one message to a few devices now, through the same
+/// validation, rendering, shared quota, retries and pruning as a campaign, as a run of its own
+/// (of the template campaign, or of a campaign the inline message becomes), reported like any run.
+public struct SendService: Sendable {
+    let database: Database
+    let buckets: AudienceBuckets
+    let approvalsRequired: Bool
+    let campaigns = CampaignStore()
+    let devices = DeviceStore()
+    let idempotency = IdempotencyStore()
+    let audit = AuditLog()
+
+    public init(database: Database, buckets: AudienceBuckets, approvalsRequired: Bool) {
+        self.database = database
+        self.buckets = buckets
+        self.approvalsRequired = approvalsRequired
+    }
+
+    /// Sends once per `Idempotency-Key` (the caller's own keys): a retry with the same key and
+    /// body gets the first answer again and sends nothing; the same key with another body is refused.
+    public func send(_ json: JSON, idempotencyKey key: String, body: [UInt8], by actor: Actor, now: Date) throws -> (status: Int, response: JSON) {
+        let request = try DeviceService.checked(SendRequest.parse(json), title: "The send is not valid")
+        let scope = "sends:" + (actor.apiKeyID ?? actor.userID ?? actor.name)
+        let hash = SHA256.hex(body)
+        return try database.read { connection in
+            if let remembered = try idempotency.find(scope: scope, key: key, on: connection) {
+                return try replay(remembered, hash: hash)
+            }
+            do {
+                return try connection.transaction { connection in
+                    let response = try make(request, by: actor, now: now, on: connection)
+                    try idempotency.remember(scope: scope, key: key, requestSHA256: hash, status: 202, response: response, on: connection)
+                    return (202, response)
+                }
+            } catch let error as PostgresError where error.code == .uniqueViolation {
+                guard let remembered = try idempotency.find(scope: scope, key: key, on: connection) else { throw error }
+                return try replay(remembered, hash: hash)
+            }
+        }
+    }
+
+    func replay(_ remembered: IdempotencyStore.Remembered, hash: String) throws(AppError) -> (status: Int, response: JSON) {
+        guard remembered.requestSHA256 == hash else {
+            throw .refused(code: "idempotency_key_reused", title: "Idempotency-Key already used",
+                           detail: "This Idempotency-Key was used for a different request body; use a new key for a new request.")
+        }
+        return (remembered.status, remembered.response)
+    }
+
+    /// The run, its deliveries and the answer, in the caller's transaction.
+    private func make(_ request: SendRequest, by actor: Actor, now: Date, on connection: PostgresConnection) throws -> JSON {
+        let (record, spec, variant) = try template(request, by: actor, on: connection)
+        let campaignID = record.id.description
+        guard let planner = variant.map({ DevicePlanner(only: $0, of: spec.forSending, campaignID: campaignID, sendTime: now) })
+                ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: now) else {
+            throw AppError.invalidField("variant", "the campaign has no variant \"\(variant ?? "")\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))",
+                                        code: "unknown_variant", title: "The send is not valid")
+        }
+        // Each recipient as the registry knows it (language, properties), its own variables over them.
+        var recipients: [(SendRequest.Recipient, DeviceRequest?)] = []
+        for recipient in request.recipients {
+            var device = try devices.get(recipient.id, on: connection)?.device ?? Device(token: recipient.id, kind: recipient.kind, platform: .android)
+            device.kind = recipient.kind
+            for (name, value) in recipient.variables { device.properties[name] = value }
+            recipients.append((recipient, planner.request(for: device)))
+        }
+        let sendable = recipients.compactMap { $0.1 }
+        let runID = try connection.query("""
+            INSERT INTO runs (campaign_id, occurrence, planned, per_device, campaign_version, content)
+            VALUES (\(campaignID)::uuid, clock_timestamp(), \(sendable.count), true, \(record.version), \(PostgresJSONB(spec.toJSON().serializedString())))
+            RETURNING id::text
+            """).first!.decode(String.self, at: 0)
+        if !sendable.isEmpty {
+            let kinds = recipients.filter { $0.1 != nil }.map { $0.0.kind == .fid ? "fid" : "token" }
+            _ = try connection.execute("""
+                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_message)
+                SELECT \(runID)::uuid, \(campaignID)::uuid, v, jsonb_build_object(k, t), b, t, s, nullif(m, '')
+                FROM unnest(\(sendable.map(\.variantKey)), \(kinds), \(sendable.map(\.token)), \(sendable.map { $0.body ?? "" }),
+                            \(sendable.map { ($0.failure == nil ? DeliveryStatus.pending : .failed).rawValue }), \(sendable.map { $0.failure ?? "" }))
+                     AS x(v, k, t, b, s, m)
+                """)
+            _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')")
+        }
+        // Nothing to send (all in the holdout, or each over FCM's limit): the run is over at once.
+        if sendable.allSatisfy({ $0.failure != nil }) { try DeliveryStore().closeRuns([runID], on: connection) }
+        try audit.record(.sendMade, by: actor, object: ("campaign", campaignID), details: [
+            "run": .string(runID), "recipients": .number(Double(request.recipients.count)), "variant": variant.map(JSON.string) ?? .null,
+        ], on: connection)
+        return ["id": .string(runID), "campaign_id": .string(campaignID), "status": .string(RunStatus.sending.rawValue),
+                "recipients": .array(recipients.map { recipient, planned in
+                    var object: JSONObject = [recipient.kind == .fid ? "fid" : "token": .string(recipient.id)]
+                    object["variant"] = planned.map { .string($0.variantKey) } ?? .null
+                    object["status"] = .string(planned == nil ? "holdout" : planned?.failure == nil ? DeliveryStatus.pending.rawValue : DeliveryStatus.failed.rawValue)
+                    object["error"] = planned?.failure.map(JSON.string) ?? .null
+                    return .object(object)
+                })]
+    }
+
+    /// The campaign the run belongs to, the content it sends, and the variant asked for.
+    private func template(_ request: SendRequest, by actor: Actor, on connection: PostgresConnection) throws -> (CampaignRecord, CampaignSpec, String?) {
+        switch request.template {
+        case .campaign(let id, let variant):
+            guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(.campaign(id.description)) }
+            var template = record
+            if approvalsRequired {
+                // With approvals on, a template sends only what a publisher approved.
+                guard let approved = try ApprovalStore().approvedContent(id, on: connection) else {
+                    throw AppError.conflict(code: "approval_required", title: "The campaign is not approved",
+                                            detail: "With approvals on, a campaign is sent as a template only once a publisher approved a version of it.")
+                }
+                template.content = approved
+            }
+            return (record, try template.spec(), variant)
+        case .message(let message):
+            guard case .object(var object) = message else { throw AppError.invalidField("message", "a message is a JSON object") }
+            if object["name"] == nil { object["name"] = "One-call send" }
+            // Validated as a campaign to these devices is (the audience is the send's own).
+            object["tokens"] = .array(request.recipients.map { .string($0.id) })
+            let spec: CampaignSpec
+            switch CampaignSpec.parse(.object(object)) {
+            case .success(let parsed): spec = parsed
+            case .failure(let errors):
+                throw AppError.invalid(ValidationErrors(errors: errors.errors.map { error in
+                    var moved = error
+                    moved.path = error.path == "tokens" || error.path.hasPrefix("tokens[") ? "to" : JSONReader.path("message", error.path)
+                    return moved
+                }), title: "The message is not valid")
+            }
+            var record = try campaigns.insert(spec, author: actor.name, by: actor.attribution, on: connection)
+            _ = try connection.execute("""
+                UPDATE campaigns SET one_call = true, status = \(CampaignStatus.sending) WHERE id = \(record.id.description)::uuid
+                """)
+            record.status = .sending
+            return (record, spec, nil)
+        }
+    }
+
+    /// A send as it stands: its run and each request's outcome (holdout recipients have none).
+    public func get(_ runID: String) throws -> JSON {
+        guard UUIDText.isUUID(runID) else { throw AppError.notFound(.send(runID)) }
+        return try database.read { connection in
+            guard let run = try connection.query("""
+                SELECT campaign_id::text, status, planned FROM runs WHERE id = \(runID)::uuid
+                """).first else { throw AppError.notFound(.send(runID)) }
+            let (campaignID, status, planned) = try run.decode((String, String, Int).self)
+            let recipients = try connection.query("""
+                SELECT target::text, variant_key, status, error_code, error_message, message_name, attempts FROM deliveries
+                WHERE run_id = \(runID)::uuid ORDER BY id
+                """).map { row -> JSON in
+                let (target, variant, status, code, message, name, attempts) = try row.decode((String, String, String, String?, String?, String?, Int).self)
+                var object = (try? JSON.parse(target))?.objectValue ?? [:]
+                object["variant"] = .string(variant)
+                object["status"] = .string(status)
+                object["attempts"] = .number(Double(attempts))
+                object["error_code"] = code.map(JSON.string) ?? .null
+                object["error"] = message.map(JSON.string) ?? .null
+                object["message_name"] = name.map(JSON.string) ?? .null
+                return .object(object)
+            }
+            return ["id": .string(runID), "campaign_id": .string(campaignID), "status": .string(status), "planned": .number(Double(planned)),
+                    "recipients": .array(recipients)]
+        }
+    }
+}
