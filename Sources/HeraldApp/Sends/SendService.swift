@@ -120,6 +120,12 @@ public struct SendService: Sendable {
             return (record, try template.spec(), variant)
         case .message(let message):
             guard case .object(var object) = message else { throw AppError.invalidField("message", "a message is a JSON object") }
+            // A one-call send goes now, to its own recipients, as it is: no audience, schedule or test of its own.
+            let allowed: Set<String> = ["name", "notification", "data", "options", "variants"]
+            if let other = object.keys.first(where: { !allowed.contains($0) }) {
+                throw AppError.invalidField("message.\(other)", "a one-call message has only \(allowed.sorted().joined(separator: ", ")): it goes now, to \"to\"",
+                                            code: "unknown_field", title: "The message is not valid")
+            }
             if object["name"] == nil { object["name"] = "One-call send" }
             // Validated as a campaign to these devices is (the audience is the send's own).
             object["tokens"] = .array(request.recipients.map { .string($0.id) })
