@@ -50,6 +50,7 @@ enum Routes {
         t.add(.post, "/api/v1/campaigns/{id}/validate", .api(.api(.editor), h.sendingAPI.validate))
         t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test).onSlowHandlers())
         t.add(.post, "/api/v1/events", .api(.events, h.eventsAPI.record))
+        t.add(.get, "/api/v1/events", .raw(.api(.viewer), h.eventExportAPI.export))
         t.add(.post, "/api/v1/images", .api(.api(.editor), h.imagesAPI.upload).onSlowHandlers())
         t.add(.get, "/api/v1/images", .api(.api(.viewer), h.imagesAPI.list))
 
@@ -164,6 +165,7 @@ struct Handlers: Sendable {
     let webhooksAPI: WebhooksAPI
     let deliveryDataAPI: DeliveryDataAPI
     let sendsAPI: SendsAPI
+    let eventExportAPI: EventExportAPI
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
     let webhookPages: WebhookPages
@@ -189,6 +191,7 @@ struct Handlers: Sendable {
         webhooksAPI = WebhooksAPI(webhooks: app.webhooks)
         deliveryDataAPI = DeliveryDataAPI(deliveryData: app.deliveryData)
         sendsAPI = SendsAPI(sends: app.sends)
+        eventExportAPI = EventExportAPI(events: app.events)
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
         webhookPages = WebhookPages(webhooks: app.webhooks, pages: pages)

@@ -71,6 +71,7 @@ import Testing
         "GET /api/v1/audit": .api(.admin),
         "POST /api/v1/delivery-data/refresh": .api(.publisher),
         "POST /api/v1/sends": .sends,
+        "GET /api/v1/events": .api(.viewer),
         "GET /api/v1/sends/{id}": .sends,
         "POST /campaigns/{id}/fcm-delivery": .page(.publisher),
         "GET /api/v1/webhooks": .api(.admin),

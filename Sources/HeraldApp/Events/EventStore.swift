@@ -1,3 +1,4 @@
+import Foundation
 import HeraldPostgres
 
 /// The SQL of A/B events (opens and conversions). Recording is idempotent by the client's event id.
@@ -29,6 +30,23 @@ struct EventStore: Sendable {
                 """)
         }
         return inserted
+    }
+
+    /// Events in the order they were recorded: after the cursor `after` (a `seq`), else from
+    /// `since`; only those recorded more than `settle` seconds ago, so that a transaction still
+    /// committing cannot land behind a cursor already handed out.
+    func export(after: Int64?, since: String?, limit: Int, settle: Double, on connection: PostgresConnection) throws -> [ExportedEvent] {
+        try connection.query("""
+            SELECT seq, id, campaign_id::text, variant, type, device_token, occurred_at, received_at FROM events
+            WHERE seq > \(after ?? 0) AND (\(since)::timestamptz IS NULL OR received_at >= \(since)::timestamptz)
+              AND received_at < now() - make_interval(secs => \(settle))
+            ORDER BY seq LIMIT \(limit)
+            """).map { row in
+            let (seq, id, campaign, variant, type, device, occurred, received) =
+                try row.decode((Int64, String, String, String, String, String?, Date, Date).self)
+            return ExportedEvent(sequence: seq, id: id, campaignID: campaign, variant: variant, type: type, deviceToken: device,
+                                 occurredAt: occurred, receivedAt: received)
+        }
     }
 
     /// The stored content of each of these campaigns that exists, by id.
