@@ -215,6 +215,21 @@ import Testing
         let failed = try await other.request("GET", "/api/v1/webhooks/\(hookID)/deliveries").json?["items"]?.arrayValue?.first
         #expect(failed?["response_status"]?.doubleValue == 307 && redirecting.acceptedConnections == 1)
         redirecting.stop()
+
+        // A receiver whose certificate no CA vouches for gets nothing: the attempt fails on TLS and says so.
+        let certificate = try SelfSignedCertificate(keys: try RSAKeyPair.generate())
+        let untrusted = try StubServer(tls: certificate) { _ in .respond(EmulatorResponse(status: 204), delay: nil) }
+        defer { untrusted.stop() }
+        let tlsHook = try #require(try await other.request("POST", "/api/v1/webhooks", json: [
+            "url": .string("https://127.0.0.1:\(untrusted.port)/hook"), "events": ["campaign.cancelled"]]).json?["id"]?.stringValue)
+        let version = try await other.request("GET", "/api/v1/campaigns/\(moved)").json?["version"]?.intValue ?? 0
+        #expect(try await other.request("POST", "/api/v1/campaigns/\(moved)/cancel", headers: ["If-Match": "\"\(version)\""]).status == 200)
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await other.request("GET", "/api/v1/webhooks/\(tlsHook)").json?["deliveries_dead"]?.doubleValue == 1
+        })
+        let refusedTLS = try await other.request("GET", "/api/v1/webhooks/\(tlsHook)/deliveries").json?["items"]?.arrayValue?.first
+        #expect(refusedTLS?["response_status"] == .null && refusedTLS?["last_error"]?.stringValue?.contains("certificate") == true,
+                "\(refusedTLS as Any)")
     }
 
     @Test(.timeLimit(.minutes(2)))
