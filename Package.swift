@@ -53,7 +53,7 @@ let package = Package(
         // The FCM HTTP v1 API: service-account OAuth, the libcurl sender, retry policy.
         .target(name: "HeraldFCM", dependencies: ["FCMMessage", "HeraldCalendar", "HeraldCrypto", "HeraldJSON", "HeraldSync", "CCurl"]),
         // A local stand-in for FCM's v1 API and OAuth endpoint, on Herald's own HTTP server.
-        .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "FCMMessage", "HeraldCrypto", "HeraldHTTP", "HeraldJSON", "HeraldSync", "COpenSSL"]),
+        .target(name: "FCMEmulator", dependencies: ["HeraldFCM", "FCMMessage", "HeraldCalendar", "HeraldCrypto", "HeraldHTTP", "HeraldJSON", "HeraldSync", "COpenSSL"]),
         // The domain, pure: campaigns, validation and composer limits, rendering, the fan-out planner.
         .target(name: "HeraldCore", dependencies: ["FCMMessage", "HeraldCalendar", "HeraldJSON"]),
         // The application: one service per aggregate (each write one transaction with its audit

@@ -1,3 +1,4 @@
+import FCMMessage
 import Foundation
 import HeraldFCM
 import HeraldJSON
@@ -8,8 +9,7 @@ public struct DeliveryFigures: Sendable, Equatable {
     /// Messages FCM accepted for Android devices that share usage data.
     public var accepted = 0
     public var notifications = 0
-    /// Messages by outcome, from FCM's percents: delivered, pending, collapsed,
-    /// droppedTooManyPendingMessages, droppedAppForceStopped, droppedDeviceInactive.
+    /// Messages by outcome (`FCMDeliveryOutcome`'s names), from FCM's percents.
     public var outcomes: [String: Int] = [:]
     /// The first and last day FCM reported them on ("YYYY-MM-DD").
     public var firstDay: String?
@@ -18,8 +18,7 @@ public struct DeliveryFigures: Sendable, Equatable {
     public init() {}
 
     /// The outcomes in the order the report lists them.
-    public static let outcomeNames = ["delivered", "pending", "collapsed", "droppedTooManyPendingMessages",
-                                      "droppedAppForceStopped", "droppedDeviceInactive"]
+    public static let outcomeNames = FCMDeliveryOutcome.allCases.map(\.rawValue)
 
     mutating func add(day: String, accepted: Int, notifications: Int, percents: [String: Double]) {
         self.accepted += accepted

@@ -92,7 +92,8 @@ public final class WebhookDispatcher: Sendable {
         var lastSweep: ContinuousClock.Instant?
         while !bell.isStopped {
             let seen = bell.generation
-            var wait: Duration = .seconds(5)
+            // LISTEN wakes the threads when an event is written; this is only the fallback.
+            var wait: Duration = .seconds(30)
             do {
                 if index == 0, lastSweep.map({ $0.duration(to: .now) >= .seconds(3600) }) ?? true {
                     lastSweep = .now

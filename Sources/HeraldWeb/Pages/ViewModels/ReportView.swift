@@ -132,15 +132,15 @@ struct ReportView: PageView {
             let droppedInactive: String
 
             init(name: String, _ figures: DeliveryFigures) {
-                func count(_ outcome: String) -> String { Localized.number(figures.outcomes[outcome] ?? 0) }
+                func count(_ outcome: FCMDeliveryOutcome) -> String { Localized.number(figures.outcomes[outcome.rawValue] ?? 0) }
                 self.name = name
                 accepted = Localized.number(figures.accepted)
-                delivered = count("delivered")
-                pending = count("pending")
-                collapsed = count("collapsed")
-                droppedTooMany = count("droppedTooManyPendingMessages")
-                droppedForceStopped = count("droppedAppForceStopped")
-                droppedInactive = count("droppedDeviceInactive")
+                delivered = count(.delivered)
+                pending = count(.pending)
+                collapsed = count(.collapsed)
+                droppedTooMany = count(.droppedTooManyPendingMessages)
+                droppedForceStopped = count(.droppedAppForceStopped)
+                droppedInactive = count(.droppedDeviceInactive)
             }
         }
 
