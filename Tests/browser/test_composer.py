@@ -25,7 +25,10 @@ def fill(driver, name, text):
 
 
 def choose(driver, name, value):
-    driver.find_element(By.CSS_SELECTOR, f"input[name='{name}'][value='{value}']").click()
+    element = driver.find_element(By.CSS_SELECTOR, f"input[name='{name}'][value='{value}']")
+    # Scrolled to the middle first: at the bottom edge, where a click scrolls it, the sticky save bar covers it.
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
 
 
 def set_schedule_once(driver):

@@ -6,6 +6,10 @@ import HeraldJSON
 /// counted as grapheme clusters, title + body together, condition syntax, reserved data keys,
 /// the rendered payload size) are stated in `description`s; `parse` remains the authority.
 extension CampaignSpec {
+    /// Some character that is not white space (Unicode's White_Space, which Swift's `isWhitespace`
+    /// and trimming use), spelled out: `\S` means other things to other regex engines.
+    public static let nonSpace = #"[^\t\n\u000b\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"#
+
     /// A wall-clock time as `LocalTime` reads it: "HH:MM" or "HH:MM:SS".
     static let localTimePattern = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
     /// A real calendar date (29 February in leap years only) and a time, as `LocalDateTime` reads it.
@@ -147,7 +151,7 @@ extension CampaignSpec {
                 ["required": ["variants"]],
             ],
             "properties": [
-                "name": ["type": "string", "minLength": 1, "maxLength": .number(Double(CampaignLimits.nameCharacters)), "pattern": "\\S",
+                "name": ["type": "string", "minLength": 1, "maxLength": .number(Double(CampaignLimits.nameCharacters)), "pattern": .string(nonSpace),
                          "description": "Not blank."],
                 "notification": notification,
                 "topics": [
