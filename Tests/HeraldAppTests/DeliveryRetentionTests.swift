@@ -87,3 +87,20 @@ import Testing
         #expect(try setup.probe.count("SELECT count(*) FROM deliveries") == 1)
     }
 }
+
+/// The label budget's record of each day's labels is kept for the retention period, not forever.
+@Suite struct LabelDayRetentionTests {
+    @Test func labelsOfDaysPastTheRetentionPeriodAreForgottenAndTodaysKept() throws {
+        let url = try DeliveryOutboxTests.migratedDatabase()
+        let connection = try PostgresConnection(url: url)
+        defer { connection.close() }
+        _ = try connection.execute("""
+            INSERT INTO label_days (day, label) VALUES ((now() AT TIME ZONE 'UTC')::date, 'today'),
+                ((now() AT TIME ZONE 'UTC')::date - 30, 'at-the-edge'), ((now() AT TIME ZONE 'UTC')::date - 31, 'past')
+            """)
+        _ = try DeliveryRetention(days: 30).apply(on: connection)
+        let kept = try connection.query("SELECT label FROM label_days ORDER BY label").map { try $0.decode(String.self, at: 0) }
+        #expect(kept == ["at-the-edge", "today"])
+        #expect(try LabelDayStore().today(on: connection).used == 1)
+    }
+}

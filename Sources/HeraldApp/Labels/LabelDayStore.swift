@@ -48,6 +48,13 @@ struct LabelDayStore: Sendable {
         return mode
     }
 
+    /// Forgets the labels of days more than `days` ago.
+    func dropDays(olderThan days: Int, on connection: PostgresConnection) throws {
+        _ = try connection.execute("""
+            DELETE FROM label_days WHERE day < (now() AT TIME ZONE 'UTC')::date - \(days)::integer
+            """)
+    }
+
     /// The advisory lock that orders label decisions across instances ("herald:labels").
     static let lockKey: Int64 = 0x6865_7261_6C64_4C42
 

@@ -29,6 +29,8 @@ struct DeliveryRetention: Sendable {
         pass.folded = try fold(on: connection)
         pass.opened = try openNextRange(on: connection)
         pass.dropped = try dropExpired(on: connection)
+        // The label budget counts today only; older days are kept for a while to be looked at.
+        try LabelDayStore().dropDays(olderThan: days, on: connection)
         return pass
     }
 
