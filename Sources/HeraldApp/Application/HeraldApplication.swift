@@ -99,8 +99,23 @@ public final class HeraldApplication: Sendable {
     /// the credential cache's listener.
     public func startWorkers() {
         credentials?.start(databaseURL: configuration.database.url, log: log)
-        engine?.start()
-        webhookDispatcher?.start()
+        // One LISTEN connection for the scheduler, the workers and the webhook threads.
+        if let engine, let webhookDispatcher {
+            let routes = engine.notificationRoutes.merging(webhookDispatcher.notificationRoutes) { $0 + $1 }
+            let listener = NotificationListener(databaseURL: configuration.database.url, routes: routes, log: log)
+            do {
+                _ = try startThread(name: "herald-listener") { listener.run { engine.stopped && webhookDispatcher.bell.isStopped } }
+                engine.start(listening: false)
+                webhookDispatcher.start(listening: false)
+            } catch {
+                log.warning("no shared listener thread (\(error)): each part listens on its own")
+                engine.start()
+                webhookDispatcher.start()
+            }
+        } else {
+            engine?.start()
+            webhookDispatcher?.start()
+        }
         deliveryDataPoller?.start()
     }
 

@@ -138,21 +138,21 @@ public final class DeliveryEngine: Sendable {
         owner = "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 
-    /// Starts the threads; they run until `stop()`.
-    public func start() {
-        var bodies: [@Sendable () -> Void] = [{ [self] in listen() }, { [self] in schedule() }]
+    /// Starts the threads; they run until `stop()`. Without `listening`, another thread of the
+    /// process listens for it (`notificationRoutes`).
+    public func start(listening: Bool = true) {
+        var bodies: [(name: String, body: @Sendable () -> Void)] = [("herald-scheduler", { [self] in schedule() })]
+        if listening { bodies.insert(("herald-listener", { [self] in listen() }), at: 0) }
         for index in 0..<configuration.workers {
-            bodies.append { [self] in work(index) }
+            bodies.append(("herald-worker-\(index)", { [self] in work(index) }))
         }
         running.withLock { $0 = bodies.count }
-        let started = bodies.map { body in
-            Thread { [self] in
+        for (name, body) in bodies {
+            let thread = Thread { [self] in
                 body()
                 running.withLock { $0 -= 1 }
             }
-        }
-        for (index, thread) in started.enumerated() {
-            thread.name = index == 0 ? "herald-listener" : index == 1 ? "herald-scheduler" : "herald-worker-\(index - 2)"
+            thread.name = name
             thread.start()
         }
         log.info("delivery engine started", ["owner": .string(owner), "workers": .number(Double(configuration.workers))])
@@ -182,30 +182,13 @@ public final class DeliveryEngine: Sendable {
 
     // MARK: - Threads
 
+    /// The bells a notification listener rings for this engine.
+    var notificationRoutes: [String: [Wakeup]] {
+        [DeliveryStore.scheduleChannel: [scheduleBell], DeliveryStore.deliveryChannel: [deliveryBell]]
+    }
+
     func listen() {
-        var listener: PostgresListener?
-        while !stopped {
-            do {
-                if listener == nil {
-                    let fresh = try PostgresListener(url: databaseURL)
-                    try fresh.listen(DeliveryStore.scheduleChannel)
-                    try fresh.listen(DeliveryStore.deliveryChannel)
-                    listener = fresh
-                    // Whatever happened while we were not listening is looked at now.
-                    scheduleBell.ring()
-                    deliveryBell.ring()
-                }
-                if let notification = try listener?.waitForNotification(timeout: .milliseconds(500)) {
-                    (notification.channel == DeliveryStore.scheduleChannel ? scheduleBell : deliveryBell).ring()
-                }
-            } catch {
-                log.warning("listener: \(error)")
-                listener?.close()
-                listener = nil
-                scheduleBell.wait(after: scheduleBell.generation, timeout: .seconds(1))
-            }
-        }
-        listener?.close()
+        NotificationListener(databaseURL: databaseURL, routes: notificationRoutes, log: log).run { [self] in stopped }
     }
 
     func schedule() {

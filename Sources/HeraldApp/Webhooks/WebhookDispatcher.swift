@@ -37,9 +37,12 @@ public final class WebhookDispatcher: Sendable {
         owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 
-    public func start() {
+    /// Starts the threads. Without `listening`, another thread of the process listens for them
+    /// (`notificationRoutes`).
+    public func start(listening: Bool = true) {
         guard settings.threads > 0 else { return }
-        var bodies: [(String, @Sendable () -> Void)] = [("herald-webhook-listener", { [self] in listen() })]
+        var bodies: [(String, @Sendable () -> Void)] = []
+        if listening { bodies.append(("herald-webhook-listener", { [self] in listen() })) }
         for index in 0..<settings.threads {
             bodies.append(("herald-webhook-\(index)", { [self] in dispatch(index) }))
         }
@@ -53,6 +56,9 @@ public final class WebhookDispatcher: Sendable {
             thread.start()
         }
     }
+
+    /// The bells a notification listener rings for these threads.
+    var notificationRoutes: [String: [Wakeup]] { settings.threads > 0 ? [WebhookOutbox.channel: [bell]] : [:] }
 
     /// Asks the threads to stop after the post in flight (at most the receiver timeout).
     public func stop() { bell.stop() }
@@ -68,24 +74,7 @@ public final class WebhookDispatcher: Sendable {
     }
 
     func listen() {
-        var listener: PostgresListener?
-        while !bell.isStopped {
-            do {
-                if listener == nil {
-                    let fresh = try PostgresListener(url: databaseURL)
-                    try fresh.listen(WebhookOutbox.channel)
-                    listener = fresh
-                    bell.ring()  // whatever was written while nobody listened
-                }
-                if try listener?.waitForNotification(timeout: .milliseconds(500)) != nil { bell.ring() }
-            } catch {
-                log.warning("webhook listener: \(error)")
-                listener?.close()
-                listener = nil
-                bell.wait(after: bell.generation, timeout: .seconds(1))
-            }
-        }
-        listener?.close()
+        NotificationListener(databaseURL: databaseURL, routes: notificationRoutes, log: log).run { [self] in bell.isStopped }
     }
 
     func dispatch(_ index: Int) {
