@@ -109,8 +109,8 @@ public final class DeliveryEngine: Sendable {
     let owner: String
     let scheduleBell = Wakeup()
     let deliveryBell = Wakeup()
-    /// Threads still running; `waitUntilStopped` waits for none.
-    let running = Mutex(0)
+    /// The listener, the scheduler and the workers; `waitUntilStopped` waits for them.
+    let threads = RunningThreads()
     /// The shared bucket as this process saw it last, for the metrics.
     let lastBucket = Mutex<SendQuotaStore.Snapshot?>(nil)
     /// The day's analytics labels (every instance's) as the scheduler last counted them.
@@ -146,15 +146,7 @@ public final class DeliveryEngine: Sendable {
         for index in 0..<configuration.workers {
             bodies.append(("herald-worker-\(index)", { [self] in work(index) }))
         }
-        running.withLock { $0 = bodies.count }
-        for (name, body) in bodies {
-            let thread = Thread { [self] in
-                body()
-                running.withLock { $0 -= 1 }
-            }
-            thread.name = name
-            thread.start()
-        }
+        for name in threads.start(bodies) { log.error("\(name) could not be started: the system has no thread to spare") }
         log.info("delivery engine started", ["owner": .string(owner), "workers": .number(Double(configuration.workers))])
     }
 
@@ -168,15 +160,7 @@ public final class DeliveryEngine: Sendable {
     /// that stops leaves no delivery leased: what it sent is recorded, what it claimed is released.
     /// Returns whether they all finished.
     @discardableResult
-    public func waitUntilStopped(timeout: Duration) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while running.withLock({ $0 }) > 0 {
-            guard clock.now < deadline else { return false }
-            sleepThread(for: .milliseconds(10))
-        }
-        return true
-    }
+    public func waitUntilStopped(timeout: Duration) -> Bool { threads.waitUntilStopped(timeout: timeout) }
 
     var stopped: Bool { scheduleBell.isStopped }
 

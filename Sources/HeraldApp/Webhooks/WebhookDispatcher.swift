@@ -24,7 +24,7 @@ public final class WebhookDispatcher: Sendable {
     let metrics: Metrics
     let owner: String
     let bell = Wakeup()
-    let running = Mutex(0)
+    let threads = RunningThreads()
     let store = WebhookStore()
 
     public init(settings: WebhookSettings, pool: PostgresPool, databaseURL: String, caFile: String?, log: Log, metrics: Metrics) {
@@ -41,20 +41,12 @@ public final class WebhookDispatcher: Sendable {
     /// (`notificationRoutes`).
     public func start(listening: Bool = true) {
         guard settings.threads > 0 else { return }
-        var bodies: [(String, @Sendable () -> Void)] = []
+        var bodies: [(name: String, body: @Sendable () -> Void)] = []
         if listening { bodies.append(("herald-webhook-listener", { [self] in listen() })) }
         for index in 0..<settings.threads {
             bodies.append(("herald-webhook-\(index)", { [self] in dispatch(index) }))
         }
-        running.withLock { $0 = bodies.count }
-        for (name, body) in bodies {
-            let thread = Thread { [self] in
-                body()
-                running.withLock { $0 -= 1 }
-            }
-            thread.name = name
-            thread.start()
-        }
+        for name in threads.start(bodies) { log.error("\(name) could not be started: the system has no thread to spare") }
     }
 
     /// The bells a notification listener rings for these threads.
@@ -64,14 +56,7 @@ public final class WebhookDispatcher: Sendable {
     public func stop() { bell.stop() }
 
     @discardableResult
-    public func waitUntilStopped(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while running.withLock({ $0 }) > 0 {
-            guard ContinuousClock.now < deadline else { return false }
-            sleepThread(for: .milliseconds(10))
-        }
-        return true
-    }
+    public func waitUntilStopped(timeout: Duration) -> Bool { threads.waitUntilStopped(timeout: timeout) }
 
     func listen() {
         NotificationListener(databaseURL: databaseURL, routes: notificationRoutes, log: log).run { [self] in bell.isStopped }
