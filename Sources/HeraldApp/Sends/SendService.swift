@@ -74,7 +74,10 @@ public struct SendService: Sendable {
         let sendable = recipients.compactMap { $0.1 }
         let runID = try connection.query("""
             INSERT INTO runs (campaign_id, occurrence, planned, per_device, campaign_version, content)
-            VALUES (\(campaignID)::uuid, clock_timestamp(), \(sendable.count), true, \(record.version), \(PostgresJSONB(spec.toJSON().serializedString())))
+            VALUES (\(campaignID)::uuid,
+                    -- A run's occurrence is unique in its campaign; two sends within one clock tick must not collide.
+                    greatest(clock_timestamp(), (SELECT max(occurrence) + interval '1 microsecond' FROM runs WHERE campaign_id = \(campaignID)::uuid)),
+                    \(sendable.count), true, \(record.version), \(PostgresJSONB(spec.toJSON().serializedString())))
             RETURNING id::text
             """).first!.decode(String.self, at: 0)
         if !sendable.isEmpty {
@@ -107,7 +110,8 @@ public struct SendService: Sendable {
     private func template(_ request: SendRequest, by actor: Actor, on connection: PostgresConnection) throws -> (CampaignRecord, CampaignSpec, String?) {
         switch request.template {
         case .campaign(let id, let variant):
-            guard let record = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(.campaign(id.description)) }
+            // Locked: the sends of one template get their runs' occurrences one after another.
+            guard let record = try campaigns.find(id: id, on: connection, forUpdate: true) else { throw AppError.notFound(.campaign(id.description)) }
             var template = record
             if approvalsRequired {
                 // With approvals on, a template sends only what a publisher approved.
