@@ -26,7 +26,7 @@ import Testing
         }
         let browser = try PagesBrowser(role: .admin, environment: sink.environment)
         let herald = browser.harness.herald
-        try herald.server.application.database.pool.withConnection { connection in
+        _ = try herald.server.application.database.pool.withConnection { connection in
             try DeviceStore().upsert((0..<300).map { Device(token: "android-\($0)", platform: .android, appID: app) }, on: connection)
         }
         let segment = try #require(try await herald.request("POST", "/api/v1/segments", json: [
