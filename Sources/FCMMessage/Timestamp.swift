@@ -47,3 +47,23 @@ extension RFC3339 {
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(second / 3600, 2)):\(pad(second / 60 % 60, 2)):\(pad(second % 60, 2)).\(pad(fraction, 6))Z"
     }
 }
+
+extension RFC3339 {
+    /// The instant `text` names, in seconds since 1970; nil when it is not an RFC 3339 time.
+    public static func secondsSince1970(_ text: String) -> Double? {
+        guard let offset = offsetMinutes(text) else { return nil }
+        let b = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) } }
+        let days = CivilCalendar.days(year: number(0..<4), month: number(5..<7), day: number(8..<10))
+        var seconds = Double(days * 86_400 + number(11..<13) * 3600 + number(14..<16) * 60 + number(17..<19) - offset * 60)
+        if b[19] == 0x2E {
+            var i = 20, scale = 0.1
+            while i < b.count, (0x30...0x39).contains(b[i]) {
+                seconds += Double(b[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+            }
+        }
+        return seconds
+    }
+}

@@ -86,6 +86,11 @@ enum Routes {
         t.add(.get, "/api/v1/audit", .api(.api(.admin), h.accountsAPI.listAudit))
 
         // Webhooks: admins register endpoints; the dispatcher posts to them.
+        t.add(.get, "/api/v1/frequency-caps", .api(.api(.viewer), h.contactPolicyAPI.caps))
+        t.add(.put, "/api/v1/frequency-caps", .api(.api(.admin), h.contactPolicyAPI.replaceCaps))
+        t.add(.get, "/api/v1/control-group", .api(.api(.viewer), h.contactPolicyAPI.controlGroup))
+        t.add(.put, "/api/v1/control-group", .api(.api(.admin), h.contactPolicyAPI.replaceControlGroup))
+        t.add(.get, "/api/v1/control-group/report", .api(.api(.viewer), h.contactPolicyAPI.report).onSlowHandlers())
         t.add(.get, "/api/v1/webhooks", .api(.api(.admin), h.webhooksAPI.list))
         t.add(.post, "/api/v1/webhooks", .api(.api(.admin), h.webhooksAPI.create))
         t.add(.get, "/api/v1/webhooks/{id}", .api(.api(.admin), h.webhooksAPI.get))
@@ -163,6 +168,7 @@ struct Handlers: Sendable {
     let segmentsAPI: SegmentsAPI
     let accountsAPI: AccountsAPI
     let webhooksAPI: WebhooksAPI
+    let contactPolicyAPI: ContactPolicyAPI
     let deliveryDataAPI: DeliveryDataAPI
     let sendsAPI: SendsAPI
     let eventExportAPI: EventExportAPI
@@ -189,6 +195,7 @@ struct Handlers: Sendable {
         segmentsAPI = SegmentsAPI(segments: app.segments)
         accountsAPI = AccountsAPI(accounts: app.accounts)
         webhooksAPI = WebhooksAPI(webhooks: app.webhooks)
+        contactPolicyAPI = ContactPolicyAPI(policies: app.contactPolicy)
         deliveryDataAPI = DeliveryDataAPI(deliveryData: app.deliveryData)
         sendsAPI = SendsAPI(sends: app.sends)
         eventExportAPI = EventExportAPI(events: app.events)

@@ -105,7 +105,7 @@ import Testing
             _ = try connection.execute("UPDATE campaigns SET status = 'sending', next_run_at = NULL WHERE id = \(campaign)::uuid")
             guard case .success(let spec) = CampaignSpec.parse(content), let audience = try RunStarter.devices(of: spec.audience, on: connection) else { return 0 }
             let due = DeliveryStore.Due(campaignID: campaign, content: content, version: 1, occurrence: Date(), occurrenceText: "2026-01-01T00:00:00Z")
-            return try DeviceRunWriter().start(due, audience: audience, on: connection)?.deliveries ?? 0
+            return try DeviceRunWriter().start(due, audience: audience, controlGroup: nil, on: connection)?.deliveries ?? 0
         }
         #expect(planned == 3)
         _ = try setup.devices.moveToFID(token: Self.token(1), document: ["fid": .string(Self.fid(1))], by: actor)

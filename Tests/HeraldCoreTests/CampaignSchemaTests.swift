@@ -23,7 +23,7 @@ import Testing
                          "overrides": {"android": {}, "apns": {}, "webpush": {}}},
              "variants": [{"key": "A", "weight": 1, "notification": {"body": "x"}, "data": {"a": "b"}}, {"key": "B", "weight": 1}],
              "holdout_percent": 1, "schedule": {"kind": "now"},
-             "delivery": {"max_per_minute": 100, "latest_delivery_minutes": 30,
+             "delivery": {"max_per_minute": 100, "latest_delivery_minutes": 30, "category": "promotions", "transactional": true,
                           "window": {"start": "08:00", "end": "20:00", "time_zone": "Europe/Berlin"}},
              "auto_winner": {"after_minutes": 60, "metric": "opens", "confidence": 99, "fallback": "none"}}
             """

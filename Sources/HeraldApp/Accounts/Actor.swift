@@ -7,19 +7,25 @@ public struct Actor: Sendable, Equatable {
     public var name: String
     /// The client's address after proxy trust (empty on the command line).
     public var address: String
+    /// The role acted with; nil for the command line and Herald itself, which may do anything.
+    public var role: Role?
 
-    public init(userID: String? = nil, apiKeyID: String? = nil, name: String, address: String = "") {
+    public init(userID: String? = nil, apiKeyID: String? = nil, name: String, address: String = "", role: Role? = nil) {
         self.userID = userID
         self.apiKeyID = apiKeyID
         self.name = name
         self.address = address
+        self.role = role
     }
+
+    /// Whether the actor may do what needs `role` at least.
+    public func may(_ role: Role) -> Bool { self.role.map { $0 >= role } ?? true }
 }
 
 extension Viewer {
     /// This viewer acting from `address`.
     public func actor(address: String) -> Actor {
-        Actor(userID: userID, apiKeyID: apiKeyID, name: email, address: address)
+        Actor(userID: userID, apiKeyID: apiKeyID, name: email, address: address, role: role)
     }
 }
 

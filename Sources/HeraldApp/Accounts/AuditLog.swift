@@ -59,6 +59,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case webhookCreated = "webhook.created"
     case webhookDeleted = "webhook.deleted"
     case webhookRedelivered = "webhook.redelivered"
+    case frequencyCapsChanged = "frequency_caps.changed"
+    case controlGroupChanged = "control_group.changed"
 }
 
 /// The audit log: who did what to which object, when and from where. Append-only; each entry is

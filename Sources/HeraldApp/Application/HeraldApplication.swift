@@ -22,6 +22,7 @@ public final class HeraldApplication: Sendable {
     public let webhooks: WebhookService
     public let deliveryData: DeliveryDataService
     public let sends: SendService
+    public let contactPolicy: ContactPolicyService
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
     public let engine: DeliveryEngine?
@@ -58,6 +59,7 @@ public final class HeraldApplication: Sendable {
         devices = DeviceService(database: database, sender: sender)
         segments = SegmentService(database: database)
         webhooks = WebhookService(database: database)
+        contactPolicy = ContactPolicyService(database: database)
         sends = SendService(database: database, buckets: buckets, approvalsRequired: configuration.delivery.approvalsRequired)
         deliveryData = DeliveryDataService(database: database, client: try SenderSetup.makeDataClient(configuration),
                                            apps: configuration.fcm.androidApps)

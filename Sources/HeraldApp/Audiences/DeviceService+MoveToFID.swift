@@ -95,6 +95,12 @@ extension DeviceStore {
             """)
         history.failures = try connection.execute("UPDATE delivery_failures SET device_token = \(fid) WHERE device_token = \(token)")
         history.events = try connection.execute("UPDATE events SET device_token = \(fid) WHERE device_token = \(token)")
+        // Its frequency caps' count goes with it (an FID registered anew has no row yet).
+        _ = try connection.execute("""
+            INSERT INTO device_touches (token, at, category, run) SELECT \(fid), at, category, run FROM device_touches WHERE token = \(token)
+            ON CONFLICT (token) DO NOTHING
+            """)
+        _ = try connection.execute("DELETE FROM device_touches WHERE token = \(token)")
         return history
     }
 }

@@ -8,7 +8,7 @@ struct DeviceStore: Sendable {
     /// The columns a `StoredDevice` is read from, in `decode`'s order.
     static let columns: PostgresQuery = """
         token, platform, app_id, app_version, language, country, time_zone, properties::text,
-        \(utc: "last_seen_at"), \(utc: "registered_at"), status, invalid_reason, kind, bucket_key
+        \(utc: "last_seen_at"), \(utc: "registered_at"), status, invalid_reason, kind, bucket_key, quiet_categories
         """
 
     /// Registers or updates devices in one statement (each a new registration: an invalid or
@@ -33,17 +33,19 @@ struct DeviceStore: Sendable {
         let devices = Device.lastOfEachToken(devices)
         func column(_ value: (Device) -> String?) -> [String] { devices.map { value($0) ?? "" } }
         return """
-            INSERT INTO devices AS d (token, kind, platform, app_id, app_version, app_version_key, language, country, time_zone, properties, last_seen_at)
+            INSERT INTO devices AS d (token, kind, platform, app_id, app_version, app_version_key, language, country, time_zone, properties, last_seen_at,
+                                     quiet_categories)
             SELECT t, kd, p, nullif(a, ''), nullif(v, ''), nullif(k, '')::integer[], nullif(l, ''), nullif(c, ''), nullif(z, ''), j::jsonb,
-                   coalesce(nullif(s, '')::timestamptz, now())
+                   coalesce(nullif(s, '')::timestamptz, now()), q::text[]
             FROM unnest(\(column(\.token)), \(column(\.kind.rawValue)), \(column(\.platform.rawValue)), \(column(\.appID)), \(column(\.appVersion)),
                         \(column { $0.appVersion.flatMap(AppVersion.key).map { "{" + $0.map(String.init).joined(separator: ",") + "}" } }),
                         \(column(\.language)), \(column(\.country)), \(column(\.timeZone)),
-                        \(column { Self.propertiesJSON($0.properties) }), \(column(\.lastSeen)))
-                 AS x(t, kd, p, a, v, k, l, c, z, j, s)
+                        \(column { Self.propertiesJSON($0.properties) }), \(column(\.lastSeen)),
+                        \(column { "{" + $0.quietCategories.joined(separator: ",") + "}" }))
+                 AS x(t, kd, p, a, v, k, l, c, z, j, s, q)
             ON CONFLICT (token) DO UPDATE SET kind = excluded.kind, platform = excluded.platform, app_id = excluded.app_id, app_version = excluded.app_version,
                 app_version_key = excluded.app_version_key, language = excluded.language, country = excluded.country,
-                time_zone = excluded.time_zone, properties = excluded.properties,
+                time_zone = excluded.time_zone, properties = excluded.properties, quiet_categories = excluded.quiet_categories,
                 last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at), status = 'active', invalid_reason = NULL, updated_at = now()
             RETURNING (xmax = 0)
             """
@@ -67,7 +69,10 @@ struct DeviceStore: Sendable {
                     status = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN \(DeliveryStatus.cancelled) ELSE status END
                 WHERE device_token = \(token)
                 """)
+            // The app's own events are the device's alone; a campaign's stay counted without it.
+            _ = try connection.execute("DELETE FROM events WHERE device_token = \(token) AND campaign_id IS NULL")
             _ = try connection.execute("UPDATE events SET device_token = NULL WHERE device_token = \(token)")
+            _ = try connection.execute("DELETE FROM device_touches WHERE token = \(token)")
             return true
         }
     }
@@ -228,13 +233,14 @@ struct DeviceStore: Sendable {
         let (lastSeen, registered, status, reason) = (try row.decode(String.self, at: 8), try row.decode(String.self, at: 9),
                                                       try row.decode(String.self, at: 10), try text(11))
         let (kind, bucketKey) = (DeviceKind(rawValue: try row.decode(String.self, at: 12)) ?? .token, try text(13))
+        let quiet = try row.decode([String].self, at: 14)
         var map: [String: String] = [:]
         if properties != "{}", case .object(let object)? = try? JSON.parse(properties) {
             for (key, value) in object { map[key] = value.stringValue }
         }
         return StoredDevice(device: Device(token: token, kind: kind, platform: DevicePlatform(rawValue: platform) ?? .android, appID: appID,
                                            appVersion: appVersion, language: language, country: country, timeZone: timeZone, properties: map,
-                                           lastSeen: lastSeen, bucketKey: bucketKey),
+                                           lastSeen: lastSeen, bucketKey: bucketKey, quietCategories: quiet),
                             registeredAt: registered, status: status, invalidReason: reason)
     }
 
@@ -290,6 +296,7 @@ public struct StoredDevice: Sendable, Equatable {
         object["registered_at"] = .string(registeredAt)
         object["status"] = .string(status)
         object["invalid_reason"] = invalidReason.map(JSON.string) ?? .null
+        object["quiet_categories"] = .array(device.quietCategories.map(JSON.string))
         return .object(object)
     }
 }

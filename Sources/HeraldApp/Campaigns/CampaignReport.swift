@@ -16,6 +16,8 @@ public struct CampaignReport: Sendable {
         public var requestsPlanned: Int
         public var requestsSent: Int
         public var requestsFailed: Int
+        /// Devices a frequency cap kept it from (device audiences).
+        public var requestsCapped = 0
         public var opens: Int
         public var conversions: Int
         /// Failed requests of those FCM answered; nil before any answer.
@@ -32,6 +34,8 @@ public struct CampaignReport: Sendable {
         public var start: String
         public var requestsSent: Int
         public var requestsFailed: Int
+        /// Devices a frequency cap kept it from (device audiences).
+        public var requestsCapped = 0
         public var opens: Int
         public var conversions: Int
     }
@@ -69,12 +73,12 @@ public struct CampaignReport: Sendable {
     public var verdictSentence: String { verdict?.sentence ?? "One variant: nothing to compare." }
 
     /// Builds the report from what the stores read; the statistics are computed here, once.
-    init(campaign: CampaignRecord, variantKeys: [String], runs: [JSON], totals: [String: (planned: Int, sent: Int, failed: Int)],
+    init(campaign: CampaignRecord, variantKeys: [String], runs: [JSON], totals: [String: ProgressStore.VariantTotals],
          failures: [JSON], events: [String: EventCounts], hours: [Hour]) {
         var lines = variantKeys.enumerated().map { index, key in
             VariantLine(key: key, baseline: index == 0 && variantKeys.count > 1, requestsPlanned: totals[key]?.planned ?? 0,
                         requestsSent: totals[key]?.sent ?? 0, requestsFailed: totals[key]?.failed ?? 0,
-                        opens: events[key]?.opens ?? 0, conversions: events[key]?.conversions ?? 0)
+                        requestsCapped: totals[key]?.capped ?? 0, opens: events[key]?.opens ?? 0, conversions: events[key]?.conversions ?? 0)
         }
         // Topic sends do not say how many devices received them, so conversions are compared per open.
         let groups = lines.map { ABStatistics.Group(key: $0.key, successes: $0.conversions, trials: $0.opens) }
@@ -102,7 +106,8 @@ public struct CampaignReport: Sendable {
             var object: JSONObject = [
                 "key": .string(line.key), "baseline": .bool(line.baseline),
                 "requests": ["planned": .number(Double(line.requestsPlanned)), "sent": .number(Double(line.requestsSent)),
-                             "failed": .number(Double(line.requestsFailed)), "failure_rate": Self.number(line.failureRate)],
+                             "failed": .number(Double(line.requestsFailed)), "capped": .number(Double(line.requestsCapped)),
+                             "failure_rate": Self.number(line.failureRate)],
                 "events": ["opens": .number(Double(line.opens)), "conversions": .number(Double(line.conversions)),
                            "conversion_rate": Self.number(line.conversionRate)],
             ]

@@ -222,6 +222,7 @@ public struct CampaignService: Sendable {
                 return current
             }
             try Self.refuseUnsavableSchedule(spec, now: now)
+            try Self.refuseTransactional(spec, was: try campaigns.find(id: id, on: connection), by: actor)
             return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
                              try campaigns.update(id: id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution, now: now, on: connection)),
                                          by: actor, on: connection)
@@ -237,6 +238,7 @@ public struct CampaignService: Sendable {
             guard let current = try campaigns.find(id: id, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             let spec = try Self.validated(current.content.mergePatched(with: patch))
             try Self.refuseUnsavableSchedule(spec, now: now)
+            try Self.refuseTransactional(spec, was: current, by: actor)
             return try approvalAfterEdit(try write(.campaignUpdated, by: actor, on: connection,
                              try campaigns.update(id: current.id, expectedVersion: expectedVersion, spec: spec, by: actor.attribution,
                                                   now: now, on: connection)), by: actor, on: connection)
@@ -367,6 +369,7 @@ public struct CampaignService: Sendable {
     // MARK: - Helpers
 
     func insert(_ spec: CampaignSpec, by actor: Actor, on connection: PostgresConnection, details: JSONObject = [:]) throws -> CampaignRecord {
+        try Self.refuseTransactional(spec, was: nil, by: actor)
         let record = try campaigns.insert(spec, author: actor.name, by: actor.attribution, on: connection)
         try audit.record(.campaignCreated, by: actor, object: ("campaign", record.id.description), details: details, on: connection)
         return record
@@ -400,6 +403,16 @@ public struct CampaignService: Sendable {
     static let webhookEvent: [AuditAction: WebhookEventType] = [
         .campaignScheduled: .campaignScheduled, .campaignPublished: .campaignScheduled, .campaignCancelled: .campaignCancelled,
     ]
+
+    /// Marking a campaign transactional lifts the frequency caps and the control group from it:
+    /// an editor may keep a mark a publisher set, not set it.
+    static func refuseTransactional(_ spec: CampaignSpec, was previous: CampaignRecord?, by actor: Actor,
+                                    at path: String = "delivery.transactional") throws {
+        guard spec.delivery.transactional, !actor.may(.publisher), !((try previous?.spec())?.delivery.transactional ?? false) else { return }
+        throw AppError.invalidField(path,
+                                    "only a publisher or an admin may mark a campaign transactional: it ignores the frequency caps and the control group",
+                                    code: "not_permitted", title: "The campaign is not valid")
+    }
 
     /// A schedule with no time left to send at is refused on every save (see `Arming.unsavableSchedule`).
     static func refuseUnsavableSchedule(_ spec: CampaignSpec, now: Date) throws(AppError) {

@@ -61,7 +61,8 @@ struct WinnerRollout: Sendable {
             throw refuse("The campaign's segment has been deleted.")
         }
         let due = DeliveryStore.Due(campaignID: id.description, content: spec.toJSON(), version: current.version, occurrence: now, occurrenceText: CampaignService.occurrenceText(now))
-        guard let run = try StreamedRunStore().start(due, audience: audience, rolloutVariant: variantKey, on: connection) else {
+        let control = try ContactPolicyStore().read(on: connection).controlGroup.forRun(of: spec)
+        guard let run = try StreamedRunStore().start(due, audience: audience, rolloutVariant: variantKey, controlGroup: control, on: connection) else {
             throw refuse("A run for this moment already exists; try again.")
         }
         try DeliveryStore().advance([(id.description, nil)], started: [run], on: connection)

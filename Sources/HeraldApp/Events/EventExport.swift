@@ -5,8 +5,9 @@ public struct ExportedEvent: Sendable, Equatable {
     /// The order it was recorded in: the cursor to continue after it.
     public var sequence: Int64
     public var id: String
-    public var campaignID: String
-    public var variant: String
+    /// Nil for the app's own events (an app open, a purchase), which no campaign caused.
+    public var campaignID: String?
+    public var variant: String?
     public var type: String
     public var deviceToken: String?
     public var occurredAt: Date

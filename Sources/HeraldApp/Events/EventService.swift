@@ -25,17 +25,18 @@ public struct EventService: Sendable {
         let (events, errors) = Self.parse(body)
         if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The events are not valid") }
         let recorded = try database.transaction { connection in
-            let contents = try store.contents(of: Set(events.map(\.campaignID)), on: connection)
+            let contents = try store.contents(of: Set(events.compactMap(\.campaignID)), on: connection)
             let variants = contents.compactMapValues(Self.variantKeys)
             var unknown: [FieldError] = []
             for (index, event) in events.enumerated() {
-                if contents[event.campaignID] == nil {
-                    unknown.append(FieldError(path: Self.path(body, index, "campaign_id"), code: "unknown_campaign", message: "no campaign \(event.campaignID)"))
-                } else if let keys = variants[event.campaignID], !keys.contains(event.variant) {
+                guard let campaignID = event.campaignID, let variant = event.variant else { continue }
+                if contents[campaignID] == nil {
+                    unknown.append(FieldError(path: Self.path(body, index, "campaign_id"), code: "unknown_campaign", message: "no campaign \(campaignID)"))
+                } else if let keys = variants[campaignID], !keys.contains(variant) {
                     // Counted under a key the campaign never sent, the event would skew no variant's
                     // rate and hide a client's bug; refusing it shows the bug at once.
                     unknown.append(FieldError(path: Self.path(body, index, "variant"), code: "unknown_variant",
-                                              message: "campaign \(event.campaignID) has no variant \"\(event.variant)\"; it has \(keys.joined(separator: ", "))"))
+                                              message: "campaign \(campaignID) has no variant \"\(variant)\"; it has \(keys.joined(separator: ", "))"))
                 }
             }
             if !unknown.isEmpty { throw AppError.invalid(ValidationErrors(errors: unknown), title: "The events are not valid") }
@@ -78,12 +79,15 @@ public struct EventService: Sendable {
             if id.isEmpty || id.unicodeScalars.count > 128 {
                 errors.append(FieldError(path: prefix + "id", code: "required", message: "id is the event's own unique id, 1 to 128 characters", limit: 128))
             }
-            let campaign = object["campaign_id"]?.stringValue ?? ""
-            if !UUIDText.isUUID(campaign) {
-                errors.append(FieldError(path: prefix + "campaign_id", code: "required", message: "campaign_id is the campaign's id (a UUID)"))
+            // Without a campaign (and its variant) the event is the app's own: an app open, a purchase.
+            let campaign = object["campaign_id"].flatMap { $0 == .null ? nil : $0 }
+            let variant = object["variant"].flatMap { $0 == .null ? nil : $0 }
+            let appLevel = campaign == nil && variant == nil
+            if !appLevel, !UUIDText.isUUID(campaign?.stringValue ?? "") {
+                errors.append(FieldError(path: prefix + "campaign_id", code: "required",
+                                         message: "campaign_id is the campaign's id (a UUID); leave it and variant out for the app's own event"))
             }
-            let variant = object["variant"]?.stringValue ?? ""
-            if !isVariantKey(variant) {
+            if !appLevel, !isVariantKey(variant?.stringValue ?? "") {
                 errors.append(FieldError(path: prefix + "variant", code: "invalid_key", message: "variant is a variant key such as \"A\": 1 to 16 letters, digits, - and _"))
             }
             let type = object["type"]?.stringValue ?? ""
@@ -108,8 +112,12 @@ public struct EventService: Sendable {
                                              message: "device_token is the device's registration token: letters, digits, -, _ and : only"))
                 }
             }
-            events.append(EventStore.Event(id: id, campaignID: campaign.lowercased(), variant: variant, type: type, occurredAt: occurred,
-                                           deviceToken: device))
+            if appLevel, device == nil, object["device_token"] == nil || object["device_token"] == .null {
+                errors.append(FieldError(path: prefix + "device_token", code: "required",
+                                         message: "an event without a campaign is the app's own (an app open, a purchase): it needs device_token"))
+            }
+            events.append(EventStore.Event(id: id, campaignID: campaign?.stringValue?.lowercased(), variant: variant?.stringValue, type: type,
+                                           occurredAt: occurred, deviceToken: device))
         }
         return (events, errors)
     }

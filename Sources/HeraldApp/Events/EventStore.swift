@@ -6,8 +6,10 @@ struct EventStore: Sendable {
     /// One reported event, already checked.
     public struct Event: Sendable, Equatable {
         public var id: String
-        public var campaignID: String
-        public var variant: String
+        /// Nil for the app's own events (an app open, a purchase), which no campaign caused:
+        /// the control group's comparison reads them.
+        public var campaignID: String?
+        public var variant: String?
         public var type: String
         /// RFC 3339; nil means "now".
         public var occurredAt: String?
@@ -43,7 +45,7 @@ struct EventStore: Sendable {
             ORDER BY seq LIMIT \(limit)
             """).map { row in
             let (seq, id, campaign, variant, type, device, occurred, received) =
-                try row.decode((Int64, String, String, String, String, String?, Date, Date).self)
+                try row.decode((Int64, String, String?, String?, String, String?, Date, Date).self)
             return ExportedEvent(sequence: seq, id: id, campaignID: campaign, variant: variant, type: type, deviceToken: device,
                                  occurredAt: occurred, receivedAt: received)
         }

@@ -294,11 +294,13 @@ public final class DeliveryEngine: Sendable {
                 }
                 let claimed = try outbox.claim(owner: owner, limit: min(allowed, configuration.batchSize), deviceLimit: allowed,
                                                lease: configuration.lease, fanOutsAtOnce: configuration.fanOutsAtOnce)
-                if let limit = quotaLimit, claimed.count < allowed {
-                    try outbox.giveBackTokens(allowed - claimed.count, limit: limit)
+                // A request a cap stopped is not sent: its token goes back to the bucket.
+                let sending = claimed.count { !$0.capped }
+                if let limit = quotaLimit, sending < allowed {
+                    try outbox.giveBackTokens(allowed - sending, limit: limit)
                 }
                 if !claimed.isEmpty {
-                    metrics.increment("herald_fcm_tokens_taken_total", by: Double(claimed.count),
+                    metrics.increment("herald_fcm_tokens_taken_total", by: Double(sending),
                                       help: "Tokens of the project's shared sending quota this process used.")
                     let runs = Set(claimed.map(\.runID))
                     if claimed.count < allowed {
@@ -370,8 +372,9 @@ public final class DeliveryEngine: Sendable {
                             help: "Seconds from a run's due time to each delivery's first attempt.")
         }
         let clock = ContinuousClock()
-        // A message over FCM's limit (a streamed run's, rendered now) is never sent: it fails as it is.
-        let sendable = claimed.filter { $0.failure == nil }
+        // A message over FCM's limit (a streamed run's, rendered now) is never sent: it fails as it
+        // is; one a frequency cap stopped is recorded as capped.
+        let sendable = claimed.filter { $0.failure == nil && !$0.capped }
         let answers = whileRenewingLeases(of: Array(Set(claimed.map(\.id)))) {
             sender.send(batch: sendable.map(\.body), concurrency: configuration.sendConcurrency)
         }
@@ -395,6 +398,13 @@ public final class DeliveryEngine: Sendable {
         for delivery in claimed where delivery.failure != nil {
             outcomes.append(.init(id: delivery.id, status: .failed, errorCode: "PAYLOAD_TOO_LARGE", errorMessage: delivery.failure,
                                   device: delivery.device))
+        }
+        for delivery in claimed where delivery.capped {
+            outcomes.append(.init(id: delivery.id, status: .capped, device: delivery.device))
+        }
+        if claimed.contains(where: \.capped) {
+            metrics.increment("herald_deliveries_total", [("outcome", DeliveryStatus.capped.rawValue)], by: Double(claimed.count { $0.capped }),
+                              help: "Delivery attempts by outcome.")
         }
         // FCM has answered: losing that answer would send the requests again once the lease
         // expires, so a failing database is retried for as long as the lease holds.

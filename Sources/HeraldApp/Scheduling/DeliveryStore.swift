@@ -27,6 +27,8 @@ struct DeliveryStore: Sendable {
         var device: StreamedDevice? = nil
         /// Why the request cannot be sent (a personalised message over FCM's limit): recorded as failed, never sent.
         var failure: String? = nil
+        /// A frequency cap stopped it: recorded as capped, never sent.
+        var capped = false
     }
 
     /// What to write back for one delivery.
@@ -241,7 +243,7 @@ struct DeliveryStore: Sendable {
 
     /// Up to `limit` requests to single devices that are due, of runs that may send now.
     func claimDevices(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [Claimed] {
-        try connection.query("""
+        let rows = try connection.query("""
             -- The first requests of each run still sending, read in order from deliveries_run_ready (the
             -- statuses as constants, so that its partial index serves), then the first of those: a
             -- plain join read every waiting request of a large run and sorted them, every round.
@@ -266,8 +268,23 @@ struct DeliveryStore: Sendable {
                 attempts = d.attempts + 1, updated_at = now()
             FROM runs r
             WHERE r.id = d.run_id AND d.id IN (SELECT id FROM picked)
-            RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
-            """).map(Self.claimed)
+            RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8, d.device_token
+            """)
+        var claimed = try rows.map(Self.claimed)
+        let tokens = try rows.map { try $0.decode(String?.self, at: 5) ?? "" }
+        // The frequency caps, a run at a time (its content says its category and whether it is transactional).
+        guard !claimed.isEmpty, !(try ContactPolicyStore().caps(on: connection).isEmpty) else { return claimed }
+        let contents = try connection.query("""
+            SELECT id::text, content::text FROM runs WHERE id = ANY(\(Array(Set(claimed.map(\.runID))))::uuid[])
+            """).map { try $0.decode((String, String).self) }
+        for (runID, content) in contents {
+            guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) else { continue }
+            let indices = claimed.indices.filter { claimed[$0].runID == runID }
+            let checked = try DeviceTouchStore().applyCaps(to: indices.map { claimed[$0] }, tokens: indices.map { tokens[$0] },
+                                                           spec: spec, runID: runID, on: connection)
+            for (index, request) in zip(indices, checked) { claimed[index] = request }
+        }
+        return claimed
     }
 
     /// At most one topic or condition request per run (and, with `fanOutsAtOnce`, per project).
@@ -316,7 +333,9 @@ struct DeliveryStore: Sendable {
     }
 
     static func claimed(_ row: PostgresRow) throws -> Claimed {
-        let (id, runID, body, attempts, lateness) = try row.decode((Int64, String, String, Int, Double).self)
+        // By position: a claim of requests to devices reads their tokens after these.
+        let (id, runID, body) = (try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1), try row.decode(String.self, at: 2))
+        let (attempts, lateness) = (try row.decode(Int.self, at: 3), try row.decode(Double.self, at: 4))
         // Rendered when the run was planned (its occurrence): the iOS lifetime counts from now, as Android's does.
         return Claimed(id: id, runID: runID, body: APNSExpiration.rebased(Array(body.utf8), by: Int64(lateness.rounded(.down))),
                        attempts: attempts, lateness: lateness)

@@ -18,17 +18,18 @@ struct DeviceRunWriter: Sendable {
     /// with `waves` (recipient time) each device's request falls due at its zone's wave instead of at once,
     /// and the whole run is planned now (its end is its last wave's, known only once every device is);
     /// with `spacing` (a spread) each falls due that many seconds after the one before it.
-    func start(_ due: DeliveryStore.Due, audience: DeviceAudience, rolloutVariant: String? = nil,
+    func start(_ due: DeliveryStore.Due, audience: DeviceAudience, rolloutVariant: String? = nil, controlGroup: ControlGroup?,
                expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, waves: RecipientWaves? = nil, spacing: Double? = nil,
                on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
         guard let runID = try connection.query("""
             INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, campaign_version, content, audience,
-                              planning, spacing, expires_at, window_opens_at, window_closes_at)
+                              planning, spacing, expires_at, window_opens_at, window_closes_at, control_basis_points, control_salt)
             VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, \(rolloutVariant), \(due.version),
                     \(PostgresJSONB(due.content.serializedString())), \(PostgresJSONB(audience.json.serializedString())), true, \(spacing),
                     to_timestamp(nullif(\(DeliveryStore.epoch(expiresAt)), '')::float8),
                     to_timestamp(nullif(\(DeliveryStore.epoch(window?.opens)), '')::float8),
-                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8))
+                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8),
+                    \(controlGroup?.basisPoints ?? 0), \(controlGroup?.salt))
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING id::text
             """).first.map({ try $0.decode(String.self, at: 0) }) else { return nil }
         guard let run = try PlanningRun.locked(runID, waiting: true, on: connection) else { return nil }
@@ -130,12 +131,13 @@ struct PlanningRun: Sendable {
         let lock: PostgresQuery = waiting ? "FOR UPDATE" : "FOR UPDATE SKIP LOCKED"
         guard let row = try connection.query("""
             SELECT campaign_id::text, content::text, audience::text, rollout_variant, plan_after, planned, unsendable, spacing,
-                   extract(epoch FROM occurrence)::float8, extract(epoch FROM started_at)::float8
+                   extract(epoch FROM occurrence)::float8, extract(epoch FROM started_at)::float8, control_basis_points, control_salt
             FROM runs WHERE id = \(id)::uuid AND planning AND NOT streamed AND status = \(RunStatus.sending) \(fragment: lock)
             """).first else { return nil }
-        let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started) =
-            try row.decode((String, String, String, String?, String?, Int, Int, Double?, Double, Double).self)
+        let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started, basisPoints, salt) =
+            try row.decode((String, String, String, String?, String?, Int, Int, Double?, Double, Double, Int, String?).self)
         guard let messages = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
+                                         controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt),
                                          sendTime: Date(timeIntervalSince1970: occurrence)) else {
             _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(id)::uuid")
             return nil

@@ -24,14 +24,16 @@ struct ProgressStore: Sendable {
                            \(DeliveryStatus.retrying), count(*) FILTER (WHERE status = \(DeliveryStatus.retrying)),
                            \(DeliveryStatus.pending), count(*) FILTER (WHERE status = \(DeliveryStatus.pending)),
                            \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled)),
-                           \(DeliveryStatus.expired), count(*) FILTER (WHERE status = \(DeliveryStatus.expired))) AS counts
+                           \(DeliveryStatus.expired), count(*) FILTER (WHERE status = \(DeliveryStatus.expired)),
+                           \(DeliveryStatus.capped), count(*) FILTER (WHERE status = \(DeliveryStatus.capped))) AS counts
                        -- A folded run's requests are detail: its counts are its counters'.
                        FROM deliveries WHERE run_id = r.id AND NOT r.folded GROUP BY variant_key) v),
                        -- A streamed or folded run's counts; what is neither answered, waiting again nor dropped is in flight.
                        (SELECT json_object_agg(variant_key, json_build_object(
                            'planned', planned, \(DeliveryStatus.sent), sent, \(DeliveryStatus.failed), failed,
                            \(DeliveryStatus.retrying), retrying, \(DeliveryStatus.cancelled), cancelled, \(DeliveryStatus.expired), expired,
-                           \(DeliveryStatus.pending), planned - sent - failed - retrying - cancelled - expired))::text
+                           \(DeliveryStatus.capped), capped,
+                           \(DeliveryStatus.pending), planned - sent - failed - retrying - cancelled - expired - capped))::text
                         FROM (SELECT variant_key, \(fragment: Self.countColumns) FROM run_counts WHERE run_id = r.id GROUP BY variant_key) c),
                        '{}'),
                    \(utc: "r.expires_at"),
@@ -76,24 +78,32 @@ struct ProgressStore: Sendable {
 
     /// Requests planned, sent and failed per variant over every run of the campaign (the runs
     /// list shows the last 100; a recurring campaign or a template of one-call sends has more).
-    func variantTotals(campaignID: CampaignID, on connection: PostgresConnection) throws -> [String: (planned: Int, sent: Int, failed: Int)] {
+    func variantTotals(campaignID: CampaignID, on connection: PostgresConnection) throws -> [String: VariantTotals] {
         let rows = try connection.query("""
-            SELECT v.variant_key, sum(v.planned)::bigint, sum(v.sent)::bigint, sum(v.failed)::bigint
+            SELECT v.variant_key, sum(v.planned)::bigint, sum(v.sent)::bigint, sum(v.failed)::bigint, sum(v.capped)::bigint
             FROM runs r CROSS JOIN LATERAL (
                 SELECT variant_key, count(*) AS planned, count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
-                       count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed
+                       count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed,
+                       count(*) FILTER (WHERE status = \(DeliveryStatus.capped)) AS capped
                 FROM deliveries WHERE run_id = r.id AND NOT r.folded GROUP BY variant_key
                 UNION ALL
-                SELECT variant_key, planned, sent, failed FROM (
+                SELECT variant_key, planned, sent, failed, capped FROM (
                     SELECT variant_key, \(fragment: Self.countColumns) FROM run_counts WHERE run_id = r.id GROUP BY variant_key) c
             ) v
             WHERE r.campaign_id = \(campaignID)::uuid
             GROUP BY v.variant_key
             """)
         return try rows.reduce(into: [:]) { totals, row in
-            let (key, planned, sent, failed) = try row.decode((String, Int, Int, Int).self)
-            totals[key] = (planned, sent, failed)
+            let (key, planned, sent, failed, capped) = try row.decode((String, Int, Int, Int, Int).self)
+            totals[key] = VariantTotals(planned: planned, sent: sent, failed: failed, capped: capped)
         }
+    }
+
+    /// A variant's requests over every run.
+    struct VariantTotals: Sendable {
+        var planned: Int, sent: Int, failed: Int
+        /// Stopped by a frequency cap: neither sent nor failed.
+        var capped: Int
     }
 
     /// Each outcome's sum in a group of `run_counts` rows.
@@ -103,7 +113,8 @@ struct ProgressStore: Sendable {
         coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.failed])), 0) AS failed,
         coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.retrying])), 0) AS retrying,
         coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.cancelled])), 0) AS cancelled,
-        coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.expired])), 0) AS expired
+        coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.expired])), 0) AS expired,
+        coalesce(sum(n) FILTER (WHERE outcome = \(constants: [DeliveryStatus.capped])), 0) AS capped
         """
 
     /// Deliveries in id order after `afterID`, optionally of one status; a streamed run's devices

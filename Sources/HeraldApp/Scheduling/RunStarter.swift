@@ -16,6 +16,8 @@ struct RunStarter: Sendable {
             var planned: [DeliveryStore.PlannedRun] = []
             var unplannable: [(due: DeliveryStore.Due, reason: String)] = []
             var deviceRuns: [DeliveryStore.StartedRun] = [], deviceCampaigns: [(campaignID: String, nextRun: Date?)] = []
+            // The control group each marketing run to devices freezes as it starts.
+            var policy: ContactPolicy?
             for var due in try store.lockDue(limit: limit, approvalsRequired: approvalsRequired, on: connection) {
                 // The labelling the run sends with, decided now against the day's budget and frozen in its content.
                 var parsed = CampaignSpec.parse(due.content)
@@ -35,14 +37,17 @@ struct RunStarter: Sendable {
                     }
                     let expiresAt = spec.delivery.expiry(ofRunDueAt: due.occurrence), window = spec.delivery.window?.interval(around: now)
                     let waves = Self.waves(of: spec, occurrence: due.occurrence)
+                    if policy == nil { policy = try ContactPolicyStore().read(on: connection) }
+                    let control = policy?.controlGroup.forRun(of: spec)
                     let started: DeliveryStore.StartedRun?
                     if waves == nil, spec.delivery.spreadMinutes == nil {
                         // Streamed: no row per device; the workers read the audience as they send.
-                        started = try StreamedRunStore().start(due, audience: audience, expiresAt: expiresAt, window: window, on: connection)
+                        started = try StreamedRunStore().start(due, audience: audience, controlGroup: control, expiresAt: expiresAt, window: window,
+                                                               on: connection)
                     } else {
                         // A spread over minutes needs the run's size first: the audience's count (its index answers it).
                         let size = spec.delivery.spreadMinutes == nil ? 0 : try DeviceStore().count(audience, on: connection)
-                        started = try DeviceRunWriter().start(due, audience: audience, expiresAt: expiresAt, window: window, waves: waves,
+                        started = try DeviceRunWriter().start(due, audience: audience, controlGroup: control, expiresAt: expiresAt, window: window, waves: waves,
                                                               spacing: spec.delivery.spacingSeconds(requests: size), on: connection)
                     }
                     if let started { deviceRuns.append(started) }

@@ -21,16 +21,18 @@ struct StreamedRunStore: Sendable {
 
     /// Starts a streamed run of `due` to `audience`; nil when the occurrence has a run already.
     /// It holds no devices yet: the workers' first claim reads the first of them.
-    func start(_ due: DeliveryStore.Due, audience: DeviceAudience, rolloutVariant: String? = nil,
+    /// `controlGroup`: the project's, which a marketing run skips (nil for a transactional one).
+    func start(_ due: DeliveryStore.Due, audience: DeviceAudience, rolloutVariant: String? = nil, controlGroup: ControlGroup?,
                expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
         guard let runID = try connection.query("""
             INSERT INTO runs (campaign_id, occurrence, planned, per_device, streamed, planning, rollout_variant, campaign_version, content, audience,
-                              expires_at, window_opens_at, window_closes_at)
+                              expires_at, window_opens_at, window_closes_at, control_basis_points, control_salt)
             VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, true, true, \(rolloutVariant), \(due.version),
                     \(PostgresJSONB(due.content.serializedString())), \(PostgresJSONB(audience.json.serializedString())),
                     to_timestamp(nullif(\(DeliveryStore.epoch(expiresAt)), '')::float8),
                     to_timestamp(nullif(\(DeliveryStore.epoch(window?.opens)), '')::float8),
-                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8))
+                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8),
+                    \(controlGroup?.basisPoints ?? 0), \(controlGroup?.salt))
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING id::text
             """).first.map({ try $0.decode(String.self, at: 0) }) else { return nil }
         // Not closed as empty when it starts: its position says whether devices remain.
@@ -72,11 +74,12 @@ struct StreamedRunStore: Sendable {
                 attempts = b.attempts + 1
             FROM runs r WHERE b.id = (SELECT id FROM picked) AND r.id = b.run_id
             RETURNING b.id, b.run_id::text, b.after_token, b.last_token, b.tokens, b.attempts, r.campaign_id::text, r.content::text,
-                      r.audience::text, r.rollout_variant, extract(epoch FROM now() - r.occurrence)::float8
+                      r.audience::text, r.rollout_variant, extract(epoch FROM now() - r.occurrence)::float8, r.control_basis_points, r.control_salt
             """).first else { return nil }
-        let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness) =
-            try row.decode((Int64, String, String?, String?, [String]?, Int, String, String, String, String?, Double).self)
-        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout) else {
+        let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
+            try row.decode((Int64, String, String?, String?, [String]?, Int, String, String, String, String?, Double, Int, String?).self)
+        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
+                                    controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
             return (batchID, [])
         }
         let found: [StoredDevice]
@@ -86,7 +89,7 @@ struct StreamedRunStore: Sendable {
             found = try devices.active(run.audience, after: after, through: last, limit: limit, on: connection)
         }
         let batch = StreamedBatch(id: batchID, runID: runID, counted: tokens == nil, attempts: attempts)
-        return (batchID, run.render(found, batch: batch, lateness: lateness))
+        return (batchID, try run.claimed(found, batch: batch, lateness: lateness, on: connection))
     }
 
     private func claimNextDevices(owner: String, limit: Int, lease: Duration,
@@ -95,14 +98,15 @@ struct StreamedRunStore: Sendable {
         // one before it committed (waiting a few milliseconds for it, not skipping the run).
         guard let row = try connection.query("""
             SELECT r.id::text, r.plan_after, r.campaign_id::text, r.content::text, r.audience::text, r.rollout_variant,
-                   extract(epoch FROM now() - r.occurrence)::float8
+                   extract(epoch FROM now() - r.occurrence)::float8, r.control_basis_points, r.control_salt
             FROM runs r WHERE r.streamed AND r.planning AND \(fragment: Self.sendable)
             ORDER BY r.occurrence, r.id LIMIT 1
             FOR UPDATE OF r
             """).first else { return nil }
-        let (runID, after, campaignID, content, audienceText, rollout, lateness) =
-            try row.decode((String, String?, String, String, String, String?, Double).self)
-        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout) else {
+        let (runID, after, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
+            try row.decode((String, String?, String, String, String, String?, Double, Int, String?).self)
+        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
+                                    controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
             _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(runID)::uuid")
             try DeliveryStore().closeRuns([runID], on: connection)
             return nil
@@ -123,7 +127,8 @@ struct StreamedRunStore: Sendable {
         _ = try connection.execute("""
             UPDATE runs SET plan_after = \(last), planning = \(found.count == limit) WHERE id = \(runID)::uuid
             """)
-        return (batchID, run.render(found, batch: StreamedBatch(id: batchID, runID: runID, counted: true, attempts: 1), lateness: lateness))
+        return (batchID, try run.claimed(found, batch: StreamedBatch(id: batchID, runID: runID, counted: true, attempts: 1), lateness: lateness,
+                                         on: connection))
     }
 
     /// Seconds until a streamed run has something to claim: now while a sendable run has devices
@@ -261,18 +266,35 @@ struct StreamedDevice: Sendable, Equatable {
 /// What a streamed run sends, rebuilt from what it froze: the planner of its campaign version
 /// (or of its winner's rollout) and its audience.
 struct RunMessages {
-    let planner: DevicePlanner
+    let spec: CampaignSpec
+    var planner: DevicePlanner
     let audience: DeviceAudience
 
     /// Nil when the frozen content no longer parses. A streamed run renders as it sends (`sendTime`
     /// now: `apns-expiration` counts from the send, as Android's `ttl` does); a run that stores its
     /// requests renders at its occurrence, and each request's expiry moves on when it is claimed.
-    init?(campaignID: String, content: String, audience: String, rollout: String?, sendTime: Date = Date()) {
+    /// `controlGroup`: what the run froze of the project's control group when it started.
+    init?(campaignID: String, content: String, audience: String, rollout: String?, controlGroup: ControlGroup?, sendTime: Date = Date()) {
         guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json),
               let parsedAudience = (try? JSON.parse(audience)).flatMap(DeviceAudience.init(json:)) else { return nil }
+        self.spec = spec
         planner = rollout.flatMap { DevicePlanner(rollout: $0, of: spec.forSending, campaignID: campaignID, sendTime: sendTime) }
             ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: sendTime)
+        planner.controlGroup = controlGroup
         self.audience = parsedAudience
+    }
+
+    /// The control group a run froze: its share (0: none) and salt, as its row keeps them.
+    static func controlGroup(basisPoints: Int, salt: String?) -> ControlGroup? {
+        guard basisPoints > 0, let salt else { return nil }
+        return ControlGroup(basisPoints: basisPoints, salt: salt)
+    }
+
+    /// The requests of a streamed batch, rendered and checked against the frequency caps.
+    func claimed(_ devices: [StoredDevice], batch: StreamedBatch, lateness: Double, on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
+        let rendered = render(devices, batch: batch, lateness: lateness)
+        return try DeviceTouchStore().applyCaps(to: rendered, tokens: rendered.map { $0.device?.token ?? "" }, spec: spec,
+                                                runID: batch.runID, on: connection)
     }
 
     /// Each device's request; a device in the holdout gets none, and one whose message is over

@@ -58,20 +58,22 @@ public struct SendService: Sendable {
     private func make(_ request: SendRequest, by actor: Actor, now: Date, on connection: PostgresConnection) throws -> JSON {
         let (record, spec, variant) = try template(request, by: actor, on: connection)
         let campaignID = record.id.description
-        guard let planner = variant.map({ DevicePlanner(only: $0, of: spec.forSending, campaignID: campaignID, sendTime: now) })
+        guard var planner = variant.map({ DevicePlanner(only: $0, of: spec.forSending, campaignID: campaignID, sendTime: now) })
                 ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: now) else {
             throw AppError.invalidField("variant", "the campaign has no variant \"\(variant ?? "")\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))",
                                         code: "unknown_variant", title: "The send is not valid")
         }
+        // A marketing send skips the control group, as a campaign does (the caps apply when it is claimed).
+        planner.controlGroup = try ContactPolicyStore().read(on: connection).controlGroup
         // Each recipient as the registry knows it (language, properties), its own variables over them.
-        var recipients: [(SendRequest.Recipient, DeviceRequest?)] = []
+        var recipients: [(SendRequest.Recipient, Device, DeviceRequest?)] = []
         for recipient in request.recipients {
             var device = try devices.get(recipient.id, on: connection)?.device ?? Device(token: recipient.id, kind: recipient.kind, platform: .android)
             device.kind = recipient.kind
             for (name, value) in recipient.variables { device.properties[name] = value }
-            recipients.append((recipient, planner.request(for: device)))
+            recipients.append((recipient, device, planner.request(for: device)))
         }
-        let sendable = recipients.compactMap { $0.1 }
+        let sendable = recipients.compactMap { $0.2 }
         let runID = try connection.query("""
             INSERT INTO runs (campaign_id, occurrence, planned, per_device, campaign_version, content)
             VALUES (\(campaignID)::uuid,
@@ -81,7 +83,7 @@ public struct SendService: Sendable {
             RETURNING id::text
             """).first!.decode(String.self, at: 0)
         if !sendable.isEmpty {
-            let kinds = recipients.filter { $0.1 != nil }.map { $0.0.kind == .fid ? "fid" : "token" }
+            let kinds = recipients.filter { $0.2 != nil }.map { $0.0.kind == .fid ? "fid" : "token" }
             _ = try connection.execute("""
                 INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_message)
                 SELECT \(runID)::uuid, \(campaignID)::uuid, v, jsonb_build_object(k, t), b, t, s, nullif(m, '')
@@ -97,10 +99,11 @@ public struct SendService: Sendable {
             "run": .string(runID), "recipients": .number(Double(request.recipients.count)), "variant": variant.map(JSON.string) ?? .null,
         ], on: connection)
         return ["id": .string(runID), "campaign_id": .string(campaignID), "status": .string(RunStatus.sending.rawValue),
-                "recipients": .array(recipients.map { recipient, planned in
+                "recipients": .array(recipients.map { recipient, device, planned in
                     var object: JSONObject = [recipient.kind == .fid ? "fid" : "token": .string(recipient.id)]
                     object["variant"] = planned.map { .string($0.variantKey) } ?? .null
-                    object["status"] = .string(planned == nil ? "holdout" : planned?.failure == nil ? DeliveryStatus.pending.rawValue : DeliveryStatus.failed.rawValue)
+                    object["status"] = .string(planned == nil ? (planner.skip(of: device) ?? .holdout).rawValue
+                                               : planned?.failure == nil ? DeliveryStatus.pending.rawValue : DeliveryStatus.failed.rawValue)
                     object["error"] = planned?.failure.map(JSON.string) ?? .null
                     return .object(object)
                 })]
@@ -125,12 +128,17 @@ public struct SendService: Sendable {
         case .message(let message):
             guard case .object(var object) = message else { throw AppError.invalidField("message", "a message is a JSON object") }
             // A one-call send goes now, to its own recipients, as it is: no audience, schedule or test of its own.
-            let allowed: Set<String> = ["name", "notification", "data", "options", "variants"]
+            let allowed: Set<String> = ["name", "notification", "data", "options", "variants", "delivery"]
             if let other = object.keys.first(where: { !allowed.contains($0) }) {
                 throw AppError.invalidField("message.\(other)", "a one-call message has only \(allowed.sorted().joined(separator: ", ")): it goes now, to \"to\"",
                                             code: "unknown_field", title: "The message is not valid")
             }
             if object["name"] == nil { object["name"] = "One-call send" }
+            // Of the delivery controls, a one-call send has its category and whether it is transactional.
+            if case .object(let delivery)? = object["delivery"], let other = delivery.keys.first(where: { !["category", "transactional"].contains($0) }) {
+                throw AppError.invalidField("message.delivery.\(other)", "a one-call message's delivery has only category and transactional: it goes now",
+                                            code: "unknown_field", title: "The message is not valid")
+            }
             // Validated as a campaign to these devices is (the audience is the send's own).
             object["tokens"] = .array(request.recipients.map { .string($0.id) })
             let spec: CampaignSpec
@@ -143,6 +151,7 @@ public struct SendService: Sendable {
                     return moved
                 }), title: "The message is not valid")
             }
+            try CampaignService.refuseTransactional(spec, was: nil, by: actor, at: "message.delivery.transactional")
             var record = try campaigns.insert(spec, author: actor.name, by: actor.attribution, on: connection)
             _ = try connection.execute("""
                 UPDATE campaigns SET one_call = true, status = \(CampaignStatus.sending) WHERE id = \(record.id.description)::uuid

@@ -161,7 +161,7 @@ struct WebhookStore: Sendable {
     func dropDelivered(olderThanDays days: Int, on connection: PostgresConnection) throws -> Int {
         try connection.execute("""
             DELETE FROM webhook_deliveries WHERE status = \(WebhookDeliveryStatus.delivered)
-              AND delivered_at < now() - make_interval(days => \(days))
+              AND delivered_at < now() - make_interval(days => \(days)::integer)
             """)
     }
 }

@@ -37,10 +37,13 @@ public struct Device: Sendable, Equatable {
     /// registered by before it moved to its FID, so that a move never changes the variants it gets.
     /// Kept by the registry, never read from a document.
     public var bucketKey: String?
+    /// The campaign categories its owner switched off ("promotions"), sorted: no campaign of
+    /// them reaches it.
+    public var quietCategories: [String]
 
     public init(token: String, kind: DeviceKind = .token, platform: DevicePlatform, appID: String? = nil, appVersion: String? = nil, language: String? = nil,
                 country: String? = nil, timeZone: String? = nil, properties: [String: String] = [:], lastSeen: String? = nil,
-                bucketKey: String? = nil) {
+                bucketKey: String? = nil, quietCategories: [String] = []) {
         self.token = token
         self.kind = kind
         self.platform = platform
@@ -52,6 +55,7 @@ public struct Device: Sendable, Equatable {
         self.properties = properties
         self.lastSeen = lastSeen
         self.bucketKey = bucketKey
+        self.quietCategories = quietCategories
     }
 
     /// The v1 target that reaches this device: `token`, or `fid` for an installation ID.
@@ -77,7 +81,8 @@ public struct Device: Sendable, Equatable {
     }
 
     /// The fields of a device document; `token` comes from the URL when registering one.
-    static let fields: Set<String> = ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "properties", "last_seen_at"]
+    static let fields: Set<String> = ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "properties", "last_seen_at",
+                                           "quiet_categories"]
 
     /// Reads and validates a device document (`PUT /api/v1/devices/{token}`, a line of NDJSON, a
     /// row of CSV turned into an object), every problem at once. `kind` (`token`, the default, or
@@ -167,9 +172,23 @@ public struct Device: Sendable, Equatable {
                 reader.report("last_seen_at", "invalid_value", "a time is RFC 3339, such as 2026-11-23T09:30:00Z, found \"\(stamp)\"")
             }
         }
+        let quiet = quietCategories(object, reader: &reader)
         guard reader.issues.isEmpty else { return .failure(ValidationErrors(errors: reader.issues)) }
         return .success(Device(token: token, kind: kind, platform: platform, appID: appID, appVersion: appVersion, language: language,
-                               country: country, timeZone: timeZone, properties: properties, lastSeen: lastSeen))
+                               country: country, timeZone: timeZone, properties: properties, lastSeen: lastSeen, quietCategories: quiet))
+    }
+
+    /// `quiet_categories`: a list of categories (a CSV cell's is split before), sorted, each once.
+    static func quietCategories(_ object: JSONObject, reader: inout JSONReader) -> [String] {
+        let names = reader.strings(object, "quiet_categories", at: "") ?? []
+        if names.count > DeviceLimits.quietCategories {
+            reader.report("quiet_categories", "too_many", "at most \(DeviceLimits.quietCategories) categories, found \(names.count)",
+                          limit: DeviceLimits.quietCategories)
+        }
+        for (index, name) in names.enumerated() {
+            if let problem = CampaignCategory.problem(name) { reader.report(JSONReader.path("quiet_categories", index: index), "invalid_value", problem) }
+        }
+        return Array(Set(names)).sorted()
     }
 
     /// The value a personalisation variable or a segment condition reads: an attribute by its
@@ -206,6 +225,7 @@ public enum DeviceLimits {
     public static let textCharacters = 200
     public static let versionCharacters = 50
     public static let languageCharacters = 35
+    public static let quietCategories = 50
 
     /// `first_name`, `city`, `plan2`: a letter, then letters, digits and `_`.
     public static func isPropertyName(_ name: String) -> Bool {

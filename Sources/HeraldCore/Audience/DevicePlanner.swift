@@ -20,6 +20,8 @@ public struct DevicePlanner: Sendable {
     /// Each personalised variant (and language) rendered once with stand-ins for its token and
     /// its texts with variables, which each device's values replace; keyed by `preparedKey`.
     let personalized: [String: PersonalizedMessage]
+    /// The project's control group, which a marketing campaign skips (frozen by the run).
+    public var controlGroup: ControlGroup?
 
     /// The test (or, without variants, the whole send): each variant to its weight's share of the
     /// buckets, the holdout to none.
@@ -87,16 +89,44 @@ public struct DevicePlanner: Sendable {
     /// device's `bucketKey`, its token before the move), so each campaign splits its audience
     /// anew but always the same way.
     public static func bucket(of token: String, campaignID: String) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in campaignID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        hash = (hash ^ 0x3a) &* 0x0000_0100_0000_01b3
-        for byte in token.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return Int(hash % UInt64(buckets))
+        Int(stableHash(campaignID, token) % UInt64(buckets))
     }
 
-    /// The variant `device` gets, or nil when it is in the holdout.
+    /// FNV-1a of `scope`, ":" and `key`: the same on every machine and release (Swift's own hash
+    /// is seeded per process).
+    static func stableHash(_ scope: String, _ key: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in scope.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        hash = (hash ^ 0x3a) &* 0x0000_0100_0000_01b3
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return hash
+    }
+
+    /// The variant `device` gets, or nil when it gets nothing: in the holdout, in the control
+    /// group (a marketing campaign), or with the campaign's category switched off.
     public func variant(for device: Device) -> Variant? {
-        variantOfBucket[Self.bucket(of: device.bucketKey ?? device.token, campaignID: campaignID)]
+        guard exclusion(of: device) == nil else { return nil }
+        return variantOfBucket[Self.bucket(of: device.bucketKey ?? device.token, campaignID: campaignID)]
+    }
+
+    /// Why a device gets nothing although its bucket may: the campaign's category is one it
+    /// switched off, or it is in the control group and the campaign is marketing.
+    public func exclusion(of device: Device) -> Skip? {
+        if let category = campaign.delivery.category, device.quietCategories.contains(category) { return .quietCategory }
+        if !campaign.delivery.transactional, controlGroup?.contains(device.bucketKey ?? device.token) ?? false { return .controlGroup }
+        return nil
+    }
+
+    /// Why a device gets nothing from a plan.
+    public enum Skip: String, Sendable {
+        case holdout
+        case controlGroup = "control_group"
+        case quietCategory = "quiet_category"
+    }
+
+    /// Why `device` gets nothing, or nil when it gets a variant.
+    public func skip(of device: Device) -> Skip? {
+        exclusion(of: device) ?? (variant(for: device) == nil ? .holdout : nil)
     }
 
     /// The request for `device`, or nil when its bucket gets nothing.

@@ -1,7 +1,8 @@
 import HeraldJSON
 
 /// A CSV file of devices: its header names the columns (`token`, `kind`, `platform`, `app_id`,
-/// `app_version`, `language`, `country`, `time_zone`, `last_seen_at`); every other column is a
+/// `app_version`, `language`, `country`, `time_zone`, `last_seen_at`, `quiet_categories` separated by
+/// spaces, commas or semicolons); every other column is a
 /// property (`first_name`, or `properties.first_name`). Each row becomes a device document that
 /// `Device.parse` checks like any other, so import and the API share one set of rules.
 public struct DeviceCSVLayout: Sendable {
@@ -45,7 +46,10 @@ public struct DeviceCSVLayout: Sendable {
         var object = JSONObject()
         var properties = JSONObject()
         for (name, value) in zip(columns, fields) where !value.isEmpty {
-            if Device.fields.contains(name) {
+            if name == "quiet_categories" {
+                // One cell holds the list, separated by spaces, commas or semicolons.
+                object[name] = .array(value.split(whereSeparator: { " ,;".contains($0) }).map { .string(String($0)) })
+            } else if Device.fields.contains(name) {
                 object[name] = .string(value)
             } else {
                 properties[name.hasPrefix("properties.") ? String(name.dropFirst("properties.".count)) : name] = .string(value)
@@ -57,13 +61,14 @@ public struct DeviceCSVLayout: Sendable {
 
     /// The header row of an export: `kind` beside `token`, so that an export imports back as it was.
     public static func exportHeader(properties: [String]) -> [String] {
-        ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "last_seen_at"] + properties.map { "properties." + $0 }
+        ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "last_seen_at", "quiet_categories"]
+            + properties.map { "properties." + $0 }
     }
 
     /// A device as an export row under `exportHeader(properties:)`.
     public static func exportRow(_ device: Device, properties: [String]) -> String {
         let fields = [device.token, device.kind.rawValue, device.platform.rawValue, device.appID ?? "", device.appVersion ?? "", device.language ?? "",
-                      device.country ?? "", device.timeZone ?? "", device.lastSeen ?? ""]
+                      device.country ?? "", device.timeZone ?? "", device.lastSeen ?? "", device.quietCategories.joined(separator: " ")]
         return (fields.map { quoted($0) } + properties.map { quoted(device.properties[$0] ?? "", guardingFormulas: true) }).joined(separator: ",")
     }
 

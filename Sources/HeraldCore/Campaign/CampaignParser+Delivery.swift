@@ -10,7 +10,8 @@ extension CampaignParser {
 
     mutating func parseDelivery(_ object: JSONObject) -> DeliveryControls {
         guard let delivery = reader.object(object, "delivery", at: "") else { return DeliveryControls() }
-        reader.rejectUnknown(delivery, known: ["max_per_minute", "spread_minutes", "latest_delivery_minutes", "window", "recipient_time"], at: "delivery")
+        reader.rejectUnknown(delivery, known: ["max_per_minute", "spread_minutes", "latest_delivery_minutes", "window", "recipient_time",
+                                                   "category", "transactional"], at: "delivery")
         var controls = DeliveryControls()
         controls.maxPerMinute = bounded(delivery, "max_per_minute", at: "delivery", 1...Self.maximumPerMinute, unit: "requests a minute")
         controls.spreadMinutes = bounded(delivery, "spread_minutes", at: "delivery", 1...Self.maximumSpreadMinutes, unit: "minutes (a day at most)")
@@ -55,6 +56,14 @@ extension CampaignParser {
             }
             controls.recipientTime = parsed
         }
+        if let category = reader.string(delivery, "category", at: "delivery"), !category.isEmpty {
+            if let problem = CampaignCategory.problem(category) {
+                reader.report("delivery.category", "invalid_value", problem)
+            } else {
+                controls.category = category
+            }
+        }
+        controls.transactional = reader.bool(delivery, "transactional", at: "delivery") ?? false
         return controls
     }
 

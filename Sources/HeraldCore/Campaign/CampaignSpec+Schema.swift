@@ -105,6 +105,10 @@ extension CampaignSpec {
                 "spread_minutes": ["type": "integer", "minimum": 1, "maximum": .number(Double(CampaignParser.maximumSpreadMinutes)),
                                    "description": "Instead of max_per_minute: each run's requests spread evenly over this many minutes."],
                 "latest_delivery_minutes": ["type": "integer", "minimum": 1, "maximum": .number(Double(CampaignParser.maximumLatestDeliveryMinutes))],
+                "category": ["type": "string", "pattern": .string("^(" + CampaignCategory.pattern.dropFirst().dropLast() + ")?$"),
+                             "description": "The kind of message (promotions, news): the category's frequency caps count it, and devices that switched it off (quiet_categories) get none of it. Empty: none."],
+                "transactional": ["type": "boolean",
+                                  "description": "A message a person asked for or must get: no frequency cap stops or counts it, and the global control group gets it. Only a publisher or an admin may set it."],
                 "window": [
                     "type": "object", "additionalProperties": false, "required": ["start", "end", "time_zone"],
                     "description": "Sending hours in an IANA zone; an end before the start runs past midnight.",

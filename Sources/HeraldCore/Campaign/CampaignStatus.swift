@@ -54,6 +54,9 @@ public enum DeliveryStatus: String, Sendable, CaseIterable {
     case pending, retrying, sent, failed, cancelled
     /// Not sent by the campaign's latest-delivery time: dropped unsent, like a cancelled one.
     case expired
+    /// Not sent: a frequency cap had the device's messages for the window already. Neither sent
+    /// nor failed, and never sent later by its run.
+    case capped
 
     /// Not final: a worker may still claim it.
     public static let open: [DeliveryStatus] = [.pending, .retrying]

@@ -18,6 +18,13 @@ public struct DeliveryControls: Sendable, Equatable {
     /// The schedule's time read in each recipient's own time zone (device audiences); the
     /// latest-delivery time then counts from each device's wave.
     public var recipientTime: RecipientTime?
+    /// What kind of message it is ("promotions", "news"): its category's caps count it, and
+    /// devices that switched the category off get none of it.
+    public var category: String?
+    /// A message a person asked for or must get (an order shipped, a password reset): no
+    /// frequency cap stops it or counts it, and the control group gets it. Only a publisher or
+    /// an admin may mark a campaign so.
+    public var transactional = false
 
     public init(maxPerMinute: Int? = nil, spreadMinutes: Int? = nil, latestDeliveryMinutes: Int? = nil, window: SendingWindow? = nil,
                 recipientTime: RecipientTime? = nil) {
@@ -60,6 +67,8 @@ public struct DeliveryControls: Sendable, Equatable {
         if let latestDeliveryMinutes { object["latest_delivery_minutes"] = .number(Double(latestDeliveryMinutes)) }
         object["window"] = window?.toJSON()
         object["recipient_time"] = recipientTime?.toJSON()
+        if let category { object["category"] = .string(category) }
+        if transactional { object["transactional"] = true }
         return .object(object)
     }
 }

@@ -11,6 +11,8 @@ struct DeliveryFormFields: Sendable, Equatable {
     /// Recipient time's zones for topics and conditions, separated by commas ("": every zone).
     var recipientTimeZones = ""
     var winnerAfterMinutes = "", winnerMetric = "opens", winnerConfidence = "95", winnerFallback = "baseline"
+    /// The campaign's category ("" for none), and whether it is transactional (a checkbox).
+    var category = "", transactional = false
 
     /// The form fields and the contract paths they stand for.
     static let fields: [(field: String, path: String)] = [
@@ -21,6 +23,7 @@ struct DeliveryFormFields: Sendable, Equatable {
         ("recipient_time_zones", "delivery.recipient_time.time_zones"),
         ("winner_after_minutes", "auto_winner.after_minutes"), ("winner_metric", "auto_winner.metric"),
         ("winner_confidence", "auto_winner.confidence"), ("winner_fallback", "auto_winner.fallback"),
+        ("category", "delivery.category"), ("transactional", "delivery.transactional"),
     ]
 
     init() {}
@@ -34,6 +37,7 @@ struct DeliveryFormFields: Sendable, Equatable {
         winnerMetric = value("winner_metric").isEmpty ? "opens" : value("winner_metric")
         winnerConfidence = value("winner_confidence").isEmpty ? "95" : value("winner_confidence")
         winnerFallback = value("winner_fallback").isEmpty ? "baseline" : value("winner_fallback")
+        category = value("category"); transactional = !value("transactional").isEmpty
     }
 
     init(_ spec: CampaignSpec) {
@@ -45,6 +49,7 @@ struct DeliveryFormFields: Sendable, Equatable {
         }
         recipientTime = spec.delivery.recipientTime?.past.rawValue ?? ""
         recipientTimeZones = spec.delivery.recipientTime?.timeZones?.joined(separator: ", ") ?? ""
+        category = spec.delivery.category ?? ""; transactional = spec.delivery.transactional
         if let rule = spec.autoWinner {
             winnerAfterMinutes = String(rule.afterMinutes); winnerMetric = rule.metric.rawValue
             winnerConfidence = String(rule.confidence); winnerFallback = rule.fallback.rawValue
@@ -52,7 +57,10 @@ struct DeliveryFormFields: Sendable, Equatable {
     }
 
     /// Whether anything is set, so the composer shows the section open.
-    var isSet: Bool { !(maxPerMinute + spreadMinutes + latestDeliveryMinutes + windowStart + windowEnd + recipientTime + recipientTimeZones + winnerAfterMinutes).isEmpty }
+    var isSet: Bool {
+        transactional || !(maxPerMinute + spreadMinutes + latestDeliveryMinutes + windowStart + windowEnd + recipientTime + recipientTimeZones
+                           + winnerAfterMinutes + category).isEmpty
+    }
 
     /// Adds `delivery` and `auto_winner` to the contract; a window's zone defaults to the schedule's.
     func addContract(to object: inout JSONObject, scheduleZone: String, errors: inout FormErrors) {
@@ -78,6 +86,8 @@ struct DeliveryFormFields: Sendable, Equatable {
             if !zones.isEmpty { recipient["time_zones"] = .array(zones) }
             delivery["recipient_time"] = .object(recipient)
         }
+        if !category.trimmingSpaces.isEmpty { delivery["category"] = .string(category.trimmingSpaces) }
+        if transactional { delivery["transactional"] = true }
         if !delivery.isEmpty { object["delivery"] = .object(delivery) }
         if let minutes = number(winnerAfterMinutes, "winner_after_minutes") {
             object["auto_winner"] = ["after_minutes": minutes, "metric": .string(winnerMetric),

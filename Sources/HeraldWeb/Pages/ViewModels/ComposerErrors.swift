@@ -51,10 +51,14 @@ struct ComposerErrors: Sendable {
     let winnerMetric: [String]
     let winnerConfidence: [String]
     let winnerFallback: [String]
+    let category: [String]
+    let transactional: [String]
 
     init(_ errors: FormErrors) {
         form = errors["form"]
         maxPerMinute = errors["max_per_minute"]
+        category = errors["category"]
+        transactional = errors["transactional"]
         spreadMinutes = errors["spread_minutes"]
         latestDeliveryMinutes = errors["latest_delivery_minutes"]
         windowStart = errors["window_start"]

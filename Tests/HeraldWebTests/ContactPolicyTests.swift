@@ -1,0 +1,225 @@
+import FCMEmulator
+import Foundation
+import HeraldCore
+import HeraldJSON
+import HeraldTestSupport
+import Testing
+@testable import HeraldApp
+
+/// No one gets too many: the frequency caps hold across campaigns (a capped device is reported,
+/// never sent later), a device that switched a category off gets none of it, and the global
+/// control group is the same devices in every marketing campaign, with a comparison that
+/// matches a hand computation.
+@Suite(.serialized) struct ContactPolicyTests {
+    /// Registers `count` Android devices of `country` with tokens `<prefix>-<n>`.
+    static func register(_ herald: TestHerald, prefix: String, count: Int, country: String, quiet: [String] = []) throws {
+        _ = try herald.server.application.database.pool.withConnection { connection in
+            try DeviceStore().upsert((0..<count).map {
+                Device(token: "\(prefix)-\($0)", platform: .android, country: country, quietCategories: quiet)
+            }, on: connection)
+        }
+    }
+
+    static func segment(_ herald: TestHerald, countries: [String]) async throws -> String {
+        try #require(try await herald.request("POST", "/api/v1/segments", json: [
+            "name": .string(countries.joined(separator: "+")),
+            "rule": ["all": [["field": "country", "in": .array(countries.map(JSON.string))]]]]).json?["id"]?.stringValue)
+    }
+
+    /// Creates and schedules a campaign; waits until it has sent. Returns its id.
+    @discardableResult
+    static func send(_ herald: TestHerald, _ campaign: JSON) async throws -> String {
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: campaign)
+        let id = try #require(created.json?["id"]?.stringValue, "\(created.json as Any)")
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"]?.stringValue == "sent"
+        })
+        return id
+    }
+
+    static func requests(_ report: JSON?) -> (sent: Int, capped: Int) {
+        let variants = report?["variants"]?.arrayValue ?? []
+        return (variants.reduce(0) { $0 + Int($1["requests"]?["sent"]?.doubleValue ?? 0) },
+                variants.reduce(0) { $0 + Int($1["requests"]?["capped"]?.doubleValue ?? 0) })
+    }
+
+    /// Messages the emulator got, per device token.
+    static func received(_ sink: EmulatorSink) -> [String: [String]] {
+        sink.emulator.messages().reduce(into: [:]) { byToken, message in
+            byToken[message.message["token"]?.stringValue ?? "", default: []].append(message.message["notification"]?["title"]?.stringValue ?? "")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(4)))
+    func threeCampaignsToOverlappingSegmentsWithACapOfTwoADay() async throws {
+        let sink = try EmulatorSink()
+        let herald = try TestHerald(environment: sink.environment, log: Log(minimum: .warning))
+        try Self.register(herald, prefix: "ir", count: 100, country: "IR")
+        try Self.register(herald, prefix: "de", count: 100, country: "DE")
+        try Self.register(herald, prefix: "fr", count: 100, country: "FR")
+        let caps = try await herald.request("PUT", "/api/v1/frequency-caps", json: ["marketing": ["day": 2]])
+        #expect(caps.status == 200 && caps.json?["marketing"]?["day"]?.doubleValue == 2, "\(caps.json as Any)")
+
+        let irde = try await Self.segment(herald, countries: ["IR", "DE"]), defr = try await Self.segment(herald, countries: ["DE", "FR"])
+        let everyone = try await Self.segment(herald, countries: ["IR", "DE", "FR"])
+        let first = try await Self.send(herald, ["name": "First", "notification": ["title": "First"], "segment": .string(irde)])
+        let second = try await Self.send(herald, ["name": "Second", "notification": ["title": "Second"], "segment": .string(defr)])
+        let third = try await Self.send(herald, ["name": "Third", "notification": ["title": "Third"], "segment": .string(everyone),
+                                                 "variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1]]])
+
+        let received = Self.received(sink)
+        #expect(received.count == 300)
+        #expect(received.values.allSatisfy { $0.count <= 2 }, "\(received.filter { $0.value.count > 2 })")
+        // Germany was in both earlier segments: the third campaign reaches Iran and France only.
+        #expect((0..<100).allSatisfy { received["de-\($0)"] == ["First", "Second"] })
+        #expect((0..<100).allSatisfy { received["ir-\($0)"] == ["First", "Third"] && received["fr-\($0)"] == ["Second", "Third"] })
+        let reports = try await [first, second, third].asyncMap { try await herald.request("GET", "/api/v1/campaigns/\($0)/report").json }
+        #expect(Self.requests(reports[0]) == (200, 0) && Self.requests(reports[1]) == (200, 0))
+        #expect(Self.requests(reports[2]) == (200, 100), "\(reports[2] as Any)")
+        // Per variant, the capped devices are those of its buckets.
+        let variants = reports[2]?["variants"]?.arrayValue ?? []
+        #expect(variants.count == 2 && variants.allSatisfy { ($0["requests"]?["capped"]?.doubleValue ?? 0) > 20 })
+        // A one-call send (its requests planned as rows, claimed as they fall due) is capped as
+        // marketing too: a device at its cap is reported capped, a new one is sent.
+        let key = try herald.server.application.database.pool.withConnection { connection in
+            try APIKeyStore().create(name: "orders", role: .publisher, scope: .sends, createdBy: "test", on: connection).key
+        }
+        let auth = ["Authorization": "Bearer \(key)", "Idempotency-Key": "weekly-digest-1"]
+        let send = try await herald.request("POST", "/api/v1/sends", json: ["message": ["notification": ["title": "Digest"]],
+                                                                            "to": [["token": "ir-0"], ["token": "newcomer-1"]]], headers: auth)
+        let sendID = try #require(send.json?["id"]?.stringValue, "\(send.json as Any)")
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await herald.request("GET", "/api/v1/sends/\(sendID)", headers: auth).json?["status"]?.stringValue == "sent"
+        })
+        let outcome = try await herald.request("GET", "/api/v1/sends/\(sendID)", headers: auth).json
+        #expect(outcome?["recipients"]?.arrayValue?.map { $0["status"]?.stringValue ?? "" } == ["capped", "sent"], "\(outcome as Any)")
+        #expect(Self.received(sink)["ir-0"]?.count == 2 && Self.received(sink)["newcomer-1"] == ["Digest"])
+
+        // A transactional campaign is never capped (only a publisher or an admin may mark one so).
+        let receipt = try await Self.send(herald, ["name": "Receipt", "notification": ["title": "Receipt"], "segment": .string(everyone),
+                                                   "delivery": ["transactional": true]])
+        let after = Self.received(sink)
+        #expect(["ir", "de", "fr"].allSatisfy { country in (0..<100).allSatisfy { after["\(country)-\($0)"]?.last == "Receipt" } })
+        #expect(Self.requests(try await herald.request("GET", "/api/v1/campaigns/\(receipt)/report").json) == (300, 0))
+
+        // The caps' change is in the audit log, with what they were.
+        let audit = try herald.server.application.database.pool.withConnection { connection in
+            try connection.query("SELECT details::text FROM audit_log WHERE action = 'frequency_caps.changed'").map { try $0.decode(String.self, at: 0) }
+        }
+        #expect(audit.count == 1 && audit[0].contains("\"after\""))
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func anEditorMayNotMarkACampaignTransactional() async throws {
+        let herald = try TestHerald()
+        let editor = try herald.server.application.database.pool.withConnection { connection in
+            try APIKeyStore().create(name: "editor", role: .editor, scope: .full, createdBy: "test", on: connection).key
+        }
+        let auth = ["Authorization": "Bearer \(editor)"]
+        let refused = try await herald.request("POST", "/api/v1/campaigns", json: [
+            "name": "Urgent", "notification": ["title": "Hi"], "topics": ["news"], "delivery": ["transactional": true]], headers: auth)
+        #expect(refused.status == 422)
+        #expect(refused.json?["errors"]?.arrayValue?.first?["path"]?.stringValue == "delivery.transactional")
+        #expect(refused.json?["errors"]?.arrayValue?.first?["code"]?.stringValue == "not_permitted")
+        // An editor may not change the caps either.
+        #expect(try await herald.request("PUT", "/api/v1/frequency-caps", json: ["marketing": ["day": 1]], headers: auth).status == 403)
+        // Bad caps name the field.
+        let bad = try await herald.request("PUT", "/api/v1/frequency-caps", json: ["marketing": ["day": 0], "categories": ["Promo Ads": ["hour": 1]]])
+        #expect(bad.status == 422)
+        #expect(Set(bad.json?["errors"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? []) == ["marketing.day", "categories[\"Promo Ads\"]"]
+                || Set(bad.json?["errors"]?.arrayValue?.compactMap { $0["path"]?.stringValue } ?? []).contains("marketing.day"), "\(bad.json as Any)")
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aDeviceWithPromotionsOffGetsNewsAndNoPromotions() async throws {
+        let sink = try EmulatorSink()
+        let herald = try TestHerald(environment: sink.environment)
+        // The app's backend switches the category off through the devices API.
+        let quiet = try await herald.request("PUT", "/api/v1/devices/quiet-1", json: ["platform": "android", "quiet_categories": ["promotions"]])
+        #expect(quiet.status == 200 || quiet.status == 201, "\(quiet.json as Any)")
+        #expect(quiet.json?["quiet_categories"]?.arrayValue == ["promotions"])
+        #expect(try await herald.request("PUT", "/api/v1/devices/loud-1", json: ["platform": "android"]).status == 201)
+        let bad = try await herald.request("PUT", "/api/v1/devices/quiet-2", json: ["platform": "android", "quiet_categories": ["Promotions!"]])
+        #expect(bad.status == 422 && bad.json?["errors"]?.arrayValue?.first?["path"]?.stringValue == "quiet_categories[0]")
+
+        for (title, category) in [("Sale", "promotions"), ("Headlines", "news")] {
+            try await Self.send(herald, ["name": .string(title), "notification": ["title": .string(title)], "tokens": ["quiet-1", "loud-1"],
+                                         "delivery": ["category": .string(category)]])
+        }
+        let received = Self.received(sink)
+        #expect(received["quiet-1"] == ["Headlines"])
+        #expect(received["loud-1"] == ["Sale", "Headlines"])
+    }
+
+    @Test(.timeLimit(.minutes(4)))
+    func theControlGroupIsTheSameDevicesInEveryMarketingCampaignAndItsLiftMatchesAHandComputation() async throws {
+        let sink = try EmulatorSink()
+        let herald = try TestHerald(environment: sink.environment)
+        try Self.register(herald, prefix: "cg", count: 500, country: "IR")
+        let set = try await herald.request("PUT", "/api/v1/control-group", json: ["percent": 20])
+        #expect(set.status == 200 && set.json?["percent"]?.doubleValue == 20, "\(set.json as Any)")
+        let policy = try herald.server.application.database.pool.withConnection { try ContactPolicyStore().read(on: $0) }
+        let tokens = (0..<500).map { "cg-\($0)" }
+        let control = Set(tokens.filter { policy.controlGroup.contains($0) })
+        #expect((60...140).contains(control.count), "\(control.count) of 500 in a 20 % group")
+
+        let everyone = try await Self.segment(herald, countries: ["IR"])
+        try await Self.send(herald, ["name": "Monday", "notification": ["title": "Monday"], "segment": .string(everyone)])
+        try await Self.send(herald, ["name": "Tuesday", "notification": ["title": "Tuesday"], "segment": .string(everyone),
+                                     "variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1]]])
+        try await Self.send(herald, ["name": "Password", "notification": ["title": "Password"], "segment": .string(everyone),
+                                     "delivery": ["transactional": true]])
+        let received = Self.received(sink)
+        // The same devices left out of both marketing campaigns, exactly the group; the transactional one reaches them.
+        #expect(Set(tokens.filter { !(received[$0] ?? []).contains("Monday") }) == control)
+        #expect(Set(tokens.filter { !(received[$0] ?? []).contains("Tuesday") }) == control)
+        #expect(tokens.allSatisfy { (received[$0] ?? []).contains("Password") })
+
+        // Fixture events, the app's own (no campaign): in the group 10 devices opened and 3
+        // converted; outside it 150 opened (one twice) and 60 converted; one event before the period.
+        let inGroup = control.sorted(), others = Set(tokens).subtracting(control).sorted()
+        var events: [JSON] = []
+        func event(_ id: String, _ token: String, _ type: String, at time: String = "2026-11-20T10:00:00Z") {
+            events.append(["id": .string(id), "type": .string(type), "device_token": .string(token), "occurred_at": .string(time)])
+        }
+        for (index, token) in inGroup.prefix(10).enumerated() { event("c-open-\(index)", token, "open") }
+        for (index, token) in inGroup.prefix(3).enumerated() { event("c-conv-\(index)", token, "conversion") }
+        for (index, token) in others.prefix(150).enumerated() { event("r-open-\(index)", token, "open") }
+        event("r-open-again", others[0], "open")
+        for (index, token) in others.prefix(60).enumerated() { event("r-conv-\(index)", token, "conversion") }
+        event("early", inGroup[20], "open", at: "2026-10-01T10:00:00Z")
+        let posted = try await herald.request("POST", "/api/v1/events", json: ["events": .array(events)])
+        #expect(posted.status == 200 || posted.status == 202, "\(posted.json as Any)")
+
+        let report = try #require(try await herald.request("GET", "/api/v1/control-group/report?from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z").json)
+        let nc = Double(control.count), nr = Double(500 - control.count)
+        #expect(report["control"]?["devices"]?.doubleValue == nc && report["everyone_else"]?["devices"]?.doubleValue == nr)
+        #expect(report["control"]?["opened"]?.doubleValue == 10 && report["everyone_else"]?["opened"]?.doubleValue == 150)
+        // By hand: the rates, their difference, the lift, the unpooled 95 % interval and the pooled one-tailed z-test.
+        for (metric, c, r) in [("opens", 10.0, 150.0), ("conversions", 3.0, 60.0)] {
+            let p0 = c / nc, p1 = r / nr, pooled = (c + r) / (nc + nr)
+            let z = (p1 - p0) / (pooled * (1 - pooled) * (1 / nc + 1 / nr)).squareRoot()
+            let half = 1.959963984540054 * (p1 * (1 - p1) / nr + p0 * (1 - p0) / nc).squareRoot()
+            let compared = try #require(report[metric])
+            #expect(abs((compared["control_rate"]?.doubleValue ?? -1) - p0) < 1e-12)
+            #expect(abs((compared["everyone_else_rate"]?.doubleValue ?? -1) - p1) < 1e-12)
+            #expect(abs((compared["lift"]?.doubleValue ?? -1) - (p1 - p0) / p0) < 1e-9)
+            #expect(abs((compared["interval"]?.arrayValue?.first?.doubleValue ?? -1) - (p1 - p0 - half)) < 1e-9)
+            #expect(abs((compared["p_value"]?.doubleValue ?? -1) - 0.5 * erfc(z / 2.0.squareRoot())) < 1e-9)
+        }
+        // The group's change is audited.
+        let audit = try herald.server.application.database.pool.withConnection { connection in
+            try connection.query("SELECT details::text FROM audit_log WHERE action = 'control_group.changed'").map { try $0.decode(String.self, at: 0) }
+        }
+        #expect(audit.count == 1 && audit[0].contains("\"percent\": 20"))
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
