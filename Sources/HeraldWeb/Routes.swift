@@ -141,6 +141,9 @@ enum Routes {
         t.add(.post, "/api-keys", .page(.page(.admin), h.accountsPages.createKey))
         t.add(.post, "/api-keys/{id}/revoke", .page(.page(.admin), h.accountsPages.revokeKey))
         t.add(.get, "/audit", .page(.page(.admin), h.accountsPages.audit))
+        t.add(.get, "/contact-policy", .page(.page(.viewer), h.contactPolicyPages.show).onSlowHandlers())
+        t.add(.post, "/contact-policy/caps", .page(.page(.admin), h.contactPolicyPages.saveCaps).onSlowHandlers())
+        t.add(.post, "/contact-policy/control-group", .page(.page(.admin), h.contactPolicyPages.saveControlGroup).onSlowHandlers())
         t.add(.get, "/webhooks", .page(.page(.admin), h.webhookPages.list))
         t.add(.post, "/webhooks", .page(.page(.admin), h.webhookPages.create))
         t.add(.get, "/webhooks/{id}", .page(.page(.admin), h.webhookPages.log))
@@ -175,6 +178,7 @@ struct Handlers: Sendable {
     let campaignPages: CampaignPages
     let accountsPages: AccountsPages
     let webhookPages: WebhookPages
+    let contactPolicyPages: ContactPolicyPages
     let audiencePages: AudiencePages
     let language: LanguagePages
 
@@ -202,6 +206,7 @@ struct Handlers: Sendable {
         campaignPages = CampaignPages(app: app, pages: pages)
         accountsPages = AccountsPages(accounts: app.accounts, pages: pages)
         webhookPages = WebhookPages(webhooks: app.webhooks, pages: pages)
+        contactPolicyPages = ContactPolicyPages(policies: app.contactPolicy, pages: pages)
         audiencePages = AudiencePages(devices: app.devices, segments: app.segments, pages: pages)
         language = LanguagePages(accounts: app.accounts)
     }

@@ -5,6 +5,7 @@ import HeraldJSON
 import HeraldTestSupport
 import Testing
 @testable import HeraldApp
+@testable import HeraldWeb
 
 /// No one gets too many: the frequency caps hold across campaigns (a capped device is reported,
 /// never sent later), a device that switched a category off gets none of it, and the global
@@ -213,6 +214,44 @@ import Testing
             try connection.query("SELECT details::text FROM audit_log WHERE action = 'control_group.changed'").map { try $0.decode(String.self, at: 0) }
         }
         #expect(audit.count == 1 && audit[0].contains("\"percent\": 20"))
+    }
+}
+
+/// The contact policy page: an admin sets the caps and the control group with forms (a bad cap
+/// comes back as typed, nothing saved), a viewer reads them, and the comparison is shown.
+@Suite(.serialized) struct ContactPolicyPagesTests {
+    @Test(.timeLimit(.minutes(3)))
+    func anAdminSetsTheCapsAndTheGroupAndAViewerReadsThem() async throws {
+        let browser = try PagesBrowser(role: .admin)
+        let page = browser.get("/contact-policy")
+        #expect(page.status == 200 && page.text.contains("Frequency caps") && page.text.contains("Global control group"))
+        let fields = FormScraper.fields(page.text, form: "/contact-policy/caps")
+        let version = fields.first { $0.name == "version" }?.value ?? ""
+        // A cap that is not a number: the form comes back as typed, and nothing is saved.
+        let bad = browser.post("/contact-policy/caps", [("version", version), ("marketing_day", "two"), ("category", "promotions"), ("category_day", "1")])
+        #expect(bad.status == 422 && bad.text.contains("Each cap is a whole number of messages, such as 2, found two."))
+        #expect(bad.text.contains("value=\"two\"") && bad.text.contains("value=\"promotions\""))
+        let herald = browser.harness.herald
+        #expect(try await herald.request("GET", "/api/v1/frequency-caps").json?["marketing"] == [:])
+        // A category name the rules refuse is named by the caps' own message.
+        let refused = browser.post("/contact-policy/caps", [("version", version), ("category", "Promo Ads"), ("category_day", "1")])
+        #expect(refused.status == 422 && refused.text.contains("Promo Ads"))
+
+        let saved = browser.post("/contact-policy/caps", [("version", version), ("marketing_day", "2"), ("marketing_week", "5"),
+                                                          ("category", "promotions"), ("category_day", "1"), ("category", ""), ("category_day", "")])
+        #expect(saved.status == 200 && saved.text.contains("The frequency caps are saved."))
+        let caps = try await herald.request("GET", "/api/v1/frequency-caps").json
+        #expect(caps?["marketing"] == ["day": 2, "week": 5] && caps?["categories"] == ["promotions": ["day": 1]], "\(caps as Any)")
+        let group = browser.post("/contact-policy/control-group", [("percent", "7.5")])
+        #expect(group.status == 200 && group.text.contains("The control group is saved."))
+        #expect(try await herald.request("GET", "/api/v1/control-group").json?["percent"]?.doubleValue == 7.5)
+        #expect(group.text.contains("Control group") && group.text.contains("Everyone else"))
+
+        // A viewer reads the same page without a way to change it.
+        let viewer = try browser.harness.session(try browser.harness.user(.viewer))
+        let read = browser.harness.send(.get, "/contact-policy", headers: [("Cookie", "\(Authentication.sessionCookie)=\(viewer.id)")])
+        #expect(read.status == 200 && read.text.contains("value=\"promotions\"") && !read.text.contains("Save the caps"))
+        #expect(read.text.contains("<fieldset disabled>"))
     }
 }
 

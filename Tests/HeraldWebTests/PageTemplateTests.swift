@@ -191,6 +191,12 @@ import Testing
             WebhooksView(chrome: chrome, webhooks: [webhook], created: CreatedWebhook(webhook: webhook, secret: "whsec_x"), error: "Refused.",
                          url: "https://crm.example.com/hook", description: "The CRM", chosen: ["run.finished"]),
             WebhookLogView(chrome: chrome, webhook: WebhooksView.Row(webhook), deliveries: [WebhookLogView.Row(delivery)], next: "5"),
+            ContactPolicyView(chrome: chrome, policy: ContactPolicy(caps: FrequencyCaps(marketing: .init(day: 2), categories: ["news": .init(hour: 1)])),
+                              canChange: true, caps: nil, percent: nil, error: "Refused.", from: Date(timeIntervalSince1970: 0),
+                              to: Date(timeIntervalSince1970: 86_400),
+                              report: ControlGroupReport(from: Date(timeIntervalSince1970: 0), to: Date(timeIntervalSince1970: 86_400), basisPoints: 500,
+                                                         since: Date(timeIntervalSince1970: 0),
+                                                         control: .init(devices: 200, opened: 20, converted: 5), rest: .init(devices: 3800, opened: 500, converted: 120))),
         ]
     }
 

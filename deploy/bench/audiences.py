@@ -11,6 +11,9 @@ see that file for the options. For each size, in a database of its own:
   herald/pg   CPU microseconds per message of Herald's processes and of PostgreSQL (from /proc)
   report      GET /api/v1/campaigns/{id}/report during the send and after it, milliseconds
   bytes/msg   what the send left in the outbox tables, per message
+  caps        with HERALD_BENCH_CAPS=1: PostgreSQL's CPU per message of the same send twice more
+              with frequency caps on (a device's first counted message, then its second), and the
+              second's excess over the send without caps
 
 Per-item figures should not grow with the registry: the last table divides each by the one a
 tenth the size (1.0 is flat). CPU per message is the figure to trust on a shared machine.
@@ -31,6 +34,8 @@ HERALD, BASE_URL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 SIZES = [int(s) for s in sys.argv[4].split(",")]
 INSTANCES, WORKERS, RATE = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 EMULATOR, PG_PID_FILE = sys.argv[8], sys.argv[9]
+# HERALD_BENCH_CAPS=1: after the first send, two more with frequency caps on, PostgreSQL's CPU per message of each.
+CAPS = os.environ.get("HERALD_BENCH_CAPS") == "1"
 HZ = os.sysconf("SC_CLK_TCK")
 
 
@@ -182,35 +187,41 @@ def measure(n):
         superuser = url.replace("//herald@", "//postgres@")
         if statements:
             psql(superuser, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()")
-        herald_before = sum(tree_ticks(p.pid) for _, p in servers)
-        pg_before = postgres_ticks()
-        content = {"name": "Everyone", "segment": segment,
-                   "notification": {"title": "Hello {{first_name | default: \"friend\"}}", "body": "A benchmark"},
-                   "variants": [{"key": "A", "weight": 1}, {"key": "B", "weight": 1, "notification": {"body": "The other text"}}]}
-        due = time.monotonic()
-        campaign = psql(url, f"INSERT INTO campaigns (name, status, content, next_run_at) VALUES ('Everyone', 'scheduled', "
-                             f"'{json.dumps(content)}'::jsonb, now()) RETURNING id")
-        first = None
-        samples = []
-        during = []
-        while True:
-            count = emulator_count()
-            now = time.monotonic()
-            samples.append((now, count))
-            if count > 0 and first is None:
-                first = now
-            if count >= n // 2 and len(during) < 3:
-                during.append(timed(lambda: http("GET", f"{api}/campaigns/{campaign}/report", key=key))[0])
-            # (Each psql is a new backend: asked only at the end, so its start-up is not counted per message.)
-            if count >= n and psql(url, f"SELECT status FROM campaigns WHERE id = '{campaign}'") != "sending":
-                break
-            if now - due > 3600:
-                raise SystemExit(f"the send of {n} did not finish within an hour")
-            time.sleep(0.02 if first is None else 0.2)
-        last = next(t for t, c in samples if c >= n)
-        herald_cpu = sum(tree_ticks(p.pid) for _, p in servers) - herald_before
-        pg_cpu = postgres_ticks() - pg_before
-        sent = emulator_count()
+        def send(title):
+            """A personalised A/B campaign to every device, made due now: what it cost, per message."""
+            http("DELETE", EMULATOR + "/emulator/messages")
+            herald_before = sum(tree_ticks(p.pid) for _, p in servers)
+            pg_before = postgres_ticks()
+            content = {"name": title, "segment": segment,
+                       "notification": {"title": "Hello {{first_name | default: \"friend\"}}", "body": "A benchmark"},
+                       "variants": [{"key": "A", "weight": 1}, {"key": "B", "weight": 1, "notification": {"body": "The other text"}}]}
+            due = time.monotonic()
+            campaign = psql(url, f"INSERT INTO campaigns (name, status, content, next_run_at) VALUES ('{title}', 'scheduled', "
+                                 f"'{json.dumps(content)}'::jsonb, now()) RETURNING id")
+            first = None
+            samples = []
+            during = []
+            while True:
+                count = emulator_count()
+                now = time.monotonic()
+                samples.append((now, count))
+                if count > 0 and first is None:
+                    first = now
+                if count >= n // 2 and len(during) < 3:
+                    during.append(timed(lambda: http("GET", f"{api}/campaigns/{campaign}/report", key=key))[0])
+                # (Each psql is a new backend: asked only at the end, so its start-up is not counted per message.)
+                if count >= n and psql(url, f"SELECT status FROM campaigns WHERE id = '{campaign}'") != "sending":
+                    break
+                if now - due > 3600:
+                    raise SystemExit(f"the send of {n} did not finish within an hour")
+                time.sleep(0.02 if first is None else 0.2)
+            last = next(t for t, c in samples if c >= n)
+            herald_cpu = sum(tree_ticks(p.pid) for _, p in servers) - herald_before
+            pg_cpu = postgres_ticks() - pg_before
+            sent = emulator_count()
+            return campaign, first - due, last - first, sent, herald_cpu, pg_cpu, samples, during
+
+        campaign, first, span, sent, herald_cpu, pg_cpu, samples, during = send("Everyone")
         if statements:
             print(f"  PostgreSQL's statements during the send of {n:,} (µs of execution per message, calls):")
             print(psql(superuser, f"SELECT round((total_exec_time * 1000 / {max(1, n)})::numeric, 2) || ' µs  ' || calls || '  ' "
@@ -223,11 +234,21 @@ def measure(n):
             later = [c for t, c in samples[i:] if t - t0 <= 60]
             busiest = max(busiest, later[-1] - c0)
         row.update({
-            "first": (first - due) * 1000, "send": sent / max(1e-9, last - first) if last > first else float(sent),
+            "first": first * 1000, "send": sent / max(1e-9, span) if span > 0 else float(sent),
             "herald": herald_cpu / HZ * 1e6 / sent, "pg": pg_cpu / HZ * 1e6 / sent,
             "report during": statistics.median(during) if during else float("nan"), "report after": statistics.median(after),
             "bytes/msg": (outbox_bytes(url) - before_bytes) / sent, "sent": sent, "busiest60": busiest,
         })
+        if CAPS:
+            # The same send twice more with frequency caps on (none reached): each device's first
+            # counted message (a new row of device_touches), then its second (an append).
+            http("PUT", api + "/frequency-caps", json.dumps({"marketing": {"hour": 100, "day": 100, "week": 1000},
+                                                             "categories": {"promotions": {"day": 10}}}).encode(), key)
+            for label in ("pg capped 1st", "pg capped 2nd"):
+                _, _, _, capped_sent, _, capped_pg, _, _ = send("Capped")
+                assert capped_sent == n, (capped_sent, n)
+                row[label] = capped_pg / HZ * 1e6 / capped_sent
+            row["pg caps +"] = row["pg capped 2nd"] - row["pg"]
         return row
     finally:
         for _, process in servers:
@@ -240,6 +261,8 @@ COLUMNS = [("import", "rows/s", "{:,.0f}", -1), ("bytes/dev", "B", "{:,.0f}", 1)
            ("first", "ms", "{:,.0f}", 1), ("send", "msg/s", "{:,.0f}", -1), ("herald", "us/msg", "{:,.1f}", 1),
            ("pg", "us/msg", "{:,.1f}", 1), ("report during", "ms", "{:,.1f}", 1), ("report after", "ms", "{:,.1f}", 1),
            ("bytes/msg", "B", "{:,.0f}", 1)]
+if CAPS:
+    COLUMNS += [("pg capped 1st", "us/msg", "{:,.1f}", 1), ("pg capped 2nd", "us/msg", "{:,.1f}", 1), ("pg caps +", "us/msg", "{:,.1f}", 1)]
 
 rows = {}
 for size in SIZES:

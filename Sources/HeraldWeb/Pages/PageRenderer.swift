@@ -23,6 +23,7 @@ struct PageRenderer: Sendable {
         ("devices", PackageResources.devices_mustache), ("segments", PackageResources.segments_mustache),
         ("segment", PackageResources.segment_mustache), ("segment-editor", PackageResources.segment_editor_mustache),
         ("webhooks", PackageResources.webhooks_mustache), ("webhook-log", PackageResources.webhook_log_mustache),
+        ("contact-policy", PackageResources.contact_policy_mustache),
     ]
 
     init() {
