@@ -66,6 +66,10 @@ import Testing
         let everyone = try await Self.segment(herald, countries: ["IR", "DE", "FR"])
         let first = try await Self.send(herald, ["name": "First", "notification": ["title": "First"], "segment": .string(irde)])
         let second = try await Self.send(herald, ["name": "Second", "notification": ["title": "Second"], "segment": .string(defr)])
+        // Before it goes, the review's forecast: of the 300, the 100 in Germany are at their cap.
+        let thirdSpec = try CampaignSpec.parse(["name": "Third", "notification": ["title": "Third"], "segment": .string(everyone)]).get()
+        let forecast = try #require(try herald.server.application.contactPolicy.reachForecast(thirdSpec, audience: 300))
+        #expect(forecast.capped == 100 && forecast.controlGroup == 0 && forecast.expected == 200, "\(forecast)")
         let third = try await Self.send(herald, ["name": "Third", "notification": ["title": "Third"], "segment": .string(everyone),
                                                  "variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1]]])
 
@@ -252,6 +256,30 @@ import Testing
         let read = browser.harness.send(.get, "/contact-policy", headers: [("Cookie", "\(Authentication.sessionCookie)=\(viewer.id)")])
         #expect(read.status == 200 && read.text.contains("value=\"promotions\"") && !read.text.contains("Save the caps"))
         #expect(read.text.contains("<fieldset disabled>"))
+    }
+}
+
+extension ContactPolicyPagesTests {
+    @Test(.timeLimit(.minutes(3)))
+    func theReviewForecastsTheReachAndTheReportCountsTheCappedDevices() async throws {
+        let sink = try EmulatorSink()
+        let browser = try PagesBrowser(role: .admin, environment: sink.environment)
+        let herald = browser.harness.herald
+        #expect(try await herald.request("PUT", "/api/v1/frequency-caps", json: ["marketing": ["day": 1]]).status == 200)
+        let tokens: JSON = ["page-1", "page-2", "page-3"]
+        for token in tokens.arrayValue ?? [] { _ = try await herald.request("PUT", "/api/v1/devices/\(token.stringValue ?? "")", json: ["platform": "android"]) }
+        _ = try await ContactPolicyTests.send(herald, ["name": "First", "notification": ["title": "First"], "tokens": tokens])
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: ["name": "Second", "notification": ["title": "Second"], "tokens": tokens])
+        let second = try #require(created.json?["id"]?.stringValue)
+        let review = browser.get("/campaigns/\(second)/review").text
+        #expect(review.contains("Under the contact policy: about 0 of its 3 devices get it (0 in the control group, about 3 at a frequency cap now)."),
+                "\(review.split(separator: "\n").filter { $0.contains("contact") })")
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(second)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await herald.request("GET", "/api/v1/campaigns/\(second)").json?["status"]?.stringValue == "sent"
+        })
+        let report = browser.get("/campaigns/\(second)/report").text
+        #expect(report.contains("The frequency caps kept 3 devices from this campaign (A 3)"), "\(report.split(separator: "\n").filter { $0.contains("capped") })")
     }
 }
 

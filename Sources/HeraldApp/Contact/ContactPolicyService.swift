@@ -74,6 +74,29 @@ public struct ContactPolicyService: Sendable {
         }
     }
 
+    /// What a campaign to `audience` devices may reach under the policy now: the control group
+    /// left out (marketing), and the devices at a cap for its category, estimated from a sample of
+    /// the devices messaged lately (as if the audience were like the rest). Nil when the policy
+    /// changes nothing for it (transactional, or no caps and no group).
+    public func reachForecast(_ spec: CampaignSpec, audience: Int) throws -> ReachForecast? {
+        guard spec.audience.isPerDevice, !spec.delivery.transactional else { return nil }
+        return try database.read { connection in
+            let policy = try store.read(on: connection)
+            guard !policy.caps.isEmpty || policy.controlGroup.basisPoints > 0 else { return nil }
+            let control = Int((Double(audience) * Double(policy.controlGroup.basisPoints) / 10_000).rounded())
+            var capped = 0
+            if !policy.caps.isEmpty {
+                let (histories, touched) = try DeviceTouchStore().sample(limit: 5_000, on: connection)
+                let active = max(1, try DeviceStore().count(nil as SegmentRule?, on: connection))
+                let now = Date()
+                let atCap = histories.filter { !policy.caps.allows($0, category: spec.delivery.category, now: now) }.count
+                let share = histories.isEmpty ? 0 : Double(atCap) / Double(histories.count) * min(1, Double(touched) / Double(active))
+                capped = Int((Double(audience - control) * share).rounded())
+            }
+            return ReachForecast(audience: audience, controlGroup: control, capped: capped)
+        }
+    }
+
     private func current(_ expectedVersion: Int?, on connection: PostgresConnection) throws -> ContactPolicy {
         let policy = try store.read(on: connection, locking: true)
         if let expectedVersion, expectedVersion != policy.version {
@@ -116,6 +139,16 @@ public struct ContactPolicyService: Sendable {
             return report
         }
     }
+}
+
+/// A campaign's audience under the contact policy, before it is sent.
+public struct ReachForecast: Sendable, Equatable {
+    public var audience: Int
+    /// Its devices in the control group.
+    public var controlGroup: Int
+    /// About how many of the rest are at a frequency cap for it now.
+    public var capped: Int
+    public var expected: Int { max(0, audience - controlGroup - capped) }
 }
 
 /// The global control group against everyone else over a period.

@@ -1,4 +1,7 @@
+import FCMMessage
+import Foundation
 import HeraldCore
+import HeraldJSON
 import HeraldPostgres
 
 /// The marketing messages each device got lately (`device_touches`, Migrations/0031), and the
@@ -6,43 +9,72 @@ import HeraldPostgres
 struct DeviceTouchStore: Sendable {
     /// Which of `tokens` a run may send a message of `category` now under `caps`, each counted
     /// as it is admitted. A device its run was already admitted for (a retry, a batch taken
-    /// over after a crash) is admitted again without counting twice. In the claim's transaction,
-    /// which holds each device's row until it commits: two instances never both take a device's
-    /// last message of a window.
+    /// over after a crash) is admitted again without counting twice. Each device's row is held
+    /// while its count is read and its message appended (an UPDATE re-reads a row another claim
+    /// changed meanwhile), so two instances never both take a device's last message of a window.
     func admit(_ tokens: [String], category: String?, run runID: String, caps: FrequencyCaps,
                on connection: PostgresConnection) throws -> Set<String> {
         let own = category.flatMap { caps.categories[$0] } ?? FrequencyCaps.Limits()
+        let limits = FrequencyCaps.Window.allCases.flatMap { [caps.marketing[$0], own[$0]] }.compactMap { $0 }
         // Nothing to count against: no send is remembered.
-        guard !tokens.isEmpty, !(caps.marketing.isEmpty && own.isEmpty), let memory = caps.memorySeconds else { return Set(tokens) }
+        guard !tokens.isEmpty, let smallest = limits.min(), let memory = caps.memorySeconds else { return Set(tokens) }
+        // In one order for every claimer: two batches locking the same devices never deadlock.
+        let tokens = tokens.sorted()
+        // Devices messaged before: one UPDATE, the usual case once a device has a row.
+        var admitted = try count(tokens, category: category, run: runID, caps: caps, own: own, smallest: smallest, memory: memory, on: connection)
+        var rest = tokens.filter { !admitted.contains($0) }
+        guard !rest.isEmpty else { return admitted }
+        // Devices without a row yet: their first message is under every cap.
+        let inserted = try connection.query("""
+            INSERT INTO device_touches (token, at, category, run)
+            SELECT x.t, ARRAY[now()], ARRAY[\(category)::text], ARRAY[\(runID)::uuid] FROM unnest(\(rest)::text[]) AS x(t)
+            ORDER BY x.t
+            ON CONFLICT (token) DO NOTHING
+            RETURNING token
+            """).map { try $0.decode(String.self, at: 0) }
+        admitted.formUnion(inserted)
+        rest = rest.filter { !admitted.contains($0) }
+        guard !rest.isEmpty else { return admitted }
+        // The rest have a row: another claim inserted it since (counted now, under its lock), or
+        // they are at a cap, or this run was admitted for them before.
+        admitted.formUnion(try count(rest, category: category, run: runID, caps: caps, own: own, smallest: smallest, memory: memory, on: connection))
+        rest = rest.filter { !admitted.contains($0) }
+        guard !rest.isEmpty else { return admitted }
+        return admitted.union(try connection.query("""
+            SELECT token FROM device_touches WHERE token = ANY(\(rest)) AND \(runID)::uuid = ANY(run)
+            """).map { try $0.decode(String.self, at: 0) })
+    }
+
+    /// Appends the message to the rows of `tokens` that are under every cap and have not counted
+    /// this run yet; returns those tokens. A row shorter than the smallest cap is under all of
+    /// them without counting; a row whose oldest message is past every window is pruned first.
+    private func count(_ tokens: [String], category: String?, run runID: String, caps: FrequencyCaps, own: FrequencyCaps.Limits,
+                       smallest: Int, memory: Int, on connection: PostgresConnection) throws -> Set<String> {
         // A cap not set is no limit: the largest integer stands in for it.
         func cap(_ value: Int?) -> Int { value ?? Int(Int32.max) }
-        let admitted = Set(try connection.query("""
-            INSERT INTO device_touches AS t (token, at, category, run)
-            SELECT x.t, ARRAY[now()], ARRAY[\(category)::text], ARRAY[\(runID)::uuid] FROM unnest(\(tokens)::text[]) AS x(t)
-            -- One order for every claimer: two batches locking the same devices never deadlock.
-            ORDER BY x.t
-            ON CONFLICT (token) DO UPDATE SET (at, category, run) = (
-                SELECT coalesce(array_agg(k.a ORDER BY k.i), '{}') || now(), coalesce(array_agg(k.c ORDER BY k.i), '{}') || \(category)::text,
-                       coalesce(array_agg(k.r ORDER BY k.i), '{}') || \(runID)::uuid
-                FROM unnest(t.at, t.category, t.run) WITH ORDINALITY AS k(a, c, r, i)
-                WHERE k.a > now() - make_interval(secs => \(memory)))
-            WHERE NOT (\(runID)::uuid = ANY(t.run)) AND (
-                SELECT count(*) FILTER (WHERE k.a > now() - interval '1 hour') < \(cap(caps.marketing.hour))
-                   AND count(*) FILTER (WHERE k.a > now() - interval '1 day') < \(cap(caps.marketing.day))
-                   AND count(*) FILTER (WHERE k.a > now() - interval '7 days') < \(cap(caps.marketing.week))
-                   AND count(*) FILTER (WHERE k.c = \(category)::text AND k.a > now() - interval '1 hour') < \(cap(own.hour))
-                   AND count(*) FILTER (WHERE k.c = \(category)::text AND k.a > now() - interval '1 day') < \(cap(own.day))
-                   AND count(*) FILTER (WHERE k.c = \(category)::text AND k.a > now() - interval '7 days') < \(cap(own.week))
-                FROM unnest(t.at, t.category) AS k(a, c))
-            RETURNING token
+        return Set(try connection.query("""
+            UPDATE device_touches AS d SET
+                at = CASE WHEN d.at[1] > now() - make_interval(secs => \(memory)) THEN d.at
+                          ELSE (SELECT coalesce(array_agg(k.a ORDER BY k.i), '{}') FROM unnest(d.at) WITH ORDINALITY AS k(a, i)
+                                WHERE k.a > now() - make_interval(secs => \(memory))) END || now(),
+                category = CASE WHEN d.at[1] > now() - make_interval(secs => \(memory)) THEN d.category
+                                ELSE (SELECT coalesce(array_agg(k.c ORDER BY k.i), '{}') FROM unnest(d.at, d.category) WITH ORDINALITY AS k(a, c, i)
+                                      WHERE k.a > now() - make_interval(secs => \(memory))) END || \(category)::text,
+                run = CASE WHEN d.at[1] > now() - make_interval(secs => \(memory)) THEN d.run
+                           ELSE (SELECT coalesce(array_agg(k.r ORDER BY k.i), '{}') FROM unnest(d.at, d.run) WITH ORDINALITY AS k(a, r, i)
+                                 WHERE k.a > now() - make_interval(secs => \(memory))) END || \(runID)::uuid
+            FROM unnest(\(tokens)::text[]) AS x(t)
+            WHERE d.token = x.t AND NOT (\(runID)::uuid = ANY(d.run))
+              AND (cardinality(d.at) < \(smallest) OR (
+                  SELECT count(*) FILTER (WHERE k.a > now() - interval '1 hour') < \(cap(caps.marketing.hour))
+                     AND count(*) FILTER (WHERE k.a > now() - interval '1 day') < \(cap(caps.marketing.day))
+                     AND count(*) FILTER (WHERE k.a > now() - interval '7 days') < \(cap(caps.marketing.week))
+                     AND count(*) FILTER (WHERE k.c = \(category)::text AND k.a > now() - interval '1 hour') < \(cap(own.hour))
+                     AND count(*) FILTER (WHERE k.c = \(category)::text AND k.a > now() - interval '1 day') < \(cap(own.day))
+                     AND count(*) FILTER (WHERE k.c = \(category)::text AND k.a > now() - interval '7 days') < \(cap(own.week))
+                  FROM unnest(d.at, d.category) AS k(a, c)))
+            RETURNING d.token
             """).map { try $0.decode(String.self, at: 0) })
-        guard admitted.count < tokens.count else { return admitted }
-        // The rest: capped, or admitted for this run before (their rows are held now either way).
-        let rest = tokens.filter { !admitted.contains($0) }
-        let again = try connection.query("""
-            SELECT token FROM device_touches WHERE token = ANY(\(rest)) AND \(runID)::uuid = ANY(run)
-            """).map { try $0.decode(String.self, at: 0) }
-        return admitted.union(again)
     }
 
     /// `claimed`, the requests of one run to devices, with those a cap stops marked `capped`
@@ -59,6 +91,26 @@ struct DeviceTouchStore: Sendable {
             if request.failure == nil, !admitted.contains(token) { request.capped = true }
             return request
         }
+    }
+
+    /// Up to about `limit` devices' recent messages, drawn at random pages of the table, and how
+    /// many devices have a row: what the reach forecast reads, in milliseconds at any size.
+    func sample(limit: Int, on connection: PostgresConnection) throws -> (histories: [[(at: Date, category: String?)]], devices: Int) {
+        let estimated = try connection.query("SELECT reltuples::float8 FROM pg_class WHERE oid = 'device_touches'::regclass")
+            .first?.decode(Double.self, at: 0) ?? -1
+        // Never analysed (reltuples -1) or small: read it all, up to the limit.
+        let percent = estimated > Double(limit) ? max(0.01, min(100, Double(limit) / estimated * 100)) : 100
+        let rows = try connection.query("""
+            SELECT array_to_json(at)::text, array_to_json(category)::text
+            FROM device_touches TABLESAMPLE SYSTEM (\(percent)::float8) LIMIT \(limit)
+            """).map { try $0.decode((String, String).self) }
+        let histories: [[(at: Date, category: String?)]] = rows.map { times, categories in
+            let at = ((try? JSON.parse(times))?.arrayValue ?? []).map { Date(timeIntervalSince1970: RFC3339.secondsSince1970($0.stringValue ?? "") ?? 0) }
+            let category = ((try? JSON.parse(categories))?.arrayValue ?? []).map(\.stringValue)
+            return zip(at, category).map { ($0, $1) }
+        }
+        let devices = percent >= 100 ? rows.count : max(rows.count, Int(estimated))
+        return (histories, devices)
     }
 
     /// Forgets the touches older than every window (`memorySeconds`), and all of them without caps.

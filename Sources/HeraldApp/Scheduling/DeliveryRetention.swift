@@ -31,6 +31,8 @@ struct DeliveryRetention: Sendable {
         pass.dropped = try dropExpired(on: connection)
         // The label budget counts today only; older days are kept for a while to be looked at.
         try LabelDayStore().dropDays(olderThan: days, on: connection)
+        // A device's frequency-cap count is forgotten once its last message is past every window.
+        try DeviceTouchStore().dropOld(memorySeconds: try ContactPolicyStore().caps(on: connection).memorySeconds, on: connection)
         return pass
     }
 

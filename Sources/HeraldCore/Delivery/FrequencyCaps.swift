@@ -1,3 +1,4 @@
+import Foundation
 import HeraldJSON
 
 /// How many marketing messages one device may get from every campaign together, per rolling
@@ -64,6 +65,20 @@ public struct FrequencyCaps: Sendable, Equatable {
 
     /// How long a device's marketing messages are remembered: the longest window any cap counts over.
     public var memorySeconds: Int? { ([marketing] + categories.values).compactMap(\.longestWindow).max() }
+
+    /// Whether a device whose marketing messages of late were `history` (when, and each one's
+    /// category) may get one of `category` at `now`. The forecast's reading of the rule the claim
+    /// enforces in one statement (DeviceTouchStore.admit); a test holds the two to each other.
+    public func allows(_ history: [(at: Date, category: String?)], category: String?, now: Date) -> Bool {
+        let own = category.flatMap { categories[$0] } ?? Limits()
+        for window in Window.allCases {
+            let since = now.addingTimeInterval(-Double(window.seconds))
+            let recent = history.filter { $0.at > since }
+            if let cap = marketing[window], recent.count >= cap { return false }
+            if let cap = own[window], recent.filter({ $0.category != nil && $0.category == category }).count >= cap { return false }
+        }
+        return true
+    }
 
     /// A cap is 1 to this many messages.
     public static let largestCap = 1000

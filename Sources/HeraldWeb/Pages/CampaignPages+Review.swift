@@ -22,10 +22,11 @@ extension CampaignPages {
         let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         let (device, sample) = try previewSample(record, spec: spec, context: context)
         let labels = record.status == .draft || record.status == .scheduled ? ReviewView.LabelNote(try campaigns.labelForecast(record)) : nil
+        let reach = try reachLine(record, spec: spec, summaries: summaries)
         return pages.page(ReviewView(
             chrome: chrome(context, title: Localized.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer, segments: summaries),
             variants: ReviewView.variants(spec, device: device), sample: sample, requests: ReviewView.requests(plan), warnings: plan.notes.map(Localized.planWarning),
-            labels: labels, holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
+            labels: labels, reach: reach, holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
             holdoutText: Localized.text("review.holdout", Localized.percent(whole: spec.holdoutPercent)),
             actions: ReviewView.Actions(
                 scheduleLabel: canPublish ? when.scheduled.map { Localized.text("review.schedule_for", $0.local ?? $0.text) } : nil,
@@ -295,5 +296,19 @@ extension CampaignPages {
             let message = Localized.fieldErrors(errors.errors) + Localized.text("sentence.end")
             return try reviewPage(try campaigns.get(id), context: context, testVariant: key, testError: message, tokens: typed, status: 422)
         }
+    }
+
+    /// "Under the contact policy: about 180 of its 300 devices …", for a campaign to devices the
+    /// caps or the control group change; nil otherwise.
+    func reachLine(_ record: CampaignRecord, spec: CampaignSpec, summaries: [String: SegmentSummary]) throws -> String? {
+        let audience: Int
+        switch spec.audience {
+        case .segment: guard let devices = record.segmentID.flatMap({ summaries[$0]?.devices }) else { return nil }; audience = devices
+        case .tokens(let tokens): audience = tokens.count
+        case .topics, .condition: return nil
+        }
+        guard let forecast = try contactPolicy.reachForecast(spec, audience: audience) else { return nil }
+        return Localized.text("review.contact_reach", Localized.number(forecast.expected), Localized.number(forecast.audience),
+                              Localized.number(forecast.controlGroup), Localized.number(forecast.capped))
     }
 }

@@ -11,6 +11,7 @@ struct CampaignPages: Sendable {
     let images: ImageService
     let segments: SegmentService
     let deliveryData: DeliveryDataService
+    let contactPolicy: ContactPolicyService
     let pages: PageRenderer
     let sendingConfigured: Bool
 
@@ -21,6 +22,7 @@ struct CampaignPages: Sendable {
         images = app.images
         segments = app.segments
         deliveryData = app.deliveryData
+        contactPolicy = app.contactPolicy
         self.pages = pages
         sendingConfigured = app.sendingConfigured
     }

@@ -54,6 +54,7 @@ extension CampaignPages {
             devicesLine: report.devices.map {
                 Localized.text("report.devices_line", Localized.number($0.reached), Localized.number($0.failed), Localized.number($0.nowInvalid))
             },
+            cappedLine: Self.cappedLine(report),
             winnerDecision: report.winnerDecision.flatMap { decision in
                 decision["sentence"]?.stringValue.map {
                     Localized.text("report.winner_decision", Self.shortTime(decision["decided_at"]?.stringValue ?? ""), $0)
@@ -61,6 +62,14 @@ extension CampaignPages {
             },
             fcm: report.delivery.map { ReportView.FCMDelivery($0, variantKeys: keys, canRefresh: (context.viewer?.role ?? .viewer) >= .publisher && sendingConfigured) }),
             status: status)
+    }
+
+    /// "The frequency caps kept 100 devices from this campaign (A 48, B 52)."; nil when they kept none.
+    static func cappedLine(_ report: CampaignReport) -> String? {
+        let total = report.variants.reduce(0) { $0 + $1.requestsCapped }
+        guard total > 0 else { return nil }
+        let parts = report.variants.map { "\(Localized.isolate($0.key)) \(Localized.number($0.requestsCapped))" }.joined(separator: Localized.text("list.separator"))
+        return Localized.text("report.capped_line", Localized.number(total), parts)
     }
 
     /// Reads the FCM Data API now (every app, every campaign's labels) and shows the report again.

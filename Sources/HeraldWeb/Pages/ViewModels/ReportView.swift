@@ -115,6 +115,8 @@ struct ReportView: PageView {
     let winnerSentText: String
     /// For a campaign to devices: the devices reached and failed, and those FCM has since called dead.
     var devicesLine: String? = nil
+    /// The devices the frequency caps kept the campaign from, per variant, when any.
+    var cappedLine: String? = nil
     /// The automatic winner's decision in words, with when it was made, once made.
     var winnerDecision: String? = nil
     /// What FCM says it delivered (its Data API), per variant.

@@ -144,6 +144,8 @@ struct ReviewView: PageView {
     let warnings: [String]
     /// The day's FCM label budget and what sending now adds to it (draft and scheduled campaigns).
     var labels: LabelNote? = nil
+    /// The audience under the contact policy (control group, caps), when it changes anything.
+    var reach: String? = nil
     let holdout: Int
     let hasHoldout: Bool
     /// "Holdout: 10% of the audience gets nothing (the control group)."
