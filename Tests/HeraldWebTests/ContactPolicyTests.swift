@@ -278,6 +278,13 @@ extension ContactPolicyPagesTests {
         #expect(try await eventually(timeout: waitingLimit) {
             try await herald.request("GET", "/api/v1/campaigns/\(second)").json?["status"]?.stringValue == "sent"
         })
+        // The composer says it too, for a campaign to a segment (as typed: the category counts).
+        let segment = try #require(try await herald.request("POST", "/api/v1/segments", json: [
+            "name": "Android", "rule": ["all": [["field": "platform", "in": ["android"]]]]]).json?["id"]?.stringValue)
+        let draft = try #require(try await herald.request("POST", "/api/v1/campaigns", json: [
+            "name": "Third", "notification": ["title": "Third"], "segment": .string(segment)]).json?["id"]?.stringValue)
+        let composer = browser.get("/campaigns/\(draft)/edit").text
+        #expect(composer.contains("Under the contact policy: about 0 of its 3 devices get it"), "\(composer.split(separator: "\n").filter { $0.contains("contact") })")
         let report = browser.get("/campaigns/\(second)/report").text
         #expect(report.contains("The frequency caps kept 3 devices from this campaign (A 3)"), "\(report.split(separator: "\n").filter { $0.contains("capped") })")
     }

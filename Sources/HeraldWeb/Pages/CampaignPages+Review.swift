@@ -307,8 +307,12 @@ extension CampaignPages {
         case .tokens(let tokens): audience = tokens.count
         case .topics, .condition: return nil
         }
-        guard let forecast = try contactPolicy.reachForecast(spec, audience: audience) else { return nil }
-        return Localized.text("review.contact_reach", Localized.number(forecast.expected), Localized.number(forecast.audience),
-                              Localized.number(forecast.controlGroup), Localized.number(forecast.capped))
+        return try contactPolicy.reachForecast(spec, audience: audience).map(Self.contactReachText)
+    }
+
+    /// "Under the contact policy: about 180 of its 300 devices get it (…)".
+    static func contactReachText(_ forecast: ReachForecast) -> String {
+        Localized.text("review.contact_reach", Localized.number(forecast.expected), Localized.number(forecast.audience),
+                       Localized.number(forecast.controlGroup), Localized.number(forecast.capped))
     }
 }

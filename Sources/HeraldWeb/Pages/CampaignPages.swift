@@ -149,8 +149,25 @@ struct CampaignPages: Sendable {
 
     func composer(_ form: CampaignForm, errors: FormErrors, id: String?, status: CampaignStatus?, context: RequestContext,
                   httpStatus: Int = 200) -> HTTPResponse {
-        pages.page(ComposerView(chrome: chrome(context, title: id == nil ? Localized.text("nav.new_campaign") : Localized.text("composer.edit_title", form.name)), form: form,
-                                errors: errors, campaignID: id, status: status, segments: segmentChoices(context)), status: httpStatus)
+        let segments = segmentChoices(context)
+        var view = ComposerView(chrome: chrome(context, title: id == nil ? Localized.text("nav.new_campaign") : Localized.text("composer.edit_title", form.name)),
+                                form: form, errors: errors, campaignID: id, status: status, segments: segments)
+        view.contactReach = contactReach(form, segments: segments, context: context)
+        return pages.page(view, status: httpStatus)
+    }
+
+    /// What the contact policy leaves of the chosen segment for the campaign as typed (its
+    /// category, whether it is transactional); nil when it changes nothing or cannot say yet.
+    func contactReach(_ form: CampaignForm, segments: [(segment: Segment, devices: Int)], context: RequestContext) -> String? {
+        guard form.targetKind == "segment", let devices = segments.first(where: { $0.segment.id == form.segment })?.devices else { return nil }
+        var ignored = FormErrors()
+        guard case .success(let spec) = CampaignSpec.parse(form.contractJSON(errors: &ignored)) else { return nil }
+        do {
+            return try contactPolicy.reachForecast(spec, audience: devices).map(Self.contactReachText)
+        } catch {
+            context.log.warning("the contact policy's forecast could not be read: \(error)")
+            return nil
+        }
     }
 
     /// The saved segments with their reach, for the target step. When they cannot be read the

@@ -49,6 +49,8 @@ struct ComposerView: PageView {
     /// With a segment and A/B variants or a holdout: how its devices split ("A ≈ 450, B ≈ 450,
     /// holdout ≈ 100"); the composer's script keeps it current as weights change.
     let armReach: String?
+    /// What the contact policy (control group, caps) leaves of the chosen segment, when it changes anything.
+    var contactReach: String? = nil
     /// Mustache's own braces, so the hint shows them from a value rather than a template trick.
     let variableExample = "{{first_name | default: \"friend\"}}"
 
