@@ -197,6 +197,11 @@ import Testing
         let posted = try await herald.request("POST", "/api/v1/events", json: ["events": .array(events)])
         #expect(posted.status == 200 || posted.status == 202, "\(posted.json as Any)")
 
+        // The app's own event names its device; a variant without its campaign is no such event.
+        let anonymous = try await herald.request("POST", "/api/v1/events", json: ["id": "nobody", "type": "open"])
+        #expect(anonymous.status == 422 && anonymous.json?["errors"]?.arrayValue?.map { $0["path"]?.stringValue ?? "" } == ["device_token"])
+        let halfCampaign = try await herald.request("POST", "/api/v1/events", json: ["id": "half", "type": "open", "variant": "A", "device_token": "cg-1"])
+        #expect(halfCampaign.status == 422 && halfCampaign.json?["errors"]?.arrayValue?.first?["path"]?.stringValue == "campaign_id")
         let report = try #require(try await herald.request("GET", "/api/v1/control-group/report?from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z").json)
         let nc = Double(control.count), nr = Double(500 - control.count)
         #expect(report["control"]?["devices"]?.doubleValue == nc && report["everyone_else"]?["devices"]?.doubleValue == nr)

@@ -80,8 +80,7 @@ public struct EventService: Sendable {
                 errors.append(FieldError(path: prefix + "id", code: "required", message: "id is the event's own unique id, 1 to 128 characters", limit: 128))
             }
             // Without a campaign (and its variant) the event is the app's own: an app open, a purchase.
-            let campaign = object["campaign_id"].flatMap { $0 == .null ? nil : $0 }
-            let variant = object["variant"].flatMap { $0 == .null ? nil : $0 }
+            let campaign = object["campaign_id"], variant = object["variant"]
             let appLevel = campaign == nil && variant == nil
             if !appLevel, !UUIDText.isUUID(campaign?.stringValue ?? "") {
                 errors.append(FieldError(path: prefix + "campaign_id", code: "required",
