@@ -20,9 +20,13 @@ INSERT INTO contact_policy DEFAULT VALUES;
 -- counts and appends in one INSERT … ON CONFLICT per batch, which holds each device's row while
 -- it decides: instances sending to one device at once take turns, so no cap is passed. The run
 -- makes a retried claim of the same device by the same run (a crash, a retry) count once.
+-- Keyed by a 64-bit hash of the token (hashtextextended(token, 0)), not the token: FCM tokens are
+-- about 160 bytes, and an index of them grows past memory at ten million devices, where each
+-- probe then reads the disk. Two tokens that hash alike (about one pair in 10^5 registries of ten
+-- million) would share their count: they would be capped together, never sent past a cap.
 -- Narrow, with room on its pages, so that an append is a HOT update that touches no index.
 CREATE TABLE device_touches (
-    token    text          PRIMARY KEY,
+    key      bigint        PRIMARY KEY,
     at       timestamptz[] NOT NULL,
     category text[]        NOT NULL,
     run      uuid[]        NOT NULL

@@ -33,10 +33,10 @@ import Testing
         for (token, history) in histories where !history.isEmpty {
             let times = history.map { RFC3339.utc(secondsSince1970: $0.at.timeIntervalSince1970) }
             _ = try connection.execute("""
-                INSERT INTO device_touches (token, at, category, run)
-                VALUES (\(token), \(times)::timestamptz[], \(history.map { $0.category ?? "" })::text[], array_fill(gen_random_uuid(), ARRAY[\(history.count)::integer]))
+                INSERT INTO device_touches (key, at, category, run)
+                VALUES (hashtextextended(\(token), 0), \(times)::timestamptz[], \(history.map { $0.category ?? "" })::text[], array_fill(gen_random_uuid(), ARRAY[\(history.count)::integer]))
                 """)
-            _ = try connection.execute("UPDATE device_touches SET category = array_replace(category, '', NULL) WHERE token = \(token)")
+            _ = try connection.execute("UPDATE device_touches SET category = array_replace(category, '', NULL) WHERE key = hashtextextended(\(token), 0)")
         }
         let run = UUID().uuidString.lowercased()
         let tokens = histories.keys.sorted()

@@ -97,10 +97,9 @@ extension DeviceStore {
         history.events = try connection.execute("UPDATE events SET device_token = \(fid) WHERE device_token = \(token)")
         // Its frequency caps' count goes with it (an FID registered anew has no row yet).
         _ = try connection.execute("""
-            INSERT INTO device_touches (token, at, category, run) SELECT \(fid), at, category, run FROM device_touches WHERE token = \(token)
-            ON CONFLICT (token) DO NOTHING
+            UPDATE device_touches SET key = hashtextextended(\(fid), 0) WHERE key = hashtextextended(\(token), 0)
+              AND NOT EXISTS (SELECT 1 FROM device_touches WHERE key = hashtextextended(\(fid), 0))
             """)
-        _ = try connection.execute("DELETE FROM device_touches WHERE token = \(token)")
         return history
     }
 }

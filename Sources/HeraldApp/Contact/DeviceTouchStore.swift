@@ -18,19 +18,19 @@ struct DeviceTouchStore: Sendable {
         let limits = FrequencyCaps.Window.allCases.flatMap { [caps.marketing[$0], own[$0]] }.compactMap { $0 }
         // Nothing to count against: no send is remembered.
         guard !tokens.isEmpty, let smallest = limits.min(), let memory = caps.memorySeconds else { return Set(tokens) }
-        // In one order for every claimer: two batches locking the same devices never deadlock.
-        let tokens = tokens.sorted()
         // Devices messaged before: one UPDATE, the usual case once a device has a row.
         var admitted = try count(tokens, category: category, run: runID, caps: caps, own: own, smallest: smallest, memory: memory, on: connection)
         var rest = tokens.filter { !admitted.contains($0) }
         guard !rest.isEmpty else { return admitted }
         // Devices without a row yet: their first message is under every cap.
         let inserted = try connection.query("""
-            INSERT INTO device_touches (token, at, category, run)
-            SELECT x.t, ARRAY[now()], ARRAY[\(category)::text], ARRAY[\(runID)::uuid] FROM unnest(\(rest)::text[]) AS x(t)
-            ORDER BY x.t
-            ON CONFLICT (token) DO NOTHING
-            RETURNING token
+            WITH x AS (SELECT t, hashtextextended(t, 0) AS k FROM unnest(\(rest)::text[]) AS t ORDER BY 2),
+            added AS (
+                INSERT INTO device_touches (key, at, category, run)
+                SELECT x.k, ARRAY[now()], ARRAY[\(category)::text], ARRAY[\(runID)::uuid] FROM x ORDER BY x.k
+                ON CONFLICT (key) DO NOTHING
+                RETURNING key)
+            SELECT x.t FROM x JOIN added ON added.key = x.k
             """).map { try $0.decode(String.self, at: 0) }
         admitted.formUnion(inserted)
         rest = rest.filter { !admitted.contains($0) }
@@ -41,7 +41,7 @@ struct DeviceTouchStore: Sendable {
         rest = rest.filter { !admitted.contains($0) }
         guard !rest.isEmpty else { return admitted }
         return admitted.union(try connection.query("""
-            SELECT token FROM device_touches WHERE token = ANY(\(rest)) AND \(runID)::uuid = ANY(run)
+            SELECT t FROM unnest(\(rest)::text[]) AS t JOIN device_touches d ON d.key = hashtextextended(t, 0) WHERE \(runID)::uuid = ANY(d.run)
             """).map { try $0.decode(String.self, at: 0) })
     }
 
@@ -63,8 +63,10 @@ struct DeviceTouchStore: Sendable {
                 run = CASE WHEN d.at[1] > now() - make_interval(secs => \(memory)) THEN d.run
                            ELSE (SELECT coalesce(array_agg(k.r ORDER BY k.i), '{}') FROM unnest(d.at, d.run) WITH ORDINALITY AS k(a, r, i)
                                  WHERE k.a > now() - make_interval(secs => \(memory))) END || \(runID)::uuid
-            FROM unnest(\(tokens)::text[]) AS x(t)
-            WHERE d.token = x.t AND NOT (\(runID)::uuid = ANY(d.run))
+            -- In key order: every claimer locks a batch's rows in the same order, so two batches
+            -- holding the same devices never deadlock.
+            FROM (SELECT t, hashtextextended(t, 0) AS k FROM unnest(\(tokens)::text[]) AS t ORDER BY 2) AS x
+            WHERE d.key = x.k AND NOT (\(runID)::uuid = ANY(d.run))
               AND (cardinality(d.at) < \(smallest) OR (
                   SELECT count(*) FILTER (WHERE k.a > now() - interval '1 hour') < \(cap(caps.marketing.hour))
                      AND count(*) FILTER (WHERE k.a > now() - interval '1 day') < \(cap(caps.marketing.day))
@@ -73,7 +75,7 @@ struct DeviceTouchStore: Sendable {
                      AND count(*) FILTER (WHERE k.c = \(category)::text AND k.a > now() - interval '1 day') < \(cap(own.day))
                      AND count(*) FILTER (WHERE k.c = \(category)::text AND k.a > now() - interval '7 days') < \(cap(own.week))
                   FROM unnest(d.at, d.category) AS k(a, c)))
-            RETURNING d.token
+            RETURNING x.t
             """).map { try $0.decode(String.self, at: 0) })
     }
 
