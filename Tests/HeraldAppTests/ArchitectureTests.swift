@@ -49,6 +49,19 @@ import Testing
         }
     }
 
+    /// Device states and event types too: each appears as text only in its enum's file (and a dry
+    /// run's result in its own), whether in SQL (`status = 'active'`) or in Swift (`== "open"`).
+    @Test func deviceStatesAndEventTypesAreWrittenOnlyInTheirTypes() throws {
+        let exempt: Set<String> = ["HeraldCore/Audience/DeviceStatus.swift", "HeraldCore/Statistics/EventType.swift"]
+        let words = "active|invalid|stale|open|conversion"
+        for file in try Self.sources() where !exempt.contains(file.path)
+            && !file.path.hasPrefix("FCMEmulator/") && !file.path.hasPrefix("HeraldFCM/") {
+            let sql = try Self.lines(file.text, matching: "'(\(words))'")
+            let swift = try Self.lines(file.text, matching: #""(\#(words))"(?!\s*:)"#)
+            #expect(sql.isEmpty && swift.isEmpty, "\(file.path) spells a device state or event type: \(sql + swift)")
+        }
+    }
+
     /// The application layer speaks no HTTP and renders no HTML; the web module owns both.
     @Test func theApplicationLayerImportsNeitherHTTPNorTemplates() throws {
         for file in try Self.sources(in: ["HeraldApp"]) {

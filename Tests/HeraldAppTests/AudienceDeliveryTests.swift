@@ -108,7 +108,7 @@ import Testing
 
         // Registering again brings a device back.
         _ = try setup.devices.register(token: dead.first!, document: ["platform": "android"])
-        #expect(try setup.devices.get(dead.first!).status == "active")
+        #expect(try setup.devices.get(dead.first!).status == .active)
     }
 
     @Test(.timeLimit(.minutes(5)))
@@ -147,7 +147,7 @@ import Testing
         #expect(change.calls == 3)  // the 503, the call, the INTERNAL token's call of its own
         #expect(change.failures.map(\.token) == [tokens[2]] && change.failures.first?.reason == "NOT_FOUND")
         #expect(sink.emulator.subscribers(of: "news") == Set(tokens).subtracting([tokens[2]]))
-        #expect(try setup.devices.get(tokens[2]).status == "invalid")
+        #expect(try setup.devices.get(tokens[2]).status == .invalid)
 
         // The access token the sender holds is refused (it expired at Google): a fresh one, and on.
         sink.emulator.revokeAccessTokens()
@@ -166,8 +166,8 @@ import Testing
                             ["token": "seen-300-days-ago", "platform": "android", "last_seen_at": .string(longAgo)]])
         let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)  // 270 days by default
         defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
-        #expect(try await eventually(timeout: waitingLimit) { try setup.devices.get("seen-300-days-ago").status == "stale" })
-        #expect(try setup.devices.get("seen-today").status == "active")
+        #expect(try await eventually(timeout: waitingLimit) { try setup.devices.get("seen-300-days-ago").status == .stale })
+        #expect(try setup.devices.get("seen-today").status == .active)
         let campaign = try setup.schedule(["name": "To both", "notification": ["title": "Hi"], "tokens": ["seen-today", "seen-300-days-ago"]])
         #expect(try await eventually(timeout: waitingLimit) { try setup.status(campaign) == "sent" })
         #expect(sink.emulator.messages().map { $0.message["token"]?.stringValue } == ["seen-today"])

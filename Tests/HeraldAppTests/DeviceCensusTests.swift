@@ -193,8 +193,8 @@ import Testing
                             ["token": "the-day-before", "platform": "ios", "last_seen_at": .string(Self.utc(daysAgo: 30, plus: -1))],
                             ["token": "today", "platform": "web"]])
         #expect(try setup.devices.markStale(unseenForDays: 30) == 1)
-        #expect(try setup.devices.get("the-day-before").status == "stale")
-        #expect(try setup.devices.get("on-the-day").status == "active")
+        #expect(try setup.devices.get("the-day-before").status == .stale)
+        #expect(try setup.devices.get("on-the-day").status == .active)
         #expect(try setup.devices.markStale(unseenForDays: 30) == 0)
         try expectExact(setup, after: "marking by whole days")
     }

@@ -136,9 +136,9 @@ import Testing
         defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
         #expect(try await eventually(timeout: waitingLimit) { try setup.status(campaign) == "partially_failed" })
         let device = try setup.devices.get(gone)
-        #expect(device.status == "invalid")
+        #expect(device.status == .invalid)
         #expect(device.invalidReason?.hasPrefix("UNREGISTERED") == true)
-        #expect(try setup.devices.get(alive).status == "active")
+        #expect(try setup.devices.get(alive).status == .active)
         #expect(Set(sink.emulator.messages().compactMap { $0.message["fid"]?.stringValue }) == [alive])
     }
 }

@@ -125,13 +125,13 @@ import Testing
                          "variants": ["A": ["planned": 1, "sent": 1]]]
         let failure: JSON = ["variant": "A", "target": ["topic": "news"], "error": ["code": "INVALID_ARGUMENT", "message": "no"], "attempts": 1]
         var deviceCounts = DeviceCounts()
-        deviceCounts.byStatus = ["active": 2, "invalid": 1]
+        deviceCounts.byStatus = [.active: 2, .invalid: 1]
         deviceCounts.byPlatform = [("android", 2)]
         deviceCounts.byLanguage = [("fa", 2)]
         deviceCounts.byCountry = [("IR", 2)]
         deviceCounts.byAppVersion = [("5.2", 2)]
         let storedDevice = StoredDevice(device: Device(token: "tok-a", platform: .android, language: "fa-IR", lastSeen: "2026-11-22T09:30:00.000000Z"),
-                                        registeredAt: "2026-11-22T09:30:00.000000Z", status: "invalid", invalidReason: "UNREGISTERED")
+                                        registeredAt: "2026-11-22T09:30:00.000000Z", status: .invalid, invalidReason: "UNREGISTERED")
         var importReport = DeviceImportReport()
         importReport.rows = 2
         importReport.fail(line: 2, FieldError(path: "token", code: "invalid_token", message: "holds a space"))
@@ -182,7 +182,7 @@ import Testing
                        winnerSent: "B", winnerSentText: Localized.text("report.winner.sent", "B"), devicesLine: "Devices reached: 2.",
                        fcm: .init(CampaignDelivery(variants: ["A": figures], wholeCampaign: figures, fetchedAt: Date(timeIntervalSince1970: 1_795_600_000)),
                                   variantKeys: ["A"], canRefresh: true)),
-            DevicesView(chrome: chrome, counts: deviceCounts, devices: [storedDevice], filter: DeviceFilter(status: "active", search: "tok"),
+            DevicesView(chrome: chrome, counts: deviceCounts, devices: [storedDevice], filter: DeviceFilter(status: .active, search: "tok"),
                         next: "tok-b", report: importReport, error: "Refused."),
             SegmentsView(chrome: chrome, segments: [.init(id: "s1", name: "Persian", devices: 2, updatedAt: "Mon 23 Nov 2026, 09:30 UTC", usedBy: "Spring sale")],
                          editor: SegmentEditor(form: SegmentForm(), id: nil, errors: segmentErrors, reach: 2, canEdit: true)),

@@ -5,6 +5,8 @@ import HeraldPostgres
 extension CampaignStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension DeliveryStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension RunStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
+extension DeviceStatus: PostgresEncodable, PostgresDecodable {}
+extension EventType: PostgresEncodable, PostgresDecodable {}
 extension WebhookDeliveryStatus: PostgresEncodable, PostgresDecodable {}
 extension ApprovalState: PostgresEncodable, PostgresDecodable {}
 extension Role: PostgresEncodable, PostgresDecodable {}

@@ -80,7 +80,7 @@ extension DeviceStore {
     /// first member of every rendered message). Sent ones keep the target they were sent to.
     func move(_ token: String, toFID fid: String, on connection: PostgresConnection) throws -> MovedHistory {
         _ = try connection.execute("""
-            UPDATE devices SET token = \(fid), kind = 'fid', bucket_key = coalesce(bucket_key, token), status = 'active', invalid_reason = NULL,
+            UPDATE devices SET token = \(fid), kind = 'fid', bucket_key = coalesce(bucket_key, token), status = \(constants: [DeviceStatus.active]), invalid_reason = NULL,
                 last_seen_at = greatest(last_seen_at, now()), updated_at = now()
             WHERE token = \(token)
             """)

@@ -37,7 +37,7 @@ extension DeviceService {
                 let batch = try connection.query("""
                     SELECT token, time_zone, subscribed_time_zone FROM devices
                     -- Devices registered by FID are left out: the Instance ID API is documented for tokens only.
-                    WHERE status = 'active' AND kind = 'token' AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
+                    WHERE status = \(constants: [DeviceStatus.active]) AND kind = 'token' AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
                     ORDER BY token LIMIT \(10 * FCMSender.topicManagementBatch)
                     """).map { try $0.decode((String, String?, String?).self) }
                 guard let last = batch.last else { return true }

@@ -5,6 +5,10 @@ import HeraldPostgres
 
 /// The SQL of the device registry.
 struct DeviceStore: Sendable {
+    /// The condition of active devices, as a constant for SQL built as text: the partial indexes
+    /// over active devices serve only a statement that spells their predicate's status.
+    static let active = "status = '\(DeviceStatus.active.rawValue)'"
+
     /// The columns a `StoredDevice` is read from, in `decode`'s order.
     static let columns: PostgresQuery = """
         token, platform, app_id, app_version, language, country, time_zone, properties::text,
@@ -46,7 +50,7 @@ struct DeviceStore: Sendable {
             ON CONFLICT (token) DO UPDATE SET kind = excluded.kind, platform = excluded.platform, app_id = excluded.app_id, app_version = excluded.app_version,
                 app_version_key = excluded.app_version_key, language = excluded.language, country = excluded.country,
                 time_zone = excluded.time_zone, properties = excluded.properties, quiet_categories = excluded.quiet_categories,
-                last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at), status = 'active', invalid_reason = NULL, updated_at = now()
+                last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at), status = \(constants: [DeviceStatus.active]), invalid_reason = NULL, updated_at = now()
             RETURNING (xmax = 0)
             """
     }
@@ -98,8 +102,8 @@ struct DeviceStore: Sendable {
         // Active devices from the census, the others by the index of inactive devices: read over
         // `devices`, this page took seconds at ten million devices.
         var counts = DeviceCounts()
-        for row in try connection.query("SELECT status, count(*) FROM devices WHERE status <> 'active' GROUP BY status") {
-            let (status, count) = try row.decode((String, Int).self)
+        for row in try connection.query("SELECT status, count(*) FROM devices WHERE status <> \(constants: [DeviceStatus.active]) GROUP BY status") {
+            let (status, count) = try row.decode((DeviceStatus, Int).self)
             counts.byStatus[status] = count
         }
         counts.byPlatform = try DeviceCensus.top("platform", limit: 10, on: connection)
@@ -107,7 +111,7 @@ struct DeviceStore: Sendable {
         counts.byCountry = try DeviceCensus.top("country", limit: 10, on: connection)
         counts.byAppVersion = try DeviceCensus.top("app_version", limit: 10, on: connection)
         let active = counts.byPlatform.reduce(0) { $0 + $1.1 }  // three platforms: all of them
-        if active > 0 { counts.byStatus["active"] = active }
+        if active > 0 { counts.byStatus[.active] = active }
         return counts
     }
 
@@ -121,8 +125,8 @@ struct DeviceStore: Sendable {
     func markInvalid(_ tokens: [String], reasons: [String], on connection: PostgresConnection) throws {
         guard !tokens.isEmpty else { return }
         _ = try connection.execute("""
-            UPDATE devices d SET status = 'invalid', invalid_reason = x.r, updated_at = now()
-            FROM unnest(\(tokens), \(reasons)) AS x(t, r) WHERE d.token = x.t AND d.status <> 'invalid'
+            UPDATE devices d SET status = \(constants: [DeviceStatus.invalid]), invalid_reason = x.r, updated_at = now()
+            FROM unnest(\(tokens), \(reasons)) AS x(t, r) WHERE d.token = x.t AND d.status <> \(constants: [DeviceStatus.invalid])
             """)
     }
 
@@ -139,8 +143,8 @@ struct DeviceStore: Sendable {
             """).first?.decode(Bool.self, at: 0) ?? true
         guard candidates else { return 0 }
         return try connection.execute("""
-            UPDATE devices SET status = 'stale', updated_at = now()
-            WHERE status = 'active' AND last_seen_at < ((now() AT TIME ZONE 'UTC')::date - \(days)::integer)::timestamp AT TIME ZONE 'UTC'
+            UPDATE devices SET status = \(constants: [DeviceStatus.stale]), updated_at = now()
+            WHERE status = \(constants: [DeviceStatus.active]) AND last_seen_at < ((now() AT TIME ZONE 'UTC')::date - \(days)::integer)::timestamp AT TIME ZONE 'UTC'
             """)
     }
 
@@ -155,7 +159,7 @@ struct DeviceStore: Sendable {
     /// cannot answer, and the yardstick its tests hold it to.
     func countScanning(_ rule: SegmentRule?, on connection: PostgresConnection) throws -> Int {
         let condition = SegmentSQL.condition(rule, firstParameter: 1)
-        return try connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM devices WHERE status = 'active' AND \(condition.sql)",
+        return try connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM devices WHERE \(Self.active) AND \(condition.sql)",
                                                   binds: condition.binds)).map { try $0.decode(Int.self, at: 0) }.first ?? 0
     }
 
@@ -170,7 +174,7 @@ struct DeviceStore: Sendable {
         case .segment(let rule): return try count(rule, on: connection)
         case .tokens(let tokens):
             // A listed token also names the device that moved from it to its FID (`bucket_key`).
-            return try connection.query("SELECT count(*) FROM devices WHERE status = 'active' AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))")
+            return try connection.query("SELECT count(*) FROM devices WHERE status = \(constants: [DeviceStatus.active]) AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))")
                 .map { try $0.decode(Int.self, at: 0) }.first ?? 0
         }
     }
@@ -196,7 +200,7 @@ struct DeviceStore: Sendable {
             condition = ("(token = ANY($\(binds.count + 1)) OR bucket_key = ANY($\(binds.count + 1)))", [tokens.postgresValue])
         }
         return try connection.query(PostgresQuery(unsafeSQL: """
-            SELECT \(Self.columns.sql) FROM devices WHERE status = 'active'\(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
+            SELECT \(Self.columns.sql) FROM devices WHERE \(Self.active)\(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
             """, binds: binds + condition.binds)).map(Self.decode)
     }
 
@@ -208,12 +212,12 @@ struct DeviceStore: Sendable {
         switch audience {
         case .segment(let rule):
             let condition = SegmentSQL.condition(rule, firstParameter: 1)
-            declare = PostgresQuery(unsafeSQL: "DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(Self.columns.sql) FROM devices WHERE status = 'active' AND \(condition.sql)",
+            declare = PostgresQuery(unsafeSQL: "DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(Self.columns.sql) FROM devices WHERE \(Self.active) AND \(condition.sql)",
                                     binds: condition.binds)
         case .tokens(let tokens):
             declare = """
                 DECLARE herald_devices NO SCROLL CURSOR FOR SELECT \(fragment: Self.columns) FROM devices
-                WHERE status = 'active' AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))
+                WHERE status = \(constants: [DeviceStatus.active]) AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))
                 """
         }
         _ = try connection.execute(declare)
@@ -231,7 +235,7 @@ struct DeviceStore: Sendable {
         let (appID, appVersion, language, country, timeZone) = (try text(2), try text(3), try text(4), try text(5), try text(6))
         let properties = try row.decode(String.self, at: 7)
         let (lastSeen, registered, status, reason) = (try row.decode(String.self, at: 8), try row.decode(String.self, at: 9),
-                                                      try row.decode(String.self, at: 10), try text(11))
+                                                      try row.decode(DeviceStatus.self, at: 10), try text(11))
         let (kind, bucketKey) = (DeviceKind(rawValue: try row.decode(String.self, at: 12)) ?? .token, try text(13))
         let quiet = try row.decode([String].self, at: 14)
         var map: [String: String] = [:]
@@ -279,8 +283,7 @@ enum DeviceAudience: Sendable {
 public struct StoredDevice: Sendable, Equatable {
     public var device: Device
     public var registeredAt: String
-    /// `active`, `invalid` or `stale`.
-    public var status: String
+    public var status: DeviceStatus
     public var invalidReason: String?
 
     public var json: JSON {
@@ -294,7 +297,7 @@ public struct StoredDevice: Sendable, Equatable {
         object["properties"] = .object(JSONObject(device.properties.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }))
         object["last_seen_at"] = device.lastSeen.map(JSON.string) ?? .null
         object["registered_at"] = .string(registeredAt)
-        object["status"] = .string(status)
+        object["status"] = .string(status.rawValue)
         object["invalid_reason"] = invalidReason.map(JSON.string) ?? .null
         object["quiet_categories"] = .array(device.quietCategories.map(JSON.string))
         return .object(object)
@@ -303,13 +306,13 @@ public struct StoredDevice: Sendable, Equatable {
 
 /// The devices page's and the list API's filters; nil is "any".
 public struct DeviceFilter: Sendable, Equatable {
-    public var status: String?
+    public var status: DeviceStatus?
     public var platform: String?
     public var language: String?
     public var country: String?
     public var search: String?
 
-    public init(status: String? = nil, platform: String? = nil, language: String? = nil, country: String? = nil, search: String? = nil) {
+    public init(status: DeviceStatus? = nil, platform: String? = nil, language: String? = nil, country: String? = nil, search: String? = nil) {
         self.status = status
         self.platform = platform
         self.language = language
@@ -320,13 +323,13 @@ public struct DeviceFilter: Sendable, Equatable {
 
 /// How many devices there are, by status and by what segments filter on.
 public struct DeviceCounts: Sendable {
-    public var byStatus: [String: Int] = [:]
+    public var byStatus: [DeviceStatus: Int] = [:]
     public var byPlatform: [(String, Int)] = []
     public var byLanguage: [(String, Int)] = []
     public var byCountry: [(String, Int)] = []
     public var byAppVersion: [(String, Int)] = []
 
-    public var active: Int { byStatus["active"] ?? 0 }
-    public var invalid: Int { byStatus["invalid"] ?? 0 }
-    public var stale: Int { byStatus["stale"] ?? 0 }
+    public var active: Int { byStatus[.active] ?? 0 }
+    public var invalid: Int { byStatus[.invalid] ?? 0 }
+    public var stale: Int { byStatus[.stale] ?? 0 }
 }

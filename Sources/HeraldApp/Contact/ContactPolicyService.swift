@@ -116,7 +116,7 @@ public struct ContactPolicyService: Sendable {
             var after = ""
             while true {
                 let page = try connection.query("""
-                    SELECT token, coalesce(bucket_key, token) FROM devices WHERE status = 'active' AND token > \(after) ORDER BY token LIMIT 10000
+                    SELECT token, coalesce(bucket_key, token) FROM devices WHERE status = \(constants: [DeviceStatus.active]) AND token > \(after) ORDER BY token LIMIT 10000
                     """).map { try $0.decode((String, String).self) }
                 for (_, key) in page {
                     if policy.controlGroup.contains(key) { report.control.devices += 1 } else { report.rest.devices += 1 }
@@ -125,8 +125,8 @@ public struct ContactPolicyService: Sendable {
                 after = last.0
             }
             for row in try connection.query("""
-                SELECT coalesce(d.bucket_key, e.device_token), bool_or(e.type = 'open'), bool_or(e.type = 'conversion')
-                FROM events e JOIN devices d ON d.token = e.device_token AND d.status = 'active'
+                SELECT coalesce(d.bucket_key, e.device_token), bool_or(e.type = \(constants: [EventType.open])), bool_or(e.type = \(constants: [EventType.conversion]))
+                FROM events e JOIN devices d ON d.token = e.device_token AND d.status = \(constants: [DeviceStatus.active])
                 WHERE e.device_token IS NOT NULL AND e.occurred_at >= to_timestamp(\(from.timeIntervalSince1970))
                   AND e.occurred_at < to_timestamp(\(to.timeIntervalSince1970))
                 GROUP BY 1

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 
 /// One open or conversion as a warehouse pulls it.
 public struct ExportedEvent: Sendable, Equatable {
@@ -8,7 +9,7 @@ public struct ExportedEvent: Sendable, Equatable {
     /// Nil for the app's own events (an app open, a purchase), which no campaign caused.
     public var campaignID: String?
     public var variant: String?
-    public var type: String
+    public var type: EventType
     public var deviceToken: String?
     public var occurredAt: Date
     public var receivedAt: Date

@@ -89,9 +89,10 @@ public struct EventService: Sendable {
             if !appLevel, !isVariantKey(variant?.stringValue ?? "") {
                 errors.append(FieldError(path: prefix + "variant", code: "invalid_key", message: "variant is a variant key such as \"A\": 1 to 16 letters, digits, - and _"))
             }
-            let type = object["type"]?.stringValue ?? ""
-            if type != "open" && type != "conversion" {
-                errors.append(FieldError(path: prefix + "type", code: "invalid_value", message: "type is \"open\" or \"conversion\""))
+            let type = EventType(rawValue: object["type"]?.stringValue ?? "")
+            if type == nil {
+                errors.append(FieldError(path: prefix + "type", code: "invalid_value",
+                                         message: "type is \(EventType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or "))"))
             }
             var occurred: String?
             if let value = object["occurred_at"], value != .null {
@@ -115,7 +116,7 @@ public struct EventService: Sendable {
                 errors.append(FieldError(path: prefix + "device_token", code: "required",
                                          message: "an event without a campaign is the app's own (an app open, a purchase): it needs device_token"))
             }
-            events.append(EventStore.Event(id: id, campaignID: campaign?.stringValue?.lowercased(), variant: variant?.stringValue, type: type,
+            events.append(EventStore.Event(id: id, campaignID: campaign?.stringValue?.lowercased(), variant: variant?.stringValue, type: type ?? .open,
                                            occurredAt: occurred, deviceToken: device))
         }
         return (events, errors)

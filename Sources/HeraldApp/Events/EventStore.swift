@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldPostgres
 
 /// The SQL of A/B events (opens and conversions). Recording is idempotent by the client's event id.
@@ -10,7 +11,7 @@ struct EventStore: Sendable {
         /// the control group's comparison reads them.
         public var campaignID: String?
         public var variant: String?
-        public var type: String
+        public var type: EventType
         /// RFC 3339; nil means "now".
         public var occurredAt: String?
         /// The device it happened on, when the app says.
@@ -45,7 +46,7 @@ struct EventStore: Sendable {
             ORDER BY seq LIMIT \(limit)
             """).map { row in
             let (seq, id, campaign, variant, type, device, occurred, received) =
-                try row.decode((Int64, String, String?, String?, String, String?, Date, Date).self)
+                try row.decode((Int64, String, String?, String?, EventType, String?, Date, Date).self)
             return ExportedEvent(sequence: seq, id: id, campaignID: campaign, variant: variant, type: type, deviceToken: device,
                                  occurredAt: occurred, receivedAt: received)
         }
@@ -61,8 +62,8 @@ struct EventStore: Sendable {
     /// opens twice is one open), per event otherwise.
     public func counts(campaignID: String, on connection: PostgresConnection) throws -> [String: EventCounts] {
         let rows = try connection.query("""
-            SELECT variant, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'open'),
-                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'conversion')
+            SELECT variant, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.open])),
+                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.conversion]))
             FROM events WHERE campaign_id = \(campaignID)::uuid GROUP BY variant
             """)
         var result: [String: EventCounts] = [:]

@@ -454,9 +454,9 @@ struct DeliveryStore: Sendable {
         let refused = outcomes.filter { $0.status == .failed && Self.meansInvalidToken($0) }
         if !refused.isEmpty {
             let invalidated = try connection.query("""
-                UPDATE devices v SET status = 'invalid', invalid_reason = d.error_code || ': ' || coalesce(d.error_message, ''), updated_at = now()
+                UPDATE devices v SET status = \(constants: [DeviceStatus.invalid]), invalid_reason = d.error_code || ': ' || coalesce(d.error_message, ''), updated_at = now()
                 FROM deliveries d
-                WHERE d.id = ANY(\(refused.map { String($0.id) })::bigint[]) AND d.device_token = v.token AND v.status <> 'invalid'
+                WHERE d.id = ANY(\(refused.map { String($0.id) })::bigint[]) AND d.device_token = v.token AND v.status <> \(constants: [DeviceStatus.invalid])
                 RETURNING v.token, v.kind, v.platform, v.app_id, v.invalid_reason
                 """)
             try WebhookOutbox.enqueueInvalidatedDevices(invalidated, on: connection)

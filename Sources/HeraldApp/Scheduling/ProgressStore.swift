@@ -169,7 +169,7 @@ struct ProgressStore: Sendable {
             d AS (SELECT h, sum(sent) AS sent, sum(failed) AS failed FROM answered GROUP BY h),
             e AS (
                 SELECT date_trunc('hour', occurred_at AT TIME ZONE 'UTC') AS h,
-                       count(*) FILTER (WHERE type = 'open') AS opens, count(*) FILTER (WHERE type = 'conversion') AS conversions
+                       count(*) FILTER (WHERE type = \(constants: [EventType.open])) AS opens, count(*) FILTER (WHERE type = \(constants: [EventType.conversion])) AS conversions
                 FROM events WHERE campaign_id = \(campaignID)::uuid GROUP BY 1),
             span AS (
                 SELECT greatest(min(h), max(h) - make_interval(hours => \(maximumHours - 1)::integer)) AS first, max(h) AS last
@@ -208,8 +208,8 @@ struct ProgressStore: Sendable {
         // Opens and conversions as the report counts them (`EventStore.counts`): per device where
         // events name one, per event otherwise.
         let events = try connection.query("""
-            SELECT campaign_id::text, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'open'),
-                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = 'conversion')
+            SELECT campaign_id::text, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.open])),
+                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.conversion]))
             FROM events WHERE campaign_id = ANY(\(campaignIDs.map(\.description))::uuid[]) GROUP BY campaign_id
             """)
         for row in events {
@@ -240,7 +240,7 @@ struct ProgressStore: Sendable {
                    (SELECT count(DISTINCT t) FROM (
                        SELECT device_token AS t FROM deliveries WHERE campaign_id = \(campaignID.description)::uuid AND device_token IS NOT NULL
                        UNION SELECT device_token FROM delivery_failures WHERE campaign_id = \(campaignID.description)::uuid) AS f
-                    JOIN devices v ON v.token = f.t AND v.status = 'invalid')
+                    JOIN devices v ON v.token = f.t AND v.status = \(constants: [DeviceStatus.invalid]))
             """).first
         return CampaignReport.DeviceReach(reached: try row?.decode(Int.self, at: 0) ?? 0, failed: try row?.decode(Int.self, at: 1) ?? 0,
                                           nowInvalid: try row?.decode(Int.self, at: 2) ?? 0)

@@ -212,9 +212,9 @@ struct StreamedRunStore: Sendable {
             let refused = failed.filter(DeliveryStore.meansInvalidToken)
             if !refused.isEmpty {
                 let invalidated = try connection.query("""
-                    UPDATE devices SET status = 'invalid', invalid_reason = x.c || ': ' || x.m, updated_at = now()
+                    UPDATE devices SET status = \(constants: [DeviceStatus.invalid]), invalid_reason = x.c || ': ' || x.m, updated_at = now()
                     FROM unnest(\(refused.map { $0.device!.token }), \(refused.map { $0.errorCode ?? "" }), \(refused.map { $0.errorMessage ?? "" })) AS x(t, c, m)
-                    WHERE token = x.t AND status <> 'invalid'
+                    WHERE token = x.t AND status <> \(constants: [DeviceStatus.invalid])
                     RETURNING token, kind, platform, app_id, invalid_reason
                     """)
                 try WebhookOutbox.enqueueInvalidatedDevices(invalidated, on: connection)

@@ -19,7 +19,7 @@ struct AudiencePages: Sendable {
 
     func renderDevices(_ context: RequestContext, report: DeviceImportReport? = nil, error: String? = nil, status: Int = 200) throws -> HTTPResponse {
         var filter = DeviceFilter()
-        filter.status = context.query("status").flatMap { ["active", "invalid", "stale"].contains($0) ? $0 : nil }
+        filter.status = context.query("status").flatMap(DeviceStatus.init(rawValue:))
         // Text with NUL matches no device (PostgreSQL text cannot hold it), so it counts as no filter.
         filter.search = context.query("q").flatMap { $0.isEmpty || $0.contains("\0") ? nil : $0 }
         let after = context.query("after").flatMap { $0.isEmpty || $0.contains("\0") ? nil : $0 }

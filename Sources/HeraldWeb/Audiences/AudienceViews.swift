@@ -30,8 +30,8 @@ struct DevicesView: PageView {
             language = stored.device.language ?? ""
             country = stored.device.country ?? ""
             appVersion = stored.device.appVersion ?? ""
-            status = stored.status
-            statusText = Localized.text("devices.status.\(stored.status)")
+            status = stored.status.rawValue
+            statusText = Localized.text("devices.status.\(stored.status.rawValue)")
             invalidReason = stored.invalidReason.flatMap { $0.isEmpty ? nil : $0 }
             lastSeen = stored.device.lastSeen.map(CampaignPages.shortTime) ?? ""
         }
@@ -75,7 +75,7 @@ struct DevicesView: PageView {
         self.devices = devices.map(Row.init)
         query = filter.search ?? ""
         statuses = [Choice("", text: Localized.text("devices.any_state"), selected: filter.status == nil)]
-            + ["active", "invalid", "stale"].map { Choice($0, text: Localized.text("devices.status.\($0)"), selected: filter.status == $0) }
+            + DeviceStatus.allCases.map { Choice($0.rawValue, text: Localized.text("devices.status.\($0.rawValue)"), selected: filter.status == $0) }
         self.next = next
         imported = report.map {
             Localized.text("devices.imported", Localized.number($0.rows), Localized.number($0.created), Localized.number($0.updated),

@@ -51,7 +51,7 @@ struct DevicesAPI: Sendable {
                 continue
             }
             switch name {
-            case "status": filter.status = oneOf(["active", "invalid", "stale"])
+            case "status": filter.status = oneOf(DeviceStatus.allCases.map(\.rawValue)).flatMap(DeviceStatus.init(rawValue:))
             case "platform": filter.platform = oneOf(DevicePlatform.allCases.map(\.rawValue))
             case "language": filter.language = LanguageTag.primary(value)
             case "country": filter.country = value.uppercased()

@@ -25,9 +25,9 @@ struct SendingAPI: Sendable {
 
     func validate(_ context: RequestContext) throws -> APIResponse {
         let (record, validated) = try campaigns.validate(try context.campaignID(), now: Date())
-        // A dry run sends nothing: each request is "valid" or "invalid" (with FCM's error), never "sent".
+        // A dry run sends nothing: each request is valid or invalid (with FCM's error), never sent.
         let results: [JSON] = validated.map { request in
-            var result: JSONObject = ["result": .string(request.outcome.error == nil ? "valid" : "invalid")]
+            var result: JSONObject = ["result": .string((request.outcome.error == nil ? DryRunResult.valid : .invalid).rawValue)]
             if let error = Self.json(request.outcome)["error"] { result["error"] = error }
             result["variant"] = .string(request.variantKey)
             result["target"] = request.target
@@ -92,4 +92,9 @@ struct SendingAPI: Sendable {
             return ["status": .string(DeliveryStatus.failed.rawValue), "error": .object(failure)]
         }
     }
+}
+
+/// What FCM said of one request of a dry run (`validate_only`).
+enum DryRunResult: String {
+    case valid, invalid
 }
