@@ -186,10 +186,12 @@ def measure(n):
         statements = os.environ.get("HERALD_BENCH_STATEMENTS") == "1"
         superuser = url.replace("//herald@", "//postgres@")
         if statements:
-            psql(superuser, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()")
+            psql(superuser, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         def send(title):
             """A personalised A/B campaign to every device, made due now: what it cost, per message."""
             http("DELETE", EMULATOR + "/emulator/messages")
+            if statements:
+                psql(superuser, "SELECT pg_stat_statements_reset()")
             herald_before = sum(tree_ticks(p.pid) for _, p in servers)
             pg_before = postgres_ticks()
             content = {"name": title, "segment": segment,
@@ -219,14 +221,14 @@ def measure(n):
             herald_cpu = sum(tree_ticks(p.pid) for _, p in servers) - herald_before
             pg_cpu = postgres_ticks() - pg_before
             sent = emulator_count()
+            if statements:
+                print(f"  PostgreSQL's statements during the send \"{title}\" of {n:,} (µs of execution per message, calls):")
+                print(psql(superuser, f"SELECT round((total_exec_time * 1000 / {max(1, n)})::numeric, 2) || ' µs  ' || calls || '  ' "
+                                      f"|| left(regexp_replace(query, '\\s+', ' ', 'g'), 150) FROM pg_stat_statements "
+                                      f"ORDER BY total_exec_time DESC LIMIT 12"))
             return campaign, first - due, last - first, sent, herald_cpu, pg_cpu, samples, during
 
         campaign, first, span, sent, herald_cpu, pg_cpu, samples, during = send("Everyone")
-        if statements:
-            print(f"  PostgreSQL's statements during the send of {n:,} (µs of execution per message, calls):")
-            print(psql(superuser, f"SELECT round((total_exec_time * 1000 / {max(1, n)})::numeric, 2) || ' µs  ' || calls || '  ' "
-                                  f"|| left(regexp_replace(query, '\\s+', ' ', 'g'), 150) FROM pg_stat_statements "
-                                  f"ORDER BY total_exec_time DESC LIMIT 12"))
         after = [timed(lambda: http("GET", f"{api}/campaigns/{campaign}/report", key=key))[0] for _ in range(5)]
         # The busiest 60 seconds, against the quota.
         busiest = 0
