@@ -54,8 +54,9 @@ struct ContactPolicyAPI: Sendable {
         return (from, to)
     }
 
+    /// The policy's version in If-Match, when one is given (an empty header gives none).
     static func optionalVersion(_ context: RequestContext) throws -> Int? {
-        context.request.headers["If-Match"] == nil ? nil : try CampaignsAPI.expectedVersion(context)
+        (context.request.headers["If-Match"] ?? "").trimmingSpaces.isEmpty ? nil : try CampaignsAPI.expectedVersion(context)
     }
 
     static func answer(_ policy: ContactPolicy, _ json: (ContactPolicy) -> JSON) -> APIResponse {
