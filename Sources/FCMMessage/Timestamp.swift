@@ -49,6 +49,12 @@ extension RFC3339 {
 }
 
 extension RFC3339 {
+    /// Whether `text` is an RFC 3339 time PostgreSQL can keep: its UTC offset within ±15:59
+    /// (RFC 3339 would allow ±23:59).
+    public static func isStorable(_ text: String) -> Bool {
+        offsetMinutes(text).map { abs($0) <= 15 * 60 + 59 } ?? false
+    }
+
     /// The instant `text` names, in seconds since 1970; nil when it is not an RFC 3339 time.
     public static func secondsSince1970(_ text: String) -> Double? {
         guard let offset = offsetMinutes(text) else { return nil }

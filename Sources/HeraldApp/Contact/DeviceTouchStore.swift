@@ -79,13 +79,11 @@ struct DeviceTouchStore: Sendable {
             """).map { try $0.decode(String.self, at: 0) })
     }
 
-    /// `claimed`, the requests of one run to devices, with those a cap stops marked `capped`
+    /// `claimed`, the requests of one run to devices, with those `caps` stop marked `capped`
     /// (recorded so, never sent). A transactional campaign's are never capped nor counted.
-    func applyCaps(to claimed: [DeliveryStore.Claimed], tokens: [String], spec: CampaignSpec, runID: String,
+    func applyCaps(_ caps: FrequencyCaps, to claimed: [DeliveryStore.Claimed], tokens: [String], spec: CampaignSpec, runID: String,
                    on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
-        guard !spec.delivery.transactional, !claimed.isEmpty else { return claimed }
-        let caps = try ContactPolicyStore().caps(on: connection)
-        guard !caps.isEmpty else { return claimed }
+        guard !spec.delivery.transactional, !claimed.isEmpty, !caps.isEmpty else { return claimed }
         let sendable = zip(claimed, tokens).filter { $0.0.failure == nil }.map(\.1)
         let admitted = try admit(sendable, category: spec.delivery.category, run: runID, caps: caps, on: connection)
         return zip(claimed, tokens).map { request, token in

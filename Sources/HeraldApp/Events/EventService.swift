@@ -140,9 +140,5 @@ public struct EventService: Sendable {
     }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`, checked by shape; PostgreSQL checks the calendar.
-    static func isTimestamp(_ text: String) -> Bool {
-        // PostgreSQL keeps offsets up to ±15:59 (RFC 3339 would allow ±23:59).
-        guard let offset = RFC3339.offsetMinutes(text) else { return false }
-        return abs(offset) <= 15 * 60 + 59
-    }
+    static func isTimestamp(_ text: String) -> Bool { RFC3339.isStorable(text) }
 }

@@ -273,14 +273,16 @@ struct DeliveryStore: Sendable {
         var claimed = try rows.map(Self.claimed)
         let tokens = try rows.map { try $0.decode(String?.self, at: 5) ?? "" }
         // The frequency caps, a run at a time (its content says its category and whether it is transactional).
-        guard !claimed.isEmpty, !(try ContactPolicyStore().caps(on: connection).isEmpty) else { return claimed }
+        guard !claimed.isEmpty else { return claimed }
+        let caps = try ContactPolicyStore().caps(on: connection)
+        guard !caps.isEmpty else { return claimed }
         let contents = try connection.query("""
             SELECT id::text, content::text FROM runs WHERE id = ANY(\(Array(Set(claimed.map(\.runID))))::uuid[])
             """).map { try $0.decode((String, String).self) }
         for (runID, content) in contents {
             guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) else { continue }
             let indices = claimed.indices.filter { claimed[$0].runID == runID }
-            let checked = try DeviceTouchStore().applyCaps(to: indices.map { claimed[$0] }, tokens: indices.map { tokens[$0] },
+            let checked = try DeviceTouchStore().applyCaps(caps, to: indices.map { claimed[$0] }, tokens: indices.map { tokens[$0] },
                                                            spec: spec, runID: runID, on: connection)
             for (index, request) in zip(indices, checked) { claimed[index] = request }
         }

@@ -293,7 +293,8 @@ struct RunMessages {
     /// The requests of a streamed batch, rendered and checked against the frequency caps.
     func claimed(_ devices: [StoredDevice], batch: StreamedBatch, lateness: Double, on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
         let rendered = render(devices, batch: batch, lateness: lateness)
-        return try DeviceTouchStore().applyCaps(to: rendered, tokens: rendered.map { $0.device?.token ?? "" }, spec: spec,
+        guard !spec.delivery.transactional, !rendered.isEmpty else { return rendered }
+        return try DeviceTouchStore().applyCaps(try ContactPolicyStore().caps(on: connection), to: rendered, tokens: rendered.map { $0.device?.token ?? "" }, spec: spec,
                                                 runID: batch.runID, on: connection)
     }
 

@@ -167,8 +167,7 @@ public struct Device: Sendable, Equatable {
         }
         let lastSeen = reader.string(object, "last_seen_at", at: "")
         if let stamp = lastSeen {
-            // PostgreSQL keeps offsets up to ±15:59 (RFC 3339 would allow ±23:59).
-            if RFC3339.offsetMinutes(stamp).map({ abs($0) > 15 * 60 + 59 }) ?? true {
+            if !RFC3339.isStorable(stamp) {
                 reader.report("last_seen_at", "invalid_value", "a time is RFC 3339, such as 2026-11-23T09:30:00Z, found \"\(stamp)\"")
             }
         }

@@ -41,7 +41,7 @@ struct ContactPolicyAPI: Sendable {
                 errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: from, to"))
                 continue
             }
-            guard let offset = RFC3339.offsetMinutes(value), abs(offset) <= 15 * 60 + 59, let seconds = RFC3339.secondsSince1970(value) else {
+            guard RFC3339.isStorable(value), let seconds = RFC3339.secondsSince1970(value) else {
                 errors.append(FieldError(path: name, code: "invalid_value", message: "\(name) must be an RFC 3339 time, such as 2026-11-01T00:00:00Z"))
                 continue
             }

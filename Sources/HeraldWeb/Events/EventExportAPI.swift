@@ -21,7 +21,7 @@ struct EventExportAPI: Sendable {
                     errors.append(FieldError(path: name, code: "invalid_cursor", message: "cursor must be a Herald-Next-Cursor value from a previous page"))
                 }
             case "since":
-                if let offset = RFC3339.offsetMinutes(value), abs(offset) <= 15 * 60 + 59 { since = value } else {
+                if RFC3339.isStorable(value) { since = value } else {
                     errors.append(FieldError(path: name, code: "invalid_value", message: "since must be an RFC 3339 time, such as 2026-11-26T00:00:00Z"))
                 }
             case "limit":
