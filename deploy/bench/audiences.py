@@ -243,7 +243,7 @@ def measure(n):
         })
         if CAPS:
             # The same send twice more with frequency caps on (none reached): each device's first
-            # counted message (a new row of device_touches), then its second (an append).
+            # counted message (its batches' histories empty), then its second (the first run's rows read).
             http("PUT", api + "/frequency-caps", json.dumps({"marketing": {"hour": 100, "day": 100, "week": 1000},
                                                              "categories": {"promotions": {"day": 10}}}).encode(), key)
             for label in ("pg capped 1st", "pg capped 2nd"):

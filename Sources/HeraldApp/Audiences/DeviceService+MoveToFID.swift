@@ -95,11 +95,8 @@ extension DeviceStore {
             """)
         history.failures = try connection.execute("UPDATE delivery_failures SET device_token = \(fid) WHERE device_token = \(token)")
         history.events = try connection.execute("UPDATE events SET device_token = \(fid) WHERE device_token = \(token)")
-        // Its frequency caps' count goes with it (an FID registered anew has no row yet).
-        _ = try connection.execute("""
-            UPDATE device_touches SET key = hashtextextended(\(fid), 0) WHERE key = hashtextextended(\(token), 0)
-              AND NOT EXISTS (SELECT 1 FROM device_touches WHERE key = hashtextextended(\(fid), 0))
-            """)
+        // Its frequency caps' count goes with it (an FID registered anew has none yet).
+        try DeviceTouchStore().move(token, to: fid, on: connection)
         return history
     }
 }

@@ -76,7 +76,7 @@ struct DeviceStore: Sendable {
             // The app's own events are the device's alone; a campaign's stay counted without it.
             _ = try connection.execute("DELETE FROM events WHERE device_token = \(token) AND campaign_id IS NULL")
             _ = try connection.execute("UPDATE events SET device_token = NULL WHERE device_token = \(token)")
-            _ = try connection.execute("DELETE FROM device_touches WHERE key = hashtextextended(\(token), 0)")
+            try DeviceTouchStore().forget(token, on: connection)
             return true
         }
     }

@@ -76,7 +76,7 @@ public struct ContactPolicyService: Sendable {
 
     /// What a campaign to `audience` devices may reach under the policy now: the control group
     /// left out (marketing), and the devices at a cap for its category, estimated from a sample of
-    /// the devices messaged lately (as if the audience were like the rest). Nil when the policy
+    /// the active devices' recent messages (as if the audience were like the rest). Nil when the policy
     /// changes nothing for it (transactional, or no caps and no group).
     public func reachForecast(_ spec: CampaignSpec, audience: Int) throws -> ReachForecast? {
         guard spec.audience.isPerDevice, !spec.delivery.transactional else { return nil }
@@ -86,11 +86,9 @@ public struct ContactPolicyService: Sendable {
             let control = Int((Double(audience) * Double(policy.controlGroup.basisPoints) / 10_000).rounded())
             var capped = 0
             if !policy.caps.isEmpty {
-                let (histories, touched) = try DeviceTouchStore().sample(limit: 5_000, on: connection)
-                let active = max(1, try DeviceStore().count(nil as SegmentRule?, on: connection))
-                let now = Date()
+                let (histories, now) = try DeviceTouchStore().sample(limit: 5_000, memory: policy.caps.memorySeconds ?? 0, on: connection)
                 let atCap = histories.filter { !policy.caps.allows($0, category: spec.delivery.category, now: now) }.count
-                let share = histories.isEmpty ? 0 : Double(atCap) / Double(histories.count) * min(1, Double(touched) / Double(active))
+                let share = histories.isEmpty ? 0 : Double(atCap) / Double(histories.count)
                 capped = Int((Double(audience - control) * share).rounded())
             }
             return ReachForecast(audience: audience, controlGroup: control, capped: capped)

@@ -283,7 +283,7 @@ struct DeliveryStore: Sendable {
             guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) else { continue }
             let indices = claimed.indices.filter { claimed[$0].runID == runID }
             let checked = try DeviceTouchStore().applyCaps(caps, to: indices.map { claimed[$0] }, tokens: indices.map { tokens[$0] },
-                                                           spec: spec, runID: runID, on: connection)
+                                                           spec: spec, runID: runID, layout: .scattered, on: connection)
             for (index, request) in zip(indices, checked) { claimed[index] = request }
         }
         return claimed

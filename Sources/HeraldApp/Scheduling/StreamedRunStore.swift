@@ -295,7 +295,7 @@ struct RunMessages {
         let rendered = render(devices, batch: batch, lateness: lateness)
         guard !spec.delivery.transactional, !rendered.isEmpty else { return rendered }
         return try DeviceTouchStore().applyCaps(try ContactPolicyStore().caps(on: connection), to: rendered, tokens: rendered.map { $0.device?.token ?? "" }, spec: spec,
-                                                runID: batch.runID, on: connection)
+                                                runID: batch.runID, layout: .range, on: connection)
     }
 
     /// Each device's request; a device in the holdout gets none, and one whose message is over

@@ -67,8 +67,8 @@ public struct FrequencyCaps: Sendable, Equatable {
     public var memorySeconds: Int? { ([marketing] + categories.values).compactMap(\.longestWindow).max() }
 
     /// Whether a device whose marketing messages of late were `history` (when, and each one's
-    /// category) may get one of `category` at `now`. The forecast's reading of the rule the claim
-    /// enforces in one statement (DeviceTouchStore.admit); a test holds the two to each other.
+    /// category) may get one of `category` at `now`: the rule a claim enforces
+    /// (DeviceTouchStore.admit) and the reach forecast reads.
     public func allows(_ history: [(at: Date, category: String?)], category: String?, now: Date) -> Bool {
         let own = category.flatMap { categories[$0] } ?? Limits()
         for window in Window.allCases {
