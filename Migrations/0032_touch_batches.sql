@@ -20,7 +20,12 @@ CREATE TABLE touch_batches (
     category text,
     tokens   token_range NOT NULL,
     keys     bigint[]    NOT NULL
-);
+-- A batch's keys (2 KB for 256 devices) stay in the row, neither compressed (hashes do not
+-- compress) nor moved out to TOAST, so that reading a batch back reads one page.
+) WITH (toast_tuple_target = 8160);
+-- No statistics of the keys: ANALYZE would count the most common of millions of hashes, each
+-- time the table grew a tenth, for a planner that never filters on them.
+ALTER TABLE touch_batches ALTER COLUMN keys SET STATISTICS 0;
 CREATE INDEX touch_batches_tokens ON touch_batches USING gist (tokens);
 
 -- What 0031 counted so far, a row per message of each device still registered (only the hash of

@@ -79,11 +79,11 @@ import Testing
         // A device's messages go with it to its FID, and are forgotten with it.
         let moved = expected.sorted()[0]
         let store = DeviceTouchStore()
-        let before = try connection.transaction { try store.histories(of: [moved], layout: .scattered, memory: 8 * 86_400, on: $0) }.touches[moved]?.count
+        let before = try connection.transaction { try store.histories(of: [moved], layout: .scattered, memory: 8 * 86_400, on: $0) }[moved]?.count
         try connection.transaction { try store.move(moved, to: "fid-\(moved)", on: $0) }
-        let after = try connection.transaction { try store.histories(of: [moved, "fid-\(moved)"], layout: .scattered, memory: 8 * 86_400, on: $0) }.touches
+        let after = try connection.transaction { try store.histories(of: [moved, "fid-\(moved)"], layout: .scattered, memory: 8 * 86_400, on: $0) }
         #expect(after[moved] == nil && after["fid-\(moved)"]?.count == before)
         try connection.transaction { try store.forget("fid-\(moved)", on: $0) }
-        #expect(try store.histories(of: ["fid-\(moved)"], layout: .range, memory: 8 * 86_400, on: connection).touches.isEmpty)
+        #expect(try store.histories(of: ["fid-\(moved)"], layout: .range, memory: 8 * 86_400, on: connection).isEmpty)
     }
 }

@@ -16,11 +16,11 @@ struct DeviceTouchStore: Sendable {
         case scattered
     }
 
-    /// One message a device got: when, its campaign's category, the run that sent it.
+    /// One message a device got: when, its campaign's category, and whether the run asking sent it.
     struct Touch: Sendable {
         var at: Date
         var category: String?
-        var run: String
+        var byThisRun: Bool
     }
 
     /// The advisory lock claims hold while they count and record ("heraldFC").
@@ -36,13 +36,14 @@ struct DeviceTouchStore: Sendable {
         // Nothing to count against: no send is remembered.
         guard !tokens.isEmpty, let memory = caps.memorySeconds else { return Set(tokens) }
         func admit(_ connection: PostgresConnection) throws -> Set<String> {
-            _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))")
-            let (histories, now) = try self.histories(of: tokens, layout: layout, memory: memory, on: connection)
-            let run = runID.lowercased()
+            // Windows count back from the transaction's start, by the database's clock: one clock
+            // for every instance.
+            let now = try Self.now(connection.query("SELECT extract(epoch FROM now())::float8, pg_advisory_xact_lock(\(Self.lockKey))"))
+            let histories = try self.histories(of: tokens, run: runID, layout: layout, memory: memory, on: connection)
             var again = Set<String>(), counted: [String] = []
             for token in tokens {
                 let history = histories[token] ?? []
-                if history.contains(where: { $0.run == run }) {
+                if history.contains(where: \.byThisRun) {
                     again.insert(token)
                 } else if caps.allows(history.map { ($0.at, $0.category) }, category: category, now: now) {
                     counted.append(token)
@@ -54,40 +55,35 @@ struct DeviceTouchStore: Sendable {
         return connection.isInTransaction ? try admit(connection) : try connection.transaction(admit)
     }
 
-    /// The touches of `tokens` within the last `memory` seconds, and the database's now (every
-    /// instance counts windows by one clock).
-    func histories(of tokens: [String], layout: Layout, memory: Int,
-                   on connection: PostgresConnection) throws -> (touches: [String: [Touch]], now: Date) {
+    /// The touches of `tokens` within `memory` seconds before the transaction's start (`now()`),
+    /// marked when `runID` sent them.
+    func histories(of tokens: [String], run runID: String? = nil, layout: Layout, memory: Int,
+                   on connection: PostgresConnection) throws -> [String: [Touch]] {
         let rows: PostgresRows
         switch layout {
         case .range:
             // The rows overlapping the tokens' range, their keys matched to the tokens' at once.
             rows = try connection.query("""
-                WITH x AS (SELECT t, hashtextextended(t, 0) AS k FROM unnest(\(tokens)::text[]) AS t)
-                SELECT x.t, extract(epoch FROM b.at)::float8, b.category, b.run::text, extract(epoch FROM now())::float8
+                WITH x AS (SELECT t, i, hashtextextended(t, 0) AS k FROM unnest(\(tokens)::text[]) WITH ORDINALITY AS x(t, i))
+                SELECT x.i, extract(epoch FROM b.at)::float8, b.category, coalesce(b.run = \(runID)::uuid, false)
                 FROM touch_batches b CROSS JOIN LATERAL unnest(b.keys) AS u(key) JOIN x ON x.k = u.key
                 WHERE b.tokens && token_range((SELECT min(t) FROM x), (SELECT max(t) FROM x), '[]')
                   AND b.at > now() - make_interval(secs => \(memory))
                 """)
         case .scattered:
             rows = try connection.query("""
-                SELECT x.t, extract(epoch FROM b.at)::float8, b.category, b.run::text, extract(epoch FROM now())::float8
-                FROM unnest(\(tokens)::text[]) AS x(t)
+                SELECT x.i, extract(epoch FROM b.at)::float8, b.category, coalesce(b.run = \(runID)::uuid, false)
+                FROM unnest(\(tokens)::text[]) WITH ORDINALITY AS x(t, i)
                 JOIN touch_batches b ON b.tokens @> x.t AND hashtextextended(x.t, 0) = ANY(b.keys)
                 WHERE b.at > now() - make_interval(secs => \(memory))
                 """)
         }
         var touches: [String: [Touch]] = [:]
-        var now = Date()
         for row in rows {
-            let (token, at, category, run, clock) = try row.decode((String, Double, String?, String, Double).self)
-            touches[token, default: []].append(Touch(at: Date(timeIntervalSince1970: at), category: category, run: run))
-            now = Date(timeIntervalSince1970: clock)
+            let (index, at, category, ownRun) = try row.decode((Int, Double, String?, Bool).self)
+            touches[tokens[index - 1], default: []].append(Touch(at: Date(timeIntervalSince1970: at), category: category, byThisRun: ownRun))
         }
-        if rows.isEmpty, let clock = try connection.query("SELECT extract(epoch FROM now())::float8").first?.decode(Double.self, at: 0) {
-            now = Date(timeIntervalSince1970: clock)
-        }
-        return (touches, now)
+        return touches
     }
 
     /// A message of `run` to each of `tokens`, sent now: one row for a range, one row each when scattered.
@@ -134,7 +130,8 @@ struct DeviceTouchStore: Sendable {
         let tokens = try connection.query(PostgresQuery(unsafeSQL: """
             SELECT token FROM devices TABLESAMPLE SYSTEM ($1::float8) WHERE \(DeviceStore.active) LIMIT $2::bigint
             """, binds: [String(percent).postgresValue, String(limit).postgresValue])).map { try $0.decode(String.self, at: 0) }
-        let (touches, now) = try histories(of: tokens, layout: .scattered, memory: memory, on: connection)
+        let touches = try histories(of: tokens, layout: .scattered, memory: memory, on: connection)
+        let now = try Self.now(connection.query("SELECT extract(epoch FROM now())::float8"))
         return (tokens.map { (touches[$0] ?? []).map { ($0.at, $0.category) } }, now)
     }
 
@@ -156,6 +153,10 @@ struct DeviceTouchStore: Sendable {
             UPDATE touch_batches SET keys = array_remove(keys, hashtextextended(\(token), 0))
             WHERE tokens @> \(token)::text AND hashtextextended(\(token), 0) = ANY(keys)
             """)
+    }
+
+    private static func now(_ rows: PostgresRows) throws -> Date {
+        Date(timeIntervalSince1970: try rows.first?.decode(Double.self, at: 0) ?? Date().timeIntervalSince1970)
     }
 
     /// Forgets the messages older than every window (`memorySeconds`), and all of them without caps.
