@@ -418,9 +418,8 @@ extension AudienceDeliveryTests {
         // The runs API lists the waves: Kiritimati's (expired), Tehran's (sent), Berlin's and New York's (waiting).
         let service = CampaignService(database: setup.database, sender: nil, buckets: AudienceBuckets())
         let campaignID = try #require(CampaignID(id))
-        let waves = try #require(try service.runs(campaignID).first?["waves"]?.arrayValue)
-        #expect(waves.map { [$0["devices"]?.intValue, $0["sent"]?.intValue, $0["waiting"]?.intValue, $0["expired"]?.intValue] }
-                == [[1, 0, 0, 1], [3, 3, 0, 0], [1, 0, 1, 0], [1, 0, 1, 0]])
+        let waves = try #require(try service.runs(campaignID).first?.waves)
+        #expect(waves.map { [$0.devices, $0.sent, $0.waiting, $0.expired] } == [[1, 0, 0, 1], [3, 3, 0, 0], [1, 0, 1, 0], [1, 0, 1, 0]])
 
         // Berlin's wave comes: only Berlin's device is sent.
         let berlinIn = WallClock.instant(of: local, in: TimeZone(identifier: "Europe/Berlin")!).timeIntervalSinceNow

@@ -14,7 +14,7 @@ import Testing
 
     /// What the report and the campaign list show of a campaign's sending.
     struct Figures: Equatable {
-        var runs: [JSON]
+        var runs: [RunProgress]
         var summary: CampaignSummary?
         var hours: [CampaignReport.Hour]
         var reached: Int
@@ -23,17 +23,11 @@ import Testing
         init(_ campaign: String, on connection: PostgresConnection) throws {
             let id = try #require(CampaignID(campaign))
             let progress = ProgressStore()
-            runs = try progress.runs(campaignID: id, on: connection).map(Self.sorted)
+            runs = try progress.runs(campaignID: id, on: connection)
             summary = try progress.summaries(campaignIDs: [id], on: connection)[id]
             hours = try progress.hours(campaignID: id, on: connection)
             let reach = try progress.deviceReach(campaignID: id, on: connection)
             (reached, failed) = (reach.reached, reach.failed)
-        }
-
-        /// The same members in name order: counts read from the counters come in another order.
-        static func sorted(_ json: JSON) -> JSON {
-            guard case .object(let object) = json else { return json }
-            return .object(JSONObject(object.members.sorted { $0.key < $1.key }.map { ($0.key, sorted($0.value)) }))
         }
     }
 

@@ -25,7 +25,7 @@ import Testing
         #expect(try store.claim(owner: "c", limit: 10, lease: .seconds(60), fanOutsAtOnce: 2, on: probe.connection).count == 1)
 
         let campaignIDs = try probe.connection.query("SELECT campaign_id::text FROM runs ORDER BY occurrence, id").map { try $0.decode(CampaignID.self, at: 0) }
-        let queue = try campaignIDs.map { try ProgressStore().runs(campaignID: $0, on: probe.connection).first?["fan_out_queue_ahead"]?.intValue }
+        let queue = try campaignIDs.map { try ProgressStore().runs(campaignID: $0, on: probe.connection).first?.fanOutQueueAhead }
         #expect(queue == [0, 1, 2])
 
         try store.record([DeliveryStore.Outcome(id: first[0].id, status: .sent, messageName: "m")], owner: "a",

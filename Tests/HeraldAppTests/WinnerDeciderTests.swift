@@ -66,7 +66,7 @@ import Testing
         #expect(report.winnerDecision?["variant"] == "B")
         #expect(report.winnerDecision?["won"] == true)
         #expect(report.winnerDecision?["figures"]?.arrayValue?.map { $0["successes"]?.intValue } == [100, 200])
-        #expect(report.json["winner_decision"]?["sentence"]?.stringValue?.contains("99% confidence") == true)
+        #expect(report.winnerDecision?["sentence"]?.stringValue?.contains("99% confidence") == true)
         let actions = try auditActions(harness, record.id)
         #expect(actions.suffix(2) == ["campaign.winner_decided", "campaign.winner_sent"])
         // Decided once: nothing more happens on later passes.

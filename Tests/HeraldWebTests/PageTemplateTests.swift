@@ -121,9 +121,12 @@ import Testing
                                createdAt: "2026-11-22", lastUsedAt: nil, revokedAt: nil)
         let entry = AuditEntry(id: 1, at: "2026-11-22", actor: "admin", userID: nil, apiKeyID: nil, action: "user.created",
                                objectType: "user", objectID: "u2", address: "127.0.0.1", details: ["role": "editor"])
-        let run: JSON = ["status": "sent", "due_at": "2026-11-22T09:30:00Z", "finished_at": "2026-11-22T09:31:00Z", "planned": 2,
-                         "variants": ["A": ["planned": 1, "sent": 1]]]
-        let failure: JSON = ["variant": "A", "target": ["topic": "news"], "error": ["code": "INVALID_ARGUMENT", "message": "no"], "attempts": 1]
+        let run = RunProgress(id: try #require(RunID("00000000-0000-4000-8000-000000000001")), status: .sent, planned: 2, warnings: [],
+                              dueAt: Date(timeIntervalSince1970: 1_795_858_200), startedAt: Date(timeIntervalSince1970: 1_795_858_200),
+                              finishedAt: Date(timeIntervalSince1970: 1_795_858_260),
+                              variants: [.init(key: "A", counts: .init(planned: 1, sent: 1))])
+        let failure = DeliveryRecord(id: 1, runID: run.id, variant: "A", target: .topic("news"), status: .failed, attempts: 1,
+                                     error: .init(code: "INVALID_ARGUMENT", message: "no"))
         var deviceCounts = DeviceCounts()
         deviceCounts.byStatus = [.active: 2, .invalid: 1]
         deviceCounts.byPlatform = [("android", 2)]

@@ -14,6 +14,15 @@ extension APIKeyScope: PostgresEncodable, PostgresDecodable {}
 extension Attribution.Kind: PostgresEncodable, PostgresDecodable {}
 extension AuditAction: PostgresEncodable {}
 
+extension RunID: PostgresEncodable, PostgresDecodable {
+    public static var postgresType: PostgresType { .uuid }
+    public var postgresValue: PostgresValue { PostgresValue(type: .uuid, text: description) }
+    public static func decode(from cell: PostgresCell) throws -> RunID {
+        guard let id = RunID(try String.decode(from: cell)) else { throw cell.mismatch(RunID.self) }
+        return id
+    }
+}
+
 extension CampaignID: PostgresEncodable, PostgresDecodable {
     public static var postgresType: PostgresType { .uuid }
     public var postgresValue: PostgresValue { PostgresValue(type: .uuid, text: description) }

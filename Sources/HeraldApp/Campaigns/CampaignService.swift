@@ -119,7 +119,7 @@ public struct CampaignService: Sendable {
         }
     }
 
-    public func runs(_ id: CampaignID) throws -> [JSON] {
+    public func runs(_ id: CampaignID) throws -> [RunProgress] {
         try database.read { connection in
             guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(.campaign("\(id)")) }
             return try progress.runs(campaignID: id, on: connection)
@@ -147,7 +147,7 @@ public struct CampaignService: Sendable {
         }
     }
 
-    public func deliveries(_ id: CampaignID, status: DeliveryStatus?, afterID: Int64, limit: Int) throws -> [JSON] {
+    public func deliveries(_ id: CampaignID, status: DeliveryStatus?, afterID: Int64, limit: Int) throws -> [DeliveryRecord] {
         try database.read { connection in
             guard try campaigns.find(id: id, on: connection) != nil else { throw AppError.notFound(.campaign("\(id)")) }
             return try progress.deliveries(campaignID: id, status: status, afterID: afterID, limit: limit, on: connection)

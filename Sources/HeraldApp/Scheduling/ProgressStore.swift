@@ -1,3 +1,5 @@
+import FCMMessage
+import Foundation
 import HeraldCore
 import HeraldJSON
 import HeraldPostgres
@@ -5,17 +7,14 @@ import HeraldPostgres
 /// Reads of a campaign's runs and deliveries, for the progress API and the report page.
 struct ProgressStore: Sendable {
     /// Runs newest first, each with per-variant counts of deliveries by state.
-    func runs(campaignID: CampaignID, on connection: PostgresConnection) throws -> [JSON] {
+    func runs(campaignID: CampaignID, on connection: PostgresConnection) throws -> [RunProgress] {
         let rows = try connection.query("""
             SELECT r.id::text, r.status,
                    -- A streamed run counts what it planned as it goes; its row has the total once it ends.
                    CASE WHEN r.streamed AND r.status = \(RunStatus.sending)
                         THEN (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(RunCounts.planned))::integer
                         ELSE r.planned END,
-                   r.warnings::text, r.rollout_variant, r.campaign_version,
-                   \(utc: "r.occurrence"),
-                   \(utc: "r.started_at"),
-                   \(utc: "r.finished_at"),
+                   r.warnings::text, r.rollout_variant, r.campaign_version, r.occurrence, r.started_at, r.finished_at,
                    coalesce((SELECT json_object_agg(variant_key, counts)::text FROM (
                        SELECT variant_key, json_build_object(
                            'planned', count(*),
@@ -36,9 +35,7 @@ struct ProgressStore: Sendable {
                            \(DeliveryStatus.pending), planned - sent - failed - retrying - cancelled - expired - capped))::text
                         FROM (SELECT variant_key, \(fragment: Self.countColumns) FROM run_counts WHERE run_id = r.id GROUP BY variant_key) c),
                        '{}'),
-                   \(utc: "r.expires_at"),
-                   \(utc: "r.window_opens_at"),
-                   \(utc: "r.window_closes_at"),
+                   r.expires_at, r.window_opens_at, r.window_closes_at,
                    -- Its place in the project's queue of topic fan-outs (one at a time): the open
                    -- runs with fan-outs still to send that are ahead of it.
                    CASE WHEN r.status = \(RunStatus.sending) THEN (
@@ -57,22 +54,31 @@ struct ProgressStore: Sendable {
             """)
         return try rows.map { row in
             let (id, status, planned, warnings, rollout, version, due, started, finished, variants, expires, opens, closes, ahead, waves) =
-                try row.decode((String, RunStatus, Int, String, String?, Int?, String, String, String?, String, String?, String?, String?, Int?, String?).self)
-            var run: JSONObject = [
-                "id": .string(id), "status": .string(status.rawValue), "planned": .number(Double(planned)),
-                "warnings": try JSON.parse(warnings), "due_at": .string(due), "started_at": .string(started),
-                "finished_at": finished.map { .string($0) } ?? .null, "variants": try JSON.parse(variants),
-                "rollout_variant": rollout.map { .string($0) } ?? .null,
-                // The version it sends, frozen when it started (nil for runs older than the column).
-                "campaign_version": version.map { .number(Double($0)) } ?? .null,
-            ]
-            // The delivery controls, for runs that have them: the latest-delivery time, and the
-            // stretch of sending hours it sends in now or waits for.
-            if let expires { run["expires_at"] = .string(expires) }
-            if let opens, let closes, status == .sending { run["window"] = ["opens_at": .string(opens), "closes_at": .string(closes)] }
-            if let ahead { run["fan_out_queue_ahead"] = .number(Double(ahead)) }
-            if let waves { run["waves"] = try JSON.parse(waves) }
-            return .object(run)
+                try row.decode((RunID, RunStatus, Int, String, String?, Int?, Date, Date, Date?, String, Date?, Date?, Date?, Int?, String?).self)
+            return RunProgress(
+                id: id, status: status, planned: planned,
+                warnings: (try JSON.parse(warnings).arrayValue ?? []).compactMap(\.stringValue),
+                dueAt: due, startedAt: started, finishedAt: finished,
+                variants: (try JSON.parse(variants).objectValue ?? [:]).members.sorted { $0.key < $1.key }.map { key, counts in
+                    func count(_ name: String) -> Int { counts[name]?.intValue ?? 0 }
+                    return RunProgress.Variant(key: key, counts: RunProgress.Counts(
+                        planned: count("planned"), sent: count(DeliveryStatus.sent.rawValue), failed: count(DeliveryStatus.failed.rawValue),
+                        retrying: count(DeliveryStatus.retrying.rawValue), pending: count(DeliveryStatus.pending.rawValue),
+                        cancelled: count(DeliveryStatus.cancelled.rawValue), expired: count(DeliveryStatus.expired.rawValue),
+                        capped: count(DeliveryStatus.capped.rawValue)))
+                },
+                rolloutVariant: rollout, campaignVersion: version, expiresAt: expires,
+                // The stretch of sending hours it sends in now or waits for, while it sends.
+                window: status == .sending ? opens.flatMap { opens in closes.map { RunProgress.Window(opensAt: opens, closesAt: $0) } } : nil,
+                fanOutQueueAhead: ahead,
+                waves: try waves.map { text in
+                    (try JSON.parse(text).arrayValue ?? []).map { wave in
+                        func count(_ name: String) -> Int { wave[name]?.intValue ?? 0 }
+                        return RunProgress.Wave(at: Date(timeIntervalSince1970: RFC3339.secondsSince1970(wave["at"]?.stringValue ?? "") ?? 0),
+                                                devices: count("devices"), sent: count(DeliveryStatus.sent.rawValue),
+                                                waiting: count("waiting"), expired: count(DeliveryStatus.expired.rawValue))
+                    }
+                })
         }
     }
 
@@ -119,17 +125,15 @@ struct ProgressStore: Sendable {
 
     /// Deliveries in id order after `afterID`, optionally of one status; a streamed run's devices
     /// are listed when they failed (its counts are the runs'), as deliveries to one token.
-    func deliveries(campaignID: CampaignID, status: DeliveryStatus?, afterID: Int64, limit: Int, on connection: PostgresConnection) throws -> [JSON] {
+    func deliveries(campaignID: CampaignID, status: DeliveryStatus?, afterID: Int64, limit: Int, on connection: PostgresConnection) throws -> [DeliveryRecord] {
         let rows = try connection.query("""
             SELECT * FROM (
-                SELECT id, run_id::text, variant_key, target::text, status, attempts, message_name, error_code, error_message,
-                       \(utc: "sent_at"),
-                       \(utc: "next_attempt_at")
+                SELECT id, run_id, variant_key, target::text, status, attempts, message_name, error_code, error_message, sent_at, next_attempt_at
                 FROM deliveries
                 WHERE campaign_id = \(campaignID)::uuid AND id > \(afterID) AND (\(status)::text IS NULL OR status = \(status))
                 UNION ALL
-                SELECT id, run_id::text, variant_key, jsonb_build_object('token', device_token)::text, \(DeliveryStatus.failed), attempts, NULL,
-                       error_code, error_message, NULL, \(utc: "failed_at")
+                SELECT id, run_id, variant_key, jsonb_build_object('token', device_token)::text, \(DeliveryStatus.failed), attempts, NULL,
+                       error_code, error_message, NULL, failed_at
                 FROM delivery_failures
                 WHERE campaign_id = \(campaignID)::uuid AND id > \(afterID) AND (\(status)::text IS NULL OR \(status) = \(DeliveryStatus.failed))
             ) AS listed
@@ -137,17 +141,22 @@ struct ProgressStore: Sendable {
             """)
         return try rows.map { row in
             let (id, runID, variant, target, status, attempts, name, code, message, sent, nextAttempt) =
-                try row.decode((Int64, String, String, String, DeliveryStatus, Int, String?, String?, String?, String?, String).self)
-            var delivery: JSONObject = [
-                "id": .number(Double(id)), "run_id": .string(runID), "variant": .string(variant),
-                "target": try JSON.parse(target), "status": .string(status.rawValue), "attempts": .number(Double(attempts)),
-            ]
-            if let name { delivery["message_name"] = .string(name) }
-            if let code { delivery["error"] = ["code": .string(code), "message": .string(message ?? "")] }
-            if let sent { delivery["sent_at"] = .string(sent) }
-            if DeliveryStatus.open.contains(status) { delivery["next_attempt_at"] = .string(nextAttempt) }
-            return .object(delivery)
+                try row.decode((Int64, RunID, String, String, DeliveryStatus, Int, String?, String?, String?, Date?, Date).self)
+            return DeliveryRecord(id: id, runID: runID, variant: variant, target: try Self.target(target), status: status, attempts: attempts,
+                                  messageName: name, error: code.map { DeliveryRecord.Refusal(code: $0, message: message ?? "") },
+                                  sentAt: sent, nextAttemptAt: DeliveryStatus.open.contains(status) ? nextAttempt : nil)
         }
+    }
+
+    /// A request's target as its row keeps it: one member, `{"token": …}`, `{"fid": …}`,
+    /// `{"topic": …}` or `{"condition": …}`.
+    static func target(_ text: String) throws -> DeliveryRecord.Target {
+        let object = try JSON.parse(text).objectValue ?? [:]
+        if let token = object["token"]?.stringValue { return .token(token) }
+        if let fid = object["fid"]?.stringValue { return .fid(fid) }
+        if let topic = object["topic"]?.stringValue { return .topic(topic) }
+        if let condition = object["condition"]?.stringValue { return .condition(condition) }
+        throw PostgresError(kind: .misuse, message: "a delivery's target is none of token, fid, topic and condition: \(text)")
     }
 
     /// The campaign's hours (UTC) from its first answered request or event to its last, at most

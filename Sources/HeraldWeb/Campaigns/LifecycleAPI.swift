@@ -31,7 +31,7 @@ struct LifecycleAPI: Sendable {
     }
 
     func runs(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: ["items": .array(try campaigns.runs(try context.campaignID()))])
+        APIResponse(status: 200, body: ["items": .array(try campaigns.runs(try context.campaignID()).map(\.json))])
     }
 
     /// What the report page shows, as JSON, or as CSV with `?format=csv` or `Accept: text/csv`.
@@ -72,7 +72,7 @@ struct LifecycleAPI: Sendable {
         }
         if !errors.isEmpty { throw Problem.invalidQuery(errors) }
         let items = try campaigns.deliveries(try context.campaignID(), status: status, afterID: after, limit: limit)
-        let next: JSON = items.count == limit ? (items.last?["id"]?.intValue).map { .string(String($0)) } ?? .null : .null
-        return APIResponse(status: 200, body: ["items": .array(items), "next_cursor": next])
+        let next: JSON = items.count == limit ? items.last.map { .string(String($0.id)) } ?? .null : .null
+        return APIResponse(status: 200, body: ["items": .array(items.map(\.json)), "next_cursor": next])
     }
 }

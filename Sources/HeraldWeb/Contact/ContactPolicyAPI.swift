@@ -66,12 +66,12 @@ struct ContactPolicyAPI: Sendable {
     static func capsJSON(_ policy: ContactPolicy) -> JSON {
         var object = policy.caps.toJSON().objectValue ?? [:]
         object["version"] = .number(Double(policy.version))
-        object["updated_at"] = time(policy.updatedAt)
+        object["updated_at"] = JSON.time(policy.updatedAt)
         return .object(object)
     }
 
     static func controlGroupJSON(_ policy: ContactPolicy) -> JSON {
-        ["percent": .number(Double(policy.controlGroup.basisPoints) / 100), "since": time(policy.controlSince),
+        ["percent": .number(Double(policy.controlGroup.basisPoints) / 100), "since": JSON.time(policy.controlSince),
          "version": .number(Double(policy.version))]
     }
 
@@ -87,10 +87,8 @@ struct ContactPolicyAPI: Sendable {
                     "lift": compared.lift.map(JSON.number) ?? .null, "p_value": .number(compared.pValue),
                     "significant": .bool(compared.pValue < 0.05), "enough_data": .bool(compared.enoughData)]
         }
-        return ["from": time(report.from), "to": time(report.to), "percent": .number(Double(report.basisPoints) / 100),
-                "since": time(report.since), "control": side(report.control), "everyone_else": side(report.rest),
+        return ["from": JSON.time(report.from), "to": JSON.time(report.to), "percent": .number(Double(report.basisPoints) / 100),
+                "since": JSON.time(report.since), "control": side(report.control), "everyone_else": side(report.rest),
                 "opens": comparison(.opens), "conversions": comparison(.conversions)]
     }
-
-    static func time(_ date: Date) -> JSON { .string(RFC3339.utc(secondsSince1970: date.timeIntervalSince1970)) }
 }

@@ -1,3 +1,4 @@
+import FCMMessage
 import Foundation
 import HeraldApp
 import HeraldCore
@@ -90,6 +91,10 @@ extension CampaignPages {
     static func shortTime(_ iso: String) -> String {
         // The stored form is fixed (`\(utc:)`): "2026-11-22T00:48:05.123456Z".
         localTime(iso, zone: "UTC")
+    }
+
+    static func shortTime(_ date: Date) -> String {
+        shortTime(RFC3339.utc(secondsSince1970: date.timeIntervalSince1970))
     }
 
     /// A stored next-run instant in the schedule's own zone (UTC without one); with recipient

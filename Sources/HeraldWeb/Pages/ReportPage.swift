@@ -21,11 +21,11 @@ extension CampaignPages {
                 confidence: line.comparison.map { Self.percent(1 - $0.pValue) })
         }
         let planned = report.requestsPlanned, done = report.requestsAnswered
-        let winnerSent = report.runs.compactMap { $0["rollout_variant"]?.stringValue }.first
+        let winnerSent = report.runs.compactMap(\.rolloutVariant).first
         let summaries = try segments.summaries(of: [report.campaign])
         var row = CampaignRow(report.campaign, viewer: context.viewer, segments: summaries)
         // The reach at planning beside the reach now, when a segment's last run went to another number.
-        if let id = report.campaign.segmentID, let planned = report.runs.first?["planned"]?.intValue,
+        if let id = report.campaign.segmentID, let planned = report.runs.first?.planned,
            let now = summaries[id]?.devices, planned != now {
             row.plannedReach = Localized.plural("report.planned_reach", count: planned)
         }
@@ -87,7 +87,7 @@ extension CampaignPages {
     static func winnerOffer(_ report: CampaignReport, role: Role) -> ReportView.WinnerOffer? {
         guard role >= .publisher, report.campaign.status == .sent || report.campaign.status == .partiallyFailed,
               let spec = try? report.campaign.spec(), spec.usesBuckets, spec.holdoutPercent > 0, spec.schedule?.isRecurring != true,
-              !report.runs.contains(where: { $0["rollout_variant"]?.stringValue != nil }) else { return nil }
+              !report.runs.contains(where: { $0.rolloutVariant != nil }) else { return nil }
         // The variant that leads, else the baseline: the one a person would send without more data.
         var leader = report.variants.first { $0.baseline }?.key
         if case .leads(let key, _, _)? = report.verdict { leader = key }

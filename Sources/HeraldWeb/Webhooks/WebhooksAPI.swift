@@ -51,18 +51,17 @@ struct WebhooksAPI: Sendable {
 
     static func json(_ webhook: Webhook) -> JSON {
         ["id": .string(webhook.id), "url": .string(webhook.url), "events": .array(webhook.events.map { .string($0.rawValue) }),
-         "description": .string(webhook.description), "created_by": .string(webhook.createdBy), "created_at": time(webhook.createdAt),
+         "description": .string(webhook.description), "created_by": .string(webhook.createdBy), "created_at": JSON.time(webhook.createdAt),
          "deliveries_pending": .number(Double(webhook.pending)), "deliveries_dead": .number(Double(webhook.dead))]
     }
 
     static func json(_ delivery: WebhookDelivery) -> JSON {
         ["id": .string(String(delivery.id)), "webhook_id": .string(delivery.webhookID), "event_id": .string(delivery.eventID),
          "event": .string(delivery.eventType), "status": .string(delivery.status.rawValue), "attempts": .number(Double(delivery.attempts)),
-         "next_attempt_at": delivery.nextAttemptAt.map(time) ?? .null, "last_attempt_at": delivery.lastAttemptAt.map(time) ?? .null,
+         "next_attempt_at": delivery.nextAttemptAt.map(JSON.time) ?? .null, "last_attempt_at": delivery.lastAttemptAt.map(JSON.time) ?? .null,
          "response_status": delivery.responseStatus.map { .number(Double($0)) } ?? .null,
-         "last_error": delivery.lastError.map(JSON.string) ?? .null, "created_at": time(delivery.createdAt),
-         "delivered_at": delivery.deliveredAt.map(time) ?? .null, "body": .string(delivery.body)]
+         "last_error": delivery.lastError.map(JSON.string) ?? .null, "created_at": JSON.time(delivery.createdAt),
+         "delivered_at": delivery.deliveredAt.map(JSON.time) ?? .null, "body": .string(delivery.body)]
     }
 
-    static func time(_ date: Date) -> JSON { .string(RFC3339.utc(secondsSince1970: date.timeIntervalSince1970)) }
 }

@@ -20,21 +20,20 @@ struct ReportView: PageView {
         /// At recipient time, while it sends: when its next wave goes and how many devices wait in all.
         let nextWave: String?
 
-        init(_ run: JSON) {
-            let variants = run["variants"]?.objectValue ?? [:]
-            status = run["status"]?.stringValue ?? ""
+        init(_ run: RunProgress) {
+            status = run.status.rawValue
             statusText = CampaignStatus(rawValue: status).map(CampaignPages.statusText) ?? status
-            due = CampaignPages.shortTime(run["due_at"]?.stringValue ?? "")
-            finished = run["finished_at"]?.stringValue.map(CampaignPages.shortTime) ?? "—"
-            planned = Localized.number(run["planned"]?.intValue ?? 0)
-            sent = Localized.number(variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.sent.rawValue]?.intValue ?? 0) })
-            failed = Localized.number(variants.members.reduce(0) { $0 + ($1.value[DeliveryStatus.failed.rawValue]?.intValue ?? 0) })
-            queue = run["fan_out_queue_ahead"]?.intValue.map { ahead in
+            due = CampaignPages.shortTime(run.dueAt)
+            finished = run.finishedAt.map(CampaignPages.shortTime) ?? "—"
+            planned = Localized.number(run.planned)
+            sent = Localized.number(run.variants.reduce(0) { $0 + $1.counts.sent })
+            failed = Localized.number(run.variants.reduce(0) { $0 + $1.counts.failed })
+            queue = run.fanOutQueueAhead.map { ahead in
                 ahead == 0 ? Localized.text("report.queue_next") : Localized.text("report.queue_ahead", Localized.number(ahead))
             }
-            let waiting = run["waves"]?.arrayValue?.filter { ($0["waiting"]?.intValue ?? 0) > 0 } ?? []
-            nextWave = status == RunStatus.sending.rawValue ? waiting.first?["at"]?.stringValue.map { at in
-                Localized.text("report.next_wave", CampaignPages.shortTime(at), Localized.number(waiting.reduce(0) { $0 + ($1["waiting"]?.intValue ?? 0) }))
+            let waiting = run.waves?.filter { $0.waiting > 0 } ?? []
+            nextWave = run.status == .sending ? waiting.first.map { wave in
+                Localized.text("report.next_wave", CampaignPages.shortTime(wave.at), Localized.number(waiting.reduce(0) { $0 + $1.waiting }))
             } : nil
         }
     }
@@ -64,12 +63,12 @@ struct ReportView: PageView {
         /// "2 attempts".
         let attemptsText: String
 
-        init(_ failure: JSON) {
-            variant = failure["variant"]?.stringValue ?? ""
-            target = CampaignPages.brief(failure["target"] ?? .null)
-            code = failure["error"]?["code"]?.stringValue ?? ""
-            message = failure["error"]?["message"]?.stringValue ?? ""
-            attempts = failure["attempts"]?.intValue ?? 0
+        init(_ failure: DeliveryRecord) {
+            variant = failure.variant
+            target = CampaignPages.brief(failure.target.json)
+            code = failure.error?.code ?? ""
+            message = failure.error?.message ?? ""
+            attempts = failure.attempts
             attemptsText = Localized.plural("report.attempts", count: attempts)
         }
     }

@@ -1,0 +1,9 @@
+/// A run's id: a UUID in canonical lowercase text, as `CampaignID` is a campaign's.
+public struct RunID: Sendable, Hashable, CustomStringConvertible {
+    public let description: String
+
+    public init?(_ text: some StringProtocol) {
+        guard UUIDText.isUUID(text) else { return nil }
+        description = text.lowercased()
+    }
+}
