@@ -199,8 +199,7 @@ struct ProgressStore: Sendable {
     func summaries(campaignIDs: [CampaignID], on connection: PostgresConnection) throws -> [CampaignID: CampaignSummary] {
         guard !campaignIDs.isEmpty else { return [:] }
         let rows = try connection.query("""
-            SELECT r.campaign_id::text,
-                   \(utc: "max(r.finished_at)"),
+            SELECT r.campaign_id::text, max(r.finished_at),
                    sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(DeliveryStatus.sent))
                        + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.sent)))::bigint,
                    sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(DeliveryStatus.failed))
@@ -211,7 +210,7 @@ struct ProgressStore: Sendable {
             """)
         var summaries: [CampaignID: CampaignSummary] = [:]
         for row in rows {
-            let (id, finishedAt, sent, failed) = try row.decode((CampaignID, String?, Int, Int).self)
+            let (id, finishedAt, sent, failed) = try row.decode((CampaignID, Date?, Int, Int).self)
             summaries[id] = CampaignSummary(lastFinishedAt: finishedAt, requestsSent: sent, requestsFailed: failed)
         }
         // Opens and conversions as the report counts them (`EventStore.counts`): per device where
@@ -258,8 +257,8 @@ struct ProgressStore: Sendable {
 
 /// What the campaign list says of a campaign's sending so far.
 public struct CampaignSummary: Sendable, Equatable {
-    /// When its last run finished (RFC 3339, UTC), if one has.
-    public var lastFinishedAt: String?
+    /// When its last run finished, if one has.
+    public var lastFinishedAt: Date?
     public var requestsSent: Int
     public var requestsFailed: Int
     public var opens = 0
