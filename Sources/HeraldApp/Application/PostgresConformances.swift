@@ -14,20 +14,14 @@ extension APIKeyScope: PostgresEncodable, PostgresDecodable {}
 extension Attribution.Kind: PostgresEncodable, PostgresDecodable {}
 extension AuditAction: PostgresEncodable {}
 
-extension RunID: PostgresEncodable, PostgresDecodable {
+extension UUIDIdentifier {
     public static var postgresType: PostgresType { .uuid }
     public var postgresValue: PostgresValue { PostgresValue(type: .uuid, text: description) }
-    public static func decode(from cell: PostgresCell) throws -> RunID {
-        guard let id = RunID(try String.decode(from: cell)) else { throw cell.mismatch(RunID.self) }
+    public static func decode(from cell: PostgresCell) throws -> Self {
+        guard let id = Self(try String.decode(from: cell)) else { throw cell.mismatch(Self.self) }
         return id
     }
 }
 
-extension CampaignID: PostgresEncodable, PostgresDecodable {
-    public static var postgresType: PostgresType { .uuid }
-    public var postgresValue: PostgresValue { PostgresValue(type: .uuid, text: description) }
-    public static func decode(from cell: PostgresCell) throws -> CampaignID {
-        guard let id = CampaignID(try String.decode(from: cell)) else { throw cell.mismatch(CampaignID.self) }
-        return id
-    }
-}
+extension CampaignID: PostgresEncodable, PostgresDecodable {}
+extension RunID: PostgresEncodable, PostgresDecodable {}

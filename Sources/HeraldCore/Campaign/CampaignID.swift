@@ -1,13 +1,18 @@
 /// A campaign's id: a UUID in canonical lowercase text. Made only from text that is a UUID, so
 /// a path segment that names no campaign is refused where it is read, and no store has to guard
 /// its `::uuid` casts again.
-public struct CampaignID: Sendable, Hashable, CustomStringConvertible {
+public struct CampaignID: UUIDIdentifier {
     public let description: String
 
     public init?(_ text: some StringProtocol) {
         guard UUIDText.isUUID(text) else { return nil }
         description = text.lowercased()
     }
+}
+
+/// An id that is a UUID's text (a campaign's, a run's): stores bind and read them alike.
+public protocol UUIDIdentifier: Sendable, Hashable, CustomStringConvertible {
+    init?(_ text: some StringProtocol)
 }
 
 /// The 8-4-4-4-12 hex shape of a UUID's text.

@@ -1,5 +1,5 @@
 /// A run's id: a UUID in canonical lowercase text, as `CampaignID` is a campaign's.
-public struct RunID: Sendable, Hashable, CustomStringConvertible {
+public struct RunID: UUIDIdentifier {
     public let description: String
 
     public init?(_ text: some StringProtocol) {
