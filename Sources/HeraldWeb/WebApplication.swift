@@ -2,15 +2,14 @@ import HeraldApp
 import HeraldHTTP
 
 /// Herald's HTTP face: a request reads as one straight line through it —
-/// observation (request id, metrics, access log) → route → proxy trust → the body parsed once →
-/// authentication and CSRF (the route's `Access`) → handler → service → the route face's error
-/// renderer for anything thrown.
+/// observation (request id, metrics, access log) → the route matched once → `chain`: proxy
+/// trust → the answer's language → the face's error renderer → the body parsed once →
+/// authentication and CSRF (the route's `Access`) → the viewer's language → handler → service.
 struct WebApplication: Sendable {
     let routes: RouteTable<Route>
     let observation: Observation
     let proxyTrust: ProxyTrust
-    let authentication: Authentication
-    let pages: PageRenderer
+    let chain: MiddlewareChain
     let log: Log
 
     init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer = PageRenderer()) {
@@ -18,9 +17,14 @@ struct WebApplication: Sendable {
         routes = Routes.table(handlers, settings: settings)
         observation = Observation(log: app.log, metrics: app.metrics)
         proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor, publicURL: settings.publicURL)
-        authentication = Authentication(authenticator: app.authenticator,
-                                        sessionCookieName: Authentication.sessionCookieName(secure: settings.cookieSecure))
-        self.pages = pages
+        chain = MiddlewareChain(links: [
+            proxyTrust,
+            AnswerLanguage.Negotiated(),
+            ErrorRendering(pages: pages),
+            BodyParsing(),
+            Authentication(authenticator: app.authenticator, sessionCookieName: Authentication.sessionCookieName(secure: settings.cookieSecure)),
+            AnswerLanguage.Chosen(),
+        ])
         log = app.log
     }
 
@@ -50,19 +54,17 @@ struct WebApplication: Sendable {
     private func answer(_ request: HTTPRequest, _ match: RouteTable<Route>.Match) -> HTTPResponse {
         observation.observe(request) { requestID in
             var context = RequestContext(
-                request: request, requestID: requestID,
-                clientAddress: proxyTrust.clientAddress(request), host: proxyTrust.host(request),
+                request: request, requestID: requestID, clientAddress: request.remoteAddress, host: "",
                 log: RequestLog(log: log, requestID: requestID, method: request.method.rawValue, path: request.path))
-            context.origin = proxyTrust.origin(request)
-            context.language = Language.negotiate(request.headers["Accept-Language"])
             switch match {
             case .found(let route, let parameters, let pattern, let headForGet):
                 context.request.parameters = parameters
-                var response = run(route, &context)
+                var response = chain.run(&context, route)
                 if headForGet { response.dropBodyForHead() }
                 return (response, pattern, context.clientAddress)
             case .methodNotAllowed(let allowed):
-                var response = Localized.$language.withValue(context.language) {
+                proxyTrust.apply(to: &context)
+                var response = Localized.$language.withValue(Language.negotiate(request.headers["Accept-Language"])) {
                     Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
                             detail: Localized.text("problem.method_not_allowed.detail", request.method.rawValue,
                                                    allowed.map(\.rawValue).joined(separator: ", "))).httpResponse
@@ -70,36 +72,11 @@ struct WebApplication: Sendable {
                 response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
                 return (response, nil, context.clientAddress)
             case .notFound:
-                let problem = Localized.$language.withValue(context.language) {
+                proxyTrust.apply(to: &context)
+                let problem = Localized.$language.withValue(Language.negotiate(request.headers["Accept-Language"])) {
                     Problem(status: 404, code: "not_found", title: "Not found", detail: Localized.text("problem.not_found.path", request.path))
                 }
                 return (problem.httpResponse, nil, context.clientAddress)
-            }
-        }
-    }
-
-    /// Runs the route in the request's language: `Accept-Language` until the viewer is known, then,
-    /// on pages, the viewer's own setting, or for a visitor not signed in the `?lang=` the top bar's
-    /// form asked for (the API answers in `Accept-Language` always).
-    func run(_ route: Route, _ context: inout RequestContext) -> HTTPResponse {
-        do {
-            let answer = try Localized.$language.withValue(context.language) {
-                BodyParsing.parse(&context)
-                return try authentication.authenticate(&context, route.access)
-            }
-            if let answer { return answer }
-            if route.face == .page, let chosen = (context.viewer?.language ?? context.query("lang")).flatMap(Language.init(rawValue:)) {
-                context.language = chosen
-            }
-            let ready = context
-            return try Localized.$language.withValue(ready.language) { try route.handler(ready) }
-        } catch {
-            let failed = context
-            return Localized.$language.withValue(failed.language) {
-                switch route.face {
-                case .api: ProblemRenderer.response(for: error, log: failed.log)
-                case .page: ErrorPageRenderer.response(for: error, context: failed, pages: pages)
-                }
             }
         }
     }

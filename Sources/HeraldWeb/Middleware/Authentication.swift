@@ -133,3 +133,12 @@ struct Authentication: Sendable {
     }
 }
 
+extension Authentication: Middleware {
+    /// The route's `Access` decided: the viewer found, or the answer given instead (the sign-in
+    /// redirect), or the refusal thrown.
+    func handle(_ context: inout RequestContext, _ route: Route,
+                next: (inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+        if let answer = try authenticate(&context, route.access) { return answer }
+        return try next(&context)
+    }
+}

@@ -1,6 +1,8 @@
+import HeraldHTTP
+
 /// Parses a posted form once, before authentication, so the CSRF check and the handler read the
 /// same fields (the last value of a repeated name, for both).
-enum BodyParsing {
+struct BodyParsing {
     static func parse(_ context: inout RequestContext) {
         do {
             guard let form = try PostedForm(context.request) else { return }
@@ -13,5 +15,13 @@ enum BodyParsing {
         } catch {
             context.formError = "\(error)"
         }
+    }
+}
+
+extension BodyParsing: Middleware {
+    func handle(_ context: inout RequestContext, _ route: Route,
+                next: (inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+        Self.parse(&context)
+        return try next(&context)
     }
 }

@@ -55,3 +55,18 @@ struct ProxyTrust: Sendable {
         return colons == 1 ? String(address[..<lastColon]) : address
     }
 }
+
+extension ProxyTrust: Middleware {
+    /// Who the client is, which host it asked for and where it reaches Herald.
+    func handle(_ context: inout RequestContext, _ route: Route,
+                next: (inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+        apply(to: &context)
+        return try next(&context)
+    }
+
+    func apply(to context: inout RequestContext) {
+        context.clientAddress = clientAddress(context.request)
+        context.host = host(context.request)
+        context.origin = origin(context.request)
+    }
+}
