@@ -123,7 +123,9 @@ import Testing
 
     @Test(.timeLimit(.minutes(5)))
     func cancellingWhileSendingStopsTheRestAndStillRecordsWhatWasInFlight() async throws {
-        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(300)))
+        // Each answer takes 2 s and a run sends one fan-out at a time: the campaign is still sending
+        // 18 s after its first message, room enough for a busy machine to read and cancel it.
+        let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .seconds(2)))
         let herald = try TestHerald(environment: sink.environment.merging(["HERALD_DELIVERY_BATCH_SIZE": "2"]) { _, new in new })
         let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(
             name: "Stop the presses", topics: (1...50).map { "topic-\($0)" }))  // ten requests
