@@ -106,7 +106,7 @@ import Testing
     static func record() throws -> CampaignRecord {
         let spec = try CampaignForm(fields: CampaignFormTests.fields()).parse().get()
         return CampaignRecord(id: CampaignID("00000000-0000-4000-8000-0000000000c1")!, name: spec.name, status: .draft, version: 2, content: spec.toJSON(), author: nil,
-                              createdAt: "2026-11-22T09:30:00Z", updatedAt: "2026-11-22T09:30:00Z")
+                              createdAt: Date(timeIntervalSince1970: 1_795_858_200), updatedAt: Date(timeIntervalSince1970: 1_795_858_200))
     }
 
     static func views() throws -> [any PageView] {

@@ -1,3 +1,5 @@
+import FCMMessage
+import Foundation
 import HeraldCrypto
 import HeraldCore
 
@@ -5,11 +7,11 @@ import HeraldCore
 /// filters of the listing it continues, opaque to clients (base64url), so they cannot depend on its
 /// inside and a `next_cursor` alone continues the same filtered listing.
 public struct CampaignCursor: Sendable, Equatable {
-    public var createdAt: String
+    public var createdAt: Date
     public var id: CampaignID
     public var filter: CampaignFilter
 
-    public init(createdAt: String, id: CampaignID, filter: CampaignFilter = CampaignFilter()) {
+    public init(createdAt: Date, id: CampaignID, filter: CampaignFilter = CampaignFilter()) {
         self.createdAt = createdAt
         self.id = id
         self.filter = filter
@@ -19,15 +21,17 @@ public struct CampaignCursor: Sendable, Equatable {
     public var token: String {
         let statuses = filter.statuses.map(\.rawValue).sorted().joined(separator: ",")
         // The name search goes last: it is the one part that may itself hold "|".
-        return Base64URL.encode(Array("\(createdAt)|\(id)|\(statuses)|\(filter.nameContains)".utf8))
+        let created = RFC3339.utc(secondsSince1970: createdAt.timeIntervalSince1970)
+        return Base64URL.encode(Array("\(created)|\(id)|\(statuses)|\(filter.nameContains)".utf8))
     }
 
     /// Reads a token; nil when it was not made by `token`.
     public init?(token: String) {
         guard let bytes = Base64URL.decode(token), let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let parts = text.split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 2 || parts.count == 4, let id = CampaignID(parts[1]), Self.isTimestamp(parts[0]) else { return nil }
-        createdAt = String(parts[0])
+        guard parts.count == 2 || parts.count == 4, let id = CampaignID(parts[1]), Self.isTimestamp(parts[0]),
+              let created = RFC3339.secondsSince1970(String(parts[0])) else { return nil }
+        createdAt = Date(timeIntervalSince1970: created)
         self.id = id
         filter = CampaignFilter()
         if parts.count == 4 {

@@ -1,3 +1,5 @@
+import FCMMessage
+import Foundation
 import HeraldCore
 import HeraldJSON
 
@@ -18,16 +20,15 @@ public struct CampaignRecord: Sendable, Equatable {
     public var author: String?
     /// Who wrote the current version (nil for rows older than attribution).
     public var updatedBy: Attribution?
-    /// When the next run is due (RFC 3339, UTC); nil when nothing is armed.
-    public var nextRunAt: String?
-    /// RFC 3339 timestamps in UTC with microseconds, as PostgreSQL keeps them.
-    public var createdAt: String
-    public var updatedAt: String
+    /// When the next run is due; nil when nothing is armed.
+    public var nextRunAt: Date?
+    public var createdAt: Date
+    public var updatedAt: Date
     /// Where it is in its approval (`none` unless approvals are or were on).
     public var approval = CampaignApproval()
 
     public init(id: CampaignID, name: String, status: CampaignStatus, version: Int, content: JSON, author: String?,
-                createdAt: String, updatedAt: String, updatedBy: Attribution? = nil, nextRunAt: String? = nil) {
+                createdAt: Date, updatedAt: Date, updatedBy: Attribution? = nil, nextRunAt: Date? = nil) {
         self.id = id
         self.name = name
         self.status = status
@@ -56,10 +57,10 @@ public struct CampaignRecord: Sendable, Equatable {
         var object: JSONObject = ["id": .string(id.description), "status": .string(status.rawValue), "version": .number(Double(version))]
         for (key, value) in content.objectValue ?? [:] { object[key] = value }
         if let author { object["author"] = .string(author) }
-        object["created_at"] = .string(createdAt)
-        object["updated_at"] = .string(updatedAt)
+        object["created_at"] = .string(RFC3339.utc(secondsSince1970: createdAt.timeIntervalSince1970))
+        object["updated_at"] = .string(RFC3339.utc(secondsSince1970: updatedAt.timeIntervalSince1970))
         object["updated_by"] = updatedBy.map { ["name": .string($0.name), "kind": .string($0.kind.rawValue)] } ?? .null
-        object["next_run_at"] = nextRunAt.map { .string($0) } ?? .null
+        object["next_run_at"] = nextRunAt.map { .string(RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970)) } ?? .null
         if approval.state != .none {
             var approvalObject = approval.json
             approvalObject["runs_held"] = .bool(approval.runsHeld(status: status, version: version))

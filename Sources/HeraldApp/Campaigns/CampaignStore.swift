@@ -24,8 +24,7 @@ struct CampaignStore: Sendable {
 
     /// The columns `records` decodes, in its order.
     static let columns: PostgresQuery = """
-        id::text, name, status, version, content::text, author, \(utc: "created_at"), \(utc: "updated_at"),
-        updated_by, updated_by_kind, \(utc: "next_run_at"),
+        id::text, name, status, version, content::text, author, created_at, updated_at, updated_by, updated_by_kind, next_run_at,
         approval, approval_comment, approval_decided_by, approved_version, approval_decision
         """
 
@@ -130,7 +129,7 @@ struct CampaignStore: Sendable {
         try rows.map { row in
             let (id, name, status, version, content, author, createdAt, updatedAt, updatedBy, updatedByKind, nextRunAt,
                  approval, comment, decidedBy, approvedVersion, decision) =
-                try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, String, String, String?, Attribution.Kind?, String?,
+                try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, Date, Date, String?, Attribution.Kind?, Date?,
                                 ApprovalState, String?, String?, Int?, ApprovalState?).self)
             var record = CampaignRecord(id: id, name: name, status: status, version: version, content: try JSON.parse(content),
                                         author: author, createdAt: createdAt, updatedAt: updatedAt,

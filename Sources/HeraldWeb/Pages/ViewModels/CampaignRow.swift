@@ -1,3 +1,4 @@
+import FCMMessage
 import HeraldApp
 import HeraldCore
 
@@ -86,7 +87,7 @@ struct CampaignRow: Sendable {
         targets = spec.map { CampaignPages.targetText($0.audience, segments: segments) } ?? "—"
         targetsAreCode = spec.map { !$0.audience.isPerDevice } ?? true
         updated = CampaignPages.shortTime(record.updatedAt)
-        updatedISO = record.updatedAt
+        updatedISO = RFC3339.utc(secondsSince1970: record.updatedAt.timeIntervalSince1970)
         author = record.author ?? "API"
         changedBy = record.updatedBy?.description ?? author
         version = record.version
@@ -103,7 +104,8 @@ struct CampaignRow: Sendable {
         pauseQuestion = Self.pauseQuestion(record.name)
         resumeQuestion = Self.resumeQuestion(record.name)
         if let next = record.nextRunAt, record.status == .scheduled {
-            when = Localized.text("list.next_at", spec.flatMap { CampaignPages.nextRunText(next, of: $0) } ?? CampaignPages.shortTime(next))
+            let iso = RFC3339.utc(secondsSince1970: next.timeIntervalSince1970)
+            when = Localized.text("list.next_at", spec.flatMap { CampaignPages.nextRunText(iso, of: $0) } ?? CampaignPages.shortTime(iso))
         }
         deleteQuestion = Self.deleteQuestion(record.name)
     }
