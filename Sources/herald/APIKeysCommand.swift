@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import ArgumentParser
+import FCMMessage
+import Foundation
 import HeraldApp
 
 /// `herald api-keys …`: keys for internal tools and apps.
@@ -34,7 +36,8 @@ struct APIKeysCommand: ParsableCommand {
             let (service, pool) = try accountService()
             defer { pool.close() }
             for key in try reportingFailures({ try service.listKeys() }) {
-                let state = key.revokedAt.map { "revoked \($0)" } ?? "last used \(key.lastUsedAt ?? "never")"
+                func time(_ date: Date) -> String { RFC3339.utc(secondsSince1970: date.timeIntervalSince1970) }
+                let state = key.revokedAt.map { "revoked \(time($0))" } ?? "last used \(key.lastUsedAt.map(time) ?? "never")"
                 print("\(key.id)  \(key.prefix)…  \(key.role.rawValue.padding(9))  \(key.scope.rawValue.padding(6))  \(key.name)  (\(state))")
             }
         }

@@ -116,9 +116,9 @@ import Testing
         for field in ["form", "name", "variant_key_0"] { errors.add(field, "is wrong") }
         let form = CampaignForm(fields: CampaignFormTests.fields([("image_url", "https://example.com/a.png")]))
         let conflict = ConflictView(current: record, yours: ["name": "Mine"], yourVersion: 1)
-        let user = UserRecord(id: "u2", email: "e@example.com", role: .editor, disabled: false, createdAt: "2026-11-22")
+        let user = UserRecord(id: "u2", email: "e@example.com", role: .editor, disabled: false, createdAt: Date(timeIntervalSince1970: 1_795_824_000))
         let key = APIKeyRecord(id: "k1", name: "ci", prefix: "hk_abc", role: .editor, scope: .full, createdBy: "admin",
-                               createdAt: "2026-11-22", lastUsedAt: nil, revokedAt: nil)
+                               createdAt: Date(timeIntervalSince1970: 1_795_824_000), lastUsedAt: nil, revokedAt: nil)
         let entry = AuditEntry(id: 1, at: "2026-11-22", actor: "admin", userID: nil, apiKeyID: nil, action: "user.created",
                                objectType: "user", objectID: "u2", address: "127.0.0.1", details: ["role": "editor"])
         let run = RunProgress(id: try #require(RunID("00000000-0000-4000-8000-000000000001")), status: .sent, planned: 2, warnings: [],

@@ -1,3 +1,5 @@
+import FCMMessage
+import Foundation
 import HeraldCrypto
 import HeraldCore
 import HeraldJSON
@@ -11,16 +13,9 @@ public struct APIKeyRecord: Sendable, Equatable {
     public var role: Role
     public var scope: APIKeyScope
     public var createdBy: String?
-    public var createdAt: String
-    public var lastUsedAt: String?
-    public var revokedAt: String?
-
-    public var json: JSON {
-        ["id": .string(id), "name": .string(name), "prefix": .string(prefix), "role": .string(role.rawValue),
-         "scope": .string(scope.rawValue), "created_by": createdBy.map { .string($0) } ?? .null,
-         "created_at": .string(createdAt), "last_used_at": lastUsedAt.map { .string($0) } ?? .null,
-         "revoked_at": revokedAt.map { .string($0) } ?? .null]
-    }
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+    public var revokedAt: Date?
 }
 
 /// The SQL of API keys. A key is `hk_` and 43 base64url characters (256 random bits); the table
@@ -32,7 +27,7 @@ struct APIKeyStore: Sendable {
     static let visiblePrefixLength = 11
 
     static let columns: PostgresQuery = """
-        id::text, name, prefix, role, scope, created_by, \(utc: "created_at"), \(utc: "last_used_at"), \(utc: "revoked_at")
+        id::text, name, prefix, role, scope, created_by, created_at, last_used_at, revoked_at
         """
 
     /// Creates a key and returns it with its record; the key is never shown again.
@@ -81,7 +76,7 @@ struct APIKeyStore: Sendable {
     static func records(_ rows: PostgresRows) throws -> [APIKeyRecord] {
         try rows.map { row in
             let (id, name, prefix, role, scope, createdBy, createdAt, lastUsedAt, revokedAt) =
-                try row.decode((String, String, String, Role, APIKeyScope, String?, String, String?, String?).self)
+                try row.decode((String, String, String, Role, APIKeyScope, String?, Date, Date?, Date?).self)
             return APIKeyRecord(id: id, name: name, prefix: prefix, role: role, scope: scope, createdBy: createdBy,
                                 createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
         }

@@ -1,3 +1,5 @@
+import FCMMessage
+import Foundation
 import HeraldCore
 import HeraldJSON
 import HeraldPostgres
@@ -8,19 +10,14 @@ public struct UserRecord: Sendable, Equatable {
     public var email: String
     public var role: Role
     public var disabled: Bool
-    public var createdAt: String
-
-    public var json: JSON {
-        ["id": .string(id), "email": .string(email), "role": .string(role.rawValue),
-         "disabled": .bool(disabled), "created_at": .string(createdAt)]
-    }
+    public var createdAt: Date
 }
 
 /// The SQL of users. E-mails are unique ignoring case.
 struct UserStore: Sendable {
     public init() {}
 
-    static let columns: PostgresQuery = "id::text, email, role, disabled, \(utc: "created_at")"
+    static let columns: PostgresQuery = "id::text, email, role, disabled, created_at"
 
     /// Creates a user with a hash made beforehand (`PasswordHash.make`, slow on purpose: never
     /// while holding a connection); a taken e-mail is a `PostgresError` with code `uniqueViolation`.
@@ -47,7 +44,7 @@ struct UserStore: Sendable {
             SELECT \(fragment: Self.columns), password_hash FROM users WHERE lower(email) = lower(\(email))
             """)
         return try rows.map { row in
-            let (id, email, role, disabled, createdAt, hash) = try row.decode((String, String, Role, Bool, String, String).self)
+            let (id, email, role, disabled, createdAt, hash) = try row.decode((String, String, Role, Bool, Date, String).self)
             return (user: UserRecord(id: id, email: email, role: role, disabled: disabled, createdAt: createdAt), passwordHash: hash)
         }.first
     }
@@ -74,7 +71,7 @@ struct UserStore: Sendable {
 
     static func records(_ rows: PostgresRows) throws -> [UserRecord] {
         try rows.map { row in
-            let (id, email, role, disabled, createdAt) = try row.decode((String, String, Role, Bool, String).self)
+            let (id, email, role, disabled, createdAt) = try row.decode((String, String, Role, Bool, Date).self)
             return UserRecord(id: id, email: email, role: role, disabled: disabled, createdAt: createdAt)
         }
     }

@@ -1,3 +1,5 @@
+import FCMMessage
+import Foundation
 import HeraldCore
 import HeraldJSON
 import HeraldPostgres
@@ -8,12 +10,7 @@ public struct Segment: Sendable, Equatable {
     public var name: String
     public var rule: SegmentRule
     public var createdBy: String?
-    public var updatedAt: String
-
-    public var json: JSON {
-        ["id": .string(id), "name": .string(name), "rule": rule.toJSON(), "created_by": createdBy.map(JSON.string) ?? .null,
-         "updated_at": .string(updatedAt)]
-    }
+    public var updatedAt: Date
 }
 
 /// A segment as a campaign's pages name it: "238 devices in “Persian & Hebrew VIPs”".
@@ -65,11 +62,11 @@ public struct SegmentService: Sendable {
             guard let row = try connection.query("""
                 INSERT INTO segments (name, rule, created_by) VALUES (\(name), \(PostgresJSONB(rule.toJSON().serializedString())), \(actor.name))
                 ON CONFLICT (name) DO NOTHING
-                RETURNING id::text, \(utc: "updated_at")
+                RETURNING id::text, updated_at
                 """).first else {
                 throw AppError.conflict(code: "duplicate_name", title: "The name is taken", detail: "A segment named \"\(name)\" exists already.")
             }
-            let (id, updated) = try row.decode((String, String).self)
+            let (id, updated) = try row.decode((String, Date).self)
             try audit.record(.segmentSaved, by: actor, object: ("segment", id), details: ["name": .string(name)], on: connection)
             return Segment(id: id, name: name, rule: rule, createdBy: actor.name, updatedAt: updated)
         }
@@ -89,10 +86,10 @@ public struct SegmentService: Sendable {
         try database.transaction { connection in
             let rows = try connection.query("""
                 UPDATE segments SET name = \(name), rule = \(PostgresJSONB(rule.toJSON().serializedString())), updated_at = now()
-                WHERE id = \(id)::uuid RETURNING created_by, \(utc: "updated_at")
+                WHERE id = \(id)::uuid RETURNING created_by, updated_at
                 """)
             guard let row = rows.first else { throw AppError.notFound(.segment) }
-            let (createdBy, updated) = try row.decode((String?, String).self)
+            let (createdBy, updated) = try row.decode((String?, Date).self)
             try audit.record(.segmentSaved, by: actor, object: ("segment", id), details: ["name": .string(name)], on: connection)
             return Segment(id: id, name: name, rule: rule, createdBy: createdBy, updatedAt: updated)
         }
@@ -132,7 +129,7 @@ public struct SegmentService: Sendable {
     }
 
     static func all(on connection: PostgresConnection) throws -> [Segment] {
-        try connection.query("SELECT id::text, name, rule::text, created_by, \(utc: "updated_at") FROM segments ORDER BY name").map(Self.decode)
+        try connection.query("SELECT id::text, name, rule::text, created_by, updated_at FROM segments ORDER BY name").map(Self.decode)
     }
 
     /// The segments with these ids by id, each with its reach now (from the census: milliseconds
@@ -143,7 +140,7 @@ public struct SegmentService: Sendable {
         return try database.read { connection in
             var found: [String: SegmentSummary] = [:]
             let segments = try connection.query("""
-                SELECT id::text, name, rule::text, created_by, \(utc: "updated_at") FROM segments WHERE id = ANY(\(valid)::uuid[])
+                SELECT id::text, name, rule::text, created_by, updated_at FROM segments WHERE id = ANY(\(valid)::uuid[])
                 """).map(Self.decode)
             for segment in segments {
                 found[segment.id] = SegmentSummary(name: segment.name, devices: try devices.count(segment.rule, on: connection))
@@ -179,12 +176,12 @@ public struct SegmentService: Sendable {
     }
 
     static func load(_ id: String, on connection: PostgresConnection) throws -> Segment? {
-        try connection.query("SELECT id::text, name, rule::text, created_by, \(utc: "updated_at") FROM segments WHERE id = \(id)::uuid")
+        try connection.query("SELECT id::text, name, rule::text, created_by, updated_at FROM segments WHERE id = \(id)::uuid")
             .map(Self.decode).first
     }
 
     static func decode(_ row: PostgresRow) throws -> Segment {
-        let (id, name, rule, createdBy, updated) = try row.decode((String, String, String, String?, String).self)
+        let (id, name, rule, createdBy, updated) = try row.decode((String, String, String, String?, Date).self)
         guard case .success(let parsed) = SegmentRule.parse(try JSON.parse(rule)) else {
             throw AppError.unavailable("The stored rule of segment \(id) can no longer be read.")
         }

@@ -23,7 +23,7 @@ struct ImagesAPI: Sendable {
             "items": .array(page.map { image in
                 var json = Self.json(image.stored, bytes: image.bytes, url: context.publicURL(image.stored.path))
                 json["uploaded_by"] = image.uploadedBy.map(JSON.string) ?? .null
-                json["created_at"] = .string(image.createdAt)
+                json["created_at"] = .time(image.createdAt)
                 return .object(json)
             }),
             "next_cursor": page.count == limit ? page.last.map { .string($0.stored.sha256) } ?? .null : .null,

@@ -31,7 +31,7 @@ struct APIKeysView: PageView {
             createdBy = key.createdBy ?? ""
             createdAt = CampaignPages.shortTime(key.createdAt)
             lastUsedAt = key.lastUsedAt.map(CampaignPages.shortTime) ?? Localized.text("keys.never")
-            revokedAt = key.revokedAt ?? ""
+            revokedAt = key.revokedAt.map(CampaignPages.shortTime) ?? ""
             revokeQuestion = Self.revokeQuestion(key)
             revoked = key.revokedAt != nil
         }
