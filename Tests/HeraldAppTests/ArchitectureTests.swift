@@ -90,6 +90,34 @@ import Testing
         }
     }
 
+    /// The application layer hands out times as `Date` and ids as their own types (`CampaignID`,
+    /// `RunID`), not text: a public stored property named like a time (`…At`) or an id (`id`,
+    /// `…ID`) is no `String`. The exceptions still to type are listed: the list may only shrink.
+    @Test func publicTimesAndIdsAreTypedNotText() throws {
+        let left: Set<String> = [
+            // Times still text: a device's registration (read on the sending path, per device), and an
+            // event's time as the client sent it.
+            "Audiences/DeviceStore.swift registeredAt", "Events/EventStore.swift occurredAt",
+            // Ids still text.
+            "Accounts/APIKeyStore.swift id", "Accounts/Actor.swift apiKeyID", "Accounts/Actor.swift userID",
+            "Accounts/AuditLog.swift apiKeyID", "Accounts/AuditLog.swift objectID", "Accounts/AuditLog.swift userID",
+            "Accounts/Role.swift apiKeyID", "Accounts/Role.swift userID", "Accounts/SignInService.swift sessionID",
+            "Accounts/UserStore.swift id", "Audiences/SegmentService.swift id", "Campaigns/CampaignRecord.swift segmentID",
+            "Events/EventExport.swift campaignID", "Events/EventExport.swift id", "Events/EventStore.swift campaignID",
+            "Events/EventStore.swift id", "Sends/SendRequest.swift id", "Webhooks/Webhook.swift eventID", "Webhooks/Webhook.swift id",
+            "Webhooks/Webhook.swift webhookID",
+        ]
+        var found: Set<String> = []
+        for file in try Self.sources(in: ["HeraldApp"]) {
+            for line in try Self.lines(file.text, matching: #"public\s+(let|var)\s+(id|[a-z][A-Za-z]*(At|ID))\s*:\s*String\b"#) {
+                let name = try #require(line.firstMatch(of: try Regex(#"(?:let|var)\s+([A-Za-z]+)"#))?.output[1].substring)
+                found.insert("\(file.path.dropFirst("HeraldApp/".count)) \(name)")
+            }
+        }
+        #expect(found.subtracting(left).isEmpty, "text where a Date or an id type belongs: \(found.subtracting(left).sorted())")
+        #expect(left.subtracting(found).isEmpty, "typed since (take them off the list): \(left.subtracting(found).sorted())")
+    }
+
     /// Every target declares the modules its files import, and declares none it does not import:
     /// the manifest says what each part depends on, and a build that links a module by accident
     /// (through another target) does not hide it.
