@@ -103,7 +103,7 @@ import Testing
             "Accounts/AuditLog.swift apiKeyID", "Accounts/AuditLog.swift objectID", "Accounts/AuditLog.swift userID",
             "Accounts/Role.swift apiKeyID", "Accounts/Role.swift userID", "Accounts/SignInService.swift sessionID",
             "Accounts/UserStore.swift id", "Audiences/SegmentService.swift id", "Campaigns/CampaignRecord.swift segmentID",
-            "Events/EventExport.swift campaignID", "Events/EventExport.swift id", "Events/EventStore.swift campaignID",
+            "Events/EventExport.swift id", "Events/EventStore.swift campaignID",
             "Events/EventStore.swift id", "Sends/SendRequest.swift id", "Webhooks/Webhook.swift eventID", "Webhooks/Webhook.swift id",
             "Webhooks/Webhook.swift webhookID",
         ]

@@ -7,7 +7,7 @@ public struct ExportedEvent: Sendable, Equatable {
     public var sequence: Int64
     public var id: String
     /// Nil for the app's own events (an app open, a purchase), which no campaign caused.
-    public var campaignID: String?
+    public var campaignID: CampaignID?
     public var variant: String?
     public var type: EventType
     public var deviceToken: String?

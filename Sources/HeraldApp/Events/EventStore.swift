@@ -46,7 +46,7 @@ struct EventStore: Sendable {
             ORDER BY seq LIMIT \(limit)
             """).map { row in
             let (seq, id, campaign, variant, type, device, occurred, received) =
-                try row.decode((Int64, String, String?, String?, EventType, String?, Date, Date).self)
+                try row.decode((Int64, String, CampaignID?, String?, EventType, String?, Date, Date).self)
             return ExportedEvent(sequence: seq, id: id, campaignID: campaign, variant: variant, type: type, deviceToken: device,
                                  occurredAt: occurred, receivedAt: received)
         }
