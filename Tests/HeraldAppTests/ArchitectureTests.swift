@@ -104,8 +104,7 @@ import Testing
             "Accounts/Role.swift apiKeyID", "Accounts/Role.swift userID", "Accounts/SignInService.swift sessionID",
             "Accounts/UserStore.swift id", "Audiences/SegmentService.swift id", "Campaigns/CampaignRecord.swift segmentID",
             "Events/EventExport.swift id", "Events/EventStore.swift campaignID",
-            "Events/EventStore.swift id", "Sends/SendRequest.swift id", "Webhooks/Webhook.swift eventID", "Webhooks/Webhook.swift id",
-            "Webhooks/Webhook.swift webhookID",
+            "Events/EventStore.swift id", "Sends/SendRequest.swift id", "Webhooks/Webhook.swift eventID",
         ]
         var found: Set<String> = []
         for file in try Self.sources(in: ["HeraldApp"]) {

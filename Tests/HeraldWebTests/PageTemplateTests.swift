@@ -138,9 +138,10 @@ import Testing
         var importReport = DeviceImportReport()
         importReport.rows = 2
         importReport.fail(line: 2, FieldError(path: "token", code: "invalid_token", message: "holds a space"))
-        let webhook = Webhook(id: "w1", url: "https://crm.example.com/hook", events: [.runFinished], description: "The CRM",
+        let webhookID = try #require(WebhookID("00000000-0000-4000-8000-0000000000e1"))
+        let webhook = Webhook(id: webhookID, url: "https://crm.example.com/hook", events: [.runFinished], description: "The CRM",
                               createdBy: "ana@example.com", createdAt: Date(timeIntervalSince1970: 1_795_600_000), pending: 2, dead: 1)
-        let delivery = WebhookDelivery(id: 7, webhookID: "w1", eventID: "e1", eventType: "run.finished", status: .pending, attempts: 3,
+        let delivery = WebhookDelivery(id: 7, webhookID: webhookID, eventID: "e1", eventType: "run.finished", status: .pending, attempts: 3,
                                        nextAttemptAt: Date(timeIntervalSince1970: 1_795_600_100), lastAttemptAt: Date(timeIntervalSince1970: 1_795_600_050),
                                        responseStatus: 503, lastError: "The receiver answered HTTP 503.", createdAt: Date(timeIntervalSince1970: 1_795_600_000),
                                        deliveredAt: nil, body: "{}")

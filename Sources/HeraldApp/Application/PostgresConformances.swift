@@ -25,3 +25,4 @@ extension UUIDIdentifier {
 
 extension CampaignID: PostgresEncodable, PostgresDecodable {}
 extension RunID: PostgresEncodable, PostgresDecodable {}
+extension WebhookID: PostgresEncodable, PostgresDecodable {}

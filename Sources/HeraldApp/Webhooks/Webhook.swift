@@ -3,7 +3,7 @@ import HeraldCore
 
 /// An endpoint that hears of Herald's events.
 public struct Webhook: Sendable, Equatable {
-    public var id: String
+    public var id: WebhookID
     public var url: String
     public var events: [WebhookEventType]
     public var description: String
@@ -23,7 +23,7 @@ public struct CreatedWebhook: Sendable, Equatable {
 /// One event posted (or to be posted) to one endpoint: the receiver's `Herald-Webhook-Id`.
 public struct WebhookDelivery: Sendable, Equatable {
     public var id: Int64
-    public var webhookID: String
+    public var webhookID: WebhookID
     public var eventID: String
     public var eventType: String
     public var status: WebhookDeliveryStatus

@@ -51,7 +51,7 @@ public struct WebhookService: Sendable {
         return try database.transaction { connection in
             let webhook = try store.insert(url: registration.url, events: registration.events, description: registration.description,
                                            secret: secret, createdBy: actor.name, on: connection)
-            try audit.record(.webhookCreated, by: actor, object: ("webhook", webhook.id),
+            try audit.record(.webhookCreated, by: actor, object: ("webhook", webhook.id.description),
                              details: ["url": .string(webhook.url), "events": .array(webhook.events.map { .string($0.rawValue) })],
                              on: connection)
             return CreatedWebhook(webhook: webhook, secret: secret)
@@ -62,38 +62,36 @@ public struct WebhookService: Sendable {
         try database.read { try store.list(on: $0) }
     }
 
-    public func get(_ id: String) throws -> Webhook {
-        guard UUIDText.isUUID(id), let webhook = try database.read({ try store.webhook(id, on: $0) }) else {
-            throw AppError.notFound(.webhook(id))
+    public func get(_ id: WebhookID) throws -> Webhook {
+        guard let webhook = try database.read({ try store.webhook(id, on: $0) }) else {
+            throw AppError.notFound(.webhook(id.description))
         }
         return webhook
     }
 
     /// Deletes the endpoint and its log; nothing more is posted to it.
-    public func delete(_ id: String, by actor: Actor) throws {
-        guard UUIDText.isUUID(id) else { throw AppError.notFound(.webhook(id)) }
+    public func delete(_ id: WebhookID, by actor: Actor) throws {
         try database.transaction { connection in
             guard let webhook = try store.webhook(id, on: connection), try store.delete(id, on: connection) else {
-                throw AppError.notFound(.webhook(id))
+                throw AppError.notFound(.webhook(id.description))
             }
-            try audit.record(.webhookDeleted, by: actor, object: ("webhook", id), details: ["url": .string(webhook.url)], on: connection)
+            try audit.record(.webhookDeleted, by: actor, object: ("webhook", id.description), details: ["url": .string(webhook.url)], on: connection)
         }
     }
 
     /// The endpoint's deliveries, newest first, `limit` after the cursor `before`.
-    public func deliveries(of id: String, before: Int64?, limit: Int) throws -> (deliveries: [WebhookDelivery], next: Int64?) {
+    public func deliveries(of id: WebhookID, before: Int64?, limit: Int) throws -> (deliveries: [WebhookDelivery], next: Int64?) {
         _ = try get(id)
         return try database.read { try store.deliveries(of: id, before: before, limit: limit, on: $0) }
     }
 
     /// Posts a delivery's event again, as a new delivery at the end of the endpoint's queue.
-    public func redeliver(_ deliveryID: Int64, of id: String, by actor: Actor) throws -> WebhookDelivery {
-        guard UUIDText.isUUID(id) else { throw AppError.notFound(.webhook(id)) }
+    public func redeliver(_ deliveryID: Int64, of id: WebhookID, by actor: Actor) throws -> WebhookDelivery {
         return try database.transaction { connection in
             guard let copy = try store.redeliver(deliveryID, of: id, on: connection) else {
                 throw AppError.notFound(.webhookDelivery(String(deliveryID)))
             }
-            try audit.record(.webhookRedelivered, by: actor, object: ("webhook", id),
+            try audit.record(.webhookRedelivered, by: actor, object: ("webhook", id.description),
                              details: ["delivery": .number(Double(deliveryID)), "new_delivery": .number(Double(copy.id)),
                                        "event": .string(copy.eventType)], on: connection)
             return copy

@@ -22,12 +22,12 @@ struct WebhookStore: Sendable {
                 on connection: PostgresConnection) throws -> Webhook {
         let id = try connection.query("""
             INSERT INTO webhooks (url, events, description, secret, created_by)
-            VALUES (\(url), \(events.map(\.rawValue)), \(description), \(secret), \(createdBy)) RETURNING id::text
-            """).first!.decode(String.self, at: 0)
+            VALUES (\(url), \(events.map(\.rawValue)), \(description), \(secret), \(createdBy)) RETURNING id
+            """).first!.decode(WebhookID.self, at: 0)
         return try webhook(id, on: connection)!
     }
 
-    func webhook(_ id: String, on connection: PostgresConnection) throws -> Webhook? {
+    func webhook(_ id: WebhookID, on connection: PostgresConnection) throws -> Webhook? {
         try connection.query("SELECT \(fragment: Self.columns) FROM webhooks w WHERE w.id = \(id)::uuid").first.map(Self.webhook)
     }
 
@@ -35,12 +35,12 @@ struct WebhookStore: Sendable {
         try connection.query("SELECT \(fragment: Self.columns) FROM webhooks w ORDER BY w.created_at, w.id").map(Self.webhook)
     }
 
-    func delete(_ id: String, on connection: PostgresConnection) throws -> Bool {
+    func delete(_ id: WebhookID, on connection: PostgresConnection) throws -> Bool {
         try connection.execute("DELETE FROM webhooks WHERE id = \(id)::uuid") > 0
     }
 
     static func webhook(_ row: PostgresRow) throws -> Webhook {
-        Webhook(id: try row.decode(String.self, column: "id"), url: try row.decode(String.self, column: "url"),
+        Webhook(id: try row.decode(WebhookID.self, column: "id"), url: try row.decode(String.self, column: "url"),
                 events: try row.decode([String].self, column: "events").compactMap(WebhookEventType.init(rawValue:)),
                 description: try row.decode(String.self, column: "description"),
                 createdBy: try row.decode(String.self, column: "created_by"), createdAt: try row.decode(Date.self, column: "created_at"),
@@ -50,13 +50,13 @@ struct WebhookStore: Sendable {
     // MARK: - Deliveries
 
     private static let deliveryColumns: PostgresQuery = """
-        id, webhook_id::text, event_id::text, event_type, status, attempts,
+        id, webhook_id, event_id::text, event_type, status, attempts,
         CASE WHEN status = \(constants: [WebhookDeliveryStatus.pending]) THEN next_attempt_at END AS next_attempt_at,
         last_attempt_at, response_status, last_error, created_at, delivered_at, body
         """
 
     /// Newest first, `limit` deliveries with ids below `before`, and the next cursor.
-    func deliveries(of webhookID: String, before: Int64?, limit: Int, on connection: PostgresConnection) throws -> ([WebhookDelivery], Int64?) {
+    func deliveries(of webhookID: WebhookID, before: Int64?, limit: Int, on connection: PostgresConnection) throws -> ([WebhookDelivery], Int64?) {
         var rows = try connection.query("""
             SELECT \(fragment: Self.deliveryColumns) FROM webhook_deliveries
             WHERE webhook_id = \(webhookID)::uuid AND id < \(before ?? Int64.max) ORDER BY id DESC LIMIT \(limit + 1)
@@ -66,14 +66,14 @@ struct WebhookStore: Sendable {
         return (rows, next)
     }
 
-    func delivery(_ id: Int64, of webhookID: String, on connection: PostgresConnection) throws -> WebhookDelivery? {
+    func delivery(_ id: Int64, of webhookID: WebhookID, on connection: PostgresConnection) throws -> WebhookDelivery? {
         try connection.query("""
             SELECT \(fragment: Self.deliveryColumns) FROM webhook_deliveries WHERE id = \(id) AND webhook_id = \(webhookID)::uuid
             """).first.map(Self.delivery)
     }
 
     /// A new delivery of the same event and body, at the end of the endpoint's queue.
-    func redeliver(_ id: Int64, of webhookID: String, on connection: PostgresConnection) throws -> WebhookDelivery? {
+    func redeliver(_ id: Int64, of webhookID: WebhookID, on connection: PostgresConnection) throws -> WebhookDelivery? {
         guard let copy = try connection.query("""
             INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, body)
             SELECT webhook_id, event_id, event_type, body FROM webhook_deliveries WHERE id = \(id) AND webhook_id = \(webhookID)::uuid
@@ -84,7 +84,7 @@ struct WebhookStore: Sendable {
     }
 
     static func delivery(_ row: PostgresRow) throws -> WebhookDelivery {
-        WebhookDelivery(id: try row.decode(Int64.self, column: "id"), webhookID: try row.decode(String.self, column: "webhook_id"),
+        WebhookDelivery(id: try row.decode(Int64.self, column: "id"), webhookID: try row.decode(WebhookID.self, column: "webhook_id"),
                         eventID: try row.decode(String.self, column: "event_id"), eventType: try row.decode(String.self, column: "event_type"),
                         status: try row.decode(WebhookDeliveryStatus.self, column: "status"), attempts: try row.decode(Int.self, column: "attempts"),
                         nextAttemptAt: try row.decode(Date?.self, column: "next_attempt_at"),

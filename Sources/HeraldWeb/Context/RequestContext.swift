@@ -31,9 +31,14 @@ struct RequestContext: Sendable {
 
     /// The campaign named by the path's `{id}`; text that is no campaign id is a 404 here, so no
     /// service is asked about it.
-    func campaignID() throws(AppError) -> CampaignID {
+    func campaignID() throws(AppError) -> CampaignID { try pathID { .campaign($0) } }
+
+    /// The webhook named by the path's `{id}`, as `campaignID()`.
+    func webhookID() throws(AppError) -> WebhookID { try pathID { .webhook($0) } }
+
+    private func pathID<ID: UUIDIdentifier>(_ missing: (String) -> Missing) throws(AppError) -> ID {
         let text = parameter("id")
-        guard let id = CampaignID(text) else { throw .notFound(.campaign("\(text)")) }
+        guard let id = ID(text) else { throw .notFound(missing(text)) }
         return id
     }
 

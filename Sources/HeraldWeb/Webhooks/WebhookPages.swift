@@ -34,7 +34,7 @@ struct WebhookPages: Sendable {
     func log(_ context: RequestContext) throws -> HTTPResponse { try logPage(context) }
 
     func logPage(_ context: RequestContext, message: String? = nil) throws -> HTTPResponse {
-        let id = context.parameter("id")
+        let id = try context.webhookID()
         let webhook = try webhooks.get(id)
         let before = context.query("cursor").flatMap { Int64($0) }
         let page = try webhooks.deliveries(of: id, before: before, limit: 50)
@@ -44,7 +44,7 @@ struct WebhookPages: Sendable {
     }
 
     func delete(_ context: RequestContext) throws -> HTTPResponse {
-        let webhook = try webhooks.get(context.parameter("id"))
+        let webhook = try webhooks.get(try context.webhookID())
         let row = WebhooksView.Row(webhook)
         if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("webhooks.delete.heading"), text: row.deleteQuestion,
                                                   confirmLabel: Localized.text("webhooks.delete"), back: "/webhooks") {
@@ -57,7 +57,7 @@ struct WebhookPages: Sendable {
     func redeliver(_ context: RequestContext) throws -> HTTPResponse {
         let text = context.parameter("delivery")
         guard let delivery = Int64(text), delivery > 0 else { throw AppError.notFound(.webhookDelivery(text)) }
-        let copy = try webhooks.redeliver(delivery, of: context.parameter("id"), by: context.actor)
+        let copy = try webhooks.redeliver(delivery, of: try context.webhookID(), by: context.actor)
         return try logPage(context, message: Localized.text("webhooks.redelivered_message", Localized.isolate(copy.eventType)))
     }
 }

@@ -26,11 +26,11 @@ struct WebhooksAPI: Sendable {
     }
 
     func get(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: Self.json(try webhooks.get(context.parameter("id"))))
+        APIResponse(status: 200, body: Self.json(try webhooks.get(try context.webhookID())))
     }
 
     func delete(_ context: RequestContext) throws -> APIResponse {
-        try webhooks.delete(context.parameter("id"), by: context.actor)
+        try webhooks.delete(try context.webhookID(), by: context.actor)
         return APIResponse(status: 204, body: nil)
     }
 
@@ -38,7 +38,7 @@ struct WebhooksAPI: Sendable {
         let (limit, before) = try context.pageQuery(defaultLimit: Self.defaultDeliveryPage, maximumLimit: Self.maximumDeliveryPage) { value in
             Int64(value).flatMap { $0 > 0 ? $0 : nil }
         }
-        let page = try webhooks.deliveries(of: context.parameter("id"), before: before, limit: limit)
+        let page = try webhooks.deliveries(of: try context.webhookID(), before: before, limit: limit)
         return APIResponse(status: 200, body: ["items": .array(page.deliveries.map(Self.json)),
                                                "next_cursor": page.next.map { .string(String($0)) } ?? .null])
     }
@@ -46,17 +46,17 @@ struct WebhooksAPI: Sendable {
     func redeliver(_ context: RequestContext) throws -> APIResponse {
         let text = context.parameter("delivery")
         guard let id = Int64(text), id > 0 else { throw AppError.notFound(.webhookDelivery(text)) }
-        return APIResponse(status: 202, body: Self.json(try webhooks.redeliver(id, of: context.parameter("id"), by: context.actor)))
+        return APIResponse(status: 202, body: Self.json(try webhooks.redeliver(id, of: try context.webhookID(), by: context.actor)))
     }
 
     static func json(_ webhook: Webhook) -> JSON {
-        ["id": .string(webhook.id), "url": .string(webhook.url), "events": .array(webhook.events.map { .string($0.rawValue) }),
+        ["id": .string(webhook.id.description), "url": .string(webhook.url), "events": .array(webhook.events.map { .string($0.rawValue) }),
          "description": .string(webhook.description), "created_by": .string(webhook.createdBy), "created_at": JSON.time(webhook.createdAt),
          "deliveries_pending": .number(Double(webhook.pending)), "deliveries_dead": .number(Double(webhook.dead))]
     }
 
     static func json(_ delivery: WebhookDelivery) -> JSON {
-        ["id": .string(String(delivery.id)), "webhook_id": .string(delivery.webhookID), "event_id": .string(delivery.eventID),
+        ["id": .string(String(delivery.id)), "webhook_id": .string(delivery.webhookID.description), "event_id": .string(delivery.eventID),
          "event": .string(delivery.eventType), "status": .string(delivery.status.rawValue), "attempts": .number(Double(delivery.attempts)),
          "next_attempt_at": delivery.nextAttemptAt.map(JSON.time) ?? .null, "last_attempt_at": delivery.lastAttemptAt.map(JSON.time) ?? .null,
          "response_status": delivery.responseStatus.map { .number(Double($0)) } ?? .null,

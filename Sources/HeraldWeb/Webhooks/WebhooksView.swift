@@ -18,7 +18,7 @@ struct WebhooksView: PageView {
         let deleteQuestion: String
 
         init(_ webhook: Webhook) {
-            id = webhook.id
+            id = webhook.id.description
             url = webhook.url
             description = webhook.description
             events = webhook.events.map(\.rawValue)

@@ -1,0 +1,9 @@
+/// A webhook's id: a UUID in canonical lowercase text.
+public struct WebhookID: UUIDIdentifier {
+    public let description: String
+
+    public init?(_ text: some StringProtocol) {
+        guard UUIDText.isUUID(text) else { return nil }
+        description = text.lowercased()
+    }
+}
