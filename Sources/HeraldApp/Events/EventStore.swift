@@ -5,24 +5,24 @@ import HeraldPostgres
 /// The SQL of A/B events (opens and conversions). Recording is idempotent by the client's event id.
 struct EventStore: Sendable {
     /// One reported event, already checked.
-    public struct Event: Sendable, Equatable {
-        public var id: String
+    struct Event: Sendable, Equatable {
+        var id: String
         /// Nil for the app's own events (an app open, a purchase), which no campaign caused:
         /// the control group's comparison reads them.
-        public var campaignID: String?
-        public var variant: String?
-        public var type: EventType
+        var campaignID: String?
+        var variant: String?
+        var type: EventType
         /// RFC 3339; nil means "now".
-        public var occurredAt: String?
+        var occurredAt: String?
         /// The device it happened on, when the app says.
-        public var deviceToken: String? = nil
+        var deviceToken: String? = nil
     }
 
 
-    public init() {}
+    init() {}
 
     /// Records the events; an id already recorded is skipped. Answers how many were new.
-    public func record(_ events: [Event], on connection: PostgresConnection) throws -> Int {
+    func record(_ events: [Event], on connection: PostgresConnection) throws -> Int {
         var inserted = 0
         for event in events {
             inserted += try connection.execute("""
@@ -53,14 +53,14 @@ struct EventStore: Sendable {
     }
 
     /// The stored content of each of these campaigns that exists, by id.
-    public func contents(of ids: Set<String>, on connection: PostgresConnection) throws -> [String: String] {
+    func contents(of ids: Set<String>, on connection: PostgresConnection) throws -> [String: String] {
         let rows = try connection.query("SELECT id::text, content::text FROM campaigns WHERE id = ANY(\(Array(ids))::uuid[])")
         return Dictionary(uniqueKeysWithValues: try rows.map { try $0.decode((String, String).self) })
     }
 
     /// Opens and conversions per variant key: per device where events name one (a device that
     /// opens twice is one open), per event otherwise.
-    public func counts(campaignID: String, on connection: PostgresConnection) throws -> [String: EventCounts] {
+    func counts(campaignID: String, on connection: PostgresConnection) throws -> [String: EventCounts] {
         let rows = try connection.query("""
             SELECT variant, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.open])),
                    count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.conversion]))
