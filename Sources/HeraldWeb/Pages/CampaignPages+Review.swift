@@ -94,19 +94,19 @@ extension CampaignPages {
     }
 
     func submitForApproval(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: .submitted, then: "review") { id, version in
+        try act(context, notice: .submitted, then: .review) { id, version in
             try campaigns.submitForApproval(id, expectedVersion: version, by: context.actor)
         }
     }
 
     func approve(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: .approved, then: "review") { id, version in
+        try act(context, notice: .approved, then: .review) { id, version in
             try campaigns.decideApproval(id, expectedVersion: version, approve: true, comment: context.form.value("comment"), by: context.actor)
         }
     }
 
     func reject(_ context: RequestContext) throws -> HTTPResponse {
-        try act(context, notice: .rejected, then: "review") { id, version in
+        try act(context, notice: .rejected, then: .review) { id, version in
             try campaigns.decideApproval(id, expectedVersion: version, approve: false, comment: context.form.value("comment"), by: context.actor)
         }
     }
@@ -153,7 +153,7 @@ extension CampaignPages {
                 return page
             }
         }
-        return try act(context, notice: .scheduled, then: "review") { id, version in
+        return try act(context, notice: .scheduled, then: .review) { id, version in
             try campaigns.schedule(id, expectedVersion: version, by: context.actor, now: Date())
         }
     }
@@ -166,16 +166,16 @@ extension CampaignPages {
                                                   confirmLabel: Localized.text("review.send_now_to", targets), back: "/campaigns/\(record.id)/review") {
             return page
         }
-        return try act(context, notice: .published, then: "report") { id, version in
+        return try act(context, notice: .published, then: .report) { id, version in
             try campaigns.publishNow(id, expectedVersion: version, by: context.actor, now: Date())
         }
     }
 
     func cancel(_ context: RequestContext) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
-        let back = context.form.value("back") == "list" ? "list" : "review"
+        let back = AfterAction.back(context)
         if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.cancel.heading"), text: CampaignRow.cancelQuestion(record.name),
-                                                  confirmLabel: Localized.text("common.cancel_campaign"), back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+                                                  confirmLabel: Localized.text("common.cancel_campaign"), back: back.path(record.id)) {
             return page
         }
         return try act(context, notice: .cancelled, then: back) { id, version in
@@ -194,11 +194,11 @@ extension CampaignPages {
 
     func pauseOrResume(_ context: RequestContext, pausing: Bool) throws -> HTTPResponse {
         let record = try campaigns.get(try context.campaignID())
-        let back = context.form.value("back") == "list" ? "list" : "review"
+        let back = AfterAction.back(context)
         if let page = ConfirmView.unlessConfirmed(
             context, pages: pages, heading: Localized.text(pausing ? "confirm.pause.heading" : "confirm.resume.heading"),
             text: pausing ? CampaignRow.pauseQuestion(record.name) : CampaignRow.resumeQuestion(record.name),
-            confirmLabel: Localized.text(pausing ? "common.pause_campaign" : "common.resume_campaign"), danger: false, back: back == "list" ? "/campaigns" : "/campaigns/\(record.id)/review") {
+            confirmLabel: Localized.text(pausing ? "common.pause_campaign" : "common.resume_campaign"), danger: false, back: back.path(record.id)) {
             return page
         }
         return try act(context, notice: pausing ? .paused : .resumed, then: back) { id, version in
@@ -213,7 +213,7 @@ extension CampaignPages {
                                                   confirmLabel: Localized.text("list.delete_draft"), back: "/campaigns") {
             return page
         }
-        return try act(context, notice: .deleted, then: "list") { id, version in
+        return try act(context, notice: .deleted, then: .list) { id, version in
             try campaigns.delete(id, expectedVersion: version, by: context.actor)
             return nil
         }
@@ -228,7 +228,7 @@ extension CampaignPages {
             confirmLabel: Localized.text("review.winner.confirm", variant), danger: false, back: "/campaigns/\(record.id)/report") {
             return page
         }
-        return try perform(context, notice: .winnerSent, then: "report") { id in
+        return try perform(context, notice: .winnerSent, then: .report) { id in
             try campaigns.sendWinner(id, variantKey: variant, by: context.actor, now: Date())
         }
     }
@@ -239,7 +239,7 @@ extension CampaignPages {
 
     /// Runs one action on the campaign at the form's version. A form without its version is
     /// refused as such, not taken as version 0 (which would read "someone saved since").
-    func act(_ context: RequestContext, notice: Notice, then: String,
+    func act(_ context: RequestContext, notice: Notice, then: AfterAction,
              _ action: (_ id: CampaignID, _ version: Int) throws -> CampaignRecord?) throws -> HTTPResponse {
         guard let version = Int(context.form.value("version") ?? "") else {
             return try reviewPage(try campaigns.get(try context.campaignID()), context: context,
@@ -250,15 +250,15 @@ extension CampaignPages {
 
     /// Runs one action on the campaign, then redirects with a notice; a refusal shows the review
     /// page with the reason.
-    func perform(_ context: RequestContext, notice: Notice, then: String,
+    func perform(_ context: RequestContext, notice: Notice, then: AfterAction,
                  _ action: (_ id: CampaignID) throws -> CampaignRecord?) throws -> HTTPResponse {
         let id = try context.campaignID()
         let actionError: String
         let status: Int
         do {
             let record = try action(id)
-            let target = then == "list" || record == nil ? "/campaigns" : "/campaigns/\(id)/\(then)"
-            return PageRenderer.redirect(to: "\(target)?notice=\(notice.rawValue)")
+            // A campaign gone with the action (deleted) has no page to go back to.
+            return PageRenderer.redirect(to: "\((record == nil ? .list : then).path(id))?notice=\(notice.rawValue)")
         } catch AppError.versionMismatch(let current, _) {
             (actionError, status) = (Localized.text("review.error.changed", Localized.number(current)), 409)
         } catch AppError.conflict(let code, _, let detail, let current) {
@@ -314,5 +314,23 @@ extension CampaignPages {
     static func contactReachText(_ forecast: ReachForecast) -> String {
         Localized.text("review.contact_reach", Localized.number(forecast.expected), Localized.number(forecast.audience),
                        Localized.number(forecast.controlGroup), Localized.number(forecast.capped))
+    }
+}
+
+/// Where a campaign page's action leads once done: the campaign's review or report page, or the list.
+enum AfterAction: Sendable {
+    case review, report, list
+
+    /// The page a confirmation's form came from: the list's own buttons say `back=list`.
+    static func back(_ context: RequestContext) -> AfterAction {
+        context.form.value("back") == "list" ? .list : .review
+    }
+
+    func path(_ id: CampaignID) -> String {
+        switch self {
+        case .review: "/campaigns/\(id)/review"
+        case .report: "/campaigns/\(id)/report"
+        case .list: "/campaigns"
+        }
     }
 }
