@@ -104,24 +104,13 @@ enum Routes {
         t.add(.get, "/campaigns/new", .page(.page(.editor), h.campaignPages.new))
         t.add(.post, "/campaigns", .page(.page(.editor), h.campaignPages.save))
         t.add(.post, "/composer/budget", .page(.page(.editor), h.campaignPages.budget))
-        t.add(.get, "/campaigns/{id}/edit", .page(.page(.editor), h.campaignPages.edit))
-        t.add(.post, "/campaigns/{id}", .page(.page(.editor), h.campaignPages.save))
+        for action in CampaignAction.allCases {
+            let route = Route.page(action.access, h.campaignPages.handler(for: action))
+            t.add(action.method, action.pattern, action.waitsOnFCM ? route.onSlowHandlers() : route)
+        }
         t.add(.get, "/campaigns/{id}/review", .page(.page(.viewer), h.campaignPages.review))
-        t.add(.post, "/campaigns/{id}/schedule", .page(.page(.publisher), h.campaignPages.schedule))
-        t.add(.post, "/campaigns/{id}/publish", .page(.page(.publisher), h.campaignPages.publish))
-        t.add(.post, "/campaigns/{id}/cancel", .page(.page(.publisher), h.campaignPages.cancel))
-        t.add(.post, "/campaigns/{id}/pause", .page(.page(.publisher), h.campaignPages.pause))
-        t.add(.post, "/campaigns/{id}/resume", .page(.page(.publisher), h.campaignPages.resume))
-        t.add(.post, "/campaigns/{id}/submit", .page(.page(.editor), h.campaignPages.submitForApproval))
-        t.add(.post, "/campaigns/{id}/approve", .page(.page(.publisher), h.campaignPages.approve))
-        t.add(.post, "/campaigns/{id}/reject", .page(.page(.publisher), h.campaignPages.reject))
-        t.add(.post, "/campaigns/{id}/send-winner", .page(.page(.publisher), h.campaignPages.sendWinner))
-        t.add(.post, "/campaigns/{id}/delete", .page(.page(.editor), h.campaignPages.delete))
-        t.add(.post, "/campaigns/{id}/duplicate", .page(.page(.editor), h.campaignPages.duplicate))
-        t.add(.post, "/campaigns/{id}/test", .page(.page(.editor), h.campaignPages.test).onSlowHandlers())
         t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
         t.add(.get, "/campaigns/{id}/report.csv", .page(.page(.viewer), h.campaignPages.reportCSV))
-        t.add(.post, "/campaigns/{id}/fcm-delivery", .page(.page(.publisher), h.campaignPages.refreshFCMDelivery).onSlowHandlers())
 
         // Audience pages.
         t.add(.get, "/devices", .page(.page(.viewer), h.audiencePages.devicesPage))

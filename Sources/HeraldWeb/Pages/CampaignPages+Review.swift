@@ -19,7 +19,7 @@ extension CampaignPages {
         let when = Self.sendingTime(spec, now: now)
         let summaries = try segments.summaries(of: [record])
         let targets = Self.targetText(spec.audience, segments: summaries)
-        let canPublish = record.status == .draft && role >= .publisher && record.approval.state.allowsSending(required: campaigns.approvalsOn)
+        let canPublish = record.status == .draft && role.may(.publish) && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         let (device, sample) = try previewSample(record, spec: spec, context: context)
         let labels = record.status == .draft || record.status == .scheduled ? ReviewView.LabelNote(try campaigns.labelForecast(record)) : nil
         let reach = try reachLine(record, spec: spec, summaries: summaries)
@@ -34,11 +34,11 @@ extension CampaignPages {
                 sendNowQuestion: Self.sendNowQuestion(record.name, targets),
                 nextRun: record.status == .draft || record.status == .scheduled ? when.scheduled : nil,
                 scheduleProblem: record.status == .draft ? when.problem : nil,
-                canCancel: record.status.isCancellable && role >= .publisher,
-                canPause: record.status.isPausable && role >= .publisher,
-                canResume: record.status == .paused && role >= .publisher),
+                canCancel: record.status.isCancellable && role.may(.cancel),
+                canPause: record.status.isPausable && role.may(.pause),
+                canResume: record.status == .paused && role.may(.resume)),
             approval: try approvalPanel(record, context: context),
-            canTest: role >= .editor && sendingConfigured, sendingConfigured: sendingConfigured, tokens: tokens,
+            canTest: role.may(.test) && sendingConfigured, sendingConfigured: sendingConfigured, tokens: tokens,
             variantKeys: spec.effectiveVariants.map { Choice($0.key, selected: $0.key == (testVariant ?? spec.effectiveVariants[0].key)) },
             actionError: actionError, testError: testError,
             tests: tests?.map(ReviewView.TestResult.init) ?? [], hasTests: !(tests ?? []).isEmpty), status: status)
@@ -70,7 +70,7 @@ extension CampaignPages {
         let role = context.viewer?.role ?? .viewer
         let (_, changes) = try campaigns.approvalDiff(record.id)
         let state = record.approval.state
-        let problem = state.isDecidable && role >= .publisher
+        let problem = state.isDecidable && role.may(.approve)
             ? ApprovalState.selfApprovalRefusal(approver: context.actor.attribution.identity, lastEditor: record.updatedBy?.identity)
                 .map { _ in Localized.text("approval.own_change") }
             : nil
@@ -89,8 +89,8 @@ extension CampaignPages {
             changes: changes.map { .init(path: $0.path, before: $0.before ?? "—", after: $0.after ?? "—") }, hasChanges: !changes.isEmpty,
             sinceVersion: record.approval.approvedVersion.map { Localized.text("approval.since_version", Localized.number($0)) }
                 ?? Localized.text("approval.since_nothing"),
-            canSubmit: state.submitted != nil && record.status.isEditable && role >= .editor,
-            canDecide: state.isDecidable && role >= .publisher && problem == nil, decideProblem: problem)
+            canSubmit: state.submitted != nil && record.status.isEditable && role.may(.submit),
+            canDecide: state.isDecidable && role.may(.approve) && problem == nil, decideProblem: problem)
     }
 
     func submitForApproval(_ context: RequestContext) throws -> HTTPResponse {

@@ -60,7 +60,7 @@ extension CampaignPages {
                     Localized.text("report.winner_decision", Self.shortTime(decision["decided_at"]?.stringValue ?? ""), $0)
                 }
             },
-            fcm: report.delivery.map { ReportView.FCMDelivery($0, variantKeys: keys, canRefresh: (context.viewer?.role ?? .viewer) >= .publisher && sendingConfigured) }),
+            fcm: report.delivery.map { ReportView.FCMDelivery($0, variantKeys: keys, canRefresh: (context.viewer?.role ?? .viewer).may(.refreshDelivery) && sendingConfigured) }),
             status: status)
     }
 
@@ -85,7 +85,7 @@ extension CampaignPages {
 
     /// The winner can go to the rest once a one-time test with a holdout has been sent, and once.
     static func winnerOffer(_ report: CampaignReport, role: Role) -> ReportView.WinnerOffer? {
-        guard role >= .publisher, report.campaign.status == .sent || report.campaign.status == .partiallyFailed,
+        guard role.may(.sendWinner), report.campaign.status == .sent || report.campaign.status == .partiallyFailed,
               let spec = try? report.campaign.spec(), spec.usesBuckets, spec.holdoutPercent > 0, spec.schedule?.isRecurring != true,
               !report.runs.contains(where: { $0.rolloutVariant != nil }) else { return nil }
         // The variant that leads, else the baseline: the one a person would send without more data.

@@ -92,14 +92,14 @@ struct CampaignRow: Sendable {
         changedBy = record.updatedBy?.description ?? author
         version = record.version
         versionText = Localized.number(record.version)
-        editable = record.status.isEditable && role >= .editor
-        cancellable = record.status.isCancellable && role >= .publisher
-        pausable = record.status.isPausable && role >= .publisher
+        editable = record.status.isEditable && role.may(.edit)
+        cancellable = record.status.isCancellable && role.may(.cancel)
+        pausable = record.status.isPausable && role.may(.pause)
         listCancellable = cancellable && record.status != .draft
         reportable = record.status != .draft
-        resumable = record.status == .paused && role >= .publisher
-        deletable = record.status.isDeletable && role >= .editor
-        canDuplicate = role >= .editor
+        resumable = record.status == .paused && role.may(.resume)
+        deletable = record.status.isDeletable && role.may(.delete)
+        canDuplicate = role.may(.duplicate)
         cancelQuestion = Self.cancelQuestion(record.name)
         pauseQuestion = Self.pauseQuestion(record.name)
         resumeQuestion = Self.resumeQuestion(record.name)
