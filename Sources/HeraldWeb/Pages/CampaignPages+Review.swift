@@ -159,12 +159,13 @@ extension CampaignPages {
     }
 
     func publish(_ context: RequestContext) throws -> HTTPResponse {
-        let record = try campaigns.get(try context.campaignID())
-        let summaries = try segments.summaries(of: [record])
-        let targets = (try? record.spec()).map { Self.targetText($0.audience, segments: summaries) } ?? Localized.text("review.its_audience")
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.send_now.heading"), text: Self.sendNowQuestion(record.name, targets),
-                                                  confirmLabel: Localized.text("review.send_now_to", targets), back: "/campaigns/\(record.id)/review") {
-            return page
+        // The campaign is read here only to ask; once confirmed, the action reads it once, in the service.
+        if !ConfirmView.isConfirmed(context) {
+            let record = try campaigns.get(try context.campaignID())
+            let summaries = try segments.summaries(of: [record])
+            let targets = (try? record.spec()).map { Self.targetText($0.audience, segments: summaries) } ?? Localized.text("review.its_audience")
+            return ConfirmView.page(context, pages: pages, heading: Localized.text("review.send_now.heading"), text: Self.sendNowQuestion(record.name, targets),
+                                    confirmLabel: Localized.text("review.send_now_to", targets), back: "/campaigns/\(record.id)/review")
         }
         return try act(context, notice: .published, then: .report) { id, version in
             try campaigns.publishNow(id, expectedVersion: version, by: context.actor, now: Date())
@@ -172,11 +173,11 @@ extension CampaignPages {
     }
 
     func cancel(_ context: RequestContext) throws -> HTTPResponse {
-        let record = try campaigns.get(try context.campaignID())
         let back = AfterAction.back(context)
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.cancel.heading"), text: CampaignRow.cancelQuestion(record.name),
-                                                  confirmLabel: Localized.text("common.cancel_campaign"), back: back.path(record.id)) {
-            return page
+        if !ConfirmView.isConfirmed(context) {
+            let record = try campaigns.get(try context.campaignID())
+            return ConfirmView.page(context, pages: pages, heading: Localized.text("review.cancel.heading"), text: CampaignRow.cancelQuestion(record.name),
+                                    confirmLabel: Localized.text("common.cancel_campaign"), back: back.path(record.id))
         }
         return try act(context, notice: .cancelled, then: back) { id, version in
             try campaigns.cancel(id, expectedVersion: version, by: context.actor)
@@ -193,13 +194,13 @@ extension CampaignPages {
     }
 
     func pauseOrResume(_ context: RequestContext, pausing: Bool) throws -> HTTPResponse {
-        let record = try campaigns.get(try context.campaignID())
         let back = AfterAction.back(context)
-        if let page = ConfirmView.unlessConfirmed(
-            context, pages: pages, heading: Localized.text(pausing ? "confirm.pause.heading" : "confirm.resume.heading"),
-            text: pausing ? CampaignRow.pauseQuestion(record.name) : CampaignRow.resumeQuestion(record.name),
-            confirmLabel: Localized.text(pausing ? "common.pause_campaign" : "common.resume_campaign"), danger: false, back: back.path(record.id)) {
-            return page
+        if !ConfirmView.isConfirmed(context) {
+            let record = try campaigns.get(try context.campaignID())
+            return ConfirmView.page(
+                context, pages: pages, heading: Localized.text(pausing ? "confirm.pause.heading" : "confirm.resume.heading"),
+                text: pausing ? CampaignRow.pauseQuestion(record.name) : CampaignRow.resumeQuestion(record.name),
+                confirmLabel: Localized.text(pausing ? "common.pause_campaign" : "common.resume_campaign"), danger: false, back: back.path(record.id))
         }
         return try act(context, notice: pausing ? .paused : .resumed, then: back) { id, version in
             if pausing { return try campaigns.pause(id, expectedVersion: version, by: context.actor) }
@@ -208,10 +209,10 @@ extension CampaignPages {
     }
 
     func delete(_ context: RequestContext) throws -> HTTPResponse {
-        let record = try campaigns.get(try context.campaignID())
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("review.delete.heading"), text: CampaignRow.deleteQuestion(record.name),
-                                                  confirmLabel: Localized.text("list.delete_draft"), back: "/campaigns") {
-            return page
+        if !ConfirmView.isConfirmed(context) {
+            let record = try campaigns.get(try context.campaignID())
+            return ConfirmView.page(context, pages: pages, heading: Localized.text("review.delete.heading"), text: CampaignRow.deleteQuestion(record.name),
+                                    confirmLabel: Localized.text("list.delete_draft"), back: "/campaigns")
         }
         return try act(context, notice: .deleted, then: .list) { id, version in
             try campaigns.delete(id, expectedVersion: version, by: context.actor)
@@ -221,12 +222,12 @@ extension CampaignPages {
 
     /// The A/B test's winner to the rest of the audience, asked first (it cannot be taken back).
     func sendWinner(_ context: RequestContext) throws -> HTTPResponse {
-        let record = try campaigns.get(try context.campaignID())
         let variant = context.form.value("variant") ?? ""
-        if let page = ConfirmView.unlessConfirmed(
-            context, pages: pages, heading: Localized.text("review.winner.heading", variant), text: Self.winnerQuestion(record.name, variant),
-            confirmLabel: Localized.text("review.winner.confirm", variant), danger: false, back: "/campaigns/\(record.id)/report") {
-            return page
+        if !ConfirmView.isConfirmed(context) {
+            let record = try campaigns.get(try context.campaignID())
+            return ConfirmView.page(
+                context, pages: pages, heading: Localized.text("review.winner.heading", variant), text: Self.winnerQuestion(record.name, variant),
+                confirmLabel: Localized.text("review.winner.confirm", variant), danger: false, back: "/campaigns/\(record.id)/report")
         }
         return try perform(context, notice: .winnerSent, then: .report) { id in
             try campaigns.sendWinner(id, variantKey: variant, by: context.actor, now: Date())

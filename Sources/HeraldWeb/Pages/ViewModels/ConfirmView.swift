@@ -31,6 +31,13 @@ struct ConfirmView: PageView {
     static func unlessConfirmed(_ context: RequestContext, pages: PageRenderer, heading: String, text: String,
                                 confirmLabel: String, danger: Bool = true, back: String) -> HTTPResponse? {
         guard !isConfirmed(context) else { return nil }
+        return page(context, pages: pages, heading: heading, text: text, confirmLabel: confirmLabel, danger: danger, back: back)
+    }
+
+    /// The confirmation page for this post, whether or not it was confirmed: for an action that
+    /// reads what it asks about only when it asks.
+    static func page(_ context: RequestContext, pages: PageRenderer, heading: String, text: String,
+                     confirmLabel: String, danger: Bool = true, back: String) -> HTTPResponse {
         let fields = context.form.fields.filter { $0.name != "csrf_token" && $0.name != field }.map { Field(name: $0.name, value: $0.value) }
         return pages.page(ConfirmView(chrome: PageChrome(context, title: heading), heading: heading, text: text,
                                       action: context.request.path, fields: fields, confirmLabel: confirmLabel, danger: danger, back: back))
