@@ -46,6 +46,15 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# N free ports, all different: each socket stays bound until all are chosen (two calls of
+# free_port may both get the port the first one just let go).
+free_ports() {
+    python3 -c 'import socket, sys
+sockets = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in sockets: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in sockets))' "$1"
+}
+
 # wait_for_port PORT — up to 10 s for something to accept connections on 127.0.0.1:PORT.
 wait_for_port() {
     local _
