@@ -53,7 +53,7 @@ import Testing
             }
         }
         // What is stored instead: the KDF string and the hashes.
-        let userRow = try #require(try harness.rows("users").first { $0.contains(user.id) })
+        let userRow = try #require(try harness.rows("users").first { $0.contains(user.id.description) })
         #expect(userRow.contains("pbkdf2-sha256$600000$"))
         #expect(try harness.rows("sessions").contains { $0.contains(SHA256.hex(sessionID)) })
         #expect(try harness.rows("api_keys").contains { $0.contains(SHA256.hex(key)) })

@@ -90,7 +90,7 @@ import Testing
                                                      remoteAddress: "127.0.0.1:40000")).status
         }
         #expect(me(first) == 200 && me(second) == 200)
-        _ = try first.server.application.accounts.updateUser(id: user.id, role: nil, disabled: true, password: nil, by: Actor(name: "test"))
+        _ = try first.server.application.accounts.updateUser(id: user.id.description, role: nil, disabled: true, password: nil, by: Actor(name: "test"))
         #expect(try await eventually(timeout: .seconds(1)) { me(second) == 401 })
         #expect(me(first) == 401)
     }

@@ -94,7 +94,7 @@ import Testing
 
     // MARK: - Typical views
 
-    static let viewer = Viewer(userID: "u1", email: "admin@example.com", role: .admin, csrfToken: "csrf")
+    static let viewer = Viewer(userID: UserID("00000000-0000-4000-8000-0000000000a1"), email: "admin@example.com", role: .admin, csrfToken: "csrf")
     // Built on each use, so it speaks the language the test renders in.
     static var chrome: PageChrome { PageChrome(title: "Title", viewer: viewer, flash: ["Draft saved."]) }
 
@@ -116,8 +116,8 @@ import Testing
         for field in ["form", "name", "variant_key_0"] { errors.add(field, "is wrong") }
         let form = CampaignForm(fields: CampaignFormTests.fields([("image_url", "https://example.com/a.png")]))
         let conflict = ConflictView(current: record, yours: ["name": "Mine"], yourVersion: 1)
-        let user = UserRecord(id: "u2", email: "e@example.com", role: .editor, disabled: false, createdAt: Date(timeIntervalSince1970: 1_795_824_000))
-        let key = APIKeyRecord(id: "k1", name: "ci", prefix: "hk_abc", role: .editor, scope: .full, createdBy: "admin",
+        let user = UserRecord(id: try #require(UserID("00000000-0000-4000-8000-0000000000a2")), email: "e@example.com", role: .editor, disabled: false, createdAt: Date(timeIntervalSince1970: 1_795_824_000))
+        let key = APIKeyRecord(id: try #require(APIKeyID("00000000-0000-4000-8000-0000000000b1")), name: "ci", prefix: "hk_abc", role: .editor, scope: .full, createdBy: "admin",
                                createdAt: Date(timeIntervalSince1970: 1_795_824_000), lastUsedAt: nil, revokedAt: nil)
         let entry = AuditEntry(id: 1, at: "2026-11-22", actor: "admin", userID: nil, apiKeyID: nil, action: "user.created",
                                objectType: "user", objectID: "u2", address: "127.0.0.1", details: ["role": "editor"])

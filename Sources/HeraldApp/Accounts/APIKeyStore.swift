@@ -7,7 +7,7 @@ import HeraldPostgres
 
 /// An API key as lists show it: never the key itself, only its first characters.
 public struct APIKeyRecord: Sendable, Equatable {
-    public var id: String
+    public var id: APIKeyID
     public var name: String
     public var prefix: String
     public var role: Role
@@ -64,7 +64,7 @@ struct APIKeyStore: Sendable {
             SELECT id::text, name, role, scope, last_used_at IS NULL OR last_used_at < now() - interval '1 minute'
             FROM api_keys WHERE key_sha256 = \(SHA256.hex(key)) AND revoked_at IS NULL
             """)
-        guard let (id, name, role, scope, unusedForAMinute) = try rows.first?.decode((String, String, Role, APIKeyScope, Bool).self) else {
+        guard let (id, name, role, scope, unusedForAMinute) = try rows.first?.decode((APIKeyID, String, Role, APIKeyScope, Bool).self) else {
             return nil
         }
         if unusedForAMinute {
@@ -76,7 +76,7 @@ struct APIKeyStore: Sendable {
     static func records(_ rows: PostgresRows) throws -> [APIKeyRecord] {
         try rows.map { row in
             let (id, name, prefix, role, scope, createdBy, createdAt, lastUsedAt, revokedAt) =
-                try row.decode((String, String, String, Role, APIKeyScope, String?, Date, Date?, Date?).self)
+                try row.decode((APIKeyID, String, String, Role, APIKeyScope, String?, Date, Date?, Date?).self)
             return APIKeyRecord(id: id, name: name, prefix: prefix, role: role, scope: scope, createdBy: createdBy,
                                 createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
         }

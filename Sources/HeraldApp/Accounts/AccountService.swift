@@ -32,7 +32,7 @@ public struct AccountService: Sendable {
         do {
             return try database.transaction { connection in
                 let user = try users.create(email: email, role: role, passwordHash: hash, on: connection)
-                try audit.record(.userCreated, by: actor, object: ("user", user.id),
+                try audit.record(.userCreated, by: actor, object: ("user", user.id.description),
                                  details: ["email": .string(user.email), "role": .string(role.rawValue)], on: connection)
                 return user
             }
@@ -44,7 +44,7 @@ public struct AccountService: Sendable {
     /// Changes a user's role, disables or enables them, or sets a new password (which signs them out).
     public func updateUser(id: String, role: Role?, disabled: Bool?, password: String?, by actor: Actor) throws -> UserRecord {
         if let password { try Self.checkPassword(password) }
-        if actor.userID == id, (role.map { $0 < .admin } ?? false) || disabled == true {
+        if actor.userID?.description == id.lowercased(), (role.map { $0 < .admin } ?? false) || disabled == true {
             throw AppError.conflict(code: "cannot_demote_self", title: "Not on yourself",
                                     detail: "You cannot demote or disable your own account; ask another admin.")
         }
@@ -86,7 +86,7 @@ public struct AccountService: Sendable {
         }
         return try database.transaction { connection in
             let created = try keys.create(name: name, role: role, scope: scope, createdBy: actor.name, on: connection)
-            try audit.record(.apiKeyCreated, by: actor, object: ("api_key", created.record.id),
+            try audit.record(.apiKeyCreated, by: actor, object: ("api_key", created.record.id.description),
                              details: ["name": .string(name), "role": .string(role.rawValue), "scope": .string(scope.rawValue),
                                        "prefix": .string(created.record.prefix)], on: connection)
             return created

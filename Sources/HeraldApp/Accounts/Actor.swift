@@ -1,8 +1,8 @@
 /// Who did something, as the audit log and a campaign's history record it: a signed-in user, an
 /// API key, the command line, or (for a failed sign-in) the e-mail that was typed.
 public struct Actor: Sendable, Equatable {
-    public var userID: String?
-    public var apiKeyID: String?
+    public var userID: UserID?
+    public var apiKeyID: APIKeyID?
     /// The user's e-mail, `api-key:<name>`, or `cli:<login>`.
     public var name: String
     /// The client's address after proxy trust (empty on the command line).
@@ -10,7 +10,7 @@ public struct Actor: Sendable, Equatable {
     /// The role acted with; nil for the command line and Herald itself, which may do anything.
     public var role: Role?
 
-    public init(userID: String? = nil, apiKeyID: String? = nil, name: String, address: String = "", role: Role? = nil) {
+    public init(userID: UserID? = nil, apiKeyID: APIKeyID? = nil, name: String, address: String = "", role: Role? = nil) {
         self.userID = userID
         self.apiKeyID = apiKeyID
         self.name = name

@@ -6,8 +6,8 @@ public struct AuditEntry: Sendable, Equatable {
     public var id: Int64
     public var at: String
     public var actor: String
-    public var userID: String?
-    public var apiKeyID: String?
+    public var userID: UserID?
+    public var apiKeyID: APIKeyID?
     public var action: String
     public var objectType: String?
     public var objectID: String?
@@ -16,7 +16,7 @@ public struct AuditEntry: Sendable, Equatable {
 
     public var json: JSON {
         ["id": .number(Double(id)), "at": .string(at), "actor": .string(actor),
-         "user_id": userID.map { .string($0) } ?? .null, "api_key_id": apiKeyID.map { .string($0) } ?? .null,
+         "user_id": userID.map { .string($0.description) } ?? .null, "api_key_id": apiKeyID.map { .string($0.description) } ?? .null,
          "action": .string(action), "object_type": objectType.map { .string($0) } ?? .null,
          "object_id": objectID.map { .string($0) } ?? .null, "address": .string(address), "details": details]
     }
@@ -86,7 +86,7 @@ public struct AuditLog: Sendable {
             """)
         var entries = try rows.map { row in
             let (id, at, actor, userID, apiKeyID, action, objectType, objectID, address, details) =
-                try row.decode((Int64, String, String, String?, String?, String, String?, String?, String, String).self)
+                try row.decode((Int64, String, String, UserID?, APIKeyID?, String, String?, String?, String, String).self)
             return AuditEntry(id: id, at: at, actor: actor, userID: userID, apiKeyID: apiKeyID, action: action,
                               objectType: objectType, objectID: objectID, address: address,
                               details: (try? JSON.parse(details)) ?? .object([:]))

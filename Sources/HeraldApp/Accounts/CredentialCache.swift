@@ -69,10 +69,10 @@ public final class CredentialCache: Sendable {
             if payload.hasPrefix("key:") || payload.hasPrefix("session:") {
                 entries[payload] = nil
             } else if payload.hasPrefix("user:") {
-                let user = String(payload.dropFirst("user:".count))
+                let user = UserID(payload.dropFirst("user:".count))
                 entries = entries.filter { $0.value.viewer.userID != user }
             } else if payload.hasPrefix("keyid:") {
-                let key = String(payload.dropFirst("keyid:".count))
+                let key = APIKeyID(payload.dropFirst("keyid:".count))
                 entries = entries.filter { $0.value.viewer.apiKeyID != key }
             } else {
                 entries.removeAll()

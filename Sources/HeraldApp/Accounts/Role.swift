@@ -17,9 +17,9 @@ public enum Role: String, Sendable, CaseIterable, Comparable {
 /// Who is asking: a signed-in user (browser session) or an API key.
 public struct Viewer: Sendable {
     /// The signed-in user's id, for a browser session.
-    public var userID: String?
+    public var userID: UserID?
     /// The key's id, for a request with an API key.
-    public var apiKeyID: String?
+    public var apiKeyID: APIKeyID?
     /// The user's e-mail, or `api-key:<name>` for a key: what the audit log and campaign authors show.
     public var email: String
     public var role: Role
@@ -30,7 +30,7 @@ public struct Viewer: Sendable {
     /// The language the user chose for the pages ("fa"); nil when not chosen, and for API keys.
     public var language: String?
 
-    public init(userID: String? = nil, apiKeyID: String? = nil, email: String, role: Role,
+    public init(userID: UserID? = nil, apiKeyID: APIKeyID? = nil, email: String, role: Role,
                 csrfToken: String? = nil, scope: APIKeyScope? = nil, language: String? = nil) {
         self.userID = userID
         self.apiKeyID = apiKeyID

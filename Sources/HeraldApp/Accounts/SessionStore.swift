@@ -14,7 +14,7 @@ struct SessionStore: Sendable {
     }
 
     /// A new session for `userID`: the id for the cookie and the CSRF token for forms.
-    func create(userID: String, on connection: PostgresConnection) throws -> (id: String, csrfToken: String) {
+    func create(userID: UserID, on connection: PostgresConnection) throws -> (id: String, csrfToken: String) {
         let id = SecureRandom.token()
         _ = try connection.execute("""
             INSERT INTO sessions (id_sha256, user_id, expires_at)
@@ -40,7 +40,7 @@ struct SessionStore: Sendable {
             WHERE s.id_sha256 = \(hash) AND s.expires_at > now() AND NOT u.disabled
               AND s.last_seen_at > now() - make_interval(secs => \(idleSeconds))
             """)
-        guard let (userID, email, role, language, stale, remaining) = try rows.first?.decode((String, String, Role, String?, Bool, Double).self) else {
+        guard let (userID, email, role, language, stale, remaining) = try rows.first?.decode((UserID, String, Role, String?, Bool, Double).self) else {
             return nil
         }
         if stale {

@@ -6,7 +6,7 @@ import HeraldPostgres
 
 /// A user as the admin pages and API show it (never the password hash).
 public struct UserRecord: Sendable, Equatable {
-    public var id: String
+    public var id: UserID
     public var email: String
     public var role: Role
     public var disabled: Bool
@@ -44,7 +44,7 @@ struct UserStore: Sendable {
             SELECT \(fragment: Self.columns), password_hash FROM users WHERE lower(email) = lower(\(email))
             """)
         return try rows.map { row in
-            let (id, email, role, disabled, createdAt, hash) = try row.decode((String, String, Role, Bool, Date, String).self)
+            let (id, email, role, disabled, createdAt, hash) = try row.decode((UserID, String, Role, Bool, Date, String).self)
             return (user: UserRecord(id: id, email: email, role: role, disabled: disabled, createdAt: createdAt), passwordHash: hash)
         }.first
     }
@@ -71,7 +71,7 @@ struct UserStore: Sendable {
 
     static func records(_ rows: PostgresRows) throws -> [UserRecord] {
         try rows.map { row in
-            let (id, email, role, disabled, createdAt) = try row.decode((String, String, Role, Bool, Date).self)
+            let (id, email, role, disabled, createdAt) = try row.decode((UserID, String, Role, Bool, Date).self)
             return UserRecord(id: id, email: email, role: role, disabled: disabled, createdAt: createdAt)
         }
     }

@@ -26,3 +26,5 @@ extension UUIDIdentifier {
 extension CampaignID: PostgresEncodable, PostgresDecodable {}
 extension RunID: PostgresEncodable, PostgresDecodable {}
 extension WebhookID: PostgresEncodable, PostgresDecodable {}
+extension UserID: PostgresEncodable, PostgresDecodable {}
+extension APIKeyID: PostgresEncodable, PostgresDecodable {}

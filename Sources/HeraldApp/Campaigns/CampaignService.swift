@@ -179,7 +179,7 @@ public struct CampaignService: Sendable {
     /// remembered with the campaign, so a retry after a lost response gets it instead of a copy.
     /// Keys are the caller's own: one caller's key never replays another caller's answer.
     public func create(_ spec: CampaignSpec, by actor: Actor, now: Date, idempotencyKey key: String, body: [UInt8]) throws -> IdempotentCreate {
-        let scope = "campaigns.create:" + (actor.apiKeyID ?? actor.userID ?? actor.name)
+        let scope = "campaigns.create:" + (actor.apiKeyID?.description ?? actor.userID?.description ?? actor.name)
         let hash = SHA256.hex(body)
         return try database.read { connection in
             if let remembered = try idempotency.find(scope: scope, key: key, on: connection) {

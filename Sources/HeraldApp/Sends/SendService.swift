@@ -27,7 +27,7 @@ public struct SendService: Sendable {
     /// body gets the first answer again and sends nothing; the same key with another body is refused.
     public func send(_ json: JSON, idempotencyKey key: String, body: [UInt8], by actor: Actor, now: Date) throws -> (status: Int, response: JSON) {
         let request = try DeviceService.checked(SendRequest.parse(json), title: "The send is not valid")
-        let scope = "sends:" + (actor.apiKeyID ?? actor.userID ?? actor.name)
+        let scope = "sends:" + (actor.apiKeyID?.description ?? actor.userID?.description ?? actor.name)
         let hash = SHA256.hex(body)
         return try database.read { connection in
             if let remembered = try idempotency.find(scope: scope, key: key, on: connection) {

@@ -4,7 +4,7 @@ import HeraldJSON
 extension UserRecord {
     /// The users API's representation.
     var json: JSON {
-        ["id": .string(id), "email": .string(email), "role": .string(role.rawValue),
+        ["id": .string(id.description), "email": .string(email), "role": .string(role.rawValue),
          "disabled": .bool(disabled), "created_at": .time(createdAt)]
     }
 }
@@ -12,7 +12,7 @@ extension UserRecord {
 extension APIKeyRecord {
     /// The API keys API's representation.
     var json: JSON {
-        ["id": .string(id), "name": .string(name), "prefix": .string(prefix), "role": .string(role.rawValue),
+        ["id": .string(id.description), "name": .string(name), "prefix": .string(prefix), "role": .string(role.rawValue),
          "scope": .string(scope.rawValue), "created_by": createdBy.map { .string($0) } ?? .null,
          "created_at": .time(createdAt), "last_used_at": lastUsedAt.map(JSON.time) ?? .null,
          "revoked_at": revokedAt.map(JSON.time) ?? .null]

@@ -12,8 +12,8 @@ struct AccountsAPI: Sendable {
     func me(_ context: RequestContext) -> APIResponse {
         let viewer = context.viewer
         return APIResponse(status: 200, body: ["email": .string(viewer?.email ?? ""), "role": .string(viewer?.role.rawValue ?? ""),
-                                               "user_id": viewer?.userID.map { .string($0) } ?? .null,
-                                               "api_key_id": viewer?.apiKeyID.map { .string($0) } ?? .null])
+                                               "user_id": viewer?.userID.map { .string($0.description) } ?? .null,
+                                               "api_key_id": viewer?.apiKeyID.map { .string($0.description) } ?? .null])
     }
 
     func listUsers(_ context: RequestContext) throws -> APIResponse {

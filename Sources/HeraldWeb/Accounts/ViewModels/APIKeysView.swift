@@ -22,7 +22,7 @@ struct APIKeysView: PageView {
         }
 
         init(_ key: APIKeyRecord) {
-            id = key.id
+            id = key.id.description
             name = key.name
             prefix = key.prefix
             role = key.role.rawValue

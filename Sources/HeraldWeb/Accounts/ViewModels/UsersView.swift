@@ -14,7 +14,7 @@ struct UsersView: PageView {
         let roles: [Choice]
 
         init(_ user: UserRecord, viewer: Viewer?) {
-            id = user.id
+            id = user.id.description
             email = user.email
             role = user.role.rawValue
             roleText = Localized.text("role.\(user.role.rawValue)")
