@@ -64,7 +64,8 @@ struct AccountsPages: Sendable {
 
     func revokeKey(_ context: RequestContext) throws -> HTTPResponse {
         let id = context.parameter("id")
-        if let key = try accounts.listKeys().first(where: { $0.id == APIKeyID(id) }),
+        let keyID = APIKeyID(id)
+        if let key = try accounts.listKeys().first(where: { $0.id == keyID }),
            let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("keys.revoke.heading"), text: APIKeysView.Row.revokeQuestion(key),
                                                   confirmLabel: Localized.text("keys.revoke.confirm", key.name), back: "/api-keys") {
             return page

@@ -1,4 +1,3 @@
-import FCMMessage
 import Foundation
 import HeraldApp
 import HeraldCore
@@ -49,7 +48,7 @@ extension CampaignReport {
             }),
             "fcm_delivery": [
                 "whole_campaign": delivery?.wholeCampaign.map(Self.json) ?? .null,
-                "fetched_at": delivery?.fetchedAt.map { .string(RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970)) } ?? .null,
+                "fetched_at": delivery?.fetchedAt.map(JSON.time) ?? .null,
                 "scope": "Android devices that share usage and diagnostics data, by FCM's day; a day's figures may come up to a day late.",
             ],
         ]
