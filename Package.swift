@@ -70,7 +70,7 @@ let package = Package(
                 resources: [.embedInCode("Pages/Templates"), .process("Localization/Strings")]),
         // The command line and the wiring.
         .executableTarget(name: "herald", dependencies: [
-            "HeraldWeb", "HeraldApp", "FCMEmulator", "FCMMessage", "HeraldFCM", "HeraldPostgres", "HeraldHTTP", "HeraldJSON", "HeraldSync",
+            "HeraldWeb", "HeraldApp", "HeraldCore", "FCMEmulator", "FCMMessage", "HeraldFCM", "HeraldPostgres", "HeraldHTTP", "HeraldJSON", "HeraldSync",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -49,7 +49,7 @@ struct APIKeysCommand: ParsableCommand {
         func run() throws {
             let (service, pool) = try accountService()
             defer { pool.close() }
-            let key = try reportingFailures { try service.revokeKey(id: id, by: commandLineActor()) }
+            let key = try reportingFailures { try service.revokeKey(id: identified(id, Missing.apiKey), by: commandLineActor()) }
             print("Revoked \(key.name) (\(key.prefix)…).")
         }
     }

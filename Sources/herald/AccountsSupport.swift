@@ -3,6 +3,7 @@ import Glibc
 #endif
 import ArgumentParser
 import HeraldApp
+import HeraldCore
 import HeraldPostgres
 
 extension Role: ExpressibleByArgument {}
@@ -36,6 +37,12 @@ func commandLineActor() -> Actor {
     let name = getpwuid(getuid()).flatMap { $0.pointee.pw_name }.map { String(cString: $0) }
         ?? processEnvironment()["USER"] ?? "unknown"
     return Actor(name: "cli:\(name)")
+}
+
+/// The id a command was given; text that is no id is "not found", as an id no one has.
+func identified<ID: UUIDIdentifier>(_ text: String, _ missing: (String) -> Missing) throws(AppError) -> ID {
+    guard let id = ID(text) else { throw .notFound(missing(text)) }
+    return id
 }
 
 /// Runs an account action and turns its failures into a plain message and exit code 1.

@@ -43,7 +43,7 @@ struct UsersCommand: ParsableCommand {
             let (service, pool) = try accountService()
             defer { pool.close() }
             let user = try reportingFailures {
-                try service.updateUser(id: id, role: role, disabled: nil, password: nil, by: commandLineActor())
+                try service.updateUser(id: identified(id, Missing.user), role: role, disabled: nil, password: nil, by: commandLineActor())
             }
             print("\(user.email) is now \(user.role.rawValue).")
         }
@@ -58,7 +58,7 @@ struct UsersCommand: ParsableCommand {
             defer { pool.close() }
             let password = try readPassword(prompt: "New password: ")
             let user = try reportingFailures {
-                try service.updateUser(id: id, role: nil, disabled: nil, password: password, by: commandLineActor())
+                try service.updateUser(id: identified(id, Missing.user), role: nil, disabled: nil, password: password, by: commandLineActor())
             }
             print("Password changed for \(user.email); their sessions have ended.")
         }

@@ -44,7 +44,7 @@ import Testing
         defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
 
         // A streamed run to devices (its failed devices are detail) and a run to a topic (its requests are).
-        let devices = try setup.schedule(["name": "To devices", "notification": ["title": "One"], "segment": .string(segment.id)])
+        let devices = try setup.schedule(["name": "To devices", "notification": ["title": "One"], "segment": .string(segment.id.description)])
         let topic = try setup.schedule(["name": "To a topic", "notification": ["title": "Two"], "topics": ["news"]])
         #expect(try await eventually(timeout: waitingLimit) { try setup.status(devices) == "partially_failed" && setup.status(topic) == "sent" })
         // The runs finished 31 days ago, in a range opened 8 days ago.

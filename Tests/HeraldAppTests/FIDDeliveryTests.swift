@@ -43,7 +43,7 @@ import Testing
         try setup.register((0..<40).map { ["token": .string(Self.token($0)), "platform": "android", "properties": ["first_name": .string("N\($0)")]] })
         let segment = try setup.segments.create(["name": "Everyone", "rule": ["all": [["field": "platform", "equals": "android"]]]], by: actor)
         let campaign = try setup.schedule([
-            "name": "A/B", "notification": ["title": "Hello {{first_name | default: \"there\"}}", "body": "News"], "segment": .string(segment.id),
+            "name": "A/B", "notification": ["title": "Hello {{first_name | default: \"there\"}}", "body": "News"], "segment": .string(segment.id.description),
             "variants": [["key": "A", "weight": 50, "notification": ["body": "Variant A"]],
                          ["key": "B", "weight": 50, "notification": ["body": "Variant B"]]],
         ])
@@ -97,10 +97,10 @@ import Testing
         defer { setup.probe.close() }
         try setup.register((0..<3).map { ["token": .string(Self.token($0)), "platform": "ios"] })
         let segment = try setup.segments.create(["name": "iOS", "rule": ["all": [["field": "platform", "equals": "ios"]]]], by: actor)
-        let campaign = try setup.schedule(["name": "Spread", "notification": ["title": "Hi"], "segment": .string(segment.id)])
+        let campaign = try setup.schedule(["name": "Spread", "notification": ["title": "Hi"], "segment": .string(segment.id.description)])
         _ = try setup.probe.connection.execute("UPDATE campaigns SET next_run_at = NULL WHERE id = \(campaign)::uuid")
         // Planned by hand as the writer plans a spread, then the device moves before any claim.
-        let content: JSON = ["name": "Spread", "notification": ["title": "Hi"], "segment": .string(segment.id)]
+        let content: JSON = ["name": "Spread", "notification": ["title": "Hi"], "segment": .string(segment.id.description)]
         let planned = try setup.database.transaction { connection -> Int in
             _ = try connection.execute("UPDATE campaigns SET status = 'sending', next_run_at = NULL WHERE id = \(campaign)::uuid")
             guard case .success(let spec) = CampaignSpec.parse(content), let audience = try RunStarter.devices(of: spec.audience, on: connection) else { return 0 }
@@ -131,7 +131,7 @@ import Testing
                             ["token": .string(alive), "kind": "fid", "platform": "android"],
                             ["token": .string(Self.token(3)), "platform": "android"]])
         let segment = try setup.segments.create(["name": "Android", "rule": ["all": [["field": "platform", "equals": "android"]]]], by: actor)
-        let campaign = try setup.schedule(["name": "Hygiene", "notification": ["title": "One"], "segment": .string(segment.id)])
+        let campaign = try setup.schedule(["name": "Hygiene", "notification": ["title": "One"], "segment": .string(segment.id.description)])
         let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
         defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
         #expect(try await eventually(timeout: waitingLimit) { try setup.status(campaign) == "partially_failed" })

@@ -89,7 +89,7 @@ import Testing
 
     static func abCampaign(holdout: Int = 10) -> CampaignSpec {
         CampaignSpec(name: "A/B", notification: NotificationContent(title: "Hello {{first_name | default: \"there\"}}", body: "News"),
-                     audience: .segment("00000000-0000-4000-8000-000000000000"),
+                     audience: .segment(SegmentID("00000000-0000-4000-8000-000000000000")!),
                      variants: [VariantSpec(key: "A", weight: 50, notification: NotificationContent(body: "Variant A")),
                                 VariantSpec(key: "B", weight: 50, notification: NotificationContent(body: "Variant B"))],
                      holdoutPercent: holdout)

@@ -34,7 +34,7 @@ final class AccessHarness: Sendable {
     /// A fresh session for `user`: the cookie value and the CSRF token.
     func session(_ user: UserRecord) throws -> (id: String, csrf: String) {
         let created = try pool.withConnection { try sessions.create(userID: user.id, on: $0) }
-        return (created.id, created.csrfToken)
+        return (created.id.cookieValue, created.csrfToken)
     }
 
     func key(_ role: Role, scope: APIKeyScope = .full) throws -> String {

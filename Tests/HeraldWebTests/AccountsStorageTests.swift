@@ -28,7 +28,8 @@ import Testing
         #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax") && setCookie.contains("Path=/"))
 
         // The session works, and creating a key through the API shows the key exactly once.
-        let session = try #require(try harness.pool.withConnection { try harness.sessions.viewer(sessionID: sessionID, on: $0) }?.0)
+        let cookie = try #require(SessionID(cookie: sessionID))
+        let session = try #require(try harness.pool.withConnection { try harness.sessions.viewer(sessionID: cookie, on: $0) }?.0)
         let created = harness.send(.post, "/api/v1/api-keys",
                                    headers: [("Content-Type", "application/json"),
                                              ("Cookie", "\(Authentication.sessionCookie)=\(sessionID)"),

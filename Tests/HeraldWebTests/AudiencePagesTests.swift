@@ -151,7 +151,7 @@ import Testing
         #expect(browser.post("/segments", two + [("action", "save")]).status == 200)
         let segment = try #require(try browser.harness.herald.server.application.segments.list().first)
         let created = try await browser.harness.herald.request("POST", "/api/v1/campaigns", json: [
-            "name": "Spring", "notification": ["title": "Hi"], "segment": .string(segment.id)])
+            "name": "Spring", "notification": ["title": "Hi"], "segment": .string(segment.id.description)])
         #expect(created.status == 201)
         let list = Self.text(browser.get("/segments"))
         #expect(list.contains("<td data-label=\"Used by\">Spring</td>"), "\(list.components(separatedBy: "Used by").last?.prefix(200) ?? "")")
@@ -225,7 +225,7 @@ import Testing
 
         // A draft to it with an A/B test and a holdout comes back with each arm's reach.
         let draft = browser.post("/campaigns", CampaignFormTests.fields([
-            ("target_kind", "segment"), ("segment", segment.id), ("schedule_kind", "none"), ("variant_weight_0", "1"), ("variant_weight_1", "1"),
+            ("target_kind", "segment"), ("segment", segment.id.description), ("schedule_kind", "none"), ("variant_weight_0", "1"), ("variant_weight_1", "1"),
         ]))
         let edited = Self.text(draft)  // the composer again, after the save's redirect
         #expect(edited.contains("This segment&#39;s devices by variant: A ≈ 1, B ≈ 1, holdout ≈ 0") || edited.contains("This segment's devices by variant: A ≈ 1, B ≈ 1, holdout ≈ 0"),

@@ -85,12 +85,12 @@ import Testing
         // In process, as a browser with only this cookie would ask (no client cookie store in between).
         func me(_ herald: TestHerald) -> Int {
             var headers = HTTPHeaders()
-            headers.add("Cookie", "\(Authentication.sessionCookie)=\(signedIn.sessionID)")
+            headers.add("Cookie", "\(Authentication.sessionCookie)=\(signedIn.sessionID.cookieValue)")
             return herald.server.respond(HTTPRequest(method: .get, target: "/api/v1/me", headers: headers, body: [],
                                                      remoteAddress: "127.0.0.1:40000")).status
         }
         #expect(me(first) == 200 && me(second) == 200)
-        _ = try first.server.application.accounts.updateUser(id: user.id.description, role: nil, disabled: true, password: nil, by: Actor(name: "test"))
+        _ = try first.server.application.accounts.updateUser(id: user.id, role: nil, disabled: true, password: nil, by: Actor(name: "test"))
         #expect(try await eventually(timeout: .seconds(1)) { me(second) == 401 })
         #expect(me(first) == 401)
     }

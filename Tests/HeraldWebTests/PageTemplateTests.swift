@@ -119,8 +119,8 @@ import Testing
         let user = UserRecord(id: try #require(UserID("00000000-0000-4000-8000-0000000000a2")), email: "e@example.com", role: .editor, disabled: false, createdAt: Date(timeIntervalSince1970: 1_795_824_000))
         let key = APIKeyRecord(id: try #require(APIKeyID("00000000-0000-4000-8000-0000000000b1")), name: "ci", prefix: "hk_abc", role: .editor, scope: .full, createdBy: "admin",
                                createdAt: Date(timeIntervalSince1970: 1_795_824_000), lastUsedAt: nil, revokedAt: nil)
-        let entry = AuditEntry(id: 1, at: "2026-11-22", actor: "admin", userID: nil, apiKeyID: nil, action: "user.created",
-                               objectType: "user", objectID: "u2", address: "127.0.0.1", details: ["role": "editor"])
+        let entry = AuditEntry(id: 1, at: Date(timeIntervalSince1970: 1_795_824_000), actor: "admin", userID: nil, apiKeyID: nil, action: "user.created",
+                               object: .user(user.id), address: "127.0.0.1", details: ["role": "editor"])
         let run = RunProgress(id: try #require(RunID("00000000-0000-4000-8000-000000000001")), status: .sent, planned: 2, warnings: [],
                               dueAt: Date(timeIntervalSince1970: 1_795_858_200), startedAt: Date(timeIntervalSince1970: 1_795_858_200),
                               finishedAt: Date(timeIntervalSince1970: 1_795_858_260),
@@ -134,14 +134,14 @@ import Testing
         deviceCounts.byCountry = [("IR", 2)]
         deviceCounts.byAppVersion = [("5.2", 2)]
         let storedDevice = StoredDevice(device: Device(token: "tok-a", platform: .android, language: "fa-IR", lastSeen: "2026-11-22T09:30:00.000000Z"),
-                                        registeredAt: "2026-11-22T09:30:00.000000Z", status: .invalid, invalidReason: "UNREGISTERED")
+                                        registeredAt: Date(timeIntervalSince1970: 1_795_858_200), status: .invalid, invalidReason: "UNREGISTERED")
         var importReport = DeviceImportReport()
         importReport.rows = 2
         importReport.fail(line: 2, FieldError(path: "token", code: "invalid_token", message: "holds a space"))
         let webhookID = try #require(WebhookID("00000000-0000-4000-8000-0000000000e1"))
         let webhook = Webhook(id: webhookID, url: "https://crm.example.com/hook", events: [.runFinished], description: "The CRM",
                               createdBy: "ana@example.com", createdAt: Date(timeIntervalSince1970: 1_795_600_000), pending: 2, dead: 1)
-        let delivery = WebhookDelivery(id: 7, webhookID: webhookID, eventID: "e1", eventType: "run.finished", status: .pending, attempts: 3,
+        let delivery = WebhookDelivery(id: 7, webhookID: webhookID, eventID: WebhookEventID("6f1d2c3b-0000-4000-8000-000000000001")!, eventType: "run.finished", status: .pending, attempts: 3,
                                        nextAttemptAt: Date(timeIntervalSince1970: 1_795_600_100), lastAttemptAt: Date(timeIntervalSince1970: 1_795_600_050),
                                        responseStatus: 503, lastError: "The receiver answered HTTP 503.", createdAt: Date(timeIntervalSince1970: 1_795_600_000),
                                        deliveredAt: nil, body: "{}")

@@ -48,8 +48,7 @@ struct APIKeyStore: Sendable {
     }
 
     /// Revokes a key at once; nil when there is no such key.
-    public func revoke(id: String, on connection: PostgresConnection) throws -> APIKeyRecord? {
-        guard UUIDText.isUUID(id) else { return nil }
+    public func revoke(id: APIKeyID, on connection: PostgresConnection) throws -> APIKeyRecord? {
         let rows = try connection.query("""
             UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = \(id)::uuid
             RETURNING \(fragment: Self.columns)

@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldCore
 
 /// A user's id: a UUID in canonical lowercase text.
@@ -18,4 +19,21 @@ public struct APIKeyID: UUIDIdentifier {
         guard UUIDText.isUUID(text) else { return nil }
         description = text.lowercased()
     }
+}
+
+/// A browser session's secret id, as its cookie carries it. Not printable on purpose: whoever
+/// holds it is signed in (the database keeps only its SHA-256).
+public struct SessionID: Sendable, Hashable {
+    /// The cookie's value.
+    public let cookieValue: String
+
+    /// A cookie's value that may name a session: not empty, and shorter than any header an
+    /// attacker would send to make the lookup costly (ids are 43 characters).
+    public init?(cookie: String) {
+        guard !cookie.isEmpty, cookie.utf8.count < 128 else { return nil }
+        cookieValue = cookie
+    }
+
+    /// A new random id (256 bits).
+    static func random() -> SessionID { SessionID(cookie: SecureRandom.token())! }
 }

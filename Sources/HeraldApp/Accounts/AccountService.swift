@@ -32,7 +32,7 @@ public struct AccountService: Sendable {
         do {
             return try database.transaction { connection in
                 let user = try users.create(email: email, role: role, passwordHash: hash, on: connection)
-                try audit.record(.userCreated, by: actor, object: ("user", user.id.description),
+                try audit.record(.userCreated, by: actor, object: .user(user.id),
                                  details: ["email": .string(user.email), "role": .string(role.rawValue)], on: connection)
                 return user
             }
@@ -42,9 +42,9 @@ public struct AccountService: Sendable {
     }
 
     /// Changes a user's role, disables or enables them, or sets a new password (which signs them out).
-    public func updateUser(id: String, role: Role?, disabled: Bool?, password: String?, by actor: Actor) throws -> UserRecord {
+    public func updateUser(id: UserID, role: Role?, disabled: Bool?, password: String?, by actor: Actor) throws -> UserRecord {
         if let password { try Self.checkPassword(password) }
-        if actor.userID?.description == id.lowercased(), (role.map { $0 < .admin } ?? false) || disabled == true {
+        if actor.userID == id, (role.map { $0 < .admin } ?? false) || disabled == true {
             throw AppError.conflict(code: "cannot_demote_self", title: "Not on yourself",
                                     detail: "You cannot demote or disable your own account; ask another admin.")
         }
@@ -57,7 +57,7 @@ public struct AccountService: Sendable {
             if let role { details["role"] = .string(role.rawValue) }
             if let disabled { details["disabled"] = .bool(disabled) }
             if password != nil { details["password_changed"] = true }
-            try audit.record(.userUpdated, by: actor, object: ("user", id), details: details, on: connection)
+            try audit.record(.userUpdated, by: actor, object: .user(id), details: details, on: connection)
             return user
         }
         credentials?.forget("user:\(id)")
@@ -66,7 +66,7 @@ public struct AccountService: Sendable {
 
     /// Sets the language a user reads the pages in (one of `languages`), as the user themself chose
     /// it: a preference, not an account change, so it has no audit entry.
-    public func setLanguage(userID: String, language: String, languages: [String]) throws {
+    public func setLanguage(userID: UserID, language: String, languages: [String]) throws {
         guard languages.contains(language) else {
             throw AppError.invalidField("language", "must be one of \(languages.joined(separator: ", ")), found \"\(language)\"")
         }
@@ -86,7 +86,7 @@ public struct AccountService: Sendable {
         }
         return try database.transaction { connection in
             let created = try keys.create(name: name, role: role, scope: scope, createdBy: actor.name, on: connection)
-            try audit.record(.apiKeyCreated, by: actor, object: ("api_key", created.record.id.description),
+            try audit.record(.apiKeyCreated, by: actor, object: .apiKey(created.record.id),
                              details: ["name": .string(name), "role": .string(role.rawValue), "scope": .string(scope.rawValue),
                                        "prefix": .string(created.record.prefix)], on: connection)
             return created
@@ -94,10 +94,10 @@ public struct AccountService: Sendable {
     }
 
     /// Revokes a key; it stops working at once.
-    public func revokeKey(id: String, by actor: Actor) throws -> APIKeyRecord {
+    public func revokeKey(id: APIKeyID, by actor: Actor) throws -> APIKeyRecord {
         let revoked = try database.transaction { connection in
             guard let key = try keys.revoke(id: id, on: connection) else { throw AppError.notFound(.apiKey("\(id)")) }
-            try audit.record(.apiKeyRevoked, by: actor, object: ("api_key", id),
+            try audit.record(.apiKeyRevoked, by: actor, object: .apiKey(id),
                              details: ["name": .string(key.name), "prefix": .string(key.prefix)], on: connection)
             return key
         }

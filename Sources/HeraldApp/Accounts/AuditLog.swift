@@ -1,25 +1,18 @@
+import Foundation
 import HeraldJSON
 import HeraldPostgres
 
 /// One line of the audit log.
 public struct AuditEntry: Sendable, Equatable {
     public var id: Int64
-    public var at: String
+    public var at: Date
     public var actor: String
     public var userID: UserID?
     public var apiKeyID: APIKeyID?
     public var action: String
-    public var objectType: String?
-    public var objectID: String?
+    public var object: AuditObject?
     public var address: String
     public var details: JSON
-
-    public var json: JSON {
-        ["id": .number(Double(id)), "at": .string(at), "actor": .string(actor),
-         "user_id": userID.map { .string($0.description) } ?? .null, "api_key_id": apiKeyID.map { .string($0.description) } ?? .null,
-         "action": .string(action), "object_type": objectType.map { .string($0) } ?? .null,
-         "object_id": objectID.map { .string($0) } ?? .null, "address": .string(address), "details": details]
-    }
 }
 
 /// What the audit log records. Attempts refused while an account is locked are logged, not
@@ -68,11 +61,11 @@ public enum AuditAction: String, Sendable, CaseIterable {
 public struct AuditLog: Sendable {
     public init() {}
 
-    public func record(_ action: AuditAction, by actor: Actor, object: (type: String, id: String)? = nil,
+    public func record(_ action: AuditAction, by actor: Actor, object: AuditObject? = nil,
                        details: JSONObject = [:], on connection: PostgresConnection) throws {
         _ = try connection.execute("""
             INSERT INTO audit_log (user_id, api_key_id, actor, action, object_type, object_id, address, details)
-            VALUES (\(actor.userID)::uuid, \(actor.apiKeyID)::uuid, \(actor.name), \(action.rawValue), \(object?.type), \(object?.id),
+            VALUES (\(actor.userID)::uuid, \(actor.apiKeyID)::uuid, \(actor.name), \(action.rawValue), \(object?.type), \(object?.text),
                     \(actor.address), \(JSON.object(details).serializedString())::jsonb)
             """)
     }
@@ -80,15 +73,15 @@ public struct AuditLog: Sendable {
     /// Newest first, `limit` entries with ids below `before` (the cursor), and the next cursor.
     public func list(before: Int64?, limit: Int, on connection: PostgresConnection) throws -> (entries: [AuditEntry], next: Int64?) {
         let rows = try connection.query("""
-            SELECT id, \(utc: "at"), actor, user_id::text, api_key_id::text,
+            SELECT id, at, actor, user_id::text, api_key_id::text,
                    action, object_type, object_id, address, details::text
             FROM audit_log WHERE id < \(before ?? Int64.max) ORDER BY id DESC LIMIT \(limit + 1)
             """)
         var entries = try rows.map { row in
             let (id, at, actor, userID, apiKeyID, action, objectType, objectID, address, details) =
-                try row.decode((Int64, String, String, UserID?, APIKeyID?, String, String?, String?, String, String).self)
+                try row.decode((Int64, Date, String, UserID?, APIKeyID?, String, String?, String?, String, String).self)
             return AuditEntry(id: id, at: at, actor: actor, userID: userID, apiKeyID: apiKeyID, action: action,
-                              objectType: objectType, objectID: objectID, address: address,
+                              object: objectType.map { AuditObject(type: $0, text: objectID ?? "") }, address: address,
                               details: (try? JSON.parse(details)) ?? .object([:]))
         }
         var next: Int64?

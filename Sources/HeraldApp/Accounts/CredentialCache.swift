@@ -33,7 +33,7 @@ public final class CredentialCache: Sendable {
 
     /// The cache key of a session id and of an API key: the same "<kind>:<sha256>" the database's
     /// notifications name them by (migration 0007).
-    static func sessionKey(_ sessionID: String) -> String { "session:" + SHA256.hex(sessionID) }
+    static func sessionKey(_ sessionID: SessionID) -> String { "session:" + SHA256.hex(sessionID.cookieValue) }
     static func apiKeyKey(_ apiKey: String) -> String { "key:" + SHA256.hex(apiKey) }
 
     /// The cached viewer of `key` ("session:<sha256>" or "key:<sha256>"), if still trusted.

@@ -14,11 +14,11 @@ struct SessionStore: Sendable {
     }
 
     /// A new session for `userID`: the id for the cookie and the CSRF token for forms.
-    func create(userID: UserID, on connection: PostgresConnection) throws -> (id: String, csrfToken: String) {
-        let id = SecureRandom.token()
+    func create(userID: UserID, on connection: PostgresConnection) throws -> (id: SessionID, csrfToken: String) {
+        let id = SessionID.random()
         _ = try connection.execute("""
             INSERT INTO sessions (id_sha256, user_id, expires_at)
-            VALUES (\(SHA256.hex(id)), \(userID)::uuid, now() + make_interval(secs => \(lifetimeSeconds)))
+            VALUES (\(SHA256.hex(id.cookieValue)), \(userID)::uuid, now() + make_interval(secs => \(lifetimeSeconds)))
             """)
         // Expired rows of anyone are swept now and then, here rather than on a timer.
         _ = try connection.execute("""
@@ -31,8 +31,8 @@ struct SessionStore: Sendable {
     /// The signed-in user of a live session, sliding its idle expiry (at most one write a minute).
     /// The session's user, and how long the session stays valid without further activity (the
     /// sooner of its end and its idle timeout), if it is live.
-    func viewer(sessionID: String, on connection: PostgresConnection) throws -> (Viewer, Duration)? {
-        let hash = SHA256.hex(sessionID)
+    func viewer(sessionID: SessionID, on connection: PostgresConnection) throws -> (Viewer, Duration)? {
+        let hash = SHA256.hex(sessionID.cookieValue)
         let rows = try connection.query("""
             SELECT u.id::text, u.email, u.role, u.language, s.last_seen_at < now() - interval '1 minute',
                    extract(epoch FROM least(s.expires_at, now() + make_interval(secs => \(idleSeconds))) - now())::float8
@@ -52,12 +52,12 @@ struct SessionStore: Sendable {
 
     /// The session's CSRF token: a hash of its secret id under a label of its own, so it is never
     /// stored, cannot be told from the stored SHA-256 of the id, and changes with every sign-in.
-    static func csrfToken(sessionID: String) -> String {
-        Base64URL.encode(SHA256.digest(Array("herald-csrf:\(sessionID)".utf8)))
+    static func csrfToken(sessionID: SessionID) -> String {
+        Base64URL.encode(SHA256.digest(Array("herald-csrf:\(sessionID.cookieValue)".utf8)))
     }
 
     /// Ends a session for good.
-    func delete(sessionID: String, on connection: PostgresConnection) throws {
-        _ = try connection.execute("DELETE FROM sessions WHERE id_sha256 = \(SHA256.hex(sessionID))")
+    func delete(sessionID: SessionID, on connection: PostgresConnection) throws {
+        _ = try connection.execute("DELETE FROM sessions WHERE id_sha256 = \(SHA256.hex(sessionID.cookieValue))")
     }
 }

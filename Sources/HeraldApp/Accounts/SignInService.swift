@@ -17,7 +17,7 @@ public struct SignInService: Sendable {
 
     /// A new browser session: the cookie's id, its CSRF token, and who it is.
     public struct SignedIn: Sendable {
-        public var sessionID: String
+        public var sessionID: SessionID
         public var viewer: Viewer
     }
 
@@ -35,7 +35,7 @@ public struct SignInService: Sendable {
     /// Signs `email` in from `address`, ending `previousSession` if the browser had one (a session
     /// id from before sign-in is never reused). Wrong credentials are `.notAllowed`, a locked
     /// account `.rateLimited`; both say only what a stranger may know.
-    public func signIn(email: String, password: String, address: String, previousSession: String?) throws -> SignedIn {
+    public func signIn(email: String, password: String, address: String, previousSession: SessionID?) throws -> SignedIn {
         let (reserved, found) = try database.read { connection in
             (try throttle.reserveAttempt(email: email, address: address, on: connection),
              try users.credentials(email: email, on: connection))
@@ -75,7 +75,7 @@ public struct SignInService: Sendable {
     static func logged(_ email: String) -> String { SHA256.hex(email.lowercased()) }
 
     /// Ends the session for good.
-    public func signOut(sessionID: String?, by actor: Actor) throws {
+    public func signOut(sessionID: SessionID?, by actor: Actor) throws {
         try database.transaction { connection in
             if let sessionID { try sessions.delete(sessionID: sessionID, on: connection) }
             try audit.record(.signOut, by: actor, on: connection)
@@ -98,8 +98,7 @@ public struct Authenticator: Sendable {
     }
 
     /// The signed-in user of a live session, if any.
-    public func viewer(sessionID: String) throws -> Viewer? {
-        guard !sessionID.isEmpty, sessionID.utf8.count < 128 else { return nil }
+    public func viewer(sessionID: SessionID) throws -> Viewer? {
         let key = CredentialCache.sessionKey(sessionID)
         if let viewer = cache?.viewer(key) { return viewer }
         guard let (viewer, remaining) = try database.read({ try sessions.viewer(sessionID: sessionID, on: $0) }) else { return nil }

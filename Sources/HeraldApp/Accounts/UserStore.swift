@@ -33,9 +33,8 @@ struct UserStore: Sendable {
         try Self.records(connection.query("SELECT \(fragment: Self.columns) FROM users ORDER BY lower(email)"))
     }
 
-    public func find(id: String, on connection: PostgresConnection) throws -> UserRecord? {
-        guard UUIDText.isUUID(id) else { return nil }
-        return try Self.records(connection.query("SELECT \(fragment: Self.columns) FROM users WHERE id = \(id)::uuid")).first
+    public func find(id: UserID, on connection: PostgresConnection) throws -> UserRecord? {
+        try Self.records(connection.query("SELECT \(fragment: Self.columns) FROM users WHERE id = \(id)::uuid")).first
     }
 
     /// The user and stored password hash for a sign-in attempt.
@@ -50,8 +49,7 @@ struct UserStore: Sendable {
     }
 
     /// Changes role, disabled flag and/or password; disabling or a new password ends the user's sessions.
-    public func update(id: String, role: Role?, disabled: Bool?, passwordHash hash: String?, on connection: PostgresConnection) throws -> UserRecord? {
-        guard UUIDText.isUUID(id) else { return nil }
+    public func update(id: UserID, role: Role?, disabled: Bool?, passwordHash hash: String?, on connection: PostgresConnection) throws -> UserRecord? {
         let rows = try connection.query("""
             UPDATE users SET role = coalesce(\(role), role), disabled = coalesce(\(disabled), disabled),
                 password_hash = coalesce(\(hash), password_hash), updated_at = now()
@@ -64,9 +62,8 @@ struct UserStore: Sendable {
     }
 
     /// Sets the language the user reads the pages in (nil: follow the browser); false when no such user.
-    public func setLanguage(id: String, language: String?, on connection: PostgresConnection) throws -> Bool {
-        guard UUIDText.isUUID(id) else { return false }
-        return try connection.execute("UPDATE users SET language = \(language), updated_at = now() WHERE id = \(id)::uuid") > 0
+    public func setLanguage(id: UserID, language: String?, on connection: PostgresConnection) throws -> Bool {
+        try connection.execute("UPDATE users SET language = \(language), updated_at = now() WHERE id = \(id)::uuid") > 0
     }
 
     static func records(_ rows: PostgresRows) throws -> [UserRecord] {

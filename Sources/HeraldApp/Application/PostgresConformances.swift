@@ -28,3 +28,14 @@ extension RunID: PostgresEncodable, PostgresDecodable {}
 extension WebhookID: PostgresEncodable, PostgresDecodable {}
 extension UserID: PostgresEncodable, PostgresDecodable {}
 extension APIKeyID: PostgresEncodable, PostgresDecodable {}
+extension SegmentID: PostgresEncodable, PostgresDecodable {}
+extension WebhookEventID: PostgresEncodable, PostgresDecodable {}
+
+extension EventID: PostgresEncodable, PostgresDecodable {
+    public static var postgresType: PostgresType { .text }
+    public var postgresValue: PostgresValue { description.postgresValue }
+    public static func decode(from cell: PostgresCell) throws -> EventID {
+        guard let id = EventID(try String.decode(from: cell)) else { throw cell.mismatch(EventID.self) }
+        return id
+    }
+}

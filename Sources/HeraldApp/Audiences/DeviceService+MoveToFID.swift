@@ -59,7 +59,7 @@ extension DeviceService {
             guard let moved = try store.get(fid, on: connection) else { throw AppError.notFound(.device) }
             // The audit row names the FID only: forgetting the device (an erasure) then leaves no
             // trace of its old token in a log that is never rewritten.
-            try AuditLog().record(.deviceMovedToFID, by: actor, object: ("device", fid), details: [
+            try AuditLog().record(.deviceMovedToFID, by: actor, object: .device(fid), details: [
                 "platform": .string(moved.device.platform.rawValue), "deliveries": .number(Double(history.deliveries)),
                 "failures": .number(Double(history.failures)), "events": .number(Double(history.events)),
             ], on: connection)

@@ -17,7 +17,8 @@ extension DeviceService {
         /// The zones whose topics gained devices.
         public var zones: Set<String> = []
 
-        public var json: JSON {
+        /// The audit entry's details: the counts and the zones.
+        var auditDetails: JSONObject {
             ["devices": .number(Double(devices)), "subscribed": .number(Double(subscribed)), "unsubscribed": .number(Double(unsubscribed)),
              "failed": .number(Double(failed)), "calls": .number(Double(calls)), "zones": .array(zones.sorted().map(JSON.string))]
         }
@@ -72,7 +73,7 @@ extension DeviceService {
             if done { break }
         }
         try database.transaction { connection in
-            try AuditLog().record(.timeZoneTopicsAssigned, by: actor, details: change.json.objectValue ?? [:], on: connection)
+            try AuditLog().record(.timeZoneTopicsAssigned, by: actor, details: change.auditDetails, on: connection)
         }
         return change
     }

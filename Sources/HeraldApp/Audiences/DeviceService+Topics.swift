@@ -19,16 +19,12 @@ extension DeviceService {
         public var failures: [(token: String, reason: String)] = []
         public static let maximumFailures = 1000
 
-        public var json: JSON {
-            ["devices": .number(Double(devices)), "changed": .number(Double(changed)), "failed": .number(Double(failed)), "calls": .number(Double(calls)),
-             "skipped_fids": .number(Double(skippedFIDs)),
-             "skipped_reason": skippedFIDs == 0 ? .null : .string(Self.fidSkipReason),
-             "failures": .array(failures.map { ["token": .string($0.token), "reason": .string($0.reason)] })]
-        }
-
         public static let fidSkipReason = "devices registered by a Firebase installation ID were left out: the Instance ID API is documented for registration tokens only; subscribe them from the app"
 
-        public static func == (lhs: TopicChange, rhs: TopicChange) -> Bool { lhs.json == rhs.json }
+        public static func == (lhs: TopicChange, rhs: TopicChange) -> Bool {
+            (lhs.devices, lhs.changed, lhs.failed, lhs.calls, lhs.skippedFIDs) == (rhs.devices, rhs.changed, rhs.failed, rhs.calls, rhs.skippedFIDs)
+                && lhs.failures.elementsEqual(rhs.failures) { $0.token == $1.token && $0.reason == $1.reason }
+        }
     }
 
     /// Reads `{"topic", "segment" | "tokens", "unsubscribe"?}`.
@@ -80,7 +76,7 @@ extension DeviceService {
                 let dead = result.failures.filter { Self.deadTokenReasons[$0.reason] != nil }
                 try store.markInvalid(dead.map(\.token), reasons: dead.map { "\($0.reason): " + Self.deadTokenReasons[$0.reason]! }, on: connection)
             }
-            try AuditLog().record(.topicSubscribed, by: actor, object: ("topic", topic),
+            try AuditLog().record(.topicSubscribed, by: actor, object: .topic(topic),
                                   details: ["unsubscribe": .bool(unsubscribe), "devices": .number(Double(change.devices)),
                                             "skipped_fids": .number(Double(change.skippedFIDs)),
                                             "changed": .number(Double(change.changed)), "failed": .number(Double(change.failed))],

@@ -236,12 +236,8 @@ public struct DeviceImportReport: Sendable, Equatable {
         if errors.count < Self.maximumErrors { errors.append((line, error)) }
     }
 
-    public var json: JSON {
-        ["rows": .number(Double(rows)), "created": .number(Double(created)), "updated": .number(Double(updated)),
-         "failed": .number(Double(failedRows)),
-         "errors": .array(errors.map { ["line": .number(Double($0.line)), "field": .string($0.error.path), "code": .string($0.error.code),
-                                        "message": .string($0.error.message)] })]
+    public static func == (lhs: DeviceImportReport, rhs: DeviceImportReport) -> Bool {
+        (lhs.rows, lhs.created, lhs.updated, lhs.failedRows) == (rhs.rows, rhs.created, rhs.updated, rhs.failedRows)
+            && lhs.errors.elementsEqual(rhs.errors) { $0.line == $1.line && $0.error == $1.error }
     }
-
-    public static func == (lhs: DeviceImportReport, rhs: DeviceImportReport) -> Bool { lhs.json == rhs.json }
 }

@@ -1,3 +1,4 @@
+import FCMMessage
 import Foundation
 import HeraldCore
 import HeraldJSON
@@ -245,7 +246,7 @@ struct DeviceStore: Sendable {
         return StoredDevice(device: Device(token: token, kind: kind, platform: DevicePlatform(rawValue: platform) ?? .android, appID: appID,
                                            appVersion: appVersion, language: language, country: country, timeZone: timeZone, properties: map,
                                            lastSeen: lastSeen, bucketKey: bucketKey, quietCategories: quiet),
-                            registeredAt: registered, status: status, invalidReason: reason)
+                            registeredText: registered, status: status, invalidReason: reason)
     }
 
     static func propertiesJSON(_ properties: [String: String]) -> String {
@@ -282,25 +283,25 @@ enum DeviceAudience: Sendable {
 /// A device as the registry holds it.
 public struct StoredDevice: Sendable, Equatable {
     public var device: Device
-    public var registeredAt: String
     public var status: DeviceStatus
     public var invalidReason: String?
+    /// Its registration time as PostgreSQL wrote it: the sending path reads every device and never
+    /// this, so it is parsed only when asked for.
+    var registeredText: String
 
-    public var json: JSON {
-        let device = device
-        var object: JSONObject = ["token": .string(device.token), "kind": .string(device.kind.rawValue), "platform": .string(device.platform.rawValue)]
-        object["app_id"] = device.appID.map(JSON.string) ?? .null
-        object["app_version"] = device.appVersion.map(JSON.string) ?? .null
-        object["language"] = device.language.map(JSON.string) ?? .null
-        object["country"] = device.country.map(JSON.string) ?? .null
-        object["time_zone"] = device.timeZone.map(JSON.string) ?? .null
-        object["properties"] = .object(JSONObject(device.properties.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }))
-        object["last_seen_at"] = device.lastSeen.map(JSON.string) ?? .null
-        object["registered_at"] = .string(registeredAt)
-        object["status"] = .string(status.rawValue)
-        object["invalid_reason"] = invalidReason.map(JSON.string) ?? .null
-        object["quiet_categories"] = .array(device.quietCategories.map(JSON.string))
-        return .object(object)
+    /// When it was first registered.
+    public var registeredAt: Date { Date(timeIntervalSince1970: RFC3339.secondsSince1970(registeredText) ?? 0) }
+
+    init(device: Device, registeredText: String, status: DeviceStatus, invalidReason: String?) {
+        self.device = device
+        self.registeredText = registeredText
+        self.status = status
+        self.invalidReason = invalidReason
+    }
+
+    public init(device: Device, registeredAt: Date, status: DeviceStatus, invalidReason: String? = nil) {
+        self.init(device: device, registeredText: RFC3339.utc(secondsSince1970: registeredAt.timeIntervalSince1970),
+                  status: status, invalidReason: invalidReason)
     }
 }
 

@@ -6,7 +6,7 @@ import HeraldPostgres
 
 /// A saved segment.
 public struct Segment: Sendable, Equatable {
-    public var id: String
+    public var id: SegmentID
     public var name: String
     public var rule: SegmentRule
     public var createdBy: String?
@@ -62,18 +62,17 @@ public struct SegmentService: Sendable {
             guard let row = try connection.query("""
                 INSERT INTO segments (name, rule, created_by) VALUES (\(name), \(PostgresJSONB(rule.toJSON().serializedString())), \(actor.name))
                 ON CONFLICT (name) DO NOTHING
-                RETURNING id::text, updated_at
+                RETURNING id, updated_at
                 """).first else {
                 throw AppError.conflict(code: "duplicate_name", title: "The name is taken", detail: "A segment named \"\(name)\" exists already.")
             }
-            let (id, updated) = try row.decode((String, Date).self)
-            try audit.record(.segmentSaved, by: actor, object: ("segment", id), details: ["name": .string(name)], on: connection)
+            let (id, updated) = try row.decode((SegmentID, Date).self)
+            try audit.record(.segmentSaved, by: actor, object: .segment(id), details: ["name": .string(name)], on: connection)
             return Segment(id: id, name: name, rule: rule, createdBy: actor.name, updatedAt: updated)
         }
     }
 
-    public func update(_ id: String, _ json: JSON, by actor: Actor) throws -> Segment {
-        guard UUIDText.isUUID(id) else { throw AppError.notFound(.segment) }
+    public func update(_ id: SegmentID, _ json: JSON, by actor: Actor) throws -> Segment {
         let (name, rule) = try DeviceService.checked(Self.parse(json), title: "The segment is not valid")
         do {
             return try save(id, name: name, rule: rule, by: actor)
@@ -82,7 +81,7 @@ public struct SegmentService: Sendable {
         }
     }
 
-    private func save(_ id: String, name: String, rule: SegmentRule, by actor: Actor) throws -> Segment {
+    private func save(_ id: SegmentID, name: String, rule: SegmentRule, by actor: Actor) throws -> Segment {
         try database.transaction { connection in
             let rows = try connection.query("""
                 UPDATE segments SET name = \(name), rule = \(PostgresJSONB(rule.toJSON().serializedString())), updated_at = now()
@@ -90,29 +89,28 @@ public struct SegmentService: Sendable {
                 """)
             guard let row = rows.first else { throw AppError.notFound(.segment) }
             let (createdBy, updated) = try row.decode((String?, Date).self)
-            try audit.record(.segmentSaved, by: actor, object: ("segment", id), details: ["name": .string(name)], on: connection)
+            try audit.record(.segmentSaved, by: actor, object: .segment(id), details: ["name": .string(name)], on: connection)
             return Segment(id: id, name: name, rule: rule, createdBy: createdBy, updatedAt: updated)
         }
     }
 
     /// Deletes a segment that no campaign waiting to send targets.
-    public func delete(_ id: String, by actor: Actor) throws {
-        guard UUIDText.isUUID(id) else { throw AppError.notFound(.segment) }
+    public func delete(_ id: SegmentID, by actor: Actor) throws {
         try database.transaction { connection in
             let users = try connection.query("""
-                SELECT name FROM campaigns WHERE content->>'segment' = \(id.lowercased()) AND status = ANY(\(CampaignStatus.cancellable)) LIMIT 3
+                SELECT name FROM campaigns WHERE content->>'segment' = \(id.description) AND status = ANY(\(CampaignStatus.cancellable)) LIMIT 3
                 """).map { try $0.decode(String.self, at: 0) }
             if !users.isEmpty {
                 throw AppError.conflict(code: "segment_in_use", title: "The segment is in use",
                                         detail: "Campaigns not yet sent target it: \(users.joined(separator: ", ")). Change their audience first.")
             }
             guard try connection.execute("DELETE FROM segments WHERE id = \(id)::uuid") > 0 else { throw AppError.notFound(.segment) }
-            try audit.record(.segmentDeleted, by: actor, object: ("segment", id), on: connection)
+            try audit.record(.segmentDeleted, by: actor, object: .segment(id), on: connection)
         }
     }
 
-    public func get(_ id: String) throws -> Segment {
-        guard UUIDText.isUUID(id), let segment = try database.read({ try Self.load(id, on: $0) }) else { throw AppError.notFound(.segment) }
+    public func get(_ id: SegmentID) throws -> Segment {
+        guard let segment = try database.read({ try Self.load(id, on: $0) }) else { throw AppError.notFound(.segment) }
         return segment
     }
 
@@ -129,18 +127,17 @@ public struct SegmentService: Sendable {
     }
 
     static func all(on connection: PostgresConnection) throws -> [Segment] {
-        try connection.query("SELECT id::text, name, rule::text, created_by, updated_at FROM segments ORDER BY name").map(Self.decode)
+        try connection.query("SELECT id, name, rule::text, created_by, updated_at FROM segments ORDER BY name").map(Self.decode)
     }
 
     /// The segments with these ids by id, each with its reach now (from the census: milliseconds
     /// each); a deleted segment's id is absent.
-    public func summaries(_ ids: Set<String>) throws -> [String: SegmentSummary] {
-        let valid = ids.filter(UUIDText.isUUID).map { $0.lowercased() }
-        guard !valid.isEmpty else { return [:] }
+    public func summaries(_ ids: Set<SegmentID>) throws -> [SegmentID: SegmentSummary] {
+        guard !ids.isEmpty else { return [:] }
         return try database.read { connection in
-            var found: [String: SegmentSummary] = [:]
+            var found: [SegmentID: SegmentSummary] = [:]
             let segments = try connection.query("""
-                SELECT id::text, name, rule::text, created_by, updated_at FROM segments WHERE id = ANY(\(valid)::uuid[])
+                SELECT id, name, rule::text, created_by, updated_at FROM segments WHERE id = ANY(\(ids.map(\.description))::uuid[])
                 """).map(Self.decode)
             for segment in segments {
                 found[segment.id] = SegmentSummary(name: segment.name, devices: try devices.count(segment.rule, on: connection))
@@ -150,21 +147,22 @@ public struct SegmentService: Sendable {
     }
 
     /// The summaries of the segments these campaigns send to, by segment id.
-    public func summaries(of campaigns: [CampaignRecord]) throws -> [String: SegmentSummary] {
+    public func summaries(of campaigns: [CampaignRecord]) throws -> [SegmentID: SegmentSummary] {
         try summaries(Set(campaigns.compactMap(\.segmentID)))
     }
 
     /// The names of the campaigns (not cancelled) that send to each segment, by segment id, most
     /// recently changed first.
-    public func campaignsUsing() throws -> [String: [String]] {
+    public func campaignsUsing() throws -> [SegmentID: [String]] {
         try database.read { connection in
-            var using: [String: [String]] = [:]
+            var using: [SegmentID: [String]] = [:]
             for row in try connection.query("""
                 SELECT content->>'segment', name FROM campaigns
                 WHERE content ? 'segment' AND status <> \(CampaignStatus.cancelled) ORDER BY updated_at DESC
                 """) {
                 let (id, name) = try row.decode((String, String).self)
-                using[id.lowercased(), default: []].append(name)
+                // A segment is stored as the parser read it: a UUID, lowercased.
+                if let segment = SegmentID(id) { using[segment, default: []].append(name) }
             }
             return using
         }
@@ -175,13 +173,13 @@ public struct SegmentService: Sendable {
         try database.read { try devices.count(rule, on: $0) }
     }
 
-    static func load(_ id: String, on connection: PostgresConnection) throws -> Segment? {
-        try connection.query("SELECT id::text, name, rule::text, created_by, updated_at FROM segments WHERE id = \(id)::uuid")
+    static func load(_ id: SegmentID, on connection: PostgresConnection) throws -> Segment? {
+        try connection.query("SELECT id, name, rule::text, created_by, updated_at FROM segments WHERE id = \(id)::uuid")
             .map(Self.decode).first
     }
 
     static func decode(_ row: PostgresRow) throws -> Segment {
-        let (id, name, rule, createdBy, updated) = try row.decode((String, String, String, String?, Date).self)
+        let (id, name, rule, createdBy, updated) = try row.decode((SegmentID, String, String, String?, Date).self)
         guard case .success(let parsed) = SegmentRule.parse(try JSON.parse(rule)) else {
             throw AppError.unavailable("The stored rule of segment \(id) can no longer be read.")
         }

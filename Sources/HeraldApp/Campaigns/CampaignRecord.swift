@@ -52,26 +52,9 @@ public struct CampaignRecord: Sendable, Equatable {
         }
     }
 
-    /// The REST representation: the stored content plus id, status, version, times and attribution.
-    public var json: JSON {
-        var object: JSONObject = ["id": .string(id.description), "status": .string(status.rawValue), "version": .number(Double(version))]
-        for (key, value) in content.objectValue ?? [:] { object[key] = value }
-        if let author { object["author"] = .string(author) }
-        object["created_at"] = .string(RFC3339.utc(secondsSince1970: createdAt.timeIntervalSince1970))
-        object["updated_at"] = .string(RFC3339.utc(secondsSince1970: updatedAt.timeIntervalSince1970))
-        object["updated_by"] = updatedBy.map { ["name": .string($0.name), "kind": .string($0.kind.rawValue)] } ?? .null
-        object["next_run_at"] = nextRunAt.map { .string(RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970)) } ?? .null
-        if approval.state != .none {
-            var approvalObject = approval.json
-            approvalObject["runs_held"] = .bool(approval.runsHeld(status: status, version: version))
-            object["approval"] = .object(approvalObject)
-        }
-        return .object(object)
-    }
-
-    /// The segment a campaign to a segment names (lowercased), read from its content without
-    /// parsing the whole campaign; nil for other audiences.
-    public var segmentID: String? { content["segment"]?.stringValue?.lowercased() }
+    /// The segment a campaign to a segment names, read from its content without parsing the
+    /// whole campaign; nil for other audiences.
+    public var segmentID: SegmentID? { content["segment"]?.stringValue.flatMap(SegmentID.init) }
 
     /// The strong entity tag of this version.
     public var etag: String { "\"\(version)\"" }
@@ -102,11 +85,5 @@ public struct CampaignApproval: Sendable, Equatable {
     /// (what the scheduler does with approvals on): scheduled, and not this version approved.
     public func runsHeld(status: CampaignStatus, version: Int) -> Bool {
         status == .scheduled && !(state == .approved && approvedVersion == version)
-    }
-
-    var json: JSONObject {
-        ["state": .string(state.rawValue), "comment": comment.map { .string($0) } ?? .null,
-         "decided_by": decidedBy.map { .string($0) } ?? .null, "decision": decision.map { .string($0.rawValue) } ?? .null,
-         "approved_version": approvedVersion.map { .number(Double($0)) } ?? .null]
     }
 }

@@ -23,7 +23,7 @@ extension CampaignService {
                               : "Campaign \(id) is awaiting approval already.")
             }
             guard let record = try approvals.set(id, to: next, clearingDecision: true, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
-            try audit.record(.campaignSubmitted, by: actor, object: ("campaign", id.description),
+            try audit.record(.campaignSubmitted, by: actor, object: .campaign(id),
                              details: ["version": .number(Double(record.version))], on: connection)
             try WebhookOutbox.enqueueCampaignEvents([(.approvalRequested, id.description, ["actor": .string(actor.name)])], on: connection)
             return record
@@ -56,7 +56,7 @@ extension CampaignService {
             if let comment, !comment.isEmpty { details["comment"] = .string(comment) }
             // An approval of a scheduled campaign lets its held runs start.
             if approve, current.approval.runsHeld(status: current.status, version: current.version) { details["runs_released"] = true }
-            try audit.record(approve ? .campaignApproved : .campaignRejected, by: actor, object: ("campaign", id.description),
+            try audit.record(approve ? .campaignApproved : .campaignRejected, by: actor, object: .campaign(id),
                              details: details, on: connection)
             var told: JSONObject = ["actor": .string(actor.name)]
             if let comment, !comment.isEmpty { told["comment"] = .string(comment) }
@@ -85,7 +85,7 @@ extension CampaignService {
         guard next != record.approval.state else { return record }
         let updated = try approvals.set(record.id, to: next, clearingDecision: false, on: connection) ?? record
         if approvalsRequired, updated.approval.runsHeld(status: updated.status, version: updated.version) {
-            try audit.record(.campaignRunsHeld, by: actor, object: ("campaign", record.id.description), details: [
+            try audit.record(.campaignRunsHeld, by: actor, object: .campaign(record.id), details: [
                 "version": .number(Double(updated.version)),
                 "approved_version": updated.approval.approvedVersion.map { .number(Double($0)) } ?? .null,
             ], on: connection)

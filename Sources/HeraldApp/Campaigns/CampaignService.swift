@@ -172,13 +172,15 @@ public struct CampaignService: Sendable {
     /// What a create with an `Idempotency-Key` answered: the new campaign, or the first answer again.
     public enum IdempotentCreate: Sendable {
         case created(CampaignRecord)
-        case replayed(JSON)
+        case replayed(IdempotentAnswer)
     }
 
-    /// A create that a client may retry with the same key and body: the first answer is
+    /// A create that a client may retry with the same key and body: the first answer (what
+    /// `answer` makes of the new campaign: the face's status and body, kept as given) is
     /// remembered with the campaign, so a retry after a lost response gets it instead of a copy.
     /// Keys are the caller's own: one caller's key never replays another caller's answer.
-    public func create(_ spec: CampaignSpec, by actor: Actor, now: Date, idempotencyKey key: String, body: [UInt8]) throws -> IdempotentCreate {
+    public func create(_ spec: CampaignSpec, by actor: Actor, now: Date, idempotencyKey key: String, body: [UInt8],
+                       answer: (CampaignRecord) -> IdempotentAnswer) throws -> IdempotentCreate {
         let scope = "campaigns.create:" + (actor.apiKeyID?.description ?? actor.userID?.description ?? actor.name)
         let hash = SHA256.hex(body)
         return try database.read { connection in
@@ -191,7 +193,7 @@ public struct CampaignService: Sendable {
             do {
                 return try connection.transaction { connection in
                     let record = try insert(spec, by: actor, on: connection)
-                    try idempotency.remember(scope: scope, key: key, requestSHA256: hash, status: 201, response: record.json, on: connection)
+                    try idempotency.remember(scope: scope, key: key, requestSHA256: hash, answer: answer(record), on: connection)
                     return .created(record)
                 }
             } catch let error as PostgresError where error.code == .uniqueViolation {
@@ -250,7 +252,7 @@ public struct CampaignService: Sendable {
         try database.transaction { connection in
             switch try campaigns.delete(id: id, expectedVersion: expectedVersion, on: connection) {
             case .deleted:
-                try audit.record(.campaignDeleted, by: actor, object: ("campaign", id.description), on: connection)
+                try audit.record(.campaignDeleted, by: actor, object: .campaign(id), on: connection)
             case .notFound:
                 throw AppError.notFound(.campaign("\(id)"))
             case .versionMismatch(let current, let expected):
@@ -358,7 +360,7 @@ public struct CampaignService: Sendable {
         let gone = results.filter { $0.outcome.error?.code == .unregistered }
         try database.transaction { connection in
             try DeviceStore().markInvalid(gone.map(\.token), reasons: gone.map { "UNREGISTERED: " + ($0.outcome.error?.message ?? "") }, on: connection)
-            try audit.record(.campaignTestSent, by: actor, object: ("campaign", record.id.description), details: [
+            try audit.record(.campaignTestSent, by: actor, object: .campaign(record.id), details: [
                 "variant": .string(variant.key), "tokens": .number(Double(tokens.count)),
                 "sent": .number(Double(sent)), "failed": .number(Double(results.count - sent)),
             ], on: connection)
@@ -371,7 +373,7 @@ public struct CampaignService: Sendable {
     func insert(_ spec: CampaignSpec, by actor: Actor, on connection: PostgresConnection, details: JSONObject = [:]) throws -> CampaignRecord {
         try Self.refuseTransactional(spec, was: nil, by: actor)
         let record = try campaigns.insert(spec, author: actor.name, by: actor.attribution, on: connection)
-        try audit.record(.campaignCreated, by: actor, object: ("campaign", record.id.description), details: details, on: connection)
+        try audit.record(.campaignCreated, by: actor, object: .campaign(record.id), details: details, on: connection)
         return record
     }
 
@@ -380,7 +382,7 @@ public struct CampaignService: Sendable {
                _ outcome: CampaignStore.UpdateOutcome) throws -> CampaignRecord {
         switch outcome {
         case .updated(let record):
-            try audit.record(action, by: actor, object: ("campaign", record.id.description),
+            try audit.record(action, by: actor, object: .campaign(record.id),
                              details: ["version": .number(Double(record.version)), "status": .string(record.status.rawValue)], on: connection)
             if let event = Self.webhookEvent[action] {
                 try WebhookOutbox.enqueueCampaignEvents([(event, record.id.description, ["actor": .string(actor.name)])], on: connection)
@@ -426,7 +428,7 @@ public struct CampaignService: Sendable {
             throw .refused(code: "idempotency_key_reused", title: "Idempotency-Key already used",
                            detail: "This Idempotency-Key was used for a different request body; use a new key for a new request.")
         }
-        return .replayed(remembered.response)
+        return .replayed(remembered.answer)
     }
 
     func configuredSender() throws(AppError) -> FCMSender {

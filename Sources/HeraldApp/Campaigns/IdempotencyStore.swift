@@ -4,30 +4,38 @@ import HeraldPostgres
 /// Remembers the first answer to a create made with an `Idempotency-Key`, so a client that
 /// retries after a lost response gets that answer instead of a second campaign.
 struct IdempotencyStore: Sendable {
-    public struct Remembered: Sendable, Equatable {
-        public var requestSHA256: String
-        public var status: Int
-        public var response: JSON
+    struct Remembered: Sendable, Equatable {
+        var requestSHA256: String
+        var answer: IdempotentAnswer
     }
 
-    public init() {}
-
-    public func find(scope: String, key: String, on connection: PostgresConnection) throws -> Remembered? {
+    func find(scope: String, key: String, on connection: PostgresConnection) throws -> Remembered? {
         let rows = try connection.query("""
             SELECT request_sha256, status, response::text FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)
             """)
         return try rows.map { row in
             let (hash, status, response) = try row.decode((String, Int, String).self)
-            return Remembered(requestSHA256: hash, status: status, response: try JSON.parse(response))
+            return Remembered(requestSHA256: hash, answer: IdempotentAnswer(status: status, body: try JSON.parse(response)))
         }.first
     }
 
     /// Records the answer; throws the unique violation when another request recorded the key first.
-    public func remember(scope: String, key: String, requestSHA256: String, status: Int, response: JSON,
-                         on connection: PostgresConnection) throws {
+    func remember(scope: String, key: String, requestSHA256: String, answer: IdempotentAnswer, on connection: PostgresConnection) throws {
         _ = try connection.execute("""
             INSERT INTO idempotency_keys (scope, key, request_sha256, status, response)
-            VALUES (\(scope), \(key), \(requestSHA256), \(status), \(response.serializedString())::jsonb)
+            VALUES (\(scope), \(key), \(requestSHA256), \(answer.status), \(answer.body.serializedString())::jsonb)
             """)
+    }
+}
+
+/// The first answer to a create made with an `Idempotency-Key`, as the face that answered made it
+/// (its status and body): the application keeps it, it does not write it.
+public struct IdempotentAnswer: Sendable, Equatable {
+    public var status: Int
+    public var body: JSON
+
+    public init(status: Int, body: JSON) {
+        self.status = status
+        self.body = body
     }
 }

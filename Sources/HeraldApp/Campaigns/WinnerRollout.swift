@@ -45,7 +45,7 @@ struct WinnerRollout: Sendable {
         entry["variant"] = .string(variantKey)
         entry["requests"] = .number(Double(plan.requests.count))
         entry["buckets"] = .string("\(plan.allocation[0].buckets.lowerBound)..<\(plan.allocation[0].buckets.upperBound)")
-        try AuditLog().record(.campaignWinnerSent, by: actor, object: ("campaign", current.id.description), details: entry, on: connection)
+        try AuditLog().record(.campaignWinnerSent, by: actor, object: .campaign(current.id), details: entry, on: connection)
         return record
     }
 
@@ -70,7 +70,7 @@ struct WinnerRollout: Sendable {
         var entry = details
         entry["variant"] = .string(variantKey)
         entry["devices"] = .number(Double(run.deliveries))
-        try AuditLog().record(.campaignWinnerSent, by: actor, object: ("campaign", id.description), details: entry, on: connection)
+        try AuditLog().record(.campaignWinnerSent, by: actor, object: .campaign(id), details: entry, on: connection)
         return record
     }
 }

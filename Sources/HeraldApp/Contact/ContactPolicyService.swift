@@ -31,7 +31,7 @@ public struct ContactPolicyService: Sendable {
             let before = policy.caps.toJSON()
             policy.caps = caps
             let saved = try store.write(policy, controlChanged: false, on: connection)
-            try audit.record(.frequencyCapsChanged, by: actor, object: ("contact_policy", "caps"),
+            try audit.record(.frequencyCapsChanged, by: actor, object: .contactPolicy(.caps),
                              details: ["before": before, "after": caps.toJSON()], on: connection)
             return saved
         }
@@ -67,7 +67,7 @@ public struct ContactPolicyService: Sendable {
             policy.controlGroup.basisPoints = basisPoints
             if reshuffle { policy.controlGroup.salt = SecureRandom.token() }
             let saved = try store.write(policy, controlChanged: true, on: connection)
-            try audit.record(.controlGroupChanged, by: actor, object: ("contact_policy", "control_group"),
+            try audit.record(.controlGroupChanged, by: actor, object: .contactPolicy(.controlGroup),
                              details: ["percent_before": .number(Double(before) / 100), "percent": .number(Double(basisPoints) / 100),
                                        "reshuffled": .bool(reshuffle)], on: connection)
             return saved

@@ -5,7 +5,7 @@ import HeraldCore
 public struct ExportedEvent: Sendable, Equatable {
     /// The order it was recorded in: the cursor to continue after it.
     public var sequence: Int64
-    public var id: String
+    public var id: EventID
     /// Nil for the app's own events (an app open, a purchase), which no campaign caused.
     public var campaignID: CampaignID?
     public var variant: String?

@@ -74,10 +74,10 @@ public struct EventService: Sendable {
             for key in object.keys where !fields.contains(key) {
                 errors.append(FieldError(path: prefix + key, code: "unknown_field", message: "unknown field \"\(key)\"; known: \(fields.sorted().joined(separator: ", "))"))
             }
-            let id = object["id"]?.stringValue ?? ""
-            // Counted in code points, as the OpenAPI document's maxLength counts them.
-            if id.isEmpty || id.unicodeScalars.count > 128 {
-                errors.append(FieldError(path: prefix + "id", code: "required", message: "id is the event's own unique id, 1 to 128 characters", limit: 128))
+            let id = EventID(object["id"]?.stringValue ?? "")
+            if id == nil {
+                errors.append(FieldError(path: prefix + "id", code: "required", message: "id is the event's own unique id, 1 to \(EventID.maximumCharacters) characters",
+                                         limit: EventID.maximumCharacters))
             }
             // Without a campaign (and its variant) the event is the app's own: an app open, a purchase.
             let campaign = object["campaign_id"], variant = object["variant"]
@@ -116,6 +116,8 @@ public struct EventService: Sendable {
                 errors.append(FieldError(path: prefix + "device_token", code: "required",
                                          message: "an event without a campaign is the app's own (an app open, a purchase): it needs device_token"))
             }
+            // An event without its id is refused (above): the batch is not stored.
+            guard let id else { continue }
             events.append(EventStore.Event(id: id, campaignID: campaign?.stringValue?.lowercased(), variant: variant?.stringValue, type: type ?? .open,
                                            occurredAt: occurred, deviceToken: device))
         }

@@ -6,7 +6,7 @@ import HeraldPostgres
 struct EventStore: Sendable {
     /// One reported event, already checked.
     struct Event: Sendable, Equatable {
-        var id: String
+        var id: EventID
         /// Nil for the app's own events (an app open, a purchase), which no campaign caused:
         /// the control group's comparison reads them.
         var campaignID: String?
@@ -46,7 +46,7 @@ struct EventStore: Sendable {
             ORDER BY seq LIMIT \(limit)
             """).map { row in
             let (seq, id, campaign, variant, type, device, occurred, received) =
-                try row.decode((Int64, String, CampaignID?, String?, EventType, String?, Date, Date).self)
+                try row.decode((Int64, EventID, CampaignID?, String?, EventType, String?, Date, Date).self)
             return ExportedEvent(sequence: seq, id: id, campaignID: campaign, variant: variant, type: type, deviceToken: device,
                                  occurredAt: occurred, receivedAt: received)
         }

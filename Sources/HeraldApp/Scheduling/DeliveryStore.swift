@@ -406,14 +406,14 @@ struct DeliveryStore: Sendable {
     func pauseRunsWithWrongCredentials(_ runIDs: Set<String>, on connection: PostgresConnection) throws {
         let codes = Array(Self.credentialErrors)
         let wrong = try connection.query("""
-            SELECT r.id::text, r.campaign_id::text, w.n, w.total FROM runs r CROSS JOIN LATERAL (
+            SELECT r.id::text, r.campaign_id, w.n, w.total FROM runs r CROSS JOIN LATERAL (
                 SELECT (SELECT count(*) FROM delivery_failures f WHERE f.run_id = r.id AND f.error_code = ANY(\(codes)))
                        + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = \(DeliveryStatus.failed)
                           AND d.error_code = ANY(\(codes))) AS n,
                        (SELECT coalesce(sum(c.n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = ANY(\(DeliveryStatus.answered)))
                        + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.answered))) AS total) w
             WHERE r.id = ANY(\(Array(runIDs))::uuid[]) AND r.status = \(RunStatus.sending) AND w.n >= 10 AND w.n * 2 >= w.total
-            """).map { try $0.decode((String, String, Int, Int).self) }
+            """).map { try $0.decode((String, CampaignID, Int, Int).self) }
         for (runID, campaignID, n, total) in wrong {
             let reason = "FCM answered \(n) of the first \(total) devices that the credentials are wrong for them (SENDER_ID_MISMATCH: "
                 + "their tokens belong to another Firebase project than the service-account key's; THIRD_PARTY_AUTH_ERROR: the project's "
@@ -427,7 +427,7 @@ struct DeliveryStore: Sendable {
             _ = try connection.execute("""
                 UPDATE runs SET warnings = warnings || jsonb_build_array(\(reason)::text) WHERE id = \(runID)::uuid
                 """)
-            try AuditLog().record(.campaignPaused, by: Actor(name: "herald:scheduler"), object: ("campaign", campaignID),
+            try AuditLog().record(.campaignPaused, by: Actor(name: "herald:scheduler"), object: .campaign(campaignID),
                                   details: ["reason": .string("wrong_credentials"), "answers": .number(Double(total)),
                                             "credential_errors": .number(Double(n))], on: connection)
         }

@@ -47,7 +47,7 @@ struct WinnerDecider: Sendable {
         var details = decision.json.objectValue ?? [:]
         details["metric"] = .string(rule.metric.rawValue)
         details["confidence"] = .number(Double(rule.confidence))
-        try AuditLog().record(.campaignWinnerDecided, by: Self.actor, object: ("campaign", id.description), details: details, on: connection)
+        try AuditLog().record(.campaignWinnerDecided, by: Self.actor, object: .campaign(id), details: details, on: connection)
         if let variant = decision.variantToSend {
             _ = try WinnerRollout(buckets: buckets).send(record, variantKey: variant, by: Self.actor, now: now,
                                                          details: ["automatic": .bool(true), "won": .bool(decision.won)], on: connection)

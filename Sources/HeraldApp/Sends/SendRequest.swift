@@ -11,7 +11,8 @@ public struct SendRequest: Sendable, Equatable {
     public static let variableCharacters = 1000
 
     public struct Recipient: Sendable, Equatable {
-        public var id: String
+        /// The device's identifier, as `Device.token`: its registration token or its FID (`kind` says which).
+        public var token: String
         public var kind: DeviceKind
         /// Values for the message's `{{variables}}`, over the registered device's properties.
         public var variables: [String: String]
@@ -81,13 +82,13 @@ public struct SendRequest: Sendable, Equatable {
             if let problem = RegistrationToken.problem(token) {
                 reader.report(JSONReader.path(path, "token"), "invalid_token", "the token \(problem)")
             } else {
-                recipient = Recipient(id: token, kind: .token, variables: [:])
+                recipient = Recipient(token: token, kind: .token, variables: [:])
             }
         case (nil, let fid?):
             if let problem = InstallationID.problem(fid) {
                 reader.report(JSONReader.path(path, "fid"), "invalid_fid", "the installation ID \(problem)")
             } else {
-                recipient = Recipient(id: fid, kind: .fid, variables: [:])
+                recipient = Recipient(token: fid, kind: .fid, variables: [:])
             }
         default:
             reader.report(path, "invalid_value", "a recipient has a \"token\" or an \"fid\", one of them")

@@ -24,8 +24,10 @@ public struct SendService: Sendable {
     }
 
     /// Sends once per `Idempotency-Key` (the caller's own keys): a retry with the same key and
-    /// body gets the first answer again and sends nothing; the same key with another body is refused.
-    public func send(_ json: JSON, idempotencyKey key: String, body: [UInt8], by actor: Actor, now: Date) throws -> (status: Int, response: JSON) {
+    /// body gets the first answer again (what `answer` made of the accepted send, as the face made
+    /// it) and sends nothing; the same key with another body is refused.
+    public func send(_ json: JSON, idempotencyKey key: String, body: [UInt8], by actor: Actor, now: Date,
+                     answer: (AcceptedSend) -> IdempotentAnswer) throws -> IdempotentAnswer {
         let request = try DeviceService.checked(SendRequest.parse(json), title: "The send is not valid")
         let scope = "sends:" + (actor.apiKeyID?.description ?? actor.userID?.description ?? actor.name)
         let hash = SHA256.hex(body)
@@ -35,9 +37,9 @@ public struct SendService: Sendable {
             }
             do {
                 return try connection.transaction { connection in
-                    let response = try make(request, by: actor, now: now, on: connection)
-                    try idempotency.remember(scope: scope, key: key, requestSHA256: hash, status: 202, response: response, on: connection)
-                    return (202, response)
+                    let first = answer(try make(request, by: actor, now: now, on: connection))
+                    try idempotency.remember(scope: scope, key: key, requestSHA256: hash, answer: first, on: connection)
+                    return first
                 }
             } catch let error as PostgresError where error.code == .uniqueViolation {
                 guard let remembered = try idempotency.find(scope: scope, key: key, on: connection) else { throw error }
@@ -46,16 +48,16 @@ public struct SendService: Sendable {
         }
     }
 
-    func replay(_ remembered: IdempotencyStore.Remembered, hash: String) throws(AppError) -> (status: Int, response: JSON) {
+    func replay(_ remembered: IdempotencyStore.Remembered, hash: String) throws(AppError) -> IdempotentAnswer {
         guard remembered.requestSHA256 == hash else {
             throw .refused(code: "idempotency_key_reused", title: "Idempotency-Key already used",
                            detail: "This Idempotency-Key was used for a different request body; use a new key for a new request.")
         }
-        return (remembered.status, remembered.response)
+        return remembered.answer
     }
 
-    /// The run, its deliveries and the answer, in the caller's transaction.
-    private func make(_ request: SendRequest, by actor: Actor, now: Date, on connection: PostgresConnection) throws -> JSON {
+    /// The run, its deliveries and what became of each recipient, in the caller's transaction.
+    private func make(_ request: SendRequest, by actor: Actor, now: Date, on connection: PostgresConnection) throws -> AcceptedSend {
         let (record, spec, variant) = try template(request, by: actor, on: connection)
         let campaignID = record.id.description
         guard var planner = variant.map({ DevicePlanner(only: $0, of: spec.forSending, campaignID: campaignID, sendTime: now) })
@@ -68,7 +70,7 @@ public struct SendService: Sendable {
         // Each recipient as the registry knows it (language, properties), its own variables over them.
         var recipients: [(SendRequest.Recipient, Device, DeviceRequest?)] = []
         for recipient in request.recipients {
-            var device = try devices.get(recipient.id, on: connection)?.device ?? Device(token: recipient.id, kind: recipient.kind, platform: .android)
+            var device = try devices.get(recipient.token, on: connection)?.device ?? Device(token: recipient.token, kind: recipient.kind, platform: .android)
             device.kind = recipient.kind
             for (name, value) in recipient.variables { device.properties[name] = value }
             recipients.append((recipient, device, planner.request(for: device)))
@@ -80,8 +82,8 @@ public struct SendService: Sendable {
                     -- A run's occurrence is unique in its campaign; two sends within one clock tick must not collide.
                     greatest(clock_timestamp(), (SELECT max(occurrence) + interval '1 microsecond' FROM runs WHERE campaign_id = \(campaignID)::uuid)),
                     \(sendable.count), true, \(record.version), \(PostgresJSONB(spec.toJSON().serializedString())))
-            RETURNING id::text
-            """).first!.decode(String.self, at: 0)
+            RETURNING id
+            """).first!.decode(RunID.self, at: 0)
         if !sendable.isEmpty {
             let kinds = recipients.filter { $0.2 != nil }.map { $0.0.kind == .fid ? "fid" : "token" }
             _ = try connection.execute("""
@@ -94,19 +96,18 @@ public struct SendService: Sendable {
             _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')")
         }
         // Nothing to send (all in the holdout, or each over FCM's limit): the run is over at once.
-        if sendable.allSatisfy({ $0.failure != nil }) { try DeliveryStore().closeRuns([runID], on: connection) }
-        try audit.record(.sendMade, by: actor, object: ("campaign", campaignID), details: [
-            "run": .string(runID), "recipients": .number(Double(request.recipients.count)), "variant": variant.map(JSON.string) ?? .null,
+        if sendable.allSatisfy({ $0.failure != nil }) { try DeliveryStore().closeRuns([runID.description], on: connection) }
+        try audit.record(.sendMade, by: actor, object: .campaign(record.id), details: [
+            "run": .string(runID.description), "recipients": .number(Double(request.recipients.count)), "variant": variant.map(JSON.string) ?? .null,
         ], on: connection)
-        return ["id": .string(runID), "campaign_id": .string(campaignID), "status": .string(RunStatus.sending.rawValue),
-                "recipients": .array(recipients.map { recipient, device, planned in
-                    var object: JSONObject = [recipient.kind == .fid ? "fid" : "token": .string(recipient.id)]
-                    object["variant"] = planned.map { .string($0.variantKey) } ?? .null
-                    object["status"] = .string(planned == nil ? (planner.skip(of: device) ?? .holdout).rawValue
-                                               : planned?.failure == nil ? DeliveryStatus.pending.rawValue : DeliveryStatus.failed.rawValue)
-                    object["error"] = planned?.failure.map(JSON.string) ?? .null
-                    return .object(object)
-                })]
+        return AcceptedSend(runID: runID, campaignID: record.id, recipients: recipients.map { recipient, device, planned in
+            let outcome: AcceptedSend.Outcome = if let planned {
+                planned.failure.map { .failed($0) } ?? .pending
+            } else {
+                .skipped(planner.skip(of: device) ?? .holdout)
+            }
+            return AcceptedSend.Recipient(token: recipient.token, kind: recipient.kind, variant: planned?.variantKey, outcome: outcome)
+        })
     }
 
     /// The campaign the run belongs to, the content it sends, and the variant asked for.
@@ -140,7 +141,7 @@ public struct SendService: Sendable {
                                             code: "unknown_field", title: "The message is not valid")
             }
             // Validated as a campaign to these devices is (the audience is the send's own).
-            object["tokens"] = .array(request.recipients.map { .string($0.id) })
+            object["tokens"] = .array(request.recipients.map { .string($0.token) })
             let spec: CampaignSpec
             switch CampaignSpec.parse(.object(object)) {
             case .success(let parsed): spec = parsed
@@ -162,29 +163,21 @@ public struct SendService: Sendable {
     }
 
     /// A send as it stands: its run and each request's outcome (holdout recipients have none).
-    public func get(_ runID: String) throws -> JSON {
-        guard UUIDText.isUUID(runID) else { throw AppError.notFound(.send(runID)) }
-        return try database.read { connection in
+    public func get(_ runID: RunID) throws -> SendProgress {
+        try database.read { connection in
             guard let run = try connection.query("""
-                SELECT campaign_id::text, status, planned FROM runs WHERE id = \(runID)::uuid
-                """).first else { throw AppError.notFound(.send(runID)) }
-            let (campaignID, status, planned) = try run.decode((String, String, Int).self)
-            let recipients = try connection.query("""
+                SELECT campaign_id, status, planned FROM runs WHERE id = \(runID)::uuid
+                """).first else { throw AppError.notFound(.send(runID.description)) }
+            let (campaignID, status, planned) = try run.decode((CampaignID, RunStatus, Int).self)
+            let requests = try connection.query("""
                 SELECT target::text, variant_key, status, error_code, error_message, message_name, attempts FROM deliveries
                 WHERE run_id = \(runID)::uuid ORDER BY id
-                """).map { row -> JSON in
-                let (target, variant, status, code, message, name, attempts) = try row.decode((String, String, String, String?, String?, String?, Int).self)
-                var object = (try? JSON.parse(target))?.objectValue ?? [:]
-                object["variant"] = .string(variant)
-                object["status"] = .string(status)
-                object["attempts"] = .number(Double(attempts))
-                object["error_code"] = code.map(JSON.string) ?? .null
-                object["error"] = message.map(JSON.string) ?? .null
-                object["message_name"] = name.map(JSON.string) ?? .null
-                return .object(object)
+                """).map { row in
+                let (target, variant, status, code, message, name, attempts) = try row.decode((String, String, DeliveryStatus, String?, String?, String?, Int).self)
+                return SendProgress.Request(target: try ProgressStore.target(target), variant: variant, status: status, attempts: attempts,
+                                            errorCode: code, error: message, messageName: name)
             }
-            return ["id": .string(runID), "campaign_id": .string(campaignID), "status": .string(status), "planned": .number(Double(planned)),
-                    "recipients": .array(recipients)]
+            return SendProgress(id: runID, campaignID: campaignID, status: status, planned: planned, requests: requests)
         }
     }
 }

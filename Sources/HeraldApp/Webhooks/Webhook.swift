@@ -24,7 +24,7 @@ public struct CreatedWebhook: Sendable, Equatable {
 public struct WebhookDelivery: Sendable, Equatable {
     public var id: Int64
     public var webhookID: WebhookID
-    public var eventID: String
+    public var eventID: WebhookEventID
     public var eventType: String
     public var status: WebhookDeliveryStatus
     public var attempts: Int

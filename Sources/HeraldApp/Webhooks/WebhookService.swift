@@ -51,7 +51,7 @@ public struct WebhookService: Sendable {
         return try database.transaction { connection in
             let webhook = try store.insert(url: registration.url, events: registration.events, description: registration.description,
                                            secret: secret, createdBy: actor.name, on: connection)
-            try audit.record(.webhookCreated, by: actor, object: ("webhook", webhook.id.description),
+            try audit.record(.webhookCreated, by: actor, object: .webhook(webhook.id),
                              details: ["url": .string(webhook.url), "events": .array(webhook.events.map { .string($0.rawValue) })],
                              on: connection)
             return CreatedWebhook(webhook: webhook, secret: secret)
@@ -75,7 +75,7 @@ public struct WebhookService: Sendable {
             guard let webhook = try store.webhook(id, on: connection), try store.delete(id, on: connection) else {
                 throw AppError.notFound(.webhook(id.description))
             }
-            try audit.record(.webhookDeleted, by: actor, object: ("webhook", id.description), details: ["url": .string(webhook.url)], on: connection)
+            try audit.record(.webhookDeleted, by: actor, object: .webhook(id), details: ["url": .string(webhook.url)], on: connection)
         }
     }
 
@@ -91,7 +91,7 @@ public struct WebhookService: Sendable {
             guard let copy = try store.redeliver(deliveryID, of: id, on: connection) else {
                 throw AppError.notFound(.webhookDelivery(String(deliveryID)))
             }
-            try audit.record(.webhookRedelivered, by: actor, object: ("webhook", id.description),
+            try audit.record(.webhookRedelivered, by: actor, object: .webhook(id),
                              details: ["delivery": .number(Double(deliveryID)), "new_delivery": .number(Double(copy.id)),
                                        "event": .string(copy.eventType)], on: connection)
             return copy

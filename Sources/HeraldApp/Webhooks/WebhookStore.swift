@@ -50,7 +50,7 @@ struct WebhookStore: Sendable {
     // MARK: - Deliveries
 
     private static let deliveryColumns: PostgresQuery = """
-        id, webhook_id, event_id::text, event_type, status, attempts,
+        id, webhook_id, event_id, event_type, status, attempts,
         CASE WHEN status = \(constants: [WebhookDeliveryStatus.pending]) THEN next_attempt_at END AS next_attempt_at,
         last_attempt_at, response_status, last_error, created_at, delivered_at, body
         """
@@ -85,7 +85,7 @@ struct WebhookStore: Sendable {
 
     static func delivery(_ row: PostgresRow) throws -> WebhookDelivery {
         WebhookDelivery(id: try row.decode(Int64.self, column: "id"), webhookID: try row.decode(WebhookID.self, column: "webhook_id"),
-                        eventID: try row.decode(String.self, column: "event_id"), eventType: try row.decode(String.self, column: "event_type"),
+                        eventID: try row.decode(WebhookEventID.self, column: "event_id"), eventType: try row.decode(String.self, column: "event_type"),
                         status: try row.decode(WebhookDeliveryStatus.self, column: "status"), attempts: try row.decode(Int.self, column: "attempts"),
                         nextAttemptAt: try row.decode(Date?.self, column: "next_attempt_at"),
                         lastAttemptAt: try row.decode(Date?.self, column: "last_attempt_at"),

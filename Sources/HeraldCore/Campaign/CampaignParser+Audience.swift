@@ -26,10 +26,11 @@ extension CampaignParser {
             return .condition(condition)
         case "segment":
             guard let id = reader.string(object, "segment", at: "") else { return nil }
-            if !UUIDText.isUUID(id) {
+            guard let segment = SegmentID(id) else {
                 reader.report("segment", "invalid_value", "a segment is named by its id (a UUID), found \"\(id)\"")
+                return .segment(.refused)
             }
-            return .segment(id.lowercased())
+            return .segment(segment)
         default:
             guard let tokens = reader.strings(object, "tokens", at: "") else { return nil }
             if !(1...CampaignLimits.audienceTokens).contains(tokens.count) {

@@ -10,7 +10,7 @@ extension CampaignSpec {
         switch audience {
         case .topics(let topics): object["topics"] = .array(topics.map(JSON.string))
         case .condition(let condition): object["condition"] = .string(condition)
-        case .segment(let id): object["segment"] = .string(id)
+        case .segment(let id): object["segment"] = .string(id.description)
         case .tokens(let tokens): object["tokens"] = .array(tokens.map(JSON.string))
         }
         if !data.isEmpty { object["data"] = data.json }

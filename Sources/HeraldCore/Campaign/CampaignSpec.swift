@@ -74,7 +74,7 @@ public enum Audience: Sendable, Equatable {
     /// Devices matching an FCM condition such as `'news' in topics && !'muted' in topics`.
     case condition(String)
     /// The active devices of a saved segment (by its id), each sent its own request.
-    case segment(String)
+    case segment(SegmentID)
     /// These registration tokens, each sent its own request.
     case tokens([String])
 

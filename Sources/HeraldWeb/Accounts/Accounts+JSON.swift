@@ -18,3 +18,13 @@ extension APIKeyRecord {
          "revoked_at": revokedAt.map(JSON.time) ?? .null]
     }
 }
+
+extension AuditEntry {
+    /// The audit log API's representation.
+    var json: JSON {
+        ["id": .number(Double(id)), "at": .time(at), "actor": .string(actor),
+         "user_id": userID.map { .string($0.description) } ?? .null, "api_key_id": apiKeyID.map { .string($0.description) } ?? .null,
+         "action": .string(action), "object_type": object.map { .string($0.type) } ?? .null,
+         "object_id": object.map { .string($0.text) } ?? .null, "address": .string(address), "details": details]
+    }
+}

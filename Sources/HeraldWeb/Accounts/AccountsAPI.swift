@@ -46,7 +46,7 @@ struct AccountsAPI: Sendable {
         if let password = body["password"], password.stringValue == nil {
             throw AppError.invalidField("password", "password must be a string.")
         }
-        let user = try accounts.updateUser(id: context.parameter("id"), role: try Self.role(body["role"], required: false),
+        let user = try accounts.updateUser(id: try context.userID(), role: try Self.role(body["role"], required: false),
                                            disabled: body["disabled"]?.boolValue, password: body["password"]?.stringValue,
                                            by: context.actor)
         return APIResponse(status: 200, body: user.json)
@@ -69,7 +69,7 @@ struct AccountsAPI: Sendable {
     }
 
     func revokeKey(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: try accounts.revokeKey(id: context.parameter("id"), by: context.actor).json)
+        APIResponse(status: 200, body: try accounts.revokeKey(id: try context.apiKeyID(), by: context.actor).json)
     }
 
     func listAudit(_ context: RequestContext) throws -> APIResponse {

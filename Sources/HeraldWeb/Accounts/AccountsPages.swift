@@ -32,7 +32,7 @@ struct AccountsPages: Sendable {
         let role = context.form.value("role").flatMap(Role.init(rawValue:))
         let disabled = context.form.value("disabled").map { $0 == "true" }
         do {
-            let user = try accounts.updateUser(id: context.parameter("id"), role: role, disabled: disabled, password: nil, by: context.actor)
+            let user = try accounts.updateUser(id: try context.userID(), role: role, disabled: disabled, password: nil, by: context.actor)
             return try usersPage(context, message: Localized.text(user.disabled ? "accounts.updated_user_disabled" : "accounts.updated_user", user.email, Localized.text("role.\(user.role.rawValue)")))
         } catch let error as AppError where Self.shownInPage(error) {
             return try usersPage(context, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
@@ -63,15 +63,14 @@ struct AccountsPages: Sendable {
     }
 
     func revokeKey(_ context: RequestContext) throws -> HTTPResponse {
-        let id = context.parameter("id")
-        let keyID = APIKeyID(id)
+        let keyID = APIKeyID(context.parameter("id"))
         if let key = try accounts.listKeys().first(where: { $0.id == keyID }),
            let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("keys.revoke.heading"), text: APIKeysView.Row.revokeQuestion(key),
                                                   confirmLabel: Localized.text("keys.revoke.confirm", key.name), back: "/api-keys") {
             return page
         }
         do {
-            let key = try accounts.revokeKey(id: id, by: context.actor)
+            let key = try accounts.revokeKey(id: try context.apiKeyID(), by: context.actor)
             return try keysPage(context, message: Localized.text("keys.revoked_message", key.name, key.prefix))
         } catch let error as AppError where Self.shownInPage(error) {
             return try keysPage(context, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)

@@ -11,7 +11,7 @@ struct LanguagePages: Sendable {
         guard let userID = context.viewer?.userID else {
             throw AppError.notAllowed(Localized.text("language.sessions_only"))
         }
-        try accounts.setLanguage(userID: userID.description, language: context.form.value("language") ?? "",
+        try accounts.setLanguage(userID: userID, language: context.form.value("language") ?? "",
                                  languages: Language.allCases.map(\.rawValue))
         return PageRenderer.redirect(to: Authentication.safeNext(context.form.value("next")))
     }

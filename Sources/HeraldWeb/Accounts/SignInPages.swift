@@ -35,9 +35,9 @@ struct SignInPages: Sendable {
         }
         do {
             let signedIn = try service.signIn(email: email, password: password, address: context.clientAddress,
-                                              previousSession: request.cookie(cookieName))
+                                              previousSession: request.cookie(cookieName).flatMap(SessionID.init(cookie:)))
             return PageRenderer.redirect(to: next, headers: [
-                ("Set-Cookie", sessionCookie(signedIn.sessionID, maxAge: service.sessionLifetimeSeconds)),
+                ("Set-Cookie", sessionCookie(signedIn.sessionID.cookieValue, maxAge: service.sessionLifetimeSeconds)),
                 ("Set-Cookie", "\(Self.signInCookie)=; Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=0"),
             ])
         } catch AppError.notAllowed {
@@ -53,7 +53,7 @@ struct SignInPages: Sendable {
 
     func signOut(_ context: RequestContext) -> HTTPResponse {
         do {
-            try service.signOut(sessionID: context.request.cookie(cookieName), by: context.actor)
+            try service.signOut(sessionID: context.request.cookie(cookieName).flatMap(SessionID.init(cookie:)), by: context.actor)
         } catch {
             context.log.error("sign-out failed on the database: \(error)")
         }

@@ -69,7 +69,7 @@ struct AudiencePages: Sendable {
     func renderSegments(_ context: RequestContext, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200) throws -> HTTPResponse {
         let usage = try segments.campaignsUsing()
         let rows = try segments.listWithReach().map { segment, devices in
-            SegmentsView.Row(id: segment.id, name: segment.name, devices: devices, updatedAt: CampaignPages.shortTime(segment.updatedAt),
+            SegmentsView.Row(id: segment.id.description, name: segment.name, devices: devices, updatedAt: CampaignPages.shortTime(segment.updatedAt),
                              usedBy: SegmentsView.usedBy(usage[segment.id] ?? []))
         }
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
@@ -79,7 +79,7 @@ struct AudiencePages: Sendable {
     }
 
     func segmentPage(_ context: RequestContext) throws -> HTTPResponse {
-        let segment = try segments.get(context.parameter("id"))
+        let segment = try segments.get(try context.segmentID())
         // A new segment lands here after its save (`?notice=saved`), and says it was saved.
         let saved = context.query("notice") == "saved" ? [Localized.text("segments.saved")] : []
         return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(),
@@ -90,7 +90,7 @@ struct AudiencePages: Sendable {
                        flash: [String] = []) throws -> HTTPResponse {
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
         let view = SegmentView(chrome: PageChrome(context, title: Localized.text("segments.page_title", Localized.isolate(segment.name)), flash: flash),
-                               editor: try editor(form: form, id: segment.id, errors: errors, reach: reach, canEdit: canEdit),
+                               editor: try editor(form: form, id: segment.id.description, errors: errors, reach: reach, canEdit: canEdit),
                                deleteQuestion: Localized.text("segments.delete_question", Localized.isolate(segment.name)))
         return pages.page(view, status: status)
     }
@@ -128,7 +128,7 @@ struct AudiencePages: Sendable {
     }
 
     func updateSegment(_ context: RequestContext) throws -> HTTPResponse {
-        let segment = try segments.get(context.parameter("id"))
+        let segment = try segments.get(try context.segmentID())
         var form = SegmentForm(fields: context.form.fields)
         if form.apply(action: context.form.value("action") ?? "") {
             return try renderSegment(context, segment: segment, form: form, errors: FormErrors(), reach: nil)
@@ -153,7 +153,7 @@ struct AudiencePages: Sendable {
     }
 
     func deleteSegment(_ context: RequestContext) throws -> HTTPResponse {
-        let segment = try segments.get(context.parameter("id"))
+        let segment = try segments.get(try context.segmentID())
         if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("segments.delete_heading"),
                                                   text: Localized.text("segments.delete_question", Localized.isolate(segment.name)),
                                                   confirmLabel: Localized.text("segments.delete"), back: "/segments/\(segment.id)") {

@@ -4,7 +4,7 @@ import HeraldJSON
 extension Segment {
     /// The segments API's representation.
     var json: JSON {
-        ["id": .string(id), "name": .string(name), "rule": rule.toJSON(), "created_by": createdBy.map(JSON.string) ?? .null,
+        ["id": .string(id.description), "name": .string(name), "rule": rule.toJSON(), "created_by": createdBy.map(JSON.string) ?? .null,
          "updated_at": .time(updatedAt)]
     }
 }

@@ -16,15 +16,15 @@ struct SegmentsAPI: Sendable {
     }
 
     func get(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: try withReach(try segments.get(context.parameter("id"))))
+        APIResponse(status: 200, body: try withReach(try segments.get(try context.segmentID())))
     }
 
     func replace(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: try withReach(try segments.update(context.parameter("id"), try context.jsonBody(), by: context.actor)))
+        APIResponse(status: 200, body: try withReach(try segments.update(try context.segmentID(), try context.jsonBody(), by: context.actor)))
     }
 
     func delete(_ context: RequestContext) throws -> APIResponse {
-        try segments.delete(context.parameter("id"), by: context.actor)
+        try segments.delete(try context.segmentID(), by: context.actor)
         return APIResponse(status: 204, body: nil)
     }
 

@@ -13,14 +13,15 @@ struct CampaignsAPI: Sendable {
         guard let key = try context.idempotencyKey() else {
             return created(try campaigns.create(spec, by: context.actor, now: Date()))
         }
-        switch try campaigns.create(spec, by: context.actor, now: Date(), idempotencyKey: key, body: context.request.body) {
+        let answer = { (record: CampaignRecord) in IdempotentAnswer(status: 201, body: record.json) }
+        switch try campaigns.create(spec, by: context.actor, now: Date(), idempotencyKey: key, body: context.request.body, answer: answer) {
         case .created(let record):
             return created(record)
-        case .replayed(let response):
+        case .replayed(let first):
             var headers: [(String, String)] = [("Idempotent-Replayed", "true")]
-            if let id = response["id"]?.stringValue { headers.append(("Location", "/api/v1/campaigns/\(id)")) }
-            if let version = response["version"]?.intValue { headers.append(("ETag", "\"\(version)\"")) }
-            return APIResponse(status: 201, body: response, headers: headers)
+            if let id = first.body["id"]?.stringValue { headers.append(("Location", "/api/v1/campaigns/\(id)")) }
+            if let version = first.body["version"]?.intValue { headers.append(("ETag", "\"\(version)\"")) }
+            return APIResponse(status: first.status, body: first.body, headers: headers)
         }
     }
 

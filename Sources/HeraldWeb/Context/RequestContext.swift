@@ -36,6 +36,14 @@ struct RequestContext: Sendable {
     /// The webhook named by the path's `{id}`, as `campaignID()`.
     func webhookID() throws(AppError) -> WebhookID { try pathID { .webhook($0) } }
 
+    /// The segment, user or API key named by the path's `{id}`, as `campaignID()`.
+    func segmentID() throws(AppError) -> SegmentID { try pathID { _ in .segment } }
+    func userID() throws(AppError) -> UserID { try pathID { .user($0) } }
+    func apiKeyID() throws(AppError) -> APIKeyID { try pathID { .apiKey($0) } }
+
+    /// The one-call send (its run) named by the path's `{id}`, as `campaignID()`.
+    func sendID() throws(AppError) -> RunID { try pathID { .send($0) } }
+
     private func pathID<ID: UUIDIdentifier>(_ missing: (String) -> Missing) throws(AppError) -> ID {
         let text = parameter("id")
         guard let id = ID(text) else { throw .notFound(missing(text)) }

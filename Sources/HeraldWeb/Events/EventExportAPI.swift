@@ -37,10 +37,10 @@ struct EventExportAPI: Sendable {
         let page = try events.export(after: cursor, since: since, limit: limit)
         var body: [UInt8] = []
         for event in page.events {
-            let line: JSON = ["cursor": .string(String(event.sequence)), "id": .string(event.id), "campaign_id": event.campaignID.map { .string($0.description) } ?? .null,
+            let line: JSON = ["cursor": .string(String(event.sequence)), "id": .string(event.id.description), "campaign_id": event.campaignID.map { .string($0.description) } ?? .null,
                               "variant": event.variant.map(JSON.string) ?? .null, "type": .string(event.type.rawValue), "device_token": event.deviceToken.map(JSON.string) ?? .null,
-                              "occurred_at": .string(RFC3339.utc(secondsSince1970: event.occurredAt.timeIntervalSince1970)),
-                              "received_at": .string(RFC3339.utc(secondsSince1970: event.receivedAt.timeIntervalSince1970))]
+                              "occurred_at": .time(event.occurredAt),
+                              "received_at": .time(event.receivedAt)]
             body += line.serialized()
             body.append(0x0A)
         }

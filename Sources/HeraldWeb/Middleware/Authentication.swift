@@ -82,7 +82,7 @@ struct Authentication: Sendable {
 
     /// The signed-in user of the request's session cookie, if any and live.
     func sessionViewer(_ request: HTTPRequest) throws -> Viewer? {
-        guard let id = request.cookie(sessionCookieName) else { return nil }
+        guard let id = request.cookie(sessionCookieName).flatMap(SessionID.init(cookie:)) else { return nil }
         return try authenticator.viewer(sessionID: id)
     }
 

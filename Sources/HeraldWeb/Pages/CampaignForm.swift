@@ -110,7 +110,7 @@ struct CampaignForm: Sendable, Equatable {
         switch spec.audience {
         case .topics(let list): targetKind = "topics"; topics = list.joined(separator: ", ")
         case .condition(let text): targetKind = "condition"; condition = text
-        case .segment(let id): targetKind = "segment"; segment = id
+        case .segment(let id): targetKind = "segment"; segment = id.description
         case .tokens(let list): targetKind = "tokens"; tokens = list.joined(separator: "\n")
         }
         if let schedule = spec.schedule?.toJSON().objectValue {

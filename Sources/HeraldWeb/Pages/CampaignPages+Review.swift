@@ -301,7 +301,7 @@ extension CampaignPages {
 
     /// "Under the contact policy: about 180 of its 300 devices …", for a campaign to devices the
     /// caps or the control group change; nil otherwise.
-    func reachLine(_ record: CampaignRecord, spec: CampaignSpec, summaries: [String: SegmentSummary]) throws -> String? {
+    func reachLine(_ record: CampaignRecord, spec: CampaignSpec, summaries: [SegmentID: SegmentSummary]) throws -> String? {
         let audience: Int
         switch spec.audience {
         case .segment: guard let devices = record.segmentID.flatMap({ summaries[$0]?.devices }) else { return nil }; audience = devices

@@ -159,7 +159,7 @@ struct CampaignPages: Sendable {
     /// What the contact policy leaves of the chosen segment for the campaign as typed (its
     /// category, whether it is transactional); nil when it changes nothing or cannot say yet.
     func contactReach(_ form: CampaignForm, segments: [(segment: Segment, devices: Int)], context: RequestContext) -> String? {
-        guard form.targetKind == "segment", let devices = segments.first(where: { $0.segment.id == form.segment })?.devices else { return nil }
+        guard form.targetKind == "segment", let devices = segments.first(where: { $0.segment.id.description == form.segment })?.devices else { return nil }
         var ignored = FormErrors()
         guard case .success(let spec) = CampaignSpec.parse(form.contractJSON(errors: &ignored)) else { return nil }
         do {

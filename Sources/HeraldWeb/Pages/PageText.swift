@@ -72,13 +72,13 @@ extension CampaignPages {
 
     /// Who a campaign goes to: its topics, its condition, "238 devices in “VIPs”" (by the
     /// segment's summary; "a segment that was deleted" without one), or its devices.
-    static func targetText(_ audience: Audience, segments: [String: SegmentSummary] = [:]) -> String {
+    static func targetText(_ audience: Audience, segments: [SegmentID: SegmentSummary] = [:]) -> String {
         switch audience {
         // Topic names are Latin and shown in an LTR island: the separator stays ", ".
         case .topics(let topics): topics.joined(separator: ", ")
         case .condition(let condition): condition
         case .segment(let id):
-            if let segment = segments[id.lowercased()] {
+            if let segment = segments[id] {
                 Localized.plural("list.target_segment_named", count: segment.devices, Localized.isolate(segment.name))
             } else {
                 Localized.text("list.target_segment_gone")

@@ -56,7 +56,7 @@ struct WebhooksAPI: Sendable {
     }
 
     static func json(_ delivery: WebhookDelivery) -> JSON {
-        ["id": .string(String(delivery.id)), "webhook_id": .string(delivery.webhookID.description), "event_id": .string(delivery.eventID),
+        ["id": .string(String(delivery.id)), "webhook_id": .string(delivery.webhookID.description), "event_id": .string(delivery.eventID.description),
          "event": .string(delivery.eventType), "status": .string(delivery.status.rawValue), "attempts": .number(Double(delivery.attempts)),
          "next_attempt_at": delivery.nextAttemptAt.map(JSON.time) ?? .null, "last_attempt_at": delivery.lastAttemptAt.map(JSON.time) ?? .null,
          "response_status": delivery.responseStatus.map { .number(Double($0)) } ?? .null,

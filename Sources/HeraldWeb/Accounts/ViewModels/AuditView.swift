@@ -16,8 +16,8 @@ struct AuditView: PageView {
             at = CampaignPages.shortTime(entry.at)
             actor = entry.actor
             action = entry.action
-            objectType = entry.objectType ?? ""
-            objectID = entry.objectID ?? ""
+            objectType = entry.object?.type ?? ""
+            objectID = entry.object?.text ?? ""
             address = entry.address
             details = entry.details == .object([:]) ? "" : entry.details.serializedString()
         }

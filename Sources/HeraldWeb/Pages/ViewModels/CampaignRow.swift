@@ -46,7 +46,7 @@ struct CampaignRow: Sendable {
     let deleteQuestion: String
 
     /// The list's row with what has been sent so far.
-    init(_ record: CampaignRecord, viewer: Viewer?, summary: CampaignSummary?, segments: [String: SegmentSummary] = [:]) {
+    init(_ record: CampaignRecord, viewer: Viewer?, summary: CampaignSummary?, segments: [SegmentID: SegmentSummary] = [:]) {
         self.init(record, viewer: viewer, segments: segments)
         guard let summary else { return }
         if when == "—", let finished = summary.lastFinishedAt { when = Localized.text("list.sent_at", CampaignPages.shortTime(finished)) }
@@ -73,7 +73,7 @@ struct CampaignRow: Sendable {
     }
 
     /// `segments`: the summaries of the segments campaigns name (`SegmentService.summaries(of:)`).
-    init(_ record: CampaignRecord, viewer: Viewer?, segments: [String: SegmentSummary] = [:]) {
+    init(_ record: CampaignRecord, viewer: Viewer?, segments: [SegmentID: SegmentSummary] = [:]) {
         let role = viewer?.role ?? .viewer
         // A stored campaign the rules no longer accept still lists, with dashes for what cannot be read.
         let spec = try? record.spec()

@@ -58,11 +58,11 @@ struct ComposerView: PageView {
          conflict: ConflictView? = nil, segments: [(segment: Segment, devices: Int)] = []) {
         self.chrome = chrome
         self.segments = segments.map {
-            SegmentChoice(value: $0.segment.id, text: Localized.text("composer.segment_choice", $0.segment.name, Localized.number($0.devices)),
-                          selected: $0.segment.id == form.segment, reach: $0.devices)
+            SegmentChoice(value: $0.segment.id.description, text: Localized.text("composer.segment_choice", $0.segment.name, Localized.number($0.devices)),
+                          selected: $0.segment.id.description == form.segment, reach: $0.devices)
         }
         hasSegments = !segments.isEmpty
-        let reach = form.targetKind == "segment" ? segments.first { $0.segment.id == form.segment }?.devices : nil
+        let reach = form.targetKind == "segment" ? segments.first { $0.segment.id.description == form.segment }?.devices : nil
         armReach = reach.flatMap { Self.armReach(of: form, devices: $0) }
         self.form = ComposerFields(form, errors)
         self.errors = ComposerErrors(errors)

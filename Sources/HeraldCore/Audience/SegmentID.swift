@@ -1,0 +1,13 @@
+/// A saved segment's id: a UUID in canonical lowercase text, as `CampaignID`.
+public struct SegmentID: UUIDIdentifier {
+    public let description: String
+
+    public init?(_ text: some StringProtocol) {
+        guard UUIDText.isUUID(text) else { return nil }
+        description = text.lowercased()
+    }
+
+    /// Stands in for a segment the parser refused, so that the rest of the campaign is still
+    /// checked (a refused campaign is never built, so it goes nowhere).
+    static let refused = SegmentID("00000000-0000-0000-0000-000000000000")!
+}

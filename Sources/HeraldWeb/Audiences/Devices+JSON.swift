@@ -1,0 +1,50 @@
+import HeraldApp
+import HeraldJSON
+
+extension StoredDevice {
+    /// The devices API's representation.
+    var json: JSON {
+        let device = device
+        var object: JSONObject = ["token": .string(device.token), "kind": .string(device.kind.rawValue), "platform": .string(device.platform.rawValue)]
+        object["app_id"] = device.appID.map(JSON.string) ?? .null
+        object["app_version"] = device.appVersion.map(JSON.string) ?? .null
+        object["language"] = device.language.map(JSON.string) ?? .null
+        object["country"] = device.country.map(JSON.string) ?? .null
+        object["time_zone"] = device.timeZone.map(JSON.string) ?? .null
+        object["properties"] = .object(JSONObject(device.properties.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }))
+        object["last_seen_at"] = device.lastSeen.map(JSON.string) ?? .null
+        object["registered_at"] = .time(registeredAt)
+        object["status"] = .string(status.rawValue)
+        object["invalid_reason"] = invalidReason.map(JSON.string) ?? .null
+        object["quiet_categories"] = .array(device.quietCategories.map(JSON.string))
+        return .object(object)
+    }
+}
+
+extension DeviceImportReport {
+    /// What an import did, as the import API answers it.
+    var json: JSON {
+        ["rows": .number(Double(rows)), "created": .number(Double(created)), "updated": .number(Double(updated)),
+         "failed": .number(Double(failedRows)),
+         "errors": .array(errors.map { ["line": .number(Double($0.line)), "field": .string($0.error.path), "code": .string($0.error.code),
+                                        "message": .string($0.error.message)] })]
+    }
+}
+
+extension DeviceService.TopicChange {
+    /// What a topic subscription change did, as the topics API answers it.
+    var json: JSON {
+        ["devices": .number(Double(devices)), "changed": .number(Double(changed)), "failed": .number(Double(failed)), "calls": .number(Double(calls)),
+         "skipped_fids": .number(Double(skippedFIDs)),
+         "skipped_reason": skippedFIDs == 0 ? .null : .string(Self.fidSkipReason),
+         "failures": .array(failures.map { ["token": .string($0.token), "reason": .string($0.reason)] })]
+    }
+}
+
+extension DeviceService.TimeZoneTopicChange {
+    /// What assigning time-zone topics did, as the API answers it.
+    var json: JSON {
+        ["devices": .number(Double(devices)), "subscribed": .number(Double(subscribed)), "unsubscribed": .number(Double(unsubscribed)),
+         "failed": .number(Double(failed)), "calls": .number(Double(calls)), "zones": .array(zones.sorted().map(JSON.string))]
+    }
+}
