@@ -90,6 +90,16 @@ import Testing
         }
     }
 
+    /// The application layer hands out typed values and HeraldWeb alone writes the API's JSON: no
+    /// public `json` member and no public function answering `JSON` in HeraldApp (a campaign's
+    /// content and an audit entry's details are data the caller gave, kept as given).
+    @Test func onlyTheWebWritesTheAPIsJSON() throws {
+        for file in try Self.sources(in: ["HeraldApp"]) {
+            let found = try Self.lines(file.text, matching: #"public\s+(var|let|func)\s+json\b|public\s+(static\s+)?func\s+[A-Za-z]+\([^)]*\)\s*(throws\s*)?->\s*\[?JSON\b"#)
+            #expect(found.isEmpty, "\(file.path) writes the API's JSON: \(found)")
+        }
+    }
+
     /// The application layer hands out times as `Date` and ids as their own types (`CampaignID`,
     /// `RunID`, `SegmentID`, `SessionID`…), not text: no public stored property named like a time
     /// (`at`, `…At`) or an id (`id`, `…ID`) is a `String`.

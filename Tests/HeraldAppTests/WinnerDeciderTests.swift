@@ -63,10 +63,11 @@ import Testing
         #expect(sink.emulator.messages().filter { $0.message["notification"]?["title"] == "Spring B" }.count
                 == (try harness.count("SELECT count(*) FROM deliveries WHERE status = 'sent' AND body LIKE '%Spring B%'")))
         let report = try harness.app.campaigns.report(record.id)
-        #expect(report.winnerDecision?["variant"] == "B")
-        #expect(report.winnerDecision?["won"] == true)
-        #expect(report.winnerDecision?["figures"]?.arrayValue?.map { $0["successes"]?.intValue } == [100, 200])
-        #expect(report.winnerDecision?["sentence"]?.stringValue?.contains("99% confidence") == true)
+        let decided = try #require(report.winnerDecision?.decision)
+        #expect(decided.variantToSend == "B")
+        #expect(decided.won)
+        #expect(decided.figures.map(\.successes) == [100, 200])
+        #expect(decided.sentence.contains("99% confidence"))
         let actions = try auditActions(harness, record.id)
         #expect(actions.suffix(2) == ["campaign.winner_decided", "campaign.winner_sent"])
         // Decided once: nothing more happens on later passes.
@@ -83,8 +84,8 @@ import Testing
         let none = try await sentTest(harness, engine: engine, sink: sink, fallback: "none", opens: ["A": 150, "B": 155])
         #expect(try await eventually(timeout: waitingLimit) { try harness.count("SELECT count(*) FROM winner_decisions") == 1 })
         let report = try harness.app.campaigns.report(none.id)
-        #expect(report.winnerDecision?["variant"] == .null)
-        #expect(report.winnerDecision?["won"] == false)
+        #expect(report.winnerDecision != nil && report.winnerDecision?.decision.variantToSend == nil)
+        #expect(report.winnerDecision?.decision.won == false)
         #expect(try harness.count("SELECT count(*) FROM runs WHERE rollout_variant IS NOT NULL") == 0)
         #expect(try auditActions(harness, none.id).last == "campaign.winner_decided")
 
@@ -92,7 +93,7 @@ import Testing
         #expect(try await eventually(timeout: waitingLimit) {
             try harness.count("SELECT count(*) FROM runs WHERE rollout_variant = 'A' AND campaign_id = '\(baseline.id)'") == 1
         })
-        let decision = try harness.app.campaigns.report(baseline.id).winnerDecision
-        #expect(decision?["variant"] == "A" && decision?["won"] == false)
+        let decision = try harness.app.campaigns.report(baseline.id).winnerDecision?.decision
+        #expect(decision?.variantToSend == "A" && decision?.won == false)
     }
 }

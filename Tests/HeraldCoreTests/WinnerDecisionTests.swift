@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldJSON
 import Testing
 
 /// The automatic winner's decision, on figures chosen to be clear-cut either way.
@@ -48,5 +49,17 @@ import Testing
         let decision = WinnerDecision.decide(opens99, figures: [.init(key: "A", successes: 5, trials: 8), .init(key: "B", successes: 40, trials: 8)])
         #expect(decision.variantToSend == "A" && !decision.won)
         #expect(decision.sentence.hasPrefix("Not enough data at the deadline"))
+    }
+
+    /// The report reads the decision back as it was kept: the same decision, z and p as written
+    /// (rounded), and a stored value of another shape is no decision.
+    @Test func aKeptDecisionReadsBackAsWritten() throws {
+        let figures: [WinnerDecision.Figures] = [.init(key: "A", successes: 60, trials: 300), .init(key: "B", successes: 80, trials: 300)]
+        let decision = WinnerDecision.decide(WinnerRule(afterMinutes: 60, metric: .conversions, confidence: 95, fallback: .none), figures: figures)
+        let read = try #require(WinnerDecision(json: try JSON.parse(decision.json.serializedString())))
+        #expect(read.json == decision.json)
+        #expect(read.variantToSend == "B" && read.won && read.sentence == decision.sentence)
+        #expect(read.figures.map(\.key) == ["A", "B"] && read.figures[1].z.map { abs($0 - decision.figures[1].z!) < 0.001 } == true)
+        #expect(WinnerDecision(json: ["won": true]) == nil)
     }
 }

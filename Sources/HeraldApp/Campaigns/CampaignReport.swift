@@ -58,8 +58,12 @@ public struct CampaignReport: Sendable {
         public var failed: Int
         public var nowInvalid: Int
     }
-    /// The automatic winner's decision and its figures, once made (`auto_winner`).
-    public var winnerDecision: JSON?
+    /// The automatic winner's decision and its figures, once made (`auto_winner`), and when.
+    public struct DecidedWinner: Sendable, Equatable {
+        public var decision: WinnerDecision
+        public var decidedAt: Date
+    }
+    public var winnerDecision: DecidedWinner?
     /// What FCM says it delivered (the Data API), per variant.
     public var delivery: CampaignDelivery?
 

@@ -76,7 +76,7 @@ public struct CampaignService: Sendable {
     /// One request of a dry run and FCM's opinion of it.
     public struct Validated: Sendable {
         public var variantKey: String
-        public var target: JSON
+        public var target: Message.Target
         public var outcome: SendOutcome
     }
 
@@ -90,12 +90,12 @@ public struct CampaignService: Sendable {
         let sender = try configuredSender()
         let record = try get(id)
         let spec = try record.spec()
-        var requests: [(variantKey: String, target: JSON, body: [UInt8])] = []
+        var requests: [(variantKey: String, target: Message.Target, body: [UInt8])] = []
         if spec.audience.isPerDevice {
             let planner = DevicePlanner(campaign: spec.forSending, campaignID: id.description, sendTime: now)
             for device in try sampleDevices(of: spec, limit: Self.validationSample * 4) {
                 guard let request = planner.request(for: device.device), let body = request.body, requests.count < Self.validationSample else { continue }
-                requests.append((request.variantKey, device.device.target.json, Array(body.utf8)))
+                requests.append((request.variantKey, device.device.target, Array(body.utf8)))
             }
             guard !requests.isEmpty else {
                 throw AppError.conflict(code: "no_devices", title: "Nothing to validate against",
@@ -103,7 +103,7 @@ public struct CampaignService: Sendable {
                                         currentStatus: record.status)
             }
         } else {
-            requests = try plan(record, now: now).requests.map { ($0.variantKey, $0.target.json, Array($0.message.json().serialized())) }
+            requests = try plan(record, now: now).requests.map { ($0.variantKey, $0.target, Array($0.message.json().serialized())) }
         }
         let outcomes = sender.send(batch: requests.map(\.body), validateOnly: true, concurrency: 8)
         return (record, zip(requests, outcomes).map { Validated(variantKey: $0.variantKey, target: $0.target, outcome: $1) })

@@ -1,3 +1,4 @@
+import FCMMessage
 import Foundation
 import HeraldCore
 
@@ -53,10 +54,8 @@ public struct RunProgress: Sendable, Equatable {
 /// One request of a campaign as the deliveries API and the report list it (a streamed run's
 /// failed device too).
 public struct DeliveryRecord: Sendable, Equatable {
-    /// Whom a request goes to.
-    public enum Target: Sendable, Equatable {
-        case token(String), fid(String), topic(String), condition(String)
-    }
+    /// Whom a request goes to: v1's own target.
+    public typealias Target = Message.Target
 
     /// FCM's error code and message.
     public struct Refusal: Sendable, Equatable {

@@ -56,14 +56,15 @@ struct WinnerDecider: Sendable {
     }
 
     /// The decision kept for a campaign, for the report.
-    static func decision(of id: CampaignID, on connection: PostgresConnection) throws -> JSON? {
+    static func decision(of id: CampaignID, on connection: PostgresConnection) throws -> CampaignReport.DecidedWinner? {
         try connection.query("""
-            SELECT decision::text, \(utc: "decided_at") FROM winner_decisions WHERE campaign_id = \(id)::uuid
+            SELECT decision::text, decided_at FROM winner_decisions WHERE campaign_id = \(id)::uuid
             """).first.map { row in
-            let (text, at) = try row.decode((String, String).self)
-            var decision = try JSON.parse(text).objectValue ?? [:]
-            decision["decided_at"] = .string(at)
-            return .object(decision)
+            let (text, at) = try row.decode((String, Date).self)
+            guard let decision = WinnerDecision(json: try JSON.parse(text)) else {
+                throw AppError.unavailable("The stored winner decision of campaign \(id) can no longer be read.")
+            }
+            return CampaignReport.DecidedWinner(decision: decision, decidedAt: at)
         }
     }
 }

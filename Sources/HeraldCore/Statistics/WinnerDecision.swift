@@ -93,6 +93,19 @@ public struct WinnerDecision: Sendable, Equatable {
     }
 
     /// As the report and the audit log keep it.
+    /// A decision as `json` wrote it (z and p rounded as written); nil for anything else.
+    public init?(json: JSON) {
+        guard let sentence = json["sentence"]?.stringValue, let won = json["won"]?.boolValue,
+              let figures = json["figures"]?.arrayValue else { return nil }
+        var read: [Figures] = []
+        for figure in figures {
+            guard let key = figure["key"]?.stringValue, let successes = figure["successes"]?.intValue,
+                  let trials = figure["trials"]?.intValue else { return nil }
+            read.append(Figures(key: key, successes: successes, trials: trials, z: figure["z"]?.doubleValue, pValue: figure["p_value"]?.doubleValue))
+        }
+        self.init(variantToSend: json["variant"]?.stringValue, won: won, figures: read, sentence: sentence)
+    }
+
     public var json: JSON {
         ["variant": variantToSend.map { .string($0) } ?? .null, "won": .bool(won), "sentence": .string(sentence),
          "figures": .array(figures.map { figure in

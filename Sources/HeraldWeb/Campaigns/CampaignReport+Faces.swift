@@ -35,7 +35,11 @@ extension CampaignReport {
             verdict["variant"] = .string(key)
         }
         return [
-            "winner_decision": winnerDecision ?? .null,
+            "winner_decision": winnerDecision.map { decided in
+                var decision = decided.decision.json.objectValue ?? [:]
+                decision["decided_at"] = .time(decided.decidedAt)
+                return .object(decision)
+            } ?? .null,
             "campaign_id": .string(campaign.id.description), "name": .string(campaign.name), "status": .string(campaign.status.rawValue),
             "requests": ["planned": .number(Double(requestsPlanned)), "answered": .number(Double(requestsAnswered))],
             "variants": .array(variants), "verdict": .object(verdict),

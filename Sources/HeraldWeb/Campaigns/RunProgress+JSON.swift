@@ -49,15 +49,3 @@ extension DeliveryRecord {
         return .object(delivery)
     }
 }
-
-extension DeliveryRecord.Target {
-    /// `{"token": …}`, `{"fid": …}`, `{"topic": …}` or `{"condition": …}`.
-    var json: JSON {
-        switch self {
-        case .token(let token): ["token": .string(token)]
-        case .fid(let fid): ["fid": .string(fid)]
-        case .topic(let topic): ["topic": .string(topic)]
-        case .condition(let condition): ["condition": .string(condition)]
-        }
-    }
-}

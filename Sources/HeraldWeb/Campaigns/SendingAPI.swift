@@ -30,7 +30,7 @@ struct SendingAPI: Sendable {
             var result: JSONObject = ["result": .string((request.outcome.error == nil ? DryRunResult.valid : .invalid).rawValue)]
             if let error = Self.json(request.outcome)["error"] { result["error"] = error }
             result["variant"] = .string(request.variantKey)
-            result["target"] = request.target
+            result["target"] = request.target.json
             return .object(result)
         }
         let valid = validated.allSatisfy { $0.outcome.error == nil }

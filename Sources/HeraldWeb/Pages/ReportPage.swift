@@ -55,10 +55,8 @@ extension CampaignPages {
                 Localized.text("report.devices_line", Localized.number($0.reached), Localized.number($0.failed), Localized.number($0.nowInvalid))
             },
             cappedLine: Self.cappedLine(report),
-            winnerDecision: report.winnerDecision.flatMap { decision in
-                decision["sentence"]?.stringValue.map {
-                    Localized.text("report.winner_decision", Self.shortTime(decision["decided_at"]?.stringValue ?? ""), $0)
-                }
+            winnerDecision: report.winnerDecision.map {
+                Localized.text("report.winner_decision", Self.shortTime($0.decidedAt), $0.decision.sentence)
             },
             fcm: report.delivery.map { ReportView.FCMDelivery($0, variantKeys: keys, canRefresh: (context.viewer?.role ?? .viewer).may(.refreshDelivery) && sendingConfigured) }),
             status: status)
