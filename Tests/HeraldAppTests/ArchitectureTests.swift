@@ -37,16 +37,22 @@ import Testing
     }
 
     /// Campaign, run and delivery statuses appear as text only in the file of their types: SQL
-    /// binds them, Swift compares the enums. (A word used as a dictionary key, `"sent": 3`, is a
-    /// name of a count, not a status.)
+    /// binds them, Swift compares the enums. (A word used as a dictionary key, `"sent": 3`, or as
+    /// a column's name, `columns: "id", "sent"`, is a name of a count, not a status.)
     @Test func statusesAreWrittenOnlyInTheirTypes() throws {
         let words = "draft|scheduled|sending|sent|partially_failed|failed|cancelled|pending|retrying"
         for file in try Self.sources() where file.path != "HeraldCore/Campaign/CampaignStatus.swift"
             && !file.path.hasPrefix("FCMEmulator/") && !file.path.hasPrefix("HeraldFCM/") {
             let sql = try Self.lines(file.text, matching: "'(\(words))'")
-            let swift = try Self.lines(file.text, matching: #""(\#(words))"(?!\s*:)"#)
+            let swift = try Self.lines(file.text, matching: #""(\#(words))"(?!\s*:)"#).filter(Self.namesNoColumn)
             #expect(sql.isEmpty && swift.isEmpty, "\(file.path) spells a status: \(sql + swift)")
         }
+    }
+
+    /// Whether a line names no column (`columns: "id", "sent"`, `column: "pending"`): a column's
+    /// name is no state.
+    static func namesNoColumn(_ line: String) -> Bool {
+        !line.contains("columns: \"") && !line.contains("column: \"")
     }
 
     /// Device states and event types too: each appears as text only in its enum's file (and a dry
@@ -57,7 +63,7 @@ import Testing
         for file in try Self.sources() where !exempt.contains(file.path)
             && !file.path.hasPrefix("FCMEmulator/") && !file.path.hasPrefix("HeraldFCM/") {
             let sql = try Self.lines(file.text, matching: "'(\(words))'")
-            let swift = try Self.lines(file.text, matching: #""(\#(words))"(?!\s*:)"#)
+            let swift = try Self.lines(file.text, matching: #""(\#(words))"(?!\s*:)"#).filter(Self.namesNoColumn)
             #expect(sql.isEmpty && swift.isEmpty, "\(file.path) spells a device state or event type: \(sql + swift)")
         }
     }
@@ -97,6 +103,19 @@ import Testing
         for file in try Self.sources(in: ["HeraldApp"]) {
             let found = try Self.lines(file.text, matching: #"public\s+(var|let|func)\s+json\b|public\s+(static\s+)?func\s+[A-Za-z]+\([^)]*\)\s*(throws\s*)?->\s*\[?JSON\b"#)
             #expect(found.isEmpty, "\(file.path) writes the API's JSON: \(found)")
+        }
+    }
+
+    /// Stores read columns by name: a tuple names its columns (`decode((…).self, columns: …)`), and
+    /// a row read by position (a hot path: every device of an audience) is read only after its
+    /// result's column names were checked once (`requireColumns`), so a reordered SELECT fails
+    /// loudly instead of reading one column as another.
+    @Test func storesReadColumnsByName() throws {
+        for file in try Self.sources(in: ["HeraldApp"]) {
+            let tuples = try Self.lines(file.text, matching: #"\.decode\(\(.*\)\.self\)"#)
+            #expect(tuples.isEmpty || file.text.contains("requireColumns("), "\(file.path) reads a tuple by position: \(tuples)")
+            let positions = try Self.lines(file.text, matching: #"\.decode\([^)]*, at: [1-9]"#)
+            #expect(positions.isEmpty || file.text.contains("requireColumns("), "\(file.path) reads columns by position: \(positions)")
         }
     }
 

@@ -38,6 +38,45 @@ import Testing
         #expect(try row.decode([String].self, column: "tags") == tags)
     }
 
+    /// A row read by column names reads the same whatever order the SELECT lists them in, and a
+    /// name the result lacks, or a tuple of another size, is an error that says so.
+    @Test func tuplesReadByColumnNameIgnoreTheSelectsOrder() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let connection = try schema.connect()
+        let forward = try connection.query("SELECT n, n * 10 AS tens, 'row ' || n AS label FROM generate_series(1, 3) AS n ORDER BY n")
+        let backward = try connection.query("SELECT 'row ' || n AS label, n * 10 AS tens, n FROM generate_series(1, 3) AS n ORDER BY n")
+        for rows in [forward, backward] {
+            let read = try rows.map { try $0.decode((Int, String, Int).self, columns: "n", "label", "tens") }
+            #expect(read.map(\.0) == [1, 2, 3] && read.map(\.1) == ["row 1", "row 2", "row 3"] && read.map(\.2) == [10, 20, 30])
+        }
+        let row = try #require(forward.first)
+        #expect(throws: PostgresDecodingError.self) { try row.decode((Int, String).self, columns: "n", "name") }
+        do {
+            _ = try row.decode((Int, String).self, columns: "n", "nmae")
+        } catch let error as PostgresDecodingError {
+            #expect(error.column == "nmae" && error.reason == "the result has no such column")
+        }
+        #expect(throws: PostgresDecodingError.self) { try row.decode((Int, String).self, columns: "n", "label", "tens") }
+    }
+
+    /// A result read by position is checked once: its columns are the names given, in order.
+    @Test func aResultReadByPositionChecksItsColumnsOnce() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let connection = try schema.connect()
+        let rows = try connection.query("SELECT 1 AS id, 'x' AS name")
+        try rows.requireColumns(["id", "name"])
+        do {
+            try rows.requireColumns(["name", "id"])
+            Issue.record("a swapped SELECT passed")
+        } catch let error as PostgresDecodingError {
+            #expect(error.column == "name" && error.reason == "it is column 2")
+        }
+        #expect(throws: PostgresDecodingError.self) { try rows.requireColumns(["id"]) }
+        #expect(throws: PostgresDecodingError.self) { try rows.requireColumns(["id", "title"]) }
+    }
+
     @Test func nullsOfEveryTypeRoundTrip() throws {
         let connection = try PostgresConnection(url: TestDatabase.url())
         let text: String? = nil, int: Int? = nil, double: Double? = nil, bool: Bool? = nil

@@ -60,10 +60,10 @@ struct APIKeyStore: Sendable {
     func viewer(key: String, on connection: PostgresConnection) throws -> Viewer? {
         guard key.hasPrefix(Self.keyPrefix), key.utf8.count < 128 else { return nil }
         let rows = try connection.query("""
-            SELECT id::text, name, role, scope, last_used_at IS NULL OR last_used_at < now() - interval '1 minute'
+            SELECT id::text, name, role, scope, last_used_at IS NULL OR last_used_at < now() - interval '1 minute' AS unused_for_a_minute
             FROM api_keys WHERE key_sha256 = \(SHA256.hex(key)) AND revoked_at IS NULL
             """)
-        guard let (id, name, role, scope, unusedForAMinute) = try rows.first?.decode((APIKeyID, String, Role, APIKeyScope, Bool).self) else {
+        guard let (id, name, role, scope, unusedForAMinute) = try rows.first?.decode((APIKeyID, String, Role, APIKeyScope, Bool).self, columns: "id", "name", "role", "scope", "unused_for_a_minute") else {
             return nil
         }
         if unusedForAMinute {
@@ -75,7 +75,7 @@ struct APIKeyStore: Sendable {
     static func records(_ rows: PostgresRows) throws -> [APIKeyRecord] {
         try rows.map { row in
             let (id, name, prefix, role, scope, createdBy, createdAt, lastUsedAt, revokedAt) =
-                try row.decode((APIKeyID, String, String, Role, APIKeyScope, String?, Date, Date?, Date?).self)
+                try row.decode((APIKeyID, String, String, Role, APIKeyScope, String?, Date, Date?, Date?).self, columns: "id", "name", "prefix", "role", "scope", "created_by", "created_at", "last_used_at", "revoked_at")
             return APIKeyRecord(id: id, name: name, prefix: prefix, role: role, scope: scope, createdBy: createdBy,
                                 createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
         }

@@ -79,7 +79,7 @@ public struct AuditLog: Sendable {
             """)
         var entries = try rows.map { row in
             let (id, at, actor, userID, apiKeyID, action, objectType, objectID, address, details) =
-                try row.decode((Int64, Date, String, UserID?, APIKeyID?, String, String?, String?, String, String).self)
+                try row.decode((Int64, Date, String, UserID?, APIKeyID?, String, String?, String?, String, String).self, columns: "id", "at", "actor", "user_id", "api_key_id", "action", "object_type", "object_id", "address", "details")
             return AuditEntry(id: id, at: at, actor: actor, userID: userID, apiKeyID: apiKeyID, action: action,
                               object: objectType.map { AuditObject(type: $0, text: objectID ?? "") }, address: address,
                               details: (try? JSON.parse(details)) ?? .object([:]))

@@ -34,13 +34,13 @@ struct SessionStore: Sendable {
     func viewer(sessionID: SessionID, on connection: PostgresConnection) throws -> (Viewer, Duration)? {
         let hash = SHA256.hex(sessionID.cookieValue)
         let rows = try connection.query("""
-            SELECT u.id::text, u.email, u.role, u.language, s.last_seen_at < now() - interval '1 minute',
-                   extract(epoch FROM least(s.expires_at, now() + make_interval(secs => \(idleSeconds))) - now())::float8
+            SELECT u.id::text, u.email, u.role, u.language, s.last_seen_at < now() - interval '1 minute' AS stale,
+                   extract(epoch FROM least(s.expires_at, now() + make_interval(secs => \(idleSeconds))) - now())::float8 AS remaining
             FROM sessions s JOIN users u ON u.id = s.user_id
             WHERE s.id_sha256 = \(hash) AND s.expires_at > now() AND NOT u.disabled
               AND s.last_seen_at > now() - make_interval(secs => \(idleSeconds))
             """)
-        guard let (userID, email, role, language, stale, remaining) = try rows.first?.decode((UserID, String, Role, String?, Bool, Double).self) else {
+        guard let (userID, email, role, language, stale, remaining) = try rows.first?.decode((UserID, String, Role, String?, Bool, Double).self, columns: "id", "email", "role", "language", "stale", "remaining") else {
             return nil
         }
         if stale {

@@ -27,10 +27,10 @@ public struct SignInThrottle: Sendable {
             let (forAccount, forAddress) = try connection.query("""
                 SELECT
                   (SELECT count(*) FROM sign_in_failures
-                    WHERE email = \(email.lowercased()) AND failed_at > now() - make_interval(secs => \(windowSeconds))),
+                    WHERE email = \(email.lowercased()) AND failed_at > now() - make_interval(secs => \(windowSeconds))) AS for_account,
                   (SELECT count(*) FROM sign_in_failures
-                    WHERE address = \(address) AND failed_at > now() - make_interval(secs => \(windowSeconds)))
-                """).map { try $0.decode((Int, Int).self) }[0]
+                    WHERE address = \(address) AND failed_at > now() - make_interval(secs => \(windowSeconds))) AS for_address
+                """).map { try $0.decode((Int, Int).self, columns: "for_account", "for_address") }[0]
             guard forAccount < maxFailures, forAddress < maxFailuresPerAddress else { return false }
             _ = try connection.execute("INSERT INTO sign_in_failures (email, address) VALUES (\(email.lowercased()), \(address))")
             // Old rows say nothing any more; sweeping them here keeps the table small without a timer.

@@ -43,7 +43,7 @@ struct UserStore: Sendable {
             SELECT \(fragment: Self.columns), password_hash FROM users WHERE lower(email) = lower(\(email))
             """)
         return try rows.map { row in
-            let (id, email, role, disabled, createdAt, hash) = try row.decode((UserID, String, Role, Bool, Date, String).self)
+            let (id, email, role, disabled, createdAt, hash) = try row.decode((UserID, String, Role, Bool, Date, String).self, columns: "id", "email", "role", "disabled", "created_at", "password_hash")
             return (user: UserRecord(id: id, email: email, role: role, disabled: disabled, createdAt: createdAt), passwordHash: hash)
         }.first
     }
@@ -68,7 +68,7 @@ struct UserStore: Sendable {
 
     static func records(_ rows: PostgresRows) throws -> [UserRecord] {
         try rows.map { row in
-            let (id, email, role, disabled, createdAt) = try row.decode((UserID, String, Role, Bool, Date).self)
+            let (id, email, role, disabled, createdAt) = try row.decode((UserID, String, Role, Bool, Date).self, columns: "id", "email", "role", "disabled", "created_at")
             return UserRecord(id: id, email: email, role: role, disabled: disabled, createdAt: createdAt)
         }
     }

@@ -68,7 +68,7 @@ enum DeviceCensus {
         try connection.query(PostgresQuery(unsafeSQL: """
             SELECT coalesce(\(column), '(unknown)') AS v, sum(n)::bigint AS n FROM \(counted) AS census
             GROUP BY v HAVING sum(n) > 0 ORDER BY n DESC, v LIMIT $1
-            """, binds: [limit.postgresValue])).map { try $0.decode((String, Int).self) }
+            """, binds: [limit.postgresValue])).map { try $0.decode((String, Int).self, columns: "v", "n") }
     }
 
     /// The time zones active devices have.

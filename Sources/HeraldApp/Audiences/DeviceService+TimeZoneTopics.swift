@@ -40,7 +40,7 @@ extension DeviceService {
                     -- Devices registered by FID are left out: the Instance ID API is documented for tokens only.
                     WHERE status = \(constants: [DeviceStatus.active]) AND kind = 'token' AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
                     ORDER BY token LIMIT \(10 * FCMSender.topicManagementBatch)
-                    """).map { try $0.decode((String, String?, String?).self) }
+                    """).map { try $0.decode((String, String?, String?).self, columns: "token", "time_zone", "subscribed_time_zone") }
                 guard let last = batch.last else { return true }
                 after = last.0
                 change.devices += batch.count

@@ -12,9 +12,13 @@ struct DeviceStore: Sendable {
 
     /// The columns a `StoredDevice` is read from, in `decode`'s order.
     static let columns: PostgresQuery = """
-        token, platform, app_id, app_version, language, country, time_zone, properties::text,
-        \(utc: "last_seen_at"), \(utc: "registered_at"), status, invalid_reason, kind, bucket_key, quiet_categories
+        token, platform, app_id, app_version, language, country, time_zone, properties::text AS properties,
+        \(utc: "last_seen_at") AS last_seen_at, \(utc: "registered_at") AS registered_at, status, invalid_reason, kind, bucket_key,
+        quiet_categories
         """
+    /// `columns` by name, in order: `devices(_:)` checks them once per result and reads each row by position.
+    static let columnNames = ["token", "platform", "app_id", "app_version", "language", "country", "time_zone", "properties",
+                              "last_seen_at", "registered_at", "status", "invalid_reason", "kind", "bucket_key", "quiet_categories"]
 
     /// Registers or updates devices in one statement (each a new registration: an invalid or
     /// stale device becomes active again). Returns how many were new. A token given twice is
@@ -59,7 +63,7 @@ struct DeviceStore: Sendable {
     /// The device with `token`; `locking` holds its row for the caller's transaction.
     func get(_ token: String, on connection: PostgresConnection, locking: Bool = false) throws -> StoredDevice? {
         let lock: PostgresQuery = locking ? "FOR UPDATE" : ""
-        return try connection.query("SELECT \(fragment: Self.columns) FROM devices WHERE token = \(token) \(fragment: lock)").map(Self.decode).first
+        return try connection.query("SELECT \(fragment: Self.columns) FROM devices WHERE token = \(token) \(fragment: lock)").devices().first
     }
 
     /// Forgets a device (an erasure request): its row, and its token and personalised messages
@@ -94,7 +98,7 @@ struct DeviceStore: Sendable {
               AND (\(filter.country)::text IS NULL OR country = \(filter.country))
               AND (\(filter.search)::text IS NULL OR strpos(token, \(filter.search)) > 0)
             ORDER BY token LIMIT \(limit)
-            """).map(Self.decode)
+            """).devices()
     }
 
     /// Devices by status, and active ones by platform, language, country and app version (the
@@ -104,7 +108,7 @@ struct DeviceStore: Sendable {
         // `devices`, this page took seconds at ten million devices.
         var counts = DeviceCounts()
         for row in try connection.query("SELECT status, count(*) FROM devices WHERE status <> \(constants: [DeviceStatus.active]) GROUP BY status") {
-            let (status, count) = try row.decode((DeviceStatus, Int).self)
+            let (status, count) = try row.decode((DeviceStatus, Int).self, columns: "status", "count")
             counts.byStatus[status] = count
         }
         counts.byPlatform = try DeviceCensus.top("platform", limit: 10, on: connection)
@@ -202,7 +206,7 @@ struct DeviceStore: Sendable {
         }
         return try connection.query(PostgresQuery(unsafeSQL: """
             SELECT \(Self.columns.sql) FROM devices WHERE \(Self.active)\(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
-            """, binds: binds + condition.binds)).map(Self.decode)
+            """, binds: binds + condition.binds)).devices()
     }
 
     /// Calls `body` with the active devices matching `rule` (or having one of `tokens`), `batch`
@@ -224,13 +228,15 @@ struct DeviceStore: Sendable {
         _ = try connection.execute(declare)
         defer { _ = try? connection.execute("CLOSE herald_devices") }
         while true {
-            let rows = try connection.query(PostgresQuery(unsafeSQL: "FETCH \(batch) FROM herald_devices")).map(Self.decode)
+            let rows = try connection.query(PostgresQuery(unsafeSQL: "FETCH \(batch) FROM herald_devices")).devices()
             if rows.isEmpty { return }
             try body(rows)
         }
     }
 
-    static func decode(_ row: PostgresRow) throws -> StoredDevice {
+    /// One device of a result whose columns `devices()` checked: read by position, since the
+    /// sending path reads every device of an audience.
+    fileprivate static func decode(_ row: PostgresRow) throws -> StoredDevice {
         func text(_ column: Int) throws -> String? { try row.decode(String?.self, at: column) }
         let token = try row.decode(String.self, at: 0), platform = try row.decode(String.self, at: 1)
         let (appID, appVersion, language, country, timeZone) = (try text(2), try text(3), try text(4), try text(5), try text(6))
@@ -333,4 +339,12 @@ public struct DeviceCounts: Sendable {
     public var active: Int { byStatus[.active] ?? 0 }
     public var invalid: Int { byStatus[.invalid] ?? 0 }
     public var stale: Int { byStatus[.stale] ?? 0 }
+}
+
+extension PostgresRows {
+    /// The devices of a result of `DeviceStore.columns`, its columns checked once.
+    func devices() throws -> [StoredDevice] {
+        try requireColumns(DeviceStore.columnNames)
+        return try map(DeviceStore.decode)
+    }
 }

@@ -66,7 +66,7 @@ public struct SegmentService: Sendable {
                 """).first else {
                 throw AppError.conflict(code: "duplicate_name", title: "The name is taken", detail: "A segment named \"\(name)\" exists already.")
             }
-            let (id, updated) = try row.decode((SegmentID, Date).self)
+            let (id, updated) = try row.decode((SegmentID, Date).self, columns: "id", "updated_at")
             try audit.record(.segmentSaved, by: actor, object: .segment(id), details: ["name": .string(name)], on: connection)
             return Segment(id: id, name: name, rule: rule, createdBy: actor.name, updatedAt: updated)
         }
@@ -88,7 +88,7 @@ public struct SegmentService: Sendable {
                 WHERE id = \(id)::uuid RETURNING created_by, updated_at
                 """)
             guard let row = rows.first else { throw AppError.notFound(.segment) }
-            let (createdBy, updated) = try row.decode((String?, Date).self)
+            let (createdBy, updated) = try row.decode((String?, Date).self, columns: "created_by", "updated_at")
             try audit.record(.segmentSaved, by: actor, object: .segment(id), details: ["name": .string(name)], on: connection)
             return Segment(id: id, name: name, rule: rule, createdBy: createdBy, updatedAt: updated)
         }
@@ -157,10 +157,10 @@ public struct SegmentService: Sendable {
         try database.read { connection in
             var using: [SegmentID: [String]] = [:]
             for row in try connection.query("""
-                SELECT content->>'segment', name FROM campaigns
+                SELECT content->>'segment' AS segment, name FROM campaigns
                 WHERE content ? 'segment' AND status <> \(CampaignStatus.cancelled) ORDER BY updated_at DESC
                 """) {
-                let (id, name) = try row.decode((String, String).self)
+                let (id, name) = try row.decode((String, String).self, columns: "segment", "name")
                 // A segment is stored as the parser read it: a UUID, lowercased.
                 if let segment = SegmentID(id) { using[segment, default: []].append(name) }
             }
@@ -179,7 +179,7 @@ public struct SegmentService: Sendable {
     }
 
     static func decode(_ row: PostgresRow) throws -> Segment {
-        let (id, name, rule, createdBy, updated) = try row.decode((SegmentID, String, String, String?, Date).self)
+        let (id, name, rule, createdBy, updated) = try row.decode((SegmentID, String, String, String?, Date).self, columns: "id", "name", "rule", "created_by", "updated_at")
         guard case .success(let parsed) = SegmentRule.parse(try JSON.parse(rule)) else {
             throw AppError.unavailable("The stored rule of segment \(id) can no longer be read.")
         }

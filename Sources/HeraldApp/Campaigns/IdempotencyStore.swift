@@ -14,7 +14,7 @@ struct IdempotencyStore: Sendable {
             SELECT request_sha256, status, response::text FROM idempotency_keys WHERE scope = \(scope) AND key = \(key)
             """)
         return try rows.map { row in
-            let (hash, status, response) = try row.decode((String, Int, String).self)
+            let (hash, status, response) = try row.decode((String, Int, String).self, columns: "request_sha256", "status", "response")
             return Remembered(requestSHA256: hash, answer: IdempotentAnswer(status: status, body: try JSON.parse(response)))
         }.first
     }

@@ -114,8 +114,8 @@ public struct ContactPolicyService: Sendable {
             var after = ""
             while true {
                 let page = try connection.query("""
-                    SELECT token, coalesce(bucket_key, token) FROM devices WHERE status = \(constants: [DeviceStatus.active]) AND token > \(after) ORDER BY token LIMIT 10000
-                    """).map { try $0.decode((String, String).self) }
+                    SELECT token, coalesce(bucket_key, token) AS bucket_key FROM devices WHERE status = \(constants: [DeviceStatus.active]) AND token > \(after) ORDER BY token LIMIT 10000
+                    """).map { try $0.decode((String, String).self, columns: "token", "bucket_key") }
                 for (_, key) in page {
                     if policy.controlGroup.contains(key) { report.control.devices += 1 } else { report.rest.devices += 1 }
                 }
@@ -123,13 +123,14 @@ public struct ContactPolicyService: Sendable {
                 after = last.0
             }
             for row in try connection.query("""
-                SELECT coalesce(d.bucket_key, e.device_token), bool_or(e.type = \(constants: [EventType.open])), bool_or(e.type = \(constants: [EventType.conversion]))
+                SELECT coalesce(d.bucket_key, e.device_token) AS bucket_key, bool_or(e.type = \(constants: [EventType.open])) AS opened,
+                       bool_or(e.type = \(constants: [EventType.conversion])) AS converted
                 FROM events e JOIN devices d ON d.token = e.device_token AND d.status = \(constants: [DeviceStatus.active])
                 WHERE e.device_token IS NOT NULL AND e.occurred_at >= to_timestamp(\(from.timeIntervalSince1970))
                   AND e.occurred_at < to_timestamp(\(to.timeIntervalSince1970))
                 GROUP BY 1
                 """) {
-                let (key, opened, converted) = try row.decode((String, Bool, Bool).self)
+                let (key, opened, converted) = try row.decode((String, Bool, Bool).self, columns: "bucket_key", "opened", "converted")
                 let inControl = policy.controlGroup.contains(key)
                 if opened { if inControl { report.control.opened += 1 } else { report.rest.opened += 1 } }
                 if converted { if inControl { report.control.converted += 1 } else { report.rest.converted += 1 } }

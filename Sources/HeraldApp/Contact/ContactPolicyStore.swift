@@ -9,11 +9,11 @@ struct ContactPolicyStore: Sendable {
     func read(on connection: PostgresConnection, locking: Bool = false) throws -> ContactPolicy {
         let lock: PostgresQuery = locking ? "FOR UPDATE" : ""
         guard let row = try connection.query("""
-            SELECT caps::text, control_basis_points, control_salt, extract(epoch FROM control_since)::float8, version,
-                   extract(epoch FROM updated_at)::float8
+            SELECT caps::text, control_basis_points, control_salt, extract(epoch FROM control_since)::float8 AS control_since, version,
+                   extract(epoch FROM updated_at)::float8 AS updated_at
             FROM contact_policy \(fragment: lock)
             """).first else { return ContactPolicy() }
-        let (caps, basisPoints, salt, since, version, updated) = try row.decode((String, Int, String, Double, Int, Double).self)
+        let (caps, basisPoints, salt, since, version, updated) = try row.decode((String, Int, String, Double, Int, Double).self, columns: "caps", "control_basis_points", "control_salt", "control_since", "version", "updated_at")
         let parsed = (try? JSON.parse(caps)).flatMap { try? FrequencyCaps.parse($0).get() } ?? FrequencyCaps()
         return ContactPolicy(caps: parsed, controlGroup: ControlGroup(basisPoints: basisPoints, salt: salt),
                              controlSince: Date(timeIntervalSince1970: since), version: version, updatedAt: Date(timeIntervalSince1970: updated))

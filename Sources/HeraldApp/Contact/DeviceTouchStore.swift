@@ -65,19 +65,21 @@ struct DeviceTouchStore: Sendable {
             // The rows overlapping the tokens' range, their keys matched to the tokens' at once.
             rows = try connection.query("""
                 WITH x AS (SELECT t, i, hashtextextended(t, 0) AS k FROM unnest(\(tokens)::text[]) WITH ORDINALITY AS x(t, i))
-                SELECT x.i, extract(epoch FROM b.at)::float8, b.category, coalesce(b.run = \(runID)::uuid, false)
+                SELECT x.i, extract(epoch FROM b.at)::float8 AS at, b.category, coalesce(b.run = \(runID)::uuid, false) AS own_run
                 FROM touch_batches b CROSS JOIN LATERAL unnest(b.keys) AS u(key) JOIN x ON x.k = u.key
                 WHERE b.tokens && token_range((SELECT min(t) FROM x), (SELECT max(t) FROM x), '[]')
                   AND b.at > now() - make_interval(secs => \(memory))
                 """)
         case .scattered:
             rows = try connection.query("""
-                SELECT x.i, extract(epoch FROM b.at)::float8, b.category, coalesce(b.run = \(runID)::uuid, false)
+                SELECT x.i, extract(epoch FROM b.at)::float8 AS at, b.category, coalesce(b.run = \(runID)::uuid, false) AS own_run
                 FROM unnest(\(tokens)::text[]) WITH ORDINALITY AS x(t, i)
                 JOIN touch_batches b ON b.tokens @> x.t AND hashtextextended(x.t, 0) = ANY(b.keys)
                 WHERE b.at > now() - make_interval(secs => \(memory))
                 """)
         }
+        // Checked once, then read by position: a row per device and earlier message.
+        try rows.requireColumns(["i", "at", "category", "own_run"])
         var touches: [String: [Touch]] = [:]
         for row in rows {
             let (index, at, category, ownRun) = try row.decode((Int, Double, String?, Bool).self)

@@ -52,9 +52,9 @@ struct DeliveryDataStore: Sendable {
         guard !labels.isEmpty else { return [:] }
         var figures: [String: DeliveryFigures] = [:]
         for row in try connection.query("""
-            SELECT label, to_char(day, 'YYYY-MM-DD'), accepted, notifications, outcomes::text FROM delivery_data WHERE label = ANY(\(labels))
+            SELECT label, to_char(day, 'YYYY-MM-DD') AS day, accepted, notifications, outcomes::text FROM delivery_data WHERE label = ANY(\(labels))
             """) {
-            let (label, day, accepted, notifications, outcomes) = try row.decode((String, String, Int, Int, String).self)
+            let (label, day, accepted, notifications, outcomes) = try row.decode((String, String, Int, Int, String).self, columns: "label", "day", "accepted", "notifications", "outcomes")
             var percents: [String: Double] = [:]
             for (name, value) in (try? JSON.parse(outcomes))?.objectValue ?? [:] { percents[name] = value.doubleValue ?? 0 }
             figures[label, default: DeliveryFigures()].add(day: day, accepted: accepted, notifications: notifications, percents: percents)

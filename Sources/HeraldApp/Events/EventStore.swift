@@ -46,7 +46,7 @@ struct EventStore: Sendable {
             ORDER BY seq LIMIT \(limit)
             """).map { row in
             let (seq, id, campaign, variant, type, device, occurred, received) =
-                try row.decode((Int64, EventID, CampaignID?, String?, EventType, String?, Date, Date).self)
+                try row.decode((Int64, EventID, CampaignID?, String?, EventType, String?, Date, Date).self, columns: "seq", "id", "campaign_id", "variant", "type", "device_token", "occurred_at", "received_at")
             return ExportedEvent(sequence: seq, id: id, campaignID: campaign, variant: variant, type: type, deviceToken: device,
                                  occurredAt: occurred, receivedAt: received)
         }
@@ -55,20 +55,20 @@ struct EventStore: Sendable {
     /// The stored content of each of these campaigns that exists, by id.
     func contents(of ids: Set<String>, on connection: PostgresConnection) throws -> [String: String] {
         let rows = try connection.query("SELECT id::text, content::text FROM campaigns WHERE id = ANY(\(Array(ids))::uuid[])")
-        return Dictionary(uniqueKeysWithValues: try rows.map { try $0.decode((String, String).self) })
+        return Dictionary(uniqueKeysWithValues: try rows.map { try $0.decode((String, String).self, columns: "id", "content") })
     }
 
     /// Opens and conversions per variant key: per device where events name one (a device that
     /// opens twice is one open), per event otherwise.
     func counts(campaignID: String, on connection: PostgresConnection) throws -> [String: EventCounts] {
         let rows = try connection.query("""
-            SELECT variant, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.open])),
-                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.conversion]))
+            SELECT variant, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.open])) AS opens,
+                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.conversion])) AS conversions
             FROM events WHERE campaign_id = \(campaignID)::uuid GROUP BY variant
             """)
         var result: [String: EventCounts] = [:]
         for row in rows {
-            let (variant, opens, conversions) = try row.decode((String, Int, Int).self)
+            let (variant, opens, conversions) = try row.decode((String, Int, Int).self, columns: "variant", "opens", "conversions")
             result[variant] = EventCounts(opens: opens, conversions: conversions)
         }
         return result

@@ -26,11 +26,11 @@ struct ImageStore: Sendable {
     public func list(after: String?, limit: Int, on connection: PostgresConnection) throws -> [ListedImage]? {
         if let after, try connection.query("SELECT 1 FROM images WHERE sha256 = \(after)").isEmpty { return nil }
         return try connection.query("""
-            SELECT sha256, content_type, width, height, octet_length(bytes), uploaded_by, created_at FROM images
+            SELECT sha256, content_type, width, height, octet_length(bytes) AS bytes, uploaded_by, created_at FROM images
             WHERE \(after)::text IS NULL OR (created_at, sha256) < (SELECT created_at, sha256 FROM images WHERE sha256 = \(after))
             ORDER BY created_at DESC, sha256 DESC LIMIT \(limit)
             """).map { row in
-            let (sha, type, width, height, bytes, by, created) = try row.decode((String, String, Int, Int, Int, String?, Date).self)
+            let (sha, type, width, height, bytes, by, created) = try row.decode((String, String, Int, Int, Int, String?, Date).self, columns: "sha256", "content_type", "width", "height", "bytes", "uploaded_by", "created_at")
             let kind = ImageInspector.Kind.allCases.first { $0.contentType == type } ?? .png
             return ListedImage(stored: StoredImage(sha256: sha, kind: kind, width: width, height: height), bytes: bytes, uploadedBy: by, createdAt: created)
         }

@@ -18,10 +18,10 @@ struct LabelDayStore: Sendable {
     /// Labels sent today (UTC), and which of `labels` are among them.
     func today(among labels: [String] = [], on connection: PostgresConnection) throws -> (used: Int, known: Set<String>) {
         let row = try connection.query("""
-            SELECT count(*)::bigint, coalesce(array_agg(label) FILTER (WHERE label = ANY(\(labels))), '{}')
+            SELECT count(*)::bigint AS used, coalesce(array_agg(label) FILTER (WHERE label = ANY(\(labels))), '{}') AS known
             FROM label_days WHERE day = (now() AT TIME ZONE 'UTC')::date
             """).first
-        return (try row?.decode(Int.self, at: 0) ?? 0, Set(try row?.decode([String].self, at: 1) ?? []))
+        return (try row?.decode(Int.self, column: "used") ?? 0, Set(try row?.decode([String].self, column: "known") ?? []))
     }
 
     /// Resolves the campaign's labelling for a run starting now (in the run's transaction: one

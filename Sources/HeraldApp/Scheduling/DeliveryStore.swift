@@ -84,13 +84,13 @@ struct DeliveryStore: Sendable {
     /// until a publisher approves it (each run of a recurring campaign checks again).
     func lockDue(limit: Int, approvalsRequired: Bool, on connection: PostgresConnection) throws -> [Due] {
         try connection.query("""
-            SELECT id::text, content::text, version, next_run_at, next_run_at::text FROM campaigns
+            SELECT id::text, content::text, version, next_run_at, next_run_at::text AS occurrence_text FROM campaigns
             WHERE next_run_at <= now() AND status = \(CampaignStatus.scheduled)
               -- Held: with approvals on, a version nobody approved (an edit after approval) waits.
               AND (NOT \(approvalsRequired) OR (approval = \(ApprovalState.approved) AND approved_version = version))
             ORDER BY campaigns.next_run_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
             """).map { row in
-            let (id, content, version, occurrence, text) = try row.decode((String, String, Int, Date, String).self)
+            let (id, content, version, occurrence, text) = try row.decode((String, String, Int, Date, String).self, columns: "id", "content", "version", "next_run_at", "occurrence_text")
             return Due(campaignID: id, content: try JSON.parse(content), version: version, occurrence: occurrence, occurrenceText: text)
         }
     }
@@ -129,7 +129,7 @@ struct DeliveryStore: Sendable {
                         \(runs.map { Self.epoch($0.expiresAt ?? Self.lastExpiry($0.slots)) }), \(runs.map { Self.epoch($0.window?.opens) }),
                         \(runs.map { Self.epoch($0.window?.closes) }), \(runs.map { String($0.version) })) AS x(c, o, p, w, e, wo, wc, v)
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
-            """).map { try $0.decode((String, String).self) }
+            """).map { try $0.decode((String, String).self, columns: "campaign_id", "id") }
         let byCampaign = Dictionary(runs.map { ($0.campaignID, $0) }, uniquingKeysWith: { first, _ in first })
         var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
         var offsets: [String] = [], statuses: [String] = [], dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
@@ -268,8 +268,10 @@ struct DeliveryStore: Sendable {
                 attempts = d.attempts + 1, updated_at = now()
             FROM runs r
             WHERE r.id = d.run_id AND d.id IN (SELECT id FROM picked)
-            RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8, d.device_token
+            RETURNING d.id, d.run_id::text AS run_id, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8 AS lateness,
+                      d.device_token
             """)
+        try rows.requireColumns(Self.claimedColumns + ["device_token"])
         var claimed = try rows.map(Self.claimed)
         let tokens = try rows.map { try $0.decode(String?.self, at: 5) ?? "" }
         // The frequency caps, a run at a time (its content says its category and whether it is transactional).
@@ -278,7 +280,7 @@ struct DeliveryStore: Sendable {
         guard !caps.isEmpty else { return claimed }
         let contents = try connection.query("""
             SELECT id::text, content::text FROM runs WHERE id = ANY(\(Array(Set(claimed.map(\.runID))))::uuid[])
-            """).map { try $0.decode((String, String).self) }
+            """).map { try $0.decode((String, String).self, columns: "id", "content") }
         for (runID, content) in contents {
             guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) else { continue }
             let indices = claimed.indices.filter { claimed[$0].runID == runID }
@@ -292,7 +294,7 @@ struct DeliveryStore: Sendable {
     /// At most one topic or condition request per run (and, with `fanOutsAtOnce`, per project).
     func claimFanOuts(owner: String, limit: Int, lease: Duration, fanOutsAtOnce: Int?, on connection: PostgresConnection) throws -> [Claimed] {
         let seconds = lease.seconds
-        return try connection.query("""
+        let rows = try connection.query("""
             WITH ready AS (
                 SELECT r.id FROM runs r
                 WHERE r.status = \(RunStatus.sending) AND NOT r.per_device
@@ -330,12 +332,17 @@ struct DeliveryStore: Sendable {
             FROM runs r
             WHERE r.id = d.run_id
               AND (d.id IN (SELECT id FROM fan_outs) OR (d.target ? 'token' AND d.id IN (SELECT id FROM picked WHERE id IS NOT NULL)))
-            RETURNING d.id, d.run_id::text, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8
-            """).map(Self.claimed)
+            RETURNING d.id, d.run_id::text AS run_id, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8 AS lateness
+            """)
+        try rows.requireColumns(Self.claimedColumns)
+        return try rows.map(Self.claimed)
     }
 
+    /// What a claim returns first, in this order: checked once per claim, read by position per request.
+    static let claimedColumns = ["id", "run_id", "body", "attempts", "lateness"]
+
     static func claimed(_ row: PostgresRow) throws -> Claimed {
-        // By position: a claim of requests to devices reads their tokens after these.
+        // By position (see `claimedColumns`): a claim of requests to devices reads their tokens after these.
         let (id, runID, body) = (try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1), try row.decode(String.self, at: 2))
         let (attempts, lateness) = (try row.decode(Int.self, at: 3), try row.decode(Double.self, at: 4))
         // Rendered when the run was planned (its occurrence): the iOS lifetime counts from now, as Android's does.
@@ -413,7 +420,7 @@ struct DeliveryStore: Sendable {
                        (SELECT coalesce(sum(c.n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = ANY(\(DeliveryStatus.answered)))
                        + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.answered))) AS total) w
             WHERE r.id = ANY(\(Array(runIDs))::uuid[]) AND r.status = \(RunStatus.sending) AND w.n >= 10 AND w.n * 2 >= w.total
-            """).map { try $0.decode((String, CampaignID, Int, Int).self) }
+            """).map { try $0.decode((String, CampaignID, Int, Int).self, columns: "id", "campaign_id", "n", "total") }
         for (runID, campaignID, n, total) in wrong {
             let reason = "FCM answered \(n) of the first \(total) devices that the credentials are wrong for them (SENDER_ID_MISMATCH: "
                 + "their tokens belong to another Firebase project than the service-account key's; THIRD_PARTY_AUTH_ERROR: the project's "
@@ -505,13 +512,13 @@ struct DeliveryStore: Sendable {
             )
             SELECT done.id::text,
                    (SELECT count(*) FROM deliveries d WHERE d.run_id = done.id AND d.status = \(DeliveryStatus.sent))
-                   + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = done.id AND c.outcome = \(DeliveryStatus.sent))::bigint,
+                   + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = done.id AND c.outcome = \(DeliveryStatus.sent))::bigint AS sent,
                    -- An expired request was not delivered: it counts as failed for the run's outcome.
                    (SELECT count(*) FROM deliveries d WHERE d.run_id = done.id AND d.status IN (\(constants: [DeliveryStatus.failed, .expired])))
                    + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = done.id
-                        AND c.outcome IN (\(constants: [DeliveryStatus.failed, .expired])))::bigint
+                        AND c.outcome IN (\(constants: [DeliveryStatus.failed, .expired])))::bigint AS failed
             FROM done
-            """).map { try $0.decode((String, Int, Int).self) }
+            """).map { try $0.decode((String, Int, Int).self, columns: "id", "sent", "failed") }
         // A streamed run is folded when it closes: its planned count is its counters', written once,
         // and its batches (done) are dropped; its counts and failed devices are what it keeps.
         _ = try connection.execute("""
@@ -525,7 +532,7 @@ struct DeliveryStore: Sendable {
             FROM unnest(\(finished.map(\.0)), \(finished.map { RunStatus.closed(sent: $0.1, failed: $0.2) })) AS x(id, status)
             WHERE r.id = x.id::uuid AND r.status = \(RunStatus.sending)
             RETURNING r.campaign_id::text, r.status, r.id::text
-            """).map { try $0.decode((String, String, String).self) }
+            """).map { try $0.decode((String, String, String).self, columns: "campaign_id", "status", "id") }
         guard !closed.isEmpty else { return }
         let ended = try connection.query("""
             UPDATE campaigns c SET status = x.status
@@ -534,7 +541,7 @@ struct DeliveryStore: Sendable {
               AND (c.status = \(CampaignStatus.sending) OR (c.status = \(CampaignStatus.paused) AND c.paused_from = \(CampaignStatus.sending)))
               AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(RunStatus.sending))
             RETURNING c.id::text, c.status
-            """).map { try $0.decode((String, CampaignStatus).self) }
+            """).map { try $0.decode((String, CampaignStatus).self, columns: "id", "status") }
         let counts = Dictionary(finished.map { ($0.0, (sent: $0.1, failed: $0.2)) }, uniquingKeysWith: { first, _ in first })
         let runEvents = closed.map { campaign, status, run -> (type: WebhookEventType, campaignID: String, extra: JSONObject) in
             (.runFinished, campaign, ["run": ["id": .string(run), "status": .string(status),
@@ -582,7 +589,7 @@ struct DeliveryStore: Sendable {
             SELECT r.id::text, c.content::text FROM runs r JOIN campaigns c ON c.id = r.campaign_id
             WHERE r.status = \(RunStatus.sending) AND r.window_closes_at <= now()
             """).map { row in
-            let (id, content) = try row.decode((String, String).self)
+            let (id, content) = try row.decode((String, String).self, columns: "id", "content")
             return (id, try JSON.parse(content))
         }
     }

@@ -131,11 +131,12 @@ struct PlanningRun: Sendable {
         let lock: PostgresQuery = waiting ? "FOR UPDATE" : "FOR UPDATE SKIP LOCKED"
         guard let row = try connection.query("""
             SELECT campaign_id::text, content::text, audience::text, rollout_variant, plan_after, planned, unsendable, spacing,
-                   extract(epoch FROM occurrence)::float8, extract(epoch FROM started_at)::float8, control_basis_points, control_salt
+                   extract(epoch FROM occurrence)::float8 AS occurrence, extract(epoch FROM started_at)::float8 AS started_at,
+                   control_basis_points, control_salt
             FROM runs WHERE id = \(id)::uuid AND planning AND NOT streamed AND status = \(RunStatus.sending) \(fragment: lock)
             """).first else { return nil }
         let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started, basisPoints, salt) =
-            try row.decode((String, String, String, String?, String?, Int, Int, Double?, Double, Double, Int, String?).self)
+            try row.decode((String, String, String, String?, String?, Int, Int, Double?, Double, Double, Int, String?).self, columns: "campaign_id", "content", "audience", "rollout_variant", "plan_after", "planned", "unsendable", "spacing", "occurrence", "started_at", "control_basis_points", "control_salt")
         guard let messages = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                          controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt),
                                          sendTime: Date(timeIntervalSince1970: occurrence)) else {

@@ -13,8 +13,8 @@ struct ProgressStore: Sendable {
                    -- A streamed run counts what it planned as it goes; its row has the total once it ends.
                    CASE WHEN r.streamed AND r.status = \(RunStatus.sending)
                         THEN (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(RunCounts.planned))::integer
-                        ELSE r.planned END,
-                   r.warnings::text, r.rollout_variant, r.campaign_version, r.occurrence, r.started_at, r.finished_at,
+                        ELSE r.planned END AS planned,
+                   r.warnings::text AS warnings, r.rollout_variant, r.campaign_version, r.occurrence, r.started_at, r.finished_at,
                    coalesce((SELECT json_object_agg(variant_key, counts)::text FROM (
                        SELECT variant_key, json_build_object(
                            'planned', count(*),
@@ -34,14 +34,14 @@ struct ProgressStore: Sendable {
                            \(DeliveryStatus.capped), capped,
                            \(DeliveryStatus.pending), planned - sent - failed - retrying - cancelled - expired - capped))::text
                         FROM (SELECT variant_key, \(fragment: Self.countColumns) FROM run_counts WHERE run_id = r.id GROUP BY variant_key) c),
-                       '{}'),
+                       '{}') AS variants,
                    r.expires_at, r.window_opens_at, r.window_closes_at,
                    -- Its place in the project's queue of topic fan-outs (one at a time): the open
                    -- runs with fan-outs still to send that are ahead of it.
                    CASE WHEN r.status = \(RunStatus.sending) THEN (
                        SELECT count(*) FROM runs q WHERE q.status = \(RunStatus.sending) AND (q.occurrence, q.id) < (r.occurrence, r.id)
                          AND EXISTS (SELECT 1 FROM deliveries f WHERE f.run_id = q.id AND f.status = ANY(\(DeliveryStatus.open))
-                                     AND NOT (f.target ? 'token'))) END,
+                                     AND NOT (f.target ? 'token'))) END AS ahead,
                    -- Recipient time: the run's waves, one per local-time instant, with what each sent and still waits.
                    (SELECT json_agg(json_build_object('at', \(utc: "w.at"), 'devices', w.devices,
                                                       \(DeliveryStatus.sent), w.sent, 'waiting', w.waiting, \(DeliveryStatus.expired), w.expired)
@@ -49,12 +49,12 @@ struct ProgressStore: Sendable {
                     FROM (SELECT send_at AS at, count(*) AS devices, count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
                                  count(*) FILTER (WHERE status = ANY(\(DeliveryStatus.open))) AS waiting,
                                  count(*) FILTER (WHERE status = \(DeliveryStatus.expired)) AS expired
-                          FROM deliveries WHERE run_id = r.id AND send_at IS NOT NULL GROUP BY send_at) w)
+                          FROM deliveries WHERE run_id = r.id AND send_at IS NOT NULL GROUP BY send_at) w) AS waves
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
         return try rows.map { row in
             let (id, status, planned, warnings, rollout, version, due, started, finished, variants, expires, opens, closes, ahead, waves) =
-                try row.decode((RunID, RunStatus, Int, String, String?, Int?, Date, Date, Date?, String, Date?, Date?, Date?, Int?, String?).self)
+                try row.decode((RunID, RunStatus, Int, String, String?, Int?, Date, Date, Date?, String, Date?, Date?, Date?, Int?, String?).self, columns: "id", "status", "planned", "warnings", "rollout_variant", "campaign_version", "occurrence", "started_at", "finished_at", "variants", "expires_at", "window_opens_at", "window_closes_at", "ahead", "waves")
             return RunProgress(
                 id: id, status: status, planned: planned,
                 warnings: (try JSON.parse(warnings).arrayValue ?? []).compactMap(\.stringValue),
@@ -86,7 +86,8 @@ struct ProgressStore: Sendable {
     /// list shows the last 100; a recurring campaign or a template of one-call sends has more).
     func variantTotals(campaignID: CampaignID, on connection: PostgresConnection) throws -> [String: VariantTotals] {
         let rows = try connection.query("""
-            SELECT v.variant_key, sum(v.planned)::bigint, sum(v.sent)::bigint, sum(v.failed)::bigint, sum(v.capped)::bigint
+            SELECT v.variant_key, sum(v.planned)::bigint AS planned, sum(v.sent)::bigint AS sent, sum(v.failed)::bigint AS failed,
+                   sum(v.capped)::bigint AS capped
             FROM runs r CROSS JOIN LATERAL (
                 SELECT variant_key, count(*) AS planned, count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
                        count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed,
@@ -100,7 +101,7 @@ struct ProgressStore: Sendable {
             GROUP BY v.variant_key
             """)
         return try rows.reduce(into: [:]) { totals, row in
-            let (key, planned, sent, failed, capped) = try row.decode((String, Int, Int, Int, Int).self)
+            let (key, planned, sent, failed, capped) = try row.decode((String, Int, Int, Int, Int).self, columns: "variant_key", "planned", "sent", "failed", "capped")
             totals[key] = VariantTotals(planned: planned, sent: sent, failed: failed, capped: capped)
         }
     }
@@ -141,7 +142,7 @@ struct ProgressStore: Sendable {
             """)
         return try rows.map { row in
             let (id, runID, variant, target, status, attempts, name, code, message, sent, nextAttempt) =
-                try row.decode((Int64, RunID, String, String, DeliveryStatus, Int, String?, String?, String?, Date?, Date).self)
+                try row.decode((Int64, RunID, String, String, DeliveryStatus, Int, String?, String?, String?, Date?, Date).self, columns: "id", "run_id", "variant_key", "target", "status", "attempts", "message_name", "error_code", "error_message", "sent_at", "next_attempt_at")
             return DeliveryRecord(id: id, runID: runID, variant: variant, target: try Self.target(target), status: status, attempts: attempts,
                                   messageName: name, error: code.map { DeliveryRecord.Refusal(code: $0, message: message ?? "") },
                                   sentAt: sent, nextAttemptAt: DeliveryStatus.open.contains(status) ? nextAttempt : nil)
@@ -183,13 +184,13 @@ struct ProgressStore: Sendable {
             span AS (
                 SELECT greatest(min(h), max(h) - make_interval(hours => \(maximumHours - 1)::integer)) AS first, max(h) AS last
                 FROM (SELECT h FROM d UNION SELECT h FROM e) AS b)
-            SELECT to_char(g, 'YYYY-MM-DD"T"HH24:00:00"Z"'), coalesce(d.sent, 0), coalesce(d.failed, 0),
-                   coalesce(e.opens, 0), coalesce(e.conversions, 0)
+            SELECT to_char(g, 'YYYY-MM-DD"T"HH24:00:00"Z"') AS hour, coalesce(d.sent, 0) AS sent, coalesce(d.failed, 0) AS failed,
+                   coalesce(e.opens, 0) AS opens, coalesce(e.conversions, 0) AS conversions
             FROM span, generate_series(span.first, span.last, interval '1 hour') AS g
             LEFT JOIN d ON d.h = g LEFT JOIN e ON e.h = g
             ORDER BY g
             """).map { row in
-            let (start, sent, failed, opens, conversions) = try row.decode((String, Int, Int, Int, Int).self)
+            let (start, sent, failed, opens, conversions) = try row.decode((String, Int, Int, Int, Int).self, columns: "hour", "sent", "failed", "opens", "conversions")
             return CampaignReport.Hour(start: start, requestsSent: sent, requestsFailed: failed, opens: opens, conversions: conversions)
         }
     }
@@ -199,29 +200,29 @@ struct ProgressStore: Sendable {
     func summaries(campaignIDs: [CampaignID], on connection: PostgresConnection) throws -> [CampaignID: CampaignSummary] {
         guard !campaignIDs.isEmpty else { return [:] }
         let rows = try connection.query("""
-            SELECT r.campaign_id::text, max(r.finished_at),
+            SELECT r.campaign_id::text, max(r.finished_at) AS finished_at,
                    sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(DeliveryStatus.sent))
-                       + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.sent)))::bigint,
+                       + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.sent)))::bigint AS sent,
                    sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(DeliveryStatus.failed))
-                       + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.failed)))::bigint
+                       + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.failed)))::bigint AS failed
             FROM runs r
             WHERE r.campaign_id = ANY(\(campaignIDs.map(\.description))::uuid[])
             GROUP BY r.campaign_id
             """)
         var summaries: [CampaignID: CampaignSummary] = [:]
         for row in rows {
-            let (id, finishedAt, sent, failed) = try row.decode((CampaignID, Date?, Int, Int).self)
+            let (id, finishedAt, sent, failed) = try row.decode((CampaignID, Date?, Int, Int).self, columns: "campaign_id", "finished_at", "sent", "failed")
             summaries[id] = CampaignSummary(lastFinishedAt: finishedAt, requestsSent: sent, requestsFailed: failed)
         }
         // Opens and conversions as the report counts them (`EventStore.counts`): per device where
         // events name one, per event otherwise.
         let events = try connection.query("""
-            SELECT campaign_id::text, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.open])),
-                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.conversion]))
+            SELECT campaign_id::text, count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.open])) AS opens,
+                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.conversion])) AS conversions
             FROM events WHERE campaign_id = ANY(\(campaignIDs.map(\.description))::uuid[]) GROUP BY campaign_id
             """)
         for row in events {
-            let (id, opens, conversions) = try row.decode((CampaignID, Int, Int).self)
+            let (id, opens, conversions) = try row.decode((CampaignID, Int, Int).self, columns: "campaign_id", "opens", "conversions")
             summaries[id, default: CampaignSummary(lastFinishedAt: nil, requestsSent: 0, requestsFailed: 0)].opens = opens
             summaries[id]?.conversions = conversions
         }
@@ -239,19 +240,19 @@ struct ProgressStore: Sendable {
                     WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.sent)
                       AND d.run_id NOT IN (SELECT id FROM folded))
                    + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
-                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.per_device AND c.outcome = \(DeliveryStatus.sent))::bigint,
+                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.per_device AND c.outcome = \(DeliveryStatus.sent))::bigint AS reached,
                    (SELECT count(DISTINCT d.device_token) FROM deliveries d
                     WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.failed)
                       AND d.run_id NOT IN (SELECT id FROM folded))
                    + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
-                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.per_device AND c.outcome = \(DeliveryStatus.failed))::bigint,
+                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.per_device AND c.outcome = \(DeliveryStatus.failed))::bigint AS failed,
                    (SELECT count(DISTINCT t) FROM (
                        SELECT device_token AS t FROM deliveries WHERE campaign_id = \(campaignID.description)::uuid AND device_token IS NOT NULL
                        UNION SELECT device_token FROM delivery_failures WHERE campaign_id = \(campaignID.description)::uuid) AS f
-                    JOIN devices v ON v.token = f.t AND v.status = \(constants: [DeviceStatus.invalid]))
+                    JOIN devices v ON v.token = f.t AND v.status = \(constants: [DeviceStatus.invalid])) AS now_invalid
             """).first
-        return CampaignReport.DeviceReach(reached: try row?.decode(Int.self, at: 0) ?? 0, failed: try row?.decode(Int.self, at: 1) ?? 0,
-                                          nowInvalid: try row?.decode(Int.self, at: 2) ?? 0)
+        return CampaignReport.DeviceReach(reached: try row?.decode(Int.self, column: "reached") ?? 0, failed: try row?.decode(Int.self, column: "failed") ?? 0,
+                                          nowInvalid: try row?.decode(Int.self, column: "now_invalid") ?? 0)
     }
 }
 

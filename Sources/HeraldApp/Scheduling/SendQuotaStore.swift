@@ -50,10 +50,10 @@ struct SendQuotaStore: Sendable {
             // The row is ours until the commit; made full the first time (never deleted after).
             func locked() throws -> (Double, Double, Double, Double)? {
                 try connection.query("""
-                    SELECT tokens, extract(epoch FROM refilled_at)::float8, extract(epoch FROM not_before)::float8,
-                           extract(epoch FROM clock_timestamp())::float8
+                    SELECT tokens, extract(epoch FROM refilled_at)::float8 AS refilled_at, extract(epoch FROM not_before)::float8 AS not_before,
+                           extract(epoch FROM clock_timestamp())::float8 AS now
                     FROM send_buckets WHERE project = \(limit.project) FOR UPDATE
-                    """).map { try $0.decode((Double, Double, Double, Double).self) }.first
+                    """).map { try $0.decode((Double, Double, Double, Double).self, columns: "tokens", "refilled_at", "not_before", "now") }.first
             }
             var row = try locked()
             if row == nil {

@@ -74,10 +74,11 @@ struct StreamedRunStore: Sendable {
                 attempts = b.attempts + 1
             FROM runs r WHERE b.id = (SELECT id FROM picked) AND r.id = b.run_id
             RETURNING b.id, b.run_id::text, b.after_token, b.last_token, b.tokens, b.attempts, r.campaign_id::text, r.content::text,
-                      r.audience::text, r.rollout_variant, extract(epoch FROM now() - r.occurrence)::float8, r.control_basis_points, r.control_salt
+                      r.audience::text, r.rollout_variant, extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points,
+                      r.control_salt
             """).first else { return nil }
         let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
-            try row.decode((Int64, String, String?, String?, [String]?, Int, String, String, String, String?, Double, Int, String?).self)
+            try row.decode((Int64, String, String?, String?, [String]?, Int, String, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
         guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                     controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
             return (batchID, [])
@@ -98,13 +99,13 @@ struct StreamedRunStore: Sendable {
         // one before it committed (waiting a few milliseconds for it, not skipping the run).
         guard let row = try connection.query("""
             SELECT r.id::text, r.plan_after, r.campaign_id::text, r.content::text, r.audience::text, r.rollout_variant,
-                   extract(epoch FROM now() - r.occurrence)::float8, r.control_basis_points, r.control_salt
+                   extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points, r.control_salt
             FROM runs r WHERE r.streamed AND r.planning AND \(fragment: Self.sendable)
             ORDER BY r.occurrence, r.id LIMIT 1
             FOR UPDATE OF r
             """).first else { return nil }
         let (runID, after, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
-            try row.decode((String, String?, String, String, String, String?, Double, Int, String?).self)
+            try row.decode((String, String?, String, String, String, String?, Double, Int, String?).self, columns: "id", "plan_after", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
         guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                     controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
             _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(runID)::uuid")
@@ -234,7 +235,7 @@ struct StreamedRunStore: Sendable {
               AND (\(campaignID)::uuid IS NULL OR campaign_id = \(campaignID)::uuid)
               AND (\(runIDs)::uuid[] IS NULL OR run_id = ANY(\(runIDs)::uuid[]))
             RETURNING run_id::text, variants
-            """).map { try $0.decode((String, [String]?).self) }
+            """).map { try $0.decode((String, [String]?).self, columns: "run_id", "variants") }
         var counts = RunCounts()
         for (runID, variants) in dropped {
             for variant in variants ?? [] {

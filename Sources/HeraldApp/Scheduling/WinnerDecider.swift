@@ -60,7 +60,7 @@ struct WinnerDecider: Sendable {
         try connection.query("""
             SELECT decision::text, decided_at FROM winner_decisions WHERE campaign_id = \(id)::uuid
             """).first.map { row in
-            let (text, at) = try row.decode((String, Date).self)
+            let (text, at) = try row.decode((String, Date).self, columns: "decision", "decided_at")
             guard let decision = WinnerDecision(json: try JSON.parse(text)) else {
                 throw AppError.unavailable("The stored winner decision of campaign \(id) can no longer be read.")
             }

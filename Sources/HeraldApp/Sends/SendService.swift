@@ -168,12 +168,12 @@ public struct SendService: Sendable {
             guard let run = try connection.query("""
                 SELECT campaign_id, status, planned FROM runs WHERE id = \(runID)::uuid
                 """).first else { throw AppError.notFound(.send(runID.description)) }
-            let (campaignID, status, planned) = try run.decode((CampaignID, RunStatus, Int).self)
+            let (campaignID, status, planned) = try run.decode((CampaignID, RunStatus, Int).self, columns: "campaign_id", "status", "planned")
             let requests = try connection.query("""
                 SELECT target::text, variant_key, status, error_code, error_message, message_name, attempts FROM deliveries
                 WHERE run_id = \(runID)::uuid ORDER BY id
                 """).map { row in
-                let (target, variant, status, code, message, name, attempts) = try row.decode((String, String, DeliveryStatus, String?, String?, String?, Int).self)
+                let (target, variant, status, code, message, name, attempts) = try row.decode((String, String, DeliveryStatus, String?, String?, String?, Int).self, columns: "target", "variant_key", "status", "error_code", "error_message", "message_name", "attempts")
                 return SendProgress.Request(target: try ProgressStore.target(target), variant: variant, status: status, attempts: attempts,
                                             errorCode: code, error: message, messageName: name)
             }

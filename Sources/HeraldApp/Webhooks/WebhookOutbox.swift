@@ -47,7 +47,7 @@ enum WebhookOutbox {
             SELECT id::text, name, status, version FROM campaigns
             WHERE id = ANY(\(items.map(\.campaignID))::uuid[]) AND EXISTS (SELECT 1 FROM webhooks)
             """).reduce(into: [String: JSON]()) { found, row in
-            let (id, name, status, version) = try row.decode((String, String, String, Int).self)
+            let (id, name, status, version) = try row.decode((String, String, String, Int).self, columns: "id", "name", "status", "version")
             found[id] = ["id": .string(id), "name": .string(name), "status": .string(status), "version": .number(Double(version))]
         }
         guard !campaigns.isEmpty else { return }
@@ -64,7 +64,7 @@ enum WebhookOutbox {
     /// an `UPDATE devices … RETURNING token, kind, platform, app_id, invalid_reason`.
     static func enqueueInvalidatedDevices(_ rows: PostgresRows, on connection: PostgresConnection) throws {
         try enqueue(rows.map { row in
-            let (token, kind, platform, app, reason) = try row.decode((String, String, String, String?, String?).self)
+            let (token, kind, platform, app, reason) = try row.decode((String, String, String, String?, String?).self, columns: "token", "kind", "platform", "app_id", "invalid_reason")
             return Event(type: .deviceInvalidated, data: ["device": [
                 kind == "fid" ? "fid" : "token": .string(token), "platform": .string(platform),
                 "app_id": app.map(JSON.string) ?? .null, "reason": reason.map(JSON.string) ?? .null,

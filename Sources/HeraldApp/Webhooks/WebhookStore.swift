@@ -14,8 +14,8 @@ struct WebhookStore: Sendable {
 
     private static let columns: PostgresQuery = """
         w.id::text, w.url, w.events, w.description, w.created_by, w.created_at,
-        (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = \(constants: [WebhookDeliveryStatus.pending])),
-        (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = \(constants: [WebhookDeliveryStatus.dead]))
+        (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = \(constants: [WebhookDeliveryStatus.pending])) AS pending,
+        (SELECT count(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.status = \(constants: [WebhookDeliveryStatus.dead])) AS dead
         """
 
     func insert(url: String, events: [WebhookEventType], description: String, secret: String, createdBy: String,
@@ -44,7 +44,7 @@ struct WebhookStore: Sendable {
                 events: try row.decode([String].self, column: "events").compactMap(WebhookEventType.init(rawValue:)),
                 description: try row.decode(String.self, column: "description"),
                 createdBy: try row.decode(String.self, column: "created_by"), createdAt: try row.decode(Date.self, column: "created_at"),
-                pending: try row.decode(Int.self, at: 6), dead: try row.decode(Int.self, at: 7))
+                pending: try row.decode(Int.self, column: "pending"), dead: try row.decode(Int.self, column: "dead"))
     }
 
     // MARK: - Deliveries
@@ -112,11 +112,11 @@ struct WebhookStore: Sendable {
                 UPDATE webhooks w SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(lease.seconds))
                 FROM next WHERE w.id = next.id RETURNING w.id::text, w.url, w.secret
                 """).first else { return nil }
-            let (id, url, secret) = try row.decode((String, String, String).self)
+            let (id, url, secret) = try row.decode((String, String, String).self, columns: "id", "url", "secret")
             let deliveries = try connection.query("""
                 SELECT id, event_type, body, attempts FROM webhook_deliveries
                 WHERE webhook_id = \(id)::uuid AND status = \(WebhookDeliveryStatus.pending) ORDER BY id LIMIT \(limit)
-                """).map { try $0.decode((Int64, String, String, Int).self) }
+                """).map { try $0.decode((Int64, String, String, Int).self, columns: "id", "event_type", "body", "attempts") }
             return Claimed(webhookID: id, url: url, secret: secret, deliveries: deliveries.map { ($0.0, $0.1, $0.2, $0.3) })
         }
     }

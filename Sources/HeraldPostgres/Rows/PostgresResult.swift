@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CLibPQ
 
 /// Owns a `PGresult` and frees it when the last row referring to it is gone. A result does
@@ -5,6 +8,8 @@ import CLibPQ
 final class PostgresResult {
     let optionalPointer: OpaquePointer?
     private var columnIndexes: [String: Int]?
+    /// The last list of names resolved to indexes: rows of one result are read with one list.
+    private var resolved: (names: [String], indexes: [Int])?
 
     init(_ pointer: OpaquePointer?) {
         optionalPointer = pointer
@@ -22,6 +27,27 @@ final class PostgresResult {
 
     func columnName(_ column: Int) -> String {
         String(cString: PQfname(pointer, Int32(column)))
+    }
+
+    /// The indexes of the columns named exactly `names`; throws naming the first that is missing.
+    func columnIndexes(of names: [String]) throws -> [Int] {
+        if let resolved, resolved.names == names { return resolved.indexes }
+        let indexes = try names.enumerated().map { position, name in
+            // Usually the SELECT lists them in the order read: a look at that column first.
+            if position < columnCount, hasName(name, column: position) { return position }
+            guard let index = columnIndex(named: name) else {
+                throw PostgresDecodingError(column: name, expected: "a column", reason: "the result has no such column")
+            }
+            return index
+        }
+        resolved = (names, indexes)
+        return indexes
+    }
+
+    private func hasName(_ name: String, column: Int) -> Bool {
+        guard let field = PQfname(pointer, Int32(column)) else { return false }
+        let length = strlen(field)
+        return field.withMemoryRebound(to: UInt8.self, capacity: length) { name.utf8.elementsEqual(UnsafeBufferPointer(start: $0, count: length)) }
     }
 
     /// The index of the column named exactly `name` (the first, when names repeat).

@@ -43,6 +43,26 @@ public struct PostgresRow {
         return (repeat try next((each T).self))
     }
 
+    /// The named columns, in the order named, as a tuple:
+    /// `let (id, name) = try row.decode((Int64, String?).self, columns: "id", "name")`. Each column
+    /// is found by its name (the one in its place in the list, else the first of that name), so a
+    /// SELECT that lists them in another order reads the same, and one that lacks a name throws,
+    /// naming it. The names are looked up once per result, not per row.
+    public func decode<each T: PostgresDecodable>(_ types: (repeat each T).Type, columns names: String...) throws -> (repeat each T) {
+        var expected = 0
+        for _ in repeat (each T).self { expected += 1 }
+        guard expected == names.count else {
+            throw PostgresDecodingError(column: "*", expected: "\(types)", reason: "the tuple has \(expected) members and \(names.count) columns are named")
+        }
+        let indexes = try result.columnIndexes(of: names)
+        var position = 0
+        func next<U: PostgresDecodable>(_ type: U.Type) throws -> U {
+            defer { position += 1 }
+            return try U.decode(from: PostgresCell(result: result, row: row, column: indexes[position]))
+        }
+        return (repeat try next((each T).self))
+    }
+
     /// True when the column at `index` is NULL.
     public func isNull(at index: Int) -> Bool {
         PQgetisnull(result.pointer, Int32(row), Int32(index)) == 1
