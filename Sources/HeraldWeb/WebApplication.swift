@@ -64,19 +64,17 @@ struct WebApplication: Sendable {
                 return (response, pattern, context.clientAddress)
             case .methodNotAllowed(let allowed):
                 proxyTrust.apply(to: &context)
-                var response = Localized.$language.withValue(Language.negotiate(request.headers["Accept-Language"])) {
-                    Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
-                            detail: Localized.text("problem.method_not_allowed.detail", request.method.rawValue,
-                                                   allowed.map(\.rawValue).joined(separator: ", "))).httpResponse
-                }
+                let words = Localized(language: Language.negotiate(request.headers["Accept-Language"]))
+                var response = Problem(status: 405, code: "method_not_allowed", title: "Method not allowed",
+                                       detail: words.text("problem.method_not_allowed.detail", request.method.rawValue,
+                                                          allowed.map(\.rawValue).joined(separator: ", "))).httpResponse(words)
                 response.headers.set("Allow", allowed.map(\.rawValue).joined(separator: ", "))
                 return (response, nil, context.clientAddress)
             case .notFound:
                 proxyTrust.apply(to: &context)
-                let problem = Localized.$language.withValue(Language.negotiate(request.headers["Accept-Language"])) {
-                    Problem(status: 404, code: "not_found", title: "Not found", detail: Localized.text("problem.not_found.path", request.path))
-                }
-                return (problem.httpResponse, nil, context.clientAddress)
+                let words = Localized(language: Language.negotiate(request.headers["Accept-Language"]))
+                let problem = Problem(status: 404, code: "not_found", title: "Not found", detail: words.text("problem.not_found.path", request.path))
+                return (problem.httpResponse(words), nil, context.clientAddress)
             }
         }
     }

@@ -211,6 +211,15 @@ import Testing
         }
     }
 
+    /// The request's language is in its context and handed on (`context.words`, a page's
+    /// `chrome.words`), never read from ambient state: the web module has no task-local.
+    @Test func theRequestsLanguageIsHandedOnNotAmbient() throws {
+        for file in try Self.sources(in: ["HeraldWeb"]) {
+            let found = try Self.lines(file.text, matching: #"@TaskLocal|\.withValue\("#)
+            #expect(found.isEmpty, "\(file.path) keeps request state in a task-local: \(found)")
+        }
+    }
+
     /// The web face speaks HTTP and HTML only: no SQL, no libpq, no libcurl.
     @Test func theWebFaceKnowsNoDatabaseAndNoSender() throws {
         for file in try Self.sources(in: ["HeraldWeb"]) {

@@ -235,16 +235,16 @@ import Testing
     /// The arms' reach splits a segment as the plan does: by the variants' weights, the holdout first.
     @Test func eachArmsReachIsItsShareOfTheSegment() throws {
         let form = CampaignForm(fields: CampaignFormTests.fields([("target_kind", "segment"), ("segment", "s"), ("variant_weight_0", "3"), ("variant_weight_1", "1")]))
-        let (a, b, holdout) = (Localized.number(6750), Localized.number(2250), Localized.number(1000))
-        #expect(ComposerView.armReach(of: form, devices: 10_000) == "This segment's devices by variant: A ≈ \(a), B ≈ \(b), holdout ≈ \(holdout)")
+        let (a, b, holdout) = (words.number(6750), words.number(2250), words.number(1000))
+        #expect(ComposerView.armReach(of: form, devices: 10_000, words: words) == "This segment's devices by variant: A ≈ \(a), B ≈ \(b), holdout ≈ \(holdout)")
         var single = CampaignForm(fields: CampaignFormTests.fields([("holdout_percent", "0")]))
         single.variants = []
-        #expect(ComposerView.armReach(of: single, devices: 10_000) == nil)  // nothing splits it
+        #expect(ComposerView.armReach(of: single, devices: 10_000, words: words) == nil)  // nothing splits it
         // A row added but not filled in is no variant yet (it showed as "? ≈ 0").
         let blank = CampaignForm(fields: CampaignFormTests.fields([("target_kind", "segment"), ("segment", "s"), ("variant_weight_0", "3"),
                                                                   ("variant_weight_1", "1"), ("variant_key_2", ""), ("variant_weight_2", "")]))
         #expect(blank.variants.count == 3)
-        #expect(ComposerView.armReach(of: blank, devices: 10_000) == "This segment's devices by variant: A ≈ \(a), B ≈ \(b), holdout ≈ \(holdout)")
+        #expect(ComposerView.armReach(of: blank, devices: 10_000, words: words) == "This segment's devices by variant: A ≈ \(a), B ≈ \(b), holdout ≈ \(holdout)")
     }
 }
 
@@ -258,12 +258,12 @@ import Testing
                               "variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["translations": ["he": ["body": "חדשות"]]]]]]
             guard case .success(let spec) = CampaignSpec.parse(json) else { Issue.record("refused"); continue }
             let form = CampaignForm(spec: spec, version: 1)
-            guard case .success(let back) = form.parse() else { Issue.record("the composer refused its own form"); continue }
+            guard case .success(let back) = form.parse(words: words) else { Issue.record("the composer refused its own form"); continue }
             #expect(back == spec)
         }
         var broken = CampaignForm(spec: try CampaignSpec.parse(["name": "n", "tokens": ["t"], "notification": ["title": "t"]]).get(), version: 1)
         broken.translations = "{\"fa\": "
-        guard case .failure(let errors) = broken.parse() else { Issue.record("accepted"); return }
+        guard case .failure(let errors) = broken.parse(words: words) else { Issue.record("accepted"); return }
         #expect(errors["translations"].first?.hasPrefix("this is not JSON") == true)
     }
 }

@@ -103,8 +103,8 @@ import Testing
             let table = try #require(Self.tables[language])
             // Labels whose translation differs from the English (brand names like "Android" do not).
             let englishLabels = Set(keys.compactMap { key in english[key] != table[key] ? english[key] : nil })
-            try Localized.$language.withValue(language) {
-                for view in try PageTemplateTests.views() {
+            do {
+                for view in try PageTemplateTests.views(in: language) {
                     let html = String(decoding: renderer.page(view).body, as: UTF8.self)
                     let page = type(of: view).template
                     #expect(!html.contains("⟦"), "\(language.rawValue) \(page): a missing key")
@@ -127,50 +127,48 @@ import Testing
     }
 
     @Test func aPersianReaderSeesTheSolarHijriDateWithTheGregorianBesideIt() {
-        let persian = Localized.$language.withValue(.fa) { CampaignPages.localTime("2027-03-21T09:30", zone: "Asia/Tehran") }
+        let persian = Localized(language: .fa).localTime("2027-03-21T09:30", zone: "Asia/Tehran")
         #expect(persian.contains("۱ فروردین ۱۴۰۶، ۰۹:۳۰"), "\(persian)")
         #expect(persian.contains("(۲۱ مارس ۲۰۲۷)") && persian.contains("Asia/Tehran"), "\(persian)")
         // English keeps the pages' one format, so what the other tests read is unchanged.
-        #expect(CampaignPages.localTime("2027-03-21T09:30", zone: "Asia/Tehran") == "Sun 21 Mar 2027, 09:30 Asia/Tehran")
-        let hindi = Localized.$language.withValue(.hi) { CampaignPages.localTime("2027-03-21T09:30", zone: "Asia/Kolkata") }
+        #expect(words.localTime("2027-03-21T09:30", zone: "Asia/Tehran") == "Sun 21 Mar 2027, 09:30 Asia/Tehran")
+        let hindi = Localized(language: .hi).localTime("2027-03-21T09:30", zone: "Asia/Kolkata")
         #expect(hindi.contains("21") && hindi.contains("मार्च") && hindi.contains("2027") && hindi.contains("09:30"), "hi_IN writes Latin digits: \(hindi)")
-        let hebrew = Localized.$language.withValue(.he) { CampaignPages.localTime("2027-03-21T09:30", zone: "Asia/Jerusalem") }
+        let hebrew = Localized(language: .he).localTime("2027-03-21T09:30", zone: "Asia/Jerusalem")
         #expect(hebrew.contains("במרץ") && hebrew.contains("9:30"), "\(hebrew)")
-        let until = Localized.$language.withValue(.fa) {
-            CampaignPages.scheduleText(.daily(at: LocalTime(hour: 9, minute: 30)!, timeZone: "Asia/Tehran", until: nil))
-        }
+        let until = Localized(language: .fa).scheduleText(.daily(at: LocalTime(hour: 9, minute: 30)!, timeZone: "Asia/Tehran", until: nil))
         #expect(until.contains("۰۹:۳۰") && until.hasPrefix("هر روز"), "\(until)")
     }
 
     @Test func numbersPercentagesAndPluralsFollowTheLanguage() {
-        #expect(Localized.$language.withValue(.fa) { Localized.number(1234) } == "۱٬۲۳۴")
-        #expect(Localized.$language.withValue(.fa) { Localized.percent(whole: 10) } == "۱۰٪")
-        #expect(Localized.$language.withValue(.vi) { Localized.number(1234) } == "1.234")
-        #expect(Localized.$language.withValue(.hi) { Localized.number(1234) } == "1,234")
-        #expect(Localized.plural("list.requests_sent", count: 1) == "1 request sent")
-        #expect(Localized.plural("list.requests_sent", count: 3) == "3 requests sent")
-        #expect(Localized.$language.withValue(.he) { Localized.plural("list.requests_sent", count: 2) } == "שתי בקשות נשלחו")
-        #expect(Localized.$language.withValue(.he) { Localized.plural("list.requests_sent", count: 7) } == "7 בקשות נשלחו")
-        #expect(Localized.$language.withValue(.vi) { Localized.plural("list.requests_sent", count: 1) } == "Đã gửi 1 yêu cầu")
-        #expect(Localized.$language.withValue(.fa) { Localized.plural("report.attempts", count: 3) } == "۳ تلاش")
+        #expect(Localized(language: .fa).number(1234) == "۱٬۲۳۴")
+        #expect(Localized(language: .fa).percent(whole: 10) == "۱۰٪")
+        #expect(Localized(language: .vi).number(1234) == "1.234")
+        #expect(Localized(language: .hi).number(1234) == "1,234")
+        #expect(words.plural("list.requests_sent", count: 1) == "1 request sent")
+        #expect(words.plural("list.requests_sent", count: 3) == "3 requests sent")
+        #expect(Localized(language: .he).plural("list.requests_sent", count: 2) == "שתי בקשות נשלחו")
+        #expect(Localized(language: .he).plural("list.requests_sent", count: 7) == "7 בקשות נשלחו")
+        #expect(Localized(language: .vi).plural("list.requests_sent", count: 1) == "Đã gửi 1 yêu cầu")
+        #expect(Localized(language: .fa).plural("report.attempts", count: 3) == "۳ تلاش")
     }
 
     @Test func formErrorsAreTranslatedByTheirCodeAndLimit() {
         let tooLong = FieldError(path: "name", code: "too_long", message: "at most 200 characters, found 250", limit: 200)
-        #expect(Localized.fieldError(tooLong) == "at most 200 characters, found 250", "English keeps the contract's message")
-        #expect(Localized.$language.withValue(.fa) { Localized.fieldError(tooLong) } == "حداکثر ۲۰۰ نویسه")
-        #expect(Localized.$language.withValue(.vi) { Localized.fieldError(tooLong) } == "tối đa 200 ký tự")
+        #expect(words.fieldError(tooLong) == "at most 200 characters, found 250", "English keeps the contract's message")
+        #expect(Localized(language: .fa).fieldError(tooLong) == "حداکثر ۲۰۰ نویسه")
+        #expect(Localized(language: .vi).fieldError(tooLong) == "tối đa 200 ký tự")
         let odd = FieldError(path: "x", code: "no_such_code", message: "odd")
-        #expect(Localized.$language.withValue(.he) { Localized.fieldError(odd) } == "לא תקין")
+        #expect(Localized(language: .he).fieldError(odd) == "לא תקין")
     }
 
     @Test func aPlansWarningsReadInTheLanguageAndAsTheAPIsEnglish() {
         let warnings: [PlanWarning] = [.splitCondition(topics: 7, conditions: 2), .noBucket(variant: "B", buckets: 20), .unknownVariant("Z"),
                                        .wholeAudienceTested, .noRoomForBuckets(maximumTopics: 4)]
         for warning in warnings {
-            #expect(Localized.planWarning(warning) == warning.message, "the English table says what the API says")
+            #expect(words.planWarning(warning) == warning.message, "the English table says what the API says")
         }
-        let persian = Localized.$language.withValue(.fa) { Localized.planWarning(.splitCondition(topics: 7, conditions: 2)) }
+        let persian = Localized(language: .fa).planWarning(.splitCondition(topics: 7, conditions: 2))
         #expect(persian.hasPrefix("۷ موضوع") && persian.contains("۲ شرط"), "\(persian)")
     }
 

@@ -47,13 +47,13 @@ import Testing
     @Test func theAnswersLanguageComesFromAcceptLanguageThenOnPagesFromTheViewersChoice() throws {
         let fa = Self.context("/campaigns?lang=vi", headers: [("Accept-Language", "fa-IR, en;q=0.5")])
         let (_, negotiated) = try Self.run(AnswerLanguage.Negotiated(), fa, Self.route(.page)) { context in
-            #expect(Localized.language == .fa)  // the links after it read their texts in it
+            #expect(context.words.language == .fa)  // the links after it read their texts in it
             return HTTPResponse(status: 204)
         }
         #expect(negotiated?.language == .fa)
         // A page takes `?lang=` (no viewer yet); the API keeps Accept-Language.
-        let (_, page) = try Self.run(AnswerLanguage.Chosen(), try #require(negotiated), Self.route(.page)) { _ in
-            #expect(Localized.language == .vi)
+        let (_, page) = try Self.run(AnswerLanguage.Chosen(), try #require(negotiated), Self.route(.page)) { context in
+            #expect(context.words.language == .vi)
             return HTTPResponse(status: 204)
         }
         #expect(page?.language == .vi)

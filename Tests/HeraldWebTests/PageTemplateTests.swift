@@ -16,9 +16,9 @@ import Testing
     /// The report's verdict never claims certainty: a p below four decimals reads "p < 0.0001"
     /// and "over 99.9% confidence" (it read "100.0% confidence", p = 0.0000).
     @Test func theVerdictNeverClaimsCertainty() {
-        #expect(CampaignPages.verdictText(.leads(key: "B", baseline: "A", pValue: 1e-9))
+        #expect(CampaignPages.verdictText(.leads(key: "B", baseline: "A", pValue: 1e-9), words: words)
                 == "Variant B leads: it beats A with over 99.9% confidence (one-tailed p < 0.0001).")
-        #expect(CampaignPages.verdictText(.leads(key: "B", baseline: "A", pValue: 0.01))
+        #expect(CampaignPages.verdictText(.leads(key: "B", baseline: "A", pValue: 0.01), words: words)
                 == "Variant B leads: it beats A with 99.0% confidence (one-tailed p = 0.0100).")
     }
 
@@ -95,27 +95,30 @@ import Testing
     // MARK: - Typical views
 
     static let viewer = Viewer(userID: UserID("00000000-0000-4000-8000-0000000000a1"), email: "admin@example.com", role: .admin, csrfToken: "csrf")
-    // Built on each use, so it speaks the language the test renders in.
-    static var chrome: PageChrome { PageChrome(title: "Title", viewer: viewer, flash: ["Draft saved."]) }
+    static func chrome(_ words: Localized) -> PageChrome { PageChrome(title: "Title", words: words, viewer: viewer, flash: ["Draft saved."]) }
 
-    static var context: RequestContext {
-        RequestContext(request: HTTPRequest(method: .get, target: "/"), requestID: "r1", clientAddress: "127.0.0.1", host: "herald.example",
-                       viewer: viewer, log: RequestLog(log: Log(minimum: .error), requestID: "r1", method: "GET", path: "/"))
+    static func context(_ language: Language) -> RequestContext {
+        var context = RequestContext(request: HTTPRequest(method: .get, target: "/"), requestID: "r1", clientAddress: "127.0.0.1", host: "herald.example",
+                                     viewer: viewer, log: RequestLog(log: Log(minimum: .error), requestID: "r1", method: "GET", path: "/"))
+        context.language = language
+        return context
     }
 
     static func record() throws -> CampaignRecord {
-        let spec = try CampaignForm(fields: CampaignFormTests.fields()).parse().get()
+        let spec = try CampaignForm(fields: CampaignFormTests.fields()).parse(words: words).get()
         return CampaignRecord(id: CampaignID("00000000-0000-4000-8000-0000000000c1")!, name: spec.name, status: .draft, version: 2, content: spec.toJSON(), author: nil,
                               createdAt: Date(timeIntervalSince1970: 1_795_858_200), updatedAt: Date(timeIntervalSince1970: 1_795_858_200))
     }
 
-    static func views() throws -> [any PageView] {
+    /// Every page's view, its texts in `language`.
+    static func views(in language: Language = .en) throws -> [any PageView] {
+        let words = Localized(language: language), chrome = chrome(words), context = context(language)
         let record = try record()
-        let row = CampaignRow(record, viewer: viewer)
+        let row = CampaignRow(record, viewer: viewer, words: words)
         var errors = FormErrors()
         for field in ["form", "name", "variant_key_0"] { errors.add(field, "is wrong") }
         let form = CampaignForm(fields: CampaignFormTests.fields([("image_url", "https://example.com/a.png")]))
-        let conflict = ConflictView(current: record, yours: ["name": "Mine"], yourVersion: 1)
+        let conflict = ConflictView(current: record, yours: ["name": "Mine"], yourVersion: 1, words: words)
         let user = UserRecord(id: try #require(UserID("00000000-0000-4000-8000-0000000000a2")), email: "e@example.com", role: .editor, disabled: false, createdAt: Date(timeIntervalSince1970: 1_795_824_000))
         let key = APIKeyRecord(id: try #require(APIKeyID("00000000-0000-4000-8000-0000000000b1")), name: "ci", prefix: "hk_abc", role: .editor, scope: .full, createdBy: "admin",
                                createdAt: Date(timeIntervalSince1970: 1_795_824_000), lastUsedAt: nil, revokedAt: nil)
@@ -153,48 +156,48 @@ import Testing
         var segmentErrors = FormErrors()
         for field in ["name", "row_0", "rule_json"] { segmentErrors.add(field, "is wrong") }
         return [
-            SignInView(next: "/campaigns", email: "e@example.com", csrfToken: "t", error: "Wrong password."),
+            SignInView(next: "/campaigns", email: "e@example.com", csrfToken: "t", error: "Wrong password.", words: words),
             MessageView(context, heading: "Not found", text: "Gone."),
             AccessDeniedView(context, message: "Admins only."),
-            UsersView(chrome: chrome, users: [UsersView.Row(user, viewer: viewer)], error: "Refused."),
-            APIKeysView(chrome: chrome, keys: [APIKeysView.Row(key)], created: .init(key: "hk_secret", name: "ci"), error: "Refused."),
-            AuditView(chrome: chrome, entries: [AuditView.Row(entry)], next: "5"),
+            UsersView(chrome: chrome, users: [UsersView.Row(user, viewer: viewer, words: words)], roles: UsersView.roles(words), error: "Refused."),
+            APIKeysView(chrome: chrome, keys: [APIKeysView.Row(key, words: words)], roles: UsersView.roles(words), created: .init(key: "hk_secret", name: "ci"), error: "Refused."),
+            AuditView(chrome: chrome, entries: [AuditView.Row(entry, words: words)], next: "5"),
             CampaignListView(chrome: chrome, q: "sale", filtered: true, paged: true, statuses: [Choice("draft", text: "Draft", selected: true)],
                              campaigns: [row], empty: false, next: "/campaigns?cursor=x"),
             ComposerView(chrome: chrome, form: form, errors: errors, campaignID: "c1", status: .draft, conflict: conflict),
-            ReviewView(chrome: chrome, campaign: row, variants: ReviewView.variants(try record.spec()),
-                       requests: [.init(number: 1, first: true, variant: "A", bytes: 200, body: "{}")], warnings: ["Check it."],
-                       labels: .init(LabelForecast(used: 98, chosen: .perVariant, resolved: .perVariant, added: 4)),
-                       holdout: 10, hasHoldout: true, holdoutText: Localized.text("review.holdout", Localized.percent(whole: 10)),
+            ReviewView(chrome: chrome, campaign: row, variants: ReviewView.variants(try record.spec(), words: words),
+                       requests: [.init(number: 1, first: true, variant: "A", bytes: 200, body: "{}", words: words)], warnings: ["Check it."],
+                       labels: .init(LabelForecast(used: 98, chosen: .perVariant, resolved: .perVariant, added: 4), words: words),
+                       holdout: 10, hasHoldout: true, holdoutText: words.text("review.holdout", words.percent(whole: 10)),
                        actions: .init(scheduleLabel: "Schedule for Fri 20 Mar 2026, 09:30 Asia/Tehran", sendNowLabel: "Send now to news",
                                       sendNowQuestion: "Send?", nextRun: .init(text: "Fri 20 Mar 2026, 09:30 Asia/Tehran",
                                                                                utc: "Fri 20 Mar 2026, 06:00 UTC", iso: "2026-03-20T06:00:00Z", local: nil, lastWave: nil),
                                       scheduleProblem: "Past.", canCancel: true, canPause: true, canResume: true),
                        canTest: true, sendingConfigured: true,
-                       tokens: "t1", variantKeys: [Choice("A", selected: true), Choice("B")], actionError: "Refused.", testError: "Bad token.",
-                       tests: [.init(TestSend.Result(token: "t1", outcome: .sent(name: "projects/p/messages/1"), attempts: 1))], hasTests: true),
+                       tokens: "t1", tokensLabel: words.text("review.test.tokens", words.number(CampaignLimits.testTokens)), variantKeys: [Choice("A", selected: true), Choice("B")], actionError: "Refused.", testError: "Bad token.",
+                       tests: [.init(TestSend.Result(token: "t1", outcome: .sent(name: "projects/p/messages/1"), attempts: 1), words: words)], hasTests: true),
             ConfirmView(chrome: chrome, heading: "Send now?", text: "It goes now.", action: "/campaigns/c1/publish",
                         fields: [.init(name: "version", value: "3")], confirmLabel: "Send now to news", danger: true, back: "/campaigns/c1/review"),
-            ReportView(chrome: chrome, campaign: row, runs: [ReportView.Run(run)], noRuns: false, sending: true, planned: 2, done: 1,
-                       progressPercent: 50, progressText: Localized.text("report.progress", "1", "2"), progressPercentText: Localized.percent(whole: 50),
+            ReportView(chrome: chrome, campaign: row, runs: [ReportView.Run(run, words: words)], noRuns: false, sending: true, planned: 2, done: 1,
+                       progressPercent: 50, progressText: words.text("report.progress", "1", "2"), progressPercentText: words.percent(whole: 50),
                        variants: [.init(key: "A", baseline: true, sent: 1, failed: 0, opens: 10, conversions: 2, rate: "20.0%",
                                         difference: "+1.0 pts", interval: "−1.0 pts to +3.0 pts", confidence: "80.0%")],
                        verdict: "Not enough data yet.", rule: "a winner is called only once every variant has at least 100 opens",
-                       failures: [ReportView.Failure(failure)], chart: "<svg></svg>",
+                       failures: [ReportView.Failure(failure, words: words)], chart: "<svg></svg>",
                        deliveryChart: "<svg></svg>", trendChart: "<svg></svg>", hasDeliveryData: true, hasEventData: true, hasTrend: true,
-                       winnerOffer: .init(choices: [Choice("A", selected: true)], question: "Send?", holdoutPercent: 10, label: Localized.text("report.winner.label", Localized.percent(whole: 10))),
-                       winnerSent: "B", winnerSentText: Localized.text("report.winner.sent", "B"), devicesLine: "Devices reached: 2.",
+                       winnerOffer: .init(choices: [Choice("A", selected: true)], question: "Send?", holdoutPercent: 10, label: words.text("report.winner.label", words.percent(whole: 10))),
+                       winnerSent: "B", winnerSentText: words.text("report.winner.sent", "B"), devicesLine: "Devices reached: 2.",
                        fcm: .init(CampaignDelivery(variants: ["A": figures], wholeCampaign: figures, fetchedAt: Date(timeIntervalSince1970: 1_795_600_000)),
-                                  variantKeys: ["A"], canRefresh: true)),
+                                  variantKeys: ["A"], canRefresh: true, words: words)),
             DevicesView(chrome: chrome, counts: deviceCounts, devices: [storedDevice], filter: DeviceFilter(status: .active, search: "tok"),
                         next: "tok-b", report: importReport, error: "Refused."),
             SegmentsView(chrome: chrome, segments: [.init(id: "s1", name: "Persian", devices: 2, updatedAt: "Mon 23 Nov 2026, 09:30 UTC", usedBy: "Spring sale")],
-                         editor: SegmentEditor(form: SegmentForm(), id: nil, errors: segmentErrors, reach: 2, canEdit: true)),
-            SegmentView(chrome: chrome, editor: SegmentEditor(form: SegmentForm(), id: "s1", errors: segmentErrors, reach: 2, canEdit: true),
+                         editor: SegmentEditor(form: SegmentForm(), id: nil, errors: segmentErrors, reach: 2, canEdit: true, words: words)),
+            SegmentView(chrome: chrome, editor: SegmentEditor(form: SegmentForm(), id: "s1", errors: segmentErrors, reach: 2, canEdit: true, words: words),
                         deleteQuestion: "Delete?"),
             WebhooksView(chrome: chrome, webhooks: [webhook], created: CreatedWebhook(webhook: webhook, secret: "whsec_x"), error: "Refused.",
                          url: "https://crm.example.com/hook", description: "The CRM", chosen: ["run.finished"]),
-            WebhookLogView(chrome: chrome, webhook: WebhooksView.Row(webhook), deliveries: [WebhookLogView.Row(delivery)], next: "5"),
+            WebhookLogView(chrome: chrome, webhook: WebhooksView.Row(webhook, words: words), deliveries: [WebhookLogView.Row(delivery, words: words)], next: "5"),
             ContactPolicyView(chrome: chrome, policy: ContactPolicy(caps: FrequencyCaps(marketing: .init(day: 2), categories: ["news": .init(hour: 1)])),
                               canChange: true, caps: nil, percent: nil, error: "Refused.", from: Date(timeIntervalSince1970: 0),
                               to: Date(timeIntervalSince1970: 86_400),

@@ -26,7 +26,7 @@ import Testing
 
     @Test func formFieldsBecomeTheCampaignAndRenderBackUnchanged() throws {
         let form = CampaignForm(fields: Self.fields())
-        let spec = try form.parse().get()
+        let spec = try form.parse(words: words).get()
         #expect(spec.notification?.title == "نوروز مبارک")
         #expect(spec.audience == .topics(["news", "offers"]))
         #expect(spec.variants.map(\.key) == ["A", "B"] && spec.variants[1].notification?.title == "Khabar")
@@ -36,7 +36,7 @@ import Testing
         #expect(spec.schedule?.toJSON()["days"] == ["mon", "thu"])
         // Stored, reopened for editing and saved again: the same campaign.
         let reopened = CampaignForm(spec: spec, version: 4)
-        #expect(try reopened.parse().get() == spec)
+        #expect(try reopened.parse(words: words).get() == spec)
         #expect(reopened.version == 4)
     }
 
@@ -44,7 +44,7 @@ import Testing
         let long = String(repeating: "ب", count: 1001 - "نوروز مبارک".count)
         let form = CampaignForm(fields: Self.fields([("body", long), ("topics", "bad topic!"), ("color", "blue"),
                                                      ("ios_badge", "many"), ("variant_weight_1", "half"), ("name", "")]))
-        guard case .failure(let errors) = form.parse() else { Issue.record("accepted"); return }
+        guard case .failure(let errors) = form.parse(words: words) else { Issue.record("accepted"); return }
         #expect(errors["body"].first?.contains("at most 1000 characters, found 1001") == true)
         #expect(!errors["topics"].isEmpty)
         #expect(!errors["color"].isEmpty)
@@ -56,14 +56,14 @@ import Testing
 
     @Test func exactlyAThousandCharactersAreAllowedAndTheCounterCountsAsPeopleDo() throws {
         let body = String(repeating: "a", count: 990)
-        #expect((try? CampaignForm(fields: Self.fields([("title", "0123456789"), ("body", body)])).parse().get()) != nil)
-        guard case .failure(let errors) = CampaignForm(fields: Self.fields([("title", "0123456789x"), ("body", body)])).parse() else {
+        #expect((try? CampaignForm(fields: Self.fields([("title", "0123456789"), ("body", body)])).parse(words: words).get()) != nil)
+        guard case .failure(let errors) = CampaignForm(fields: Self.fields([("title", "0123456789x"), ("body", body)])).parse(words: words) else {
             Issue.record("accepted 1001 characters"); return
         }
         #expect(errors["body"].first?.contains("found 1001") == true)
         // "👩🏽‍💻" is one character to a person (five scalars), "é" as e + U+0301 one (two scalars).
         let form = CampaignForm(fields: Self.fields([("title", "👩🏽‍💻"), ("body", "e\u{301}")]))
-        #expect(BudgetView(form).characters == 2)
+        #expect(BudgetView(form, words: words).characters == 2)
     }
 
     @Test func contractPathsMapToFormFields() {
@@ -83,18 +83,18 @@ import Testing
 
     @Test func topicsAreSeparatedByCommasAndASpaceInsideOneIsAnError() {
         let spaced = CampaignForm(fields: Self.fields([("topics", "news, Bad Topic!")]))
-        guard case .failure(let errors) = spaced.parse() else { Issue.record("accepted a topic with a space"); return }
+        guard case .failure(let errors) = spaced.parse(words: words) else { Issue.record("accepted a topic with a space"); return }
         let mentionsTheSpace = errors["topics"].contains { $0.contains("“Bad Topic!” has a space") }
         #expect(mentionsTheSpace)
         let lines = CampaignForm(fields: Self.fields([("topics", "news,\r\noffers ,  sale")]))
-        let audience = try? lines.parse().get().audience
+        let audience = try? lines.parse(words: words).get().audience
         #expect(audience == .topics(["news", "offers", "sale"]))
     }
 
     @Test func errorsSpeakAsAMarketerDoesNoPatternsNoEmptyQuotes() {
         let form = CampaignForm(fields: Self.fields([("schedule_kind", "daily"), ("schedule_time", ""), ("topics", "news, café"),
                                                      ("analytics_label", "spring sale")]))
-        guard case .failure(let errors) = form.parse() else { Issue.record("accepted"); return }
+        guard case .failure(let errors) = form.parse(words: words) else { Issue.record("accepted"); return }
         #expect(errors["schedule_time"] == ["fill in a local time such as \"09:00\""])
         #expect(errors["topics"] == ["a topic name has letters, digits and - _ . ~ % only, found \"café\""])
         #expect(errors["analytics_label"].first?.hasPrefix("an analytics label has 1 to 50 letters") == true)
@@ -105,19 +105,19 @@ import Testing
     @Test func dataOnlyIsAChoiceThatRendersASilentPushAndSaysWhatWouldBreakIt() throws {
         let fields: [(name: String, value: String)] = [("name", "Sync"), ("message_kind", "data"), ("topics", "news"), ("priority", "high"),
                                                        ("data_key_0", "refresh"), ("data_value_0", "1")]
-        let spec = try CampaignForm(fields: fields).parse().get()
+        let spec = try CampaignForm(fields: fields).parse(words: words).get()
         #expect(spec.notification == nil && spec.data["refresh"] == "1")
         let reopened = CampaignForm(spec: spec, version: 1)
-        #expect(reopened.isDataOnly && reopened.dataOnlyWarnings.isEmpty && (try? reopened.parse().get()) == spec)
+        #expect(reopened.isDataOnly && reopened.dataOnlyWarnings(words).isEmpty && (try? reopened.parse(words: words).get()) == spec)
         let message = try #require(FanOutPlanner.plan(campaign: spec, campaignID: "c", sendTime: Date()).requests.first?.message.json())
         #expect(message["apns"]?["headers"]?["apns-priority"] == "5" && message["apns"]?["payload"]?["aps"]?["content-available"] == 1)
         // A title typed into a data-only message is an error, not silently dropped or sent.
-        guard case .failure(let errors) = CampaignForm(fields: fields + [("title", "Hello")]).parse() else { Issue.record("accepted"); return }
+        guard case .failure(let errors) = CampaignForm(fields: fields + [("title", "Hello")]).parse(words: words) else { Issue.record("accepted"); return }
         #expect(errors["message_kind"].first?.hasPrefix("a data-only message shows nothing") == true)
         // Display options and a missing priority are warned about, not refused.
         let warned = CampaignForm(fields: fields.filter { $0.name != "priority" } + [("ios_badge", "2")])
-        #expect(warned.dataOnlyWarnings.count == 2 && warned.dataOnlyWarnings[1].contains("iOS badge"))
-        #expect((try? warned.parse().get()) != nil)
+        #expect(warned.dataOnlyWarnings(words).count == 2 && warned.dataOnlyWarnings(words)[1].contains("iOS badge"))
+        #expect((try? warned.parse(words: words).get()) != nil)
     }
 
     @Test func rowsAreAddedAndRemovedWithoutJavaScriptUpToTenVariants() {
@@ -138,7 +138,7 @@ import Testing
 
     @Test func aDataKeyGivenTwiceIsAnErrorNotAnOverwrite() {
         let form = CampaignForm(fields: Self.fields([("data_key_1", "deep_link"), ("data_value_1", "app://other")]))
-        guard case .failure(let errors) = form.parse() else { Issue.record("accepted a repeated key"); return }
+        guard case .failure(let errors) = form.parse(words: words) else { Issue.record("accepted a repeated key"); return }
         #expect(errors["data"] == ["the key “deep_link” is given twice; each key once"])
     }
 
@@ -150,22 +150,22 @@ import Testing
                                   ("image_url", "https://cdn.example.com/banners/nowruz-1405.png")])
         }
         let form = composed(body: text)
-        let budget = BudgetView(form)
+        let budget = BudgetView(form, words: words)
         #expect(budget.characters == 961 && budget.characterLimit == 1000)
         #expect(budget.bytes > 2048 && budget.byteLimit == 2048 && budget.over)
-        guard case .failure(let errors) = form.parse() else { Issue.record("accepted an oversized message"); return }
+        guard case .failure(let errors) = form.parse(words: words) else { Issue.record("accepted an oversized message"); return }
         let message = errors["body"].joined()
         #expect(message.contains("bytes") && message.contains(budget.advice), "\(message)")
         // Cutting exactly what the advice says fits; one character fewer does not.
         let cut = Int(budget.advice.split(separator: " ").first { Int($0) != nil } ?? "") ?? 0
         #expect(cut > 0)
-        #expect((try? composed(body: String(text.dropLast(cut))).parse().get()) != nil)
-        #expect((try? composed(body: String(text.dropLast(cut - 1))).parse().get()) == nil)
+        #expect((try? composed(body: String(text.dropLast(cut))).parse(words: words).get()) != nil)
+        #expect((try? composed(body: String(text.dropLast(cut - 1))).parse(words: words).get()) == nil)
         // The hint names the limit of the campaign's own audience: 2048 for topics, 4096 for one device.
         #expect(budget.hint.contains("2048 for topics and conditions"), "\(budget.hint)")
         let toDevices = CampaignForm(fields: [("name", "Long"), ("title", "Hi"), ("body", "Text"), ("target_kind", "tokens"),
                                               ("tokens", String(repeating: "k", count: 150))])
-        #expect(BudgetView(toDevices).hint.contains("4096 for a message to one device"), "\(BudgetView(toDevices).hint)")
+        #expect(BudgetView(toDevices, words: words).hint.contains("4096 for a message to one device"), "\(BudgetView(toDevices, words: words).hint)")
     }
 }
 
@@ -442,14 +442,14 @@ import Testing
 
         let review = browser.get("/campaigns/\(id)/review").text
         #expect(review.contains("Weekly (Mon, Wed, Sat) at 09:00 in each recipient"))
-        #expect(review.contains("Schedule for \(CampaignPages.dateTime(local, in: .gmt, shownAs: "in each recipient"))"), "\(review.split(separator: "\n").filter { $0.contains("Schedule for") })")
-        #expect(review.contains("first wave <strong><time datetime=\"\(ISO8601DateFormatter().string(from: span.first))\" data-local-time>\(CampaignPages.dateTime(span.first, in: tehran))</time>"))
-        #expect(review.contains("last wave <strong>\(CampaignPages.dateTime(span.last, in: tehran))</strong>"))
-        #expect(!review.contains("Schedule for \(CampaignPages.dateTime(start, in: tehran))"))
+        #expect(review.contains("Schedule for \(words.dateTime(local, in: .gmt, shownAs: "in each recipient"))"), "\(review.split(separator: "\n").filter { $0.contains("Schedule for") })")
+        #expect(review.contains("first wave <strong><time datetime=\"\(ISO8601DateFormatter().string(from: span.first))\" data-local-time>\(words.dateTime(span.first, in: tehran))</time>"))
+        #expect(review.contains("last wave <strong>\(words.dateTime(span.last, in: tehran))</strong>"))
+        #expect(!review.contains("Schedule for \(words.dateTime(start, in: tehran))"))
 
         #expect(post("/campaigns/\(id)/schedule", [("version", "1")]).status == 200)
         let list = browser.get("/campaigns").text
-        #expect(list.contains(CampaignPages.dateTime(local, in: .gmt, shownAs: "in each recipient")), "\(list.split(separator: "\n").filter { $0.contains("Weekly") })")
+        #expect(list.contains(words.dateTime(local, in: .gmt, shownAs: "in each recipient")), "\(list.split(separator: "\n").filter { $0.contains("Weekly") })")
     }
 
     /// A form that lost its version (a hand-made post, a broken proxy) is refused as such: the

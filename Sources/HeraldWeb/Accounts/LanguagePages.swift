@@ -8,8 +8,9 @@ struct LanguagePages: Sendable {
     let accounts: AccountService
 
     func choose(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         guard let userID = context.viewer?.userID else {
-            throw AppError.notAllowed(Localized.text("language.sessions_only"))
+            throw AppError.notAllowed(words.text("language.sessions_only"))
         }
         try accounts.setLanguage(userID: userID, language: context.form.value("language") ?? "",
                                  languages: Language.allCases.map(\.rawValue))

@@ -15,23 +15,24 @@ struct SignInPages: Sendable {
     static let signInCookie = "herald_signin"
 
     func form(_ context: RequestContext) -> HTTPResponse {
-        render(next: Authentication.safeNext(context.query("next")), email: "", error: nil, status: 200)
+        render(next: Authentication.safeNext(context.query("next")), email: "", error: nil, status: 200, words: context.words)
     }
 
     func signIn(_ context: RequestContext) -> HTTPResponse {
+        let words = context.words
         let request = context.request
         let email = (context.form.value("email") ?? "").trimmingSpaces
         let password = context.form.value("password") ?? ""
         let next = Authentication.safeNext(context.form.value("next"))
         if context.formError != nil {
-            return render(next: next, email: "", error: Localized.text("signin.enter"), status: 400)
+            return render(next: next, email: "", error: words.text("signin.enter"), status: 400, words: words)
         }
         guard let cookie = request.cookie(Self.signInCookie), let sent = context.form.value(Authentication.csrfField),
               !cookie.isEmpty, ConstantTime.equal(cookie, sent) else {
-            return render(next: next, email: email, error: Localized.text("signin.expired"), status: 403)
+            return render(next: next, email: email, error: words.text("signin.expired"), status: 403, words: words)
         }
         guard !email.isEmpty, !password.isEmpty, email.utf8.count <= 320, password.utf8.count <= 1024 else {
-            return render(next: next, email: email, error: Localized.text("signin.enter"), status: 400)
+            return render(next: next, email: email, error: words.text("signin.enter"), status: 400, words: words)
         }
         do {
             let signedIn = try service.signIn(email: email, password: password, address: context.clientAddress,
@@ -42,12 +43,12 @@ struct SignInPages: Sendable {
             ])
         } catch AppError.notAllowed {
             // The service's only refusal here is the mismatch, said alike for an unknown address.
-            return render(next: next, email: email, error: Localized.text("signin.mismatch"), status: 401)
+            return render(next: next, email: email, error: words.text("signin.mismatch"), status: 401, words: words)
         } catch AppError.rateLimited(let message, let seconds) {
-            return render(next: next, email: email, error: Localized.message(.rateLimited(message, retryAfterSeconds: seconds)), status: 429)
+            return render(next: next, email: email, error: words.message(.rateLimited(message, retryAfterSeconds: seconds)), status: 429, words: words)
         } catch {
             context.log.error("sign-in failed on the database: \(error)")
-            return render(next: next, email: email, error: Localized.text("signin.database"), status: 503)
+            return render(next: next, email: email, error: words.text("signin.database"), status: 503, words: words)
         }
     }
 
@@ -67,9 +68,9 @@ struct SignInPages: Sendable {
     var cookieName: String { Authentication.sessionCookieName(secure: cookieSecure) }
 
     /// The form, with a fresh double-submit token in the page and its cookie.
-    func render(next: String, email: String, error: String?, status: Int) -> HTTPResponse {
+    func render(next: String, email: String, error: String?, status: Int, words: Localized) -> HTTPResponse {
         let token = SecureRandom.token()
-        var response = pages.page(SignInView(next: next, email: email, csrfToken: token, error: error), status: status)
+        var response = pages.page(SignInView(next: next, email: email, csrfToken: token, error: error, words: words), status: status)
         response.headers.add("Set-Cookie", "\(Self.signInCookie)=\(token); Path=/sign-in; HttpOnly; SameSite=Strict; Max-Age=3600"
                                 + (cookieSecure ? "; Secure" : ""))
         return response

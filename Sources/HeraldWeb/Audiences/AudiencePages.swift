@@ -18,6 +18,7 @@ struct AudiencePages: Sendable {
     }
 
     func renderDevices(_ context: RequestContext, report: DeviceImportReport? = nil, error: String? = nil, status: Int = 200) throws -> HTTPResponse {
+        let words = context.words
         var filter = DeviceFilter()
         filter.status = context.query("status").flatMap(DeviceStatus.init(rawValue:))
         // Text with NUL matches no device (PostgreSQL text cannot hold it), so it counts as no filter.
@@ -25,7 +26,7 @@ struct AudiencePages: Sendable {
         let after = context.query("after").flatMap { $0.isEmpty || $0.contains("\0") ? nil : $0 }
         let list = try devices.list(filter, after: after, limit: Self.pageSize)
         let next = list.count == Self.pageSize ? list.last?.device.token : nil
-        let view = DevicesView(chrome: PageChrome(context, title: Localized.text("devices.title")), counts: try devices.counts(), devices: list, filter: filter,
+        let view = DevicesView(chrome: PageChrome(context, title: words.text("devices.title")), counts: try devices.counts(), devices: list, filter: filter,
                                next: next, report: report, error: error)
         return pages.page(view, status: status)
     }
@@ -34,16 +35,17 @@ struct AudiencePages: Sendable {
     /// body itself, read as it arrives (any size up to `HERALD_MAX_IMPORT_BYTES`), or without
     /// script as a form's file (up to the body limit).
     func importDevices(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let format: DeviceImportFormat
         let parts: () throws -> [UInt8]?
         if context.request.bodyStream != nil {
             guard let streamed = DevicesAPI.importFormat(context.request.mediaType) else {
-                return try renderDevices(context, error: Localized.text("devices.choose_file"), status: 415)
+                return try renderDevices(context, error: words.text("devices.choose_file"), status: 415)
             }
             (format, parts) = (streamed, context.bodyParts())
         } else {
             guard let file = context.form.file("file"), !file.body.isEmpty else {
-                return try renderDevices(context, error: Localized.text("devices.choose_file"), status: 422)
+                return try renderDevices(context, error: words.text("devices.choose_file"), status: 422)
             }
             var body: [UInt8]? = file.body
             format = (file.filename ?? "").lowercased().hasSuffix(".ndjson") ? .ndjson : .csv
@@ -55,7 +57,7 @@ struct AudiencePages: Sendable {
         } catch let error as AppError {
             return try renderDevices(context, error: error.message, status: 422)
         } catch let interrupted as DeviceImportInterrupted {
-            let (status, detail) = DevicesAPI.stopped(interrupted)
+            let (status, detail) = DevicesAPI.stopped(interrupted, words: words)
             return try renderDevices(context, error: detail, status: status)
         }
     }
@@ -67,37 +69,40 @@ struct AudiencePages: Sendable {
     }
 
     func renderSegments(_ context: RequestContext, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200) throws -> HTTPResponse {
+        let words = context.words
         let usage = try segments.campaignsUsing()
         let rows = try segments.listWithReach().map { segment, devices in
-            SegmentsView.Row(id: segment.id.description, name: segment.name, devices: devices, updatedAt: CampaignPages.shortTime(segment.updatedAt),
-                             usedBy: SegmentsView.usedBy(usage[segment.id] ?? []))
+            SegmentsView.Row(id: segment.id.description, name: segment.name, devices: devices, updatedAt: words.shortTime(segment.updatedAt),
+                             usedBy: SegmentsView.usedBy(usage[segment.id] ?? [], words: words))
         }
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
-        let view = SegmentsView(chrome: PageChrome(context, title: Localized.text("segments.title")), segments: rows,
-                                editor: try editor(form: form, id: nil, errors: errors, reach: reach, canEdit: canEdit))
+        let view = SegmentsView(chrome: PageChrome(context, title: words.text("segments.title")), segments: rows,
+                                editor: try editor(form: form, id: nil, errors: errors, reach: reach, canEdit: canEdit, words: words))
         return pages.page(view, status: status)
     }
 
     func segmentPage(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let segment = try segments.get(try context.segmentID())
         // A new segment lands here after its save (`?notice=saved`), and says it was saved.
-        let saved = context.query("notice") == "saved" ? [Localized.text("segments.saved")] : []
+        let saved = context.query("notice") == "saved" ? [words.text("segments.saved")] : []
         return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(),
                                  reach: try segments.reach(segment.rule), flash: saved)
     }
 
     func renderSegment(_ context: RequestContext, segment: Segment, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200,
                        flash: [String] = []) throws -> HTTPResponse {
+        let words = context.words
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
-        let view = SegmentView(chrome: PageChrome(context, title: Localized.text("segments.page_title", Localized.isolate(segment.name)), flash: flash),
-                               editor: try editor(form: form, id: segment.id.description, errors: errors, reach: reach, canEdit: canEdit),
-                               deleteQuestion: Localized.text("segments.delete_question", Localized.isolate(segment.name)))
+        let view = SegmentView(chrome: PageChrome(context, title: words.text("segments.page_title", words.isolate(segment.name)), flash: flash),
+                               editor: try editor(form: form, id: segment.id.description, errors: errors, reach: reach, canEdit: canEdit, words: words),
+                               deleteQuestion: words.text("segments.delete_question", words.isolate(segment.name)))
         return pages.page(view, status: status)
     }
 
     /// The editor with the registry's own values to suggest for each attribute.
-    func editor(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool) throws -> SegmentEditor {
-        var editor = SegmentEditor(form: form, id: id, errors: errors, reach: reach, canEdit: canEdit)
+    func editor(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool, words: Localized) throws -> SegmentEditor {
+        var editor = SegmentEditor(form: form, id: id, errors: errors, reach: reach, canEdit: canEdit, words: words)
         editor.values = try devices.commonValues(limit: 50).sorted { $0.key < $1.key }.map { SegmentEditor.Values(id: "segment-values-\($0.key)", values: $0.value) }
         return editor
     }
@@ -128,6 +133,7 @@ struct AudiencePages: Sendable {
     }
 
     func updateSegment(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let segment = try segments.get(try context.segmentID())
         var form = SegmentForm(fields: context.form.fields)
         if form.apply(action: context.form.value("action") ?? "") {
@@ -143,7 +149,7 @@ struct AudiencePages: Sendable {
             do {
                 let saved = try segments.update(segment.id, json, by: context.actor)
                 return try renderSegment(context, segment: saved, form: SegmentForm(segment: saved), errors: FormErrors(),
-                                         reach: try segments.reach(saved.rule), flash: [Localized.text("segments.saved")])
+                                         reach: try segments.reach(saved.rule), flash: [words.text("segments.saved")])
             } catch AppError.conflict(_, _, let detail, _) {
                 var errors = FormErrors()
                 errors.add("name", detail)
@@ -153,10 +159,11 @@ struct AudiencePages: Sendable {
     }
 
     func deleteSegment(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let segment = try segments.get(try context.segmentID())
-        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: Localized.text("segments.delete_heading"),
-                                                  text: Localized.text("segments.delete_question", Localized.isolate(segment.name)),
-                                                  confirmLabel: Localized.text("segments.delete"), back: "/segments/\(segment.id)") {
+        if let page = ConfirmView.unlessConfirmed(context, pages: pages, heading: words.text("segments.delete_heading"),
+                                                  text: words.text("segments.delete_question", words.isolate(segment.name)),
+                                                  confirmLabel: words.text("segments.delete"), back: "/segments/\(segment.id)") {
             return page
         }
         do {
@@ -171,16 +178,17 @@ struct AudiencePages: Sendable {
     /// `POST /segments/reach`: the editor's live count as the rule is edited (its script posts the
     /// form as it stands): the devices it reaches and the sentence to show, or the first problem.
     func liveReach(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let form = SegmentForm(fields: context.form.fields)
         var (json, _) = form.contractJSON()
         if case .object(var object) = json { object["name"] = "reach"; json = .object(object) }  // the name is not counted
         switch SegmentService.parse(json) {
         case .failure(let failure):
-            return APIResponse(status: 200, body: ["devices": .null, "text": .string(failure.errors.first.map(Localized.fieldError) ?? "")]).httpResponse
+            return APIResponse(status: 200, body: ["devices": .null, "text": .string(failure.errors.first.map(words.fieldError) ?? "")]).httpResponse
         case .success(let parsed):
             let devices = try segments.reach(parsed.rule)
             return APIResponse(status: 200, body: ["devices": .number(Double(devices)),
-                                                   "text": .string(Localized.text("segments.reach", Localized.number(devices)))]).httpResponse
+                                                   "text": .string(words.text("segments.reach", words.number(devices)))]).httpResponse
         }
     }
 

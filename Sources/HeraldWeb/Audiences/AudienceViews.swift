@@ -23,7 +23,7 @@ struct DevicesView: PageView {
         /// Registered by its Firebase installation ID: the list marks it, as FCM addresses it by `fid`.
         let isFID: Bool
 
-        init(_ stored: StoredDevice) {
+        init(_ stored: StoredDevice, words: Localized) {
             token = stored.device.token
             isFID = stored.device.kind == .fid
             platform = stored.device.platform.rawValue
@@ -31,9 +31,9 @@ struct DevicesView: PageView {
             country = stored.device.country ?? ""
             appVersion = stored.device.appVersion ?? ""
             status = stored.status.rawValue
-            statusText = Localized.text("devices.status.\(stored.status.rawValue)")
+            statusText = words.text("devices.status.\(stored.status.rawValue)")
             invalidReason = stored.invalidReason.flatMap { $0.isEmpty ? nil : $0 }
-            lastSeen = stored.device.lastSeen.map(CampaignPages.shortTime) ?? ""
+            lastSeen = stored.device.lastSeen.map(words.shortTime) ?? ""
         }
     }
 
@@ -63,6 +63,7 @@ struct DevicesView: PageView {
 
     init(chrome: PageChrome, counts: DeviceCounts, devices: [StoredDevice], filter: DeviceFilter, next: String?,
          report: DeviceImportReport? = nil, error: String? = nil) {
+        let words = chrome.words
         self.chrome = chrome
         active = counts.active
         invalid = counts.invalid
@@ -72,14 +73,14 @@ struct DevicesView: PageView {
         languages = list(counts.byLanguage)
         countries = list(counts.byCountry)
         appVersions = list(counts.byAppVersion)
-        self.devices = devices.map(Row.init)
+        self.devices = devices.map { Row($0, words: words) }
         query = filter.search ?? ""
-        statuses = [Choice("", text: Localized.text("devices.any_state"), selected: filter.status == nil)]
-            + DeviceStatus.allCases.map { Choice($0.rawValue, text: Localized.text("devices.status.\($0.rawValue)"), selected: filter.status == $0) }
+        statuses = [Choice("", text: words.text("devices.any_state"), selected: filter.status == nil)]
+            + DeviceStatus.allCases.map { Choice($0.rawValue, text: words.text("devices.status.\($0.rawValue)"), selected: filter.status == $0) }
         self.next = next
         imported = report.map {
-            Localized.text("devices.imported", Localized.number($0.rows), Localized.number($0.created), Localized.number($0.updated),
-                           Localized.number($0.failedRows))
+            words.text("devices.imported", words.number($0.rows), words.number($0.created), words.number($0.updated),
+                           words.number($0.failedRows))
         }
         importErrors = report?.errors.prefix(50).map { ImportLine(line: $0.line, field: $0.error.path, message: $0.error.message) } ?? []
         hasImportErrors = !importErrors.isEmpty
@@ -99,10 +100,10 @@ struct SegmentsView: PageView {
     }
 
     /// The campaigns sending to a segment, three by name and the rest counted.
-    static func usedBy(_ names: [String]) -> String {
-        guard !names.isEmpty else { return Localized.text("segments.unused") }
-        let shown = names.prefix(3).map(Localized.isolate).joined(separator: Localized.text("list.separator"))
-        return names.count > 3 ? shown + Localized.text("segments.more", Localized.number(names.count - 3)) : shown
+    static func usedBy(_ names: [String], words: Localized) -> String {
+        guard !names.isEmpty else { return words.text("segments.unused") }
+        let shown = names.prefix(3).map(words.isolate).joined(separator: words.text("list.separator"))
+        return names.count > 3 ? shown + words.text("segments.more", words.number(names.count - 3)) : shown
     }
 
     static let template = "segments"
@@ -167,7 +168,7 @@ struct SegmentEditor: Sendable {
     }
     var values: [Values] = []
 
-    init(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool) {
+    init(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool, words: Localized) {
         action = id.map { "/segments/\($0)" } ?? "/segments"
         self.id = id
         name = form.name
@@ -175,13 +176,13 @@ struct SegmentEditor: Sendable {
         let rows = form.rows.enumerated().map { index, row in
             Row(index: index,
                 fields: [Choice("", text: "—", selected: row.field.isEmpty)]
-                    + Self.fieldChoices.map { Choice($0.0, text: Localized.text($0.1), selected: $0.0 == row.field) },
-                operators: Self.operators.map { Choice($0, text: Localized.text("segments.op.\($0)"), selected: $0 == row.op) },
+                    + Self.fieldChoices.map { Choice($0.0, text: words.text($0.1), selected: $0.0 == row.field) },
+                operators: Self.operators.map { Choice($0, text: words.text("segments.op.\($0)"), selected: $0 == row.op) },
                 name: row.name, value: row.value, errors: errors["row_\(index)"], nameHidden: !row.field.isEmpty && row.field != "property",
                 valuesList: Self.valueLists.contains(row.field) ? "segment-values-\(row.field)" : nil, group: row.group)
         }
         groups = form.groupCombines.enumerated().map { index, combine in
-            Group(index: index, number: Localized.number(index + 1), all: combine == "all", several: form.groupCombines.count > 1,
+            Group(index: index, number: words.number(index + 1), all: combine == "all", several: form.groupCombines.count > 1,
                   rows: rows.filter { $0.group == index })
         }
         ruleJSON = form.ruleJSON
@@ -189,7 +190,7 @@ struct SegmentEditor: Sendable {
         nameErrors = errors["name"]
         ruleErrors = errors["rule_json"]
         self.reach = reach
-        reachText = reach.map { Localized.text("segments.reach", Localized.number($0)) }
+        reachText = reach.map { words.text("segments.reach", words.number($0)) }
         self.canEdit = canEdit
     }
 }

@@ -35,6 +35,7 @@ struct DevicesAPI: Sendable {
 
     /// Filters `status`, `platform`, `language`, `country`, `q` (part of the token); `limit`, `cursor`.
     func list(_ context: RequestContext) throws -> APIResponse {
+        let words = context.words
         var filter = DeviceFilter()
         var limit = 100
         var cursor: String?
@@ -74,7 +75,7 @@ struct DevicesAPI: Sendable {
                                          message: "unknown query parameter \"\(name)\"; known: status, platform, language, country, q, limit, cursor"))
             }
         }
-        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors, words) }
         let page = try devices.list(filter, after: cursor, limit: limit)
         return APIResponse(status: 200, body: ["items": .array(page.map(\.json)),
                                                "next_cursor": page.count == limit ? page.last.map { .string($0.device.token) } ?? .null : .null])
@@ -95,14 +96,15 @@ struct DevicesAPI: Sendable {
     /// (the route streams its body, up to `HERALD_MAX_IMPORT_BYTES`); answers what was stored and
     /// each refused row by its line.
     func importDevices(_ context: RequestContext) throws -> APIResponse {
+        let words = context.words
         guard let format = Self.importFormat(context.request.mediaType) else {
-            throw Problem.unsupportedMediaType("text/csv or application/x-ndjson")
+            throw Problem.unsupportedMediaType("text/csv or application/x-ndjson", words)
         }
         do {
             let report = try devices.importDevices(format: format, context.bodyParts())
             return APIResponse(status: 200, body: report.json)
         } catch let interrupted as DeviceImportInterrupted {
-            let (status, detail) = Self.stopped(interrupted)
+            let (status, detail) = Self.stopped(interrupted, words: words)
             throw Problem(status: status, code: "import_interrupted", title: "The import stopped before the end of the file", detail: detail,
                           extensions: ["stored_devices": .number(Double(interrupted.storedDevices))])
         }
@@ -118,15 +120,15 @@ struct DevicesAPI: Sendable {
 
     /// Why an upload's import stopped, with the status that says so (400, 408 or 413), and how
     /// many devices it had stored by then.
-    static func stopped(_ interrupted: DeviceImportInterrupted) -> (status: Int, detail: String) {
+    static func stopped(_ interrupted: DeviceImportInterrupted, words: Localized) -> (status: Int, detail: String) {
         let cause = interrupted.cause as? RequestBodyError ?? RequestBodyError(.closed, detail: "\(interrupted.cause)")
         let reason = switch cause.reason {
-        case .closed: Localized.text("import.stopped.closed")
-        case .timeout: Localized.text("import.stopped.timeout")
-        case .tooLarge: Localized.text("import.stopped.too_large")
-        case .malformed: Localized.text("import.stopped.malformed")
+        case .closed: words.text("import.stopped.closed")
+        case .timeout: words.text("import.stopped.timeout")
+        case .tooLarge: words.text("import.stopped.too_large")
+        case .malformed: words.text("import.stopped.malformed")
         }
-        return (cause.status, reason + " " + Localized.plural("import.stopped.stored", count: interrupted.storedDevices))
+        return (cause.status, reason + " " + words.plural("import.stopped.stored", count: interrupted.storedDevices))
     }
 
     /// Subscribes (or, with `"unsubscribe": true`) unsubscribes a segment's or a token list's

@@ -54,6 +54,7 @@ struct CampaignsAPI: Sendable {
 
     /// `status` may repeat and hold several values separated by commas; `q` searches names.
     func list(_ context: RequestContext) throws -> APIResponse {
+        let words = context.words
         var filter = CampaignFilter()
         var limit = CampaignService.defaultPageSize
         var cursor: CampaignCursor?
@@ -88,12 +89,12 @@ struct CampaignsAPI: Sendable {
                 errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: status, q, limit, cursor"))
             }
         }
-        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors, words) }
         let page: CampaignPage
         do {
             page = try campaigns.list(filter, limit: limit, after: cursor)
         } catch AppError.invalid(let failure, _) {
-            throw Problem.invalidQuery(failure.errors)
+            throw Problem.invalidQuery(failure.errors, words)
         }
         return APIResponse(status: 200, body: ["items": .array(try withSegments(page.campaigns)),
                                                "next_cursor": page.nextCursor.map { .string($0.token) } ?? .null])

@@ -36,12 +36,13 @@ struct LifecycleAPI: Sendable {
 
     /// What the report page shows, as JSON, or as CSV with `?format=csv` or `Accept: text/csv`.
     func report(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         var csv = context.request.headers["Accept"]?.split(separator: ",")
             .contains { $0.split(separator: ";").first?.trimmingSpaces.lowercased() == "text/csv" } ?? false
         for (name, value) in context.request.queryItems {
             guard name == "format", value == "csv" || value == "json" else {
                 throw Problem.invalidQuery([FieldError(path: name, code: name == "format" ? "invalid_value" : "unknown_parameter",
-                                                       message: name == "format" ? "format is csv or json" : "unknown query parameter \"\(name)\"; known: format")])
+                                                       message: name == "format" ? "format is csv or json" : "unknown query parameter \"\(name)\"; known: format")], words)
             }
             csv = value == "csv"
         }
@@ -50,6 +51,7 @@ struct LifecycleAPI: Sendable {
     }
 
     func deliveries(_ context: RequestContext) throws -> APIResponse {
+        let words = context.words
         var status: DeliveryStatus?
         var after: Int64 = 0
         var limit = 100
@@ -70,7 +72,7 @@ struct LifecycleAPI: Sendable {
                 errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: status, limit, cursor"))
             }
         }
-        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors, words) }
         let items = try campaigns.deliveries(try context.campaignID(), status: status, afterID: after, limit: limit)
         let next: JSON = items.count == limit ? items.last.map { .string(String($0.id)) } ?? .null : .null
         return APIResponse(status: 200, body: ["items": .array(items.map(\.json)), "next_cursor": next])

@@ -34,6 +34,7 @@ struct ContactPolicyAPI: Sendable {
 
     /// The period a comparison covers: `from` and `to` (RFC 3339), the last 28 days by default.
     static func period(_ context: RequestContext, now: Date = Date()) throws -> (Date, Date) {
+        let words = context.words
         var errors: [FieldError] = []
         var times: [String: Date] = [:]
         for (name, value) in context.request.queryItems {
@@ -50,7 +51,7 @@ struct ContactPolicyAPI: Sendable {
         let to = times["to"] ?? now
         let from = times["from"] ?? to.addingTimeInterval(-28 * 86_400)
         if errors.isEmpty, from >= to { errors.append(FieldError(path: "from", code: "out_of_range", message: "from must be before to")) }
-        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors, words) }
         return (from, to)
     }
 

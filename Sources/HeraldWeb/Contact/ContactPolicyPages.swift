@@ -15,6 +15,7 @@ struct ContactPolicyPages: Sendable {
 
     /// Saves the caps from the form: a row for every marketing message, and one per category.
     func saveCaps(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let rows = ContactPolicyView.CapRow.rows(from: context.form)
         var problems: [String] = []
         var categories = JSONObject()
@@ -23,7 +24,7 @@ struct ContactPolicyPages: Sendable {
             var limits = JSONObject()
             for (window, text) in [("hour", row.hour), ("day", row.day), ("week", row.week)] where !text.trimmingSpaces.isEmpty {
                 guard let value = Int(text.trimmingSpaces) else {
-                    problems.append(Localized.text("contact.caps.whole_number", Localized.isolate(text)))
+                    problems.append(words.text("contact.caps.whole_number", words.isolate(text)))
                     continue
                 }
                 limits[window] = .number(Double(value))
@@ -34,28 +35,30 @@ struct ContactPolicyPages: Sendable {
         do {
             _ = try policies.setCaps(["marketing": .object(marketing), "categories": .object(categories)],
                                      expectedVersion: Int(context.form.value("version") ?? ""), by: context.actor)
-            return try page(context, message: Localized.text("contact.caps.saved"))
+            return try page(context, message: words.text("contact.caps.saved"))
         } catch let error as AppError where AccountsPages.shownInPage(error) {
-            return try page(context, caps: rows, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
+            return try page(context, caps: rows, error: words.message(error), status: ProblemRenderer.problem(for: error, words: words).status)
         }
     }
 
     func saveControlGroup(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let text = (context.form.value("percent") ?? "").trimmingSpaces
         guard let percent = Double(text) else {
-            return try page(context, percent: text, error: Localized.text("contact.control.number", Localized.isolate(text)), status: 422)
+            return try page(context, percent: text, error: words.text("contact.control.number", words.isolate(text)), status: 422)
         }
         do {
             _ = try policies.setControlGroup(["percent": .number(percent), "reshuffle": .bool(context.form.value("reshuffle") != nil)],
                                              expectedVersion: Int(context.form.value("version") ?? ""), by: context.actor)
-            return try page(context, message: Localized.text("contact.control.saved"))
+            return try page(context, message: words.text("contact.control.saved"))
         } catch let error as AppError where AccountsPages.shownInPage(error) {
-            return try page(context, percent: text, error: Localized.message(error), status: ProblemRenderer.problem(for: error).status)
+            return try page(context, percent: text, error: words.message(error), status: ProblemRenderer.problem(for: error, words: words).status)
         }
     }
 
     private func page(_ context: RequestContext, caps: [ContactPolicyView.CapRow]? = nil, percent: String? = nil, message: String? = nil,
                       error: String? = nil, status: Int = 200) throws -> HTTPResponse {
+        let words = context.words
         let policy = try policies.policy()
         // The period's days (UTC), from the query; the last 28 days by default.
         let today = Date()
@@ -65,7 +68,7 @@ struct ContactPolicyPages: Sendable {
         let to = day("to").map { $0.addingTimeInterval(86_400) } ?? today
         let from = day("from") ?? to.addingTimeInterval(-28 * 86_400)
         let report = from < to ? try policies.controlGroupReport(from: from, to: to) : nil
-        let chrome = PageChrome(context, title: Localized.text("nav.contact_policy"), flash: message.map { [$0] } ?? [])
+        let chrome = PageChrome(context, title: words.text("nav.contact_policy"), flash: message.map { [$0] } ?? [])
         return pages.page(ContactPolicyView(chrome: chrome, policy: policy, canChange: context.viewer?.role == .admin, caps: caps, percent: percent,
                                             error: error, from: from, to: to.addingTimeInterval(-86_400), report: report), status: status)
     }
@@ -128,6 +131,7 @@ struct ContactPolicyView: PageView {
 
     init(chrome: PageChrome, policy: ContactPolicy, canChange: Bool, caps: [CapRow]?, percent: String?, error: String?,
          from: Date, to: Date, report: ControlGroupReport?) {
+        let words = chrome.words
         self.chrome = chrome
         self.canChange = canChange
         version = String(policy.version)
@@ -135,27 +139,27 @@ struct ContactPolicyView: PageView {
         marketing = rows.first { $0.isMarketing } ?? CapRow(isMarketing: true, category: "", hour: "", day: "", week: "")
         // Room for three more categories.
         categories = rows.filter { !$0.isMarketing } + Array(repeating: CapRow(isMarketing: false, category: "", hour: "", day: "", week: ""), count: 3)
-        self.percent = percent ?? Localized.decimal(Double(policy.controlGroup.basisPoints) / 100, digits: 2)
-        since = CampaignPages.shortTime(RFC3339.utc(secondsSince1970: policy.controlSince.timeIntervalSince1970))
+        self.percent = percent ?? words.decimal(Double(policy.controlGroup.basisPoints) / 100, digits: 2)
+        since = words.shortTime(RFC3339.utc(secondsSince1970: policy.controlSince.timeIntervalSince1970))
         self.error = error
         func day(_ date: Date) -> String { String(RFC3339.utc(secondsSince1970: date.timeIntervalSince1970).prefix(10)) }
         self.from = day(from)
         self.to = day(to)
-        func rate(_ part: Int, _ whole: Int) -> String { whole > 0 ? Localized.percent(Double(part) / Double(whole), digits: 1) : "–" }
+        func rate(_ part: Int, _ whole: Int) -> String { whole > 0 ? words.percent(Double(part) / Double(whole), digits: 1) : "–" }
         groups = report.map { report in
-            [(Localized.text("contact.compare.control"), report.control), (Localized.text("contact.compare.everyone_else"), report.rest)].map { name, side in
-                GroupLine(name: name, devices: Localized.number(side.devices), opened: Localized.number(side.opened), openRate: rate(side.opened, side.devices),
-                          converted: Localized.number(side.converted), conversionRate: rate(side.converted, side.devices))
+            [(words.text("contact.compare.control"), report.control), (words.text("contact.compare.everyone_else"), report.rest)].map { name, side in
+                GroupLine(name: name, devices: words.number(side.devices), opened: words.number(side.opened), openRate: rate(side.opened, side.devices),
+                          converted: words.number(side.converted), conversionRate: rate(side.converted, side.devices))
             }
         } ?? []
         findings = ControlGroupReport.Metric.allCases.compactMap { metric in
             guard let compared = report?.comparison(metric) else { return nil }
-            let what = Localized.text("contact.compare.\(metric.rawValue)")
-            guard compared.enoughData else { return Localized.text("contact.compare.not_enough", what) }
-            return Localized.text("contact.compare.finding", what,
-                                  compared.lift.map { Localized.percent($0, digits: 1) } ?? "–",
-                                  Localized.percent(compared.interval.lowerBound, digits: 2), Localized.percent(compared.interval.upperBound, digits: 2),
-                                  Localized.decimal(compared.pValue, digits: 4))
+            let what = words.text("contact.compare.\(metric.rawValue)")
+            guard compared.enoughData else { return words.text("contact.compare.not_enough", what) }
+            return words.text("contact.compare.finding", what,
+                                  compared.lift.map { words.percent($0, digits: 1) } ?? "–",
+                                  words.percent(compared.interval.lowerBound, digits: 2), words.percent(compared.interval.upperBound, digits: 2),
+                                  words.decimal(compared.pValue, digits: 4))
         }
     }
 }

@@ -19,7 +19,7 @@ extension RequestContext {
                 errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: limit, cursor"))
             }
         }
-        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors, words) }
         return (limit, cursor)
     }
 }

@@ -24,6 +24,8 @@ struct RequestContext: Sendable {
     var formError: String?
     /// The language of the answer: the viewer's setting on pages, else `Accept-Language`.
     var language = Language.en
+    /// The texts and figures in `language`.
+    var words: Localized { Localized(language: language) }
     let log: RequestLog
 
     /// A path parameter of the matched route (`{id}`), empty when absent.
@@ -77,7 +79,7 @@ struct RequestContext: Sendable {
     func jsonBody(accepting mediaTypes: [String] = ["application/json"]) throws(Problem) -> JSON {
         let contentType = request.mediaType
         guard let contentType, mediaTypes.contains(contentType) else {
-            throw Problem.unsupportedMediaType(mediaTypes.joined(separator: " or "))
+            throw Problem.unsupportedMediaType(mediaTypes.joined(separator: " or "), words)
         }
         let json: JSON
         do {
@@ -86,7 +88,7 @@ struct RequestContext: Sendable {
             throw Problem.malformedJSON(line: error.line, column: error.column, reason: error.reason)
         }
         if let path = json.pathOfNUL() {
-            throw Problem.validation(ValidationErrors(errors: [.nulCharacter(at: path)]), title: "The request is not valid")
+            throw Problem.validation(ValidationErrors(errors: [.nulCharacter(at: path)]), title: "The request is not valid", words)
         }
         return json
     }

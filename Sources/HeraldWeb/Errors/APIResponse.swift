@@ -34,11 +34,12 @@ struct APIResponse: Sendable {
 }
 
 extension Problem {
-    var httpResponse: HTTPResponse {
+    /// The answer, its title in `words`' language.
+    func httpResponse(_ words: Localized) -> HTTPResponse {
         var fields = HTTPHeaders()
         fields.add("Content-Type", "application/problem+json")
         for (name, value) in headers { fields.add(name, value) }
         APIResponse.addJSONHeaders(to: &fields)
-        return HTTPResponse(status: status, headers: fields, body: json.serialized())
+        return HTTPResponse(status: status, headers: fields, body: json(words).serialized())
     }
 }

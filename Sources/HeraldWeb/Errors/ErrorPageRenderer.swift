@@ -6,32 +6,33 @@ import HeraldHTTP
 /// act on. Anything that is not an `AppError` is logged with the request id and shown as a 500.
 enum ErrorPageRenderer {
     static func response(for error: any Error, context: RequestContext, pages: PageRenderer) -> HTTPResponse {
+        let words = context.words
         let (status, heading, text): (Int, String, String)
         switch error {
         case let error as AppError:
             switch error {
             case .notFound(let missing):
-                (status, heading, text) = (404, Localized.title(error), Localized.text("error.page.not_found", Localized.subject(missing)))
+                (status, heading, text) = (404, words.title(error), words.text("error.page.not_found", words.subject(missing)))
             case .invalid(let errors, let title):
-                (status, heading, text) = (422, Localized.problemTitle(code: "validation_failed", title), Localized.fieldErrors(errors.errors) + Localized.text("sentence.end"))
+                (status, heading, text) = (422, words.problemTitle(code: "validation_failed", title), words.fieldErrors(errors.errors) + words.text("sentence.end"))
             case .versionMismatch:
-                (status, heading, text) = (409, Localized.text("error.page.conflict_heading"), Localized.message(error))
+                (status, heading, text) = (409, words.text("error.page.conflict_heading"), words.message(error))
             case .notAllowed(let detail):
                 return pages.page(AccessDeniedView(context, message: detail), status: 403)
             case .conflict:
-                (status, heading, text) = (409, Localized.title(error), Localized.message(error))
+                (status, heading, text) = (409, words.title(error), words.message(error))
             case .refused:
-                (status, heading, text) = (422, Localized.title(error), Localized.message(error))
+                (status, heading, text) = (422, words.title(error), words.message(error))
             case .sendingNotConfigured:
-                (status, heading, text) = (503, Localized.title(error), Localized.message(error))
+                (status, heading, text) = (503, words.title(error), words.message(error))
             case .unavailable:
                 context.log.warning("database unavailable: \(error)")
-                var response = pages.page(MessageView(context, heading: Localized.text("error.page.database_heading"),
-                                                      text: Localized.text("error.page.database_text")), status: 503)
+                var response = pages.page(MessageView(context, heading: words.text("error.page.database_heading"),
+                                                      text: words.text("error.page.database_text")), status: 503)
                 response.headers.set("Retry-After", "5")
                 return response
             case .rateLimited(_, let seconds):
-                var response = pages.page(MessageView(context, heading: Localized.title(error), text: Localized.message(error)), status: 429)
+                var response = pages.page(MessageView(context, heading: words.title(error), text: words.message(error)), status: 429)
                 response.headers.set("Retry-After", String(seconds))
                 return response
             }
@@ -39,7 +40,7 @@ enum ErrorPageRenderer {
             (status, heading, text) = (problem.status, problem.title, problem.detail ?? problem.title)
         default:
             context.log.error("page failed: \(error)")
-            (status, heading, text) = (500, Localized.text("error.page.internal_heading"), Localized.text("error.page.internal_text"))
+            (status, heading, text) = (500, words.text("error.page.internal_heading"), words.text("error.page.internal_text"))
         }
         return pages.page(MessageView(context, heading: heading, text: text), status: status)
     }

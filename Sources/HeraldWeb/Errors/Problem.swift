@@ -2,8 +2,9 @@ import HeraldApp
 import HeraldJSON
 
 /// An `application/problem+json` answer (RFC 9457): a stable machine `code`, a human `title` and
-/// `detail`, and for validation every failing field with its limit. The title (and the details
-/// built here) are in the request's language (`Localized.language`, from `Accept-Language`).
+/// `detail`, and for validation every failing field with its limit. The title is English until the
+/// problem is answered (`httpResponse(_:)` says it in the request's language, from
+/// `Accept-Language`); a detail built from texts is built in that language by whoever has it.
 struct Problem: Error, Sendable, Equatable {
     var status: Int
     var code: String
@@ -18,17 +19,17 @@ struct Problem: Error, Sendable, Equatable {
                 extensions: JSONObject = [:], headers: [(String, String)] = []) {
         self.status = status
         self.code = code
-        self.title = Localized.problemTitle(code: code, title)
+        self.title = title
         self.detail = detail
         self.extensions = extensions
         self.headers = headers
     }
 
-    /// The problem document.
-    var json: JSON {
+    /// The problem document, its title in `words`' language.
+    func json(_ words: Localized) -> JSON {
         var object: JSONObject = [
             "type": .string("urn:herald:problem:\(code)"),
-            "title": .string(title),
+            "title": .string(words.problemTitle(code: code, title)),
             "status": .number(Double(status)),
             "code": .string(code),
         ]
@@ -38,13 +39,13 @@ struct Problem: Error, Sendable, Equatable {
     }
 
     static func == (lhs: Problem, rhs: Problem) -> Bool {
-        lhs.json == rhs.json && lhs.headers.map { "\($0.0): \($0.1)" } == rhs.headers.map { "\($0.0): \($0.1)" }
+        lhs.json(Localized(language: .en)) == rhs.json(Localized(language: .en)) && lhs.headers.map { "\($0.0): \($0.1)" } == rhs.headers.map { "\($0.0): \($0.1)" }
     }
 }
 
 extension Problem {
-    static func notFound(_ missing: Missing) -> Problem {
-        Problem(status: 404, code: "not_found", title: "Not found", detail: Localized.message(.notFound(missing)))
+    static func notFound(_ missing: Missing, _ words: Localized) -> Problem {
+        Problem(status: 404, code: "not_found", title: "Not found", detail: words.message(.notFound(missing)))
     }
 
     static func malformedJSON(line: Int, column: Int, reason: String) -> Problem {
@@ -57,18 +58,18 @@ extension Problem {
         Problem(status: 400, code: code, title: "Bad request", detail: detail)
     }
 
-    static func unsupportedMediaType(_ expected: String) -> Problem {
+    static func unsupportedMediaType(_ expected: String, _ words: Localized) -> Problem {
         Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type",
-                detail: Localized.text("problem.unsupported_media_type.detail", expected))
+                detail: words.text("problem.unsupported_media_type.detail", expected))
     }
 
-    static func databaseUnavailable() -> Problem {
+    static func databaseUnavailable(_ words: Localized) -> Problem {
         Problem(status: 503, code: "database_unavailable", title: "Service unavailable",
-                detail: Localized.text("problem.database_unavailable.detail"), headers: [("Retry-After", "2")])
+                detail: words.text("problem.database_unavailable.detail"), headers: [("Retry-After", "2")])
     }
 
-    static func internalError() -> Problem {
+    static func internalError(_ words: Localized) -> Problem {
         Problem(status: 500, code: "internal_error", title: "Internal server error",
-                detail: Localized.text("problem.internal_error.detail"))
+                detail: words.text("problem.internal_error.detail"))
     }
 }

@@ -12,6 +12,7 @@ struct EventExportAPI: Sendable {
     let events: EventService
 
     func export(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         var cursor: Int64?, since: String?, limit = Self.defaultLimit
         var errors: [FieldError] = []
         for (name, value) in context.request.queryItems {
@@ -33,7 +34,7 @@ struct EventExportAPI: Sendable {
                 errors.append(FieldError(path: name, code: "unknown_parameter", message: "unknown query parameter \"\(name)\"; known: since, cursor, limit"))
             }
         }
-        if !errors.isEmpty { throw Problem.invalidQuery(errors) }
+        if !errors.isEmpty { throw Problem.invalidQuery(errors, words) }
         let page = try events.export(after: cursor, since: since, limit: limit)
         var body: [UInt8] = []
         for event in page.events {

@@ -7,9 +7,10 @@ struct ImageRoutes: Sendable {
     let images: ImageService
 
     func serve(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let file = context.parameter("file")
         guard let (bytes, kind) = try images.load(fileName: file) else {
-            return Problem.notFound(.file("/images/\(file)")).httpResponse
+            return Problem.notFound(.file("/images/\(file)"), words).httpResponse(words)
         }
         var headers = HTTPHeaders()
         headers.add("Content-Type", kind.contentType)

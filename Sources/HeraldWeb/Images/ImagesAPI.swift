@@ -15,9 +15,10 @@ struct ImagesAPI: Sendable {
 
     /// `GET /api/v1/images`: the uploaded images, newest first, a page at a time (`limit`, `cursor`).
     func list(_ context: RequestContext) throws -> APIResponse {
+        let words = context.words
         let (limit, cursor) = try context.pageQuery(defaultLimit: Self.defaultPage, maximumLimit: Self.maximumPage) { $0.utf8.count == 64 ? $0 : nil }
         guard let page = try images.list(after: cursor, limit: limit) else {
-            throw Problem.invalidQuery([FieldError(path: "cursor", code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page")])
+            throw Problem.invalidQuery([FieldError(path: "cursor", code: "invalid_cursor", message: "cursor must be a next_cursor value from a previous page")], words)
         }
         return APIResponse(status: 200, body: [
             "items": .array(page.map { image in
@@ -38,6 +39,7 @@ struct ImagesAPI: Sendable {
     }
 
     func upload(_ context: RequestContext) throws -> APIResponse {
+        let words = context.words
         if let problem = context.formError {
             throw Problem.badRequest(code: "malformed_multipart", "The multipart body could not be read: \(problem).")
         }
@@ -52,7 +54,7 @@ struct ImagesAPI: Sendable {
         } else if Self.rawMediaTypes.contains(media) {
             bytes = context.request.body
         } else {
-            throw Problem.unsupportedMediaType("multipart/form-data with a \"\(Self.field)\" part, or the image itself as image/png, image/jpeg or image/gif")
+            throw Problem.unsupportedMediaType("multipart/form-data with a \"\(Self.field)\" part, or the image itself as image/png, image/jpeg or image/gif", words)
         }
         let stored = try images.upload(bytes, by: context.actor, field: Self.field)
         let url = context.publicURL(stored.path)

@@ -4,7 +4,7 @@ import HeraldSync
 /// Dates and times in a language other than English, through Foundation's formatters and CLDR's
 /// patterns: Persian in the Solar Hijri calendar with Persian digits, and the Gregorian date beside
 /// it so a Persian reader and a colleague abroad name the same day. (English keeps the pages' one
-/// hand-written format, `CampaignPages.dateTime`.)
+/// hand-written format, `Localized.dateTime`.)
 final class DateTexts: Sendable {
     /// The formatters of one language, configured once; a formatter is used under its lock only.
     struct Formatters {

@@ -8,7 +8,7 @@ import HeraldCore
 /// has a form for its code.
 extension Localized {
     /// The sentence a person can act on.
-    static func message(_ error: AppError) -> String {
+    func message(_ error: AppError) -> String {
         guard language != .en else { return error.message }
         switch error {
         case .notFound(let missing): return text("problem.not_found.what", subject(missing))
@@ -27,7 +27,7 @@ extension Localized {
     }
 
     /// What was not found, in the request's language ("Campaign 3f…"; ids and paths as isolates).
-    static func subject(_ missing: Missing) -> String {
+    func subject(_ missing: Missing) -> String {
         switch missing {
         case .campaign(let id?): text("missing.campaign", isolate(id))
         case .campaign(nil): text("missing.the_campaign")
@@ -43,7 +43,7 @@ extension Localized {
     }
 
     /// A plan's warning on the review page (`PlanWarning.message` is the API's English).
-    static func planWarning(_ warning: PlanWarning) -> String {
+    func planWarning(_ warning: PlanWarning) -> String {
         switch warning {
         case .splitCondition(let topics, let conditions):
             text("plan.split_condition", number(topics), number(TopicCondition.maximumTopics), number(conditions))
@@ -56,7 +56,7 @@ extension Localized {
     }
 
     /// The heading of the refusal.
-    static func title(_ error: AppError) -> String {
+    func title(_ error: AppError) -> String {
         switch error {
         case .notFound: problemTitle(code: "not_found", "Not found")
         case .invalid(_, let title): problemTitle(code: "validation_failed", title)

@@ -2,24 +2,25 @@ import Foundation
 import HeraldCore
 import HeraldSync
 
-/// The texts and figures of the request being answered, in its language. The middleware sets
-/// `language` for the whole of a request (the user's setting on pages, `Accept-Language` for the
-/// API), so a view model asks for `Localized.text("…")` without being handed the language.
-enum Localized {
-    @TaskLocal static var language = Language.en
+/// The texts and figures of the request being answered, in its language: the request context's
+/// `words` (its `language`, set by the middleware: the user's setting on pages, `Accept-Language`
+/// for the API). A page, a view model or an error renderer is handed it, as it is handed the rest
+/// of the request; nothing reads the language from ambient state.
+struct Localized: Sendable {
+    let language: Language
 
     static var tables: StringTables { .shipped }
 
     /// The text of `key`; `%@` and `%1$@`… take `arguments`, already formatted.
-    static func text(_ key: String, _ arguments: String...) -> String {
-        format(tables.text(key, in: language), arguments)
+    func text(_ key: String, _ arguments: String...) -> String {
+        format(Self.tables.text(key, in: language), arguments)
     }
 
     /// The form of `key` for `count` by the language's plural rules (`key.one`, `key.two`,
     /// `key.other`); `%@` is the count in the language's digits, further `%2$@`… are `arguments`.
-    static func plural(_ key: String, count: Int, _ arguments: String...) -> String {
+    func plural(_ key: String, count: Int, _ arguments: String...) -> String {
         let category = PluralRules.category(of: count, in: language)
-        let table = tables.tables[language] ?? [:]
+        let table = Self.tables.tables[language] ?? [:]
         let form = table["\(key).\(category.rawValue)"] ?? table["\(key).other"] ?? StringTables.missing(key)
         return format(form, [number(count)] + arguments)
     }
@@ -27,26 +28,26 @@ enum Localized {
     /// What a person typed, set in a sentence of another direction: a Unicode isolate (FSI … PDI)
     /// keeps "bad topic!" whole and in its own order inside a Persian or Hebrew sentence (English,
     /// all left to right, stays byte for byte as it was).
-    static func isolate(_ typed: String) -> String { language == .en ? typed : "\u{2068}\(typed)\u{2069}" }
+    func isolate(_ typed: String) -> String { language == .en ? typed : "\u{2068}\(typed)\u{2069}" }
 
     /// An integer in the language's digits and grouping ("۱٬۲۳۴" in Persian).
-    static func number(_ value: Int) -> String {
-        language == .en ? String(value) : formatters.number(value, language)
+    func number(_ value: Int) -> String {
+        language == .en ? String(value) : Self.formatters.number(value, language)
     }
 
     /// A number with at most `digits` decimals.
-    static func decimal(_ value: Double, digits: Int) -> String {
-        formatters.decimal(value, digits: digits, language)
+    func decimal(_ value: Double, digits: Int) -> String {
+        Self.formatters.decimal(value, digits: digits, language)
     }
 
     /// A whole percentage ("10%", "۱۰٪").
-    static func percent(whole: Int) -> String {
-        language == .en ? "\(whole)%" : formatters.percent(Double(whole) / 100, digits: 0, language)
+    func percent(whole: Int) -> String {
+        language == .en ? "\(whole)%" : Self.formatters.percent(Double(whole) / 100, digits: 0, language)
     }
 
     /// A fraction as a percentage with `digits` decimals ("12.5%", "۱۲٫۵٪").
-    static func percent(_ fraction: Double, digits: Int) -> String {
-        formatters.percent(fraction, digits: digits, language)
+    func percent(_ fraction: Double, digits: Int) -> String {
+        Self.formatters.percent(fraction, digits: digits, language)
     }
 
     static let formatters = NumberFormatters()
@@ -54,9 +55,9 @@ enum Localized {
     /// A validation error in the page's language, chosen by its machine code and limit (the English
     /// message is the contract's and is kept as it is; the others are the same rule in other words,
     /// without the echoed input).
-    static func fieldError(_ error: FieldError) -> String {
+    func fieldError(_ error: FieldError) -> String {
         guard language != .en else { return error.message }
-        let table = tables.tables[language] ?? [:]
+        let table = Self.tables.tables[language] ?? [:]
         if let limit = error.limit, let form = table["fielderror.\(error.code).limit"] {
             return format(form, [number(limit)])
         }
@@ -64,24 +65,24 @@ enum Localized {
     }
 
     /// An error's title by its machine code (`problem.<code>.title`); the English one otherwise.
-    static func problemTitle(code: String, _ english: String) -> String {
+    func problemTitle(code: String, _ english: String) -> String {
         guard language != .en else { return english }
-        return tables.tables[language]?["problem.\(code).title"] ?? english
+        return Self.tables.tables[language]?["problem.\(code).title"] ?? english
     }
 
     /// An error's detail by its machine code (`problem.<code>.detail`, which may take `arguments`);
     /// the English one where a detail names things only the code that threw knows.
-    static func problemDetail(code: String, _ english: String, _ arguments: String...) -> String {
-        guard language != .en, let form = tables.tables[language]?["problem.\(code).detail"] else { return english }
+    func problemDetail(code: String, _ english: String, _ arguments: String...) -> String {
+        guard language != .en, let form = Self.tables.tables[language]?["problem.\(code).detail"] else { return english }
         return format(form, arguments)
     }
 
     /// Several validation errors as one sentence ("…; …").
-    static func fieldErrors(_ errors: [FieldError]) -> String {
+    func fieldErrors(_ errors: [FieldError]) -> String {
         errors.map(fieldError).joined(separator: text("list.semicolon"))
     }
 
-    static func format(_ form: String, _ arguments: [String]) -> String {
+    func format(_ form: String, _ arguments: [String]) -> String {
         arguments.isEmpty ? form : String(format: form, locale: language.locale, arguments: arguments.map { $0 as CVarArg })
     }
 }

@@ -2,14 +2,14 @@ import HeraldHTTP
 
 /// The language of the answer: `Accept-Language` first (the API keeps it), then on pages the
 /// viewer's own setting, or for a visitor not signed in the `?lang=` the top bar's form asked
-/// for. The links after it read texts in it (`Localized`).
+/// for. The links after it read texts in it (`context.words`).
 enum AnswerLanguage {
     /// From `Accept-Language`, before anyone is known.
     struct Negotiated: Middleware {
         func handle(_ context: inout RequestContext, _ route: Route,
                     next: (inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
             context.language = Language.negotiate(context.request.headers["Accept-Language"])
-            return try Localized.$language.withValue(context.language) { try next(&context) }
+            return try next(&context)
         }
     }
 
@@ -20,7 +20,7 @@ enum AnswerLanguage {
             if route.face == .page, let chosen = (context.viewer?.language ?? context.query("lang")).flatMap(Language.init(rawValue:)) {
                 context.language = chosen
             }
-            return try Localized.$language.withValue(context.language) { try next(&context) }
+            return try next(&context)
         }
     }
 }

@@ -25,6 +25,7 @@ struct Authentication: Sendable {
 
     /// nil to go on to the handler, or the answer to give instead (the sign-in redirect).
     func authenticate(_ context: inout RequestContext, _ access: Access) throws -> HTTPResponse? {
+        let words = context.words
         switch access {
         case .open:
             return nil
@@ -36,7 +37,7 @@ struct Authentication: Sendable {
             }
             context.viewer = viewer
             guard viewer.role >= minimum else {
-                throw AppError.notAllowed(Localized.text("access.needs_role", Localized.text("role.\(minimum.rawValue)"), Localized.text("role.\(viewer.role.rawValue)")))
+                throw AppError.notAllowed(words.text("access.needs_role", words.text("role.\(minimum.rawValue)"), words.text("role.\(viewer.role.rawValue)")))
             }
             if context.request.isUnsafeMethod && !Self.carriesCSRFToken(context, of: viewer) {
                 context.log.warning("CSRF token missing or wrong")
@@ -44,7 +45,7 @@ struct Authentication: Sendable {
                 if let problem = context.formError {
                     throw AppError.invalidField("form", "The form could not be read: \(problem).", code: "malformed_form", title: "The form could not be read")
                 }
-                throw AppError.notAllowed(Localized.text("access.csrf"))
+                throw AppError.notAllowed(words.text("access.csrf"))
             }
             return nil
         case .api(let minimum):

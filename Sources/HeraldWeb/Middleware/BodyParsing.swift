@@ -4,11 +4,12 @@ import HeraldHTTP
 /// same fields (the last value of a repeated name, for both).
 struct BodyParsing {
     static func parse(_ context: inout RequestContext) {
+        let words = context.words
         do {
             guard let form = try PostedForm(context.request) else { return }
             // PostgreSQL refuses U+0000 in text; a form that holds one is refused whole, here.
             if form.fields.contains(where: { $0.name.utf8.contains(0) || $0.value.utf8.contains(0) }) {
-                context.formError = Localized.text("form.nul_character")
+                context.formError = words.text("form.nul_character")
                 return
             }
             context.form = form

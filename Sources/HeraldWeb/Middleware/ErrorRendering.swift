@@ -10,12 +10,10 @@ struct ErrorRendering: Middleware {
         do {
             return try next(&context)
         } catch {
-            let failed = context
-            return Localized.$language.withValue(failed.language) {
-                switch route.face {
-                case .api: ProblemRenderer.response(for: error, log: failed.log)
-                case .page: ErrorPageRenderer.response(for: error, context: failed, pages: pages)
-                }
+            // In the language the request had reached (a page's viewer's own, once known).
+            switch route.face {
+            case .api: return ProblemRenderer.response(for: error, log: context.log, words: context.words)
+            case .page: return ErrorPageRenderer.response(for: error, context: context, pages: pages)
             }
         }
     }

@@ -23,7 +23,7 @@ struct MiddlewareChain: Sendable {
             return try step(0, &context)
         } catch {
             // The chain renders what its handlers throw (`ErrorRendering`); this is the last resort.
-            return ProblemRenderer.response(for: error, log: context.log)
+            return ProblemRenderer.response(for: error, log: context.log, words: context.words)
         }
     }
 }

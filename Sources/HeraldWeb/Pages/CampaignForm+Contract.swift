@@ -6,11 +6,11 @@ import HeraldJSON
 /// each error's JSON path is mapped back to the field that caused it.
 extension CampaignForm {
     /// The campaign, or every error keyed by form field ("form" for those without one).
-    func parse() -> Result<CampaignSpec, FormErrors> {
+    func parse(words: Localized) -> Result<CampaignSpec, FormErrors> {
         var errors = FormErrors()
-        let json = contractJSON(errors: &errors)
+        let json = contractJSON(errors: &errors, words: words)
         if isDataOnly, !(title + body + imageURL).isEmpty || variants.contains(where: { !($0.title + $0.body + $0.image).isEmpty }) {
-            errors.add("message_kind", Localized.text("composer.error.data_only_content"))
+            errors.add("message_kind", words.text("composer.error.data_only_content"))
         }
         switch CampaignSpec.parse(json) {
         case .success(let spec) where errors.isEmpty:
@@ -18,7 +18,7 @@ extension CampaignForm {
         case .success:
             return .failure(errors)
         case .failure(let failure):
-            for error in failure.errors { errors.add(field(for: error.path), Localized.fieldError(error)) }
+            for error in failure.errors { errors.add(field(for: error.path), words.fieldError(error)) }
             return .failure(errors)
         }
     }
@@ -27,7 +27,7 @@ extension CampaignForm {
     var filledVariants: [VariantRow] { variants.filter { !$0.isBlank } }
 
     /// The campaign JSON contract built from the fields; blank fields are left out.
-    func contractJSON(errors: inout FormErrors) -> JSON {
+    func contractJSON(errors: inout FormErrors, words: Localized) -> JSON {
         var object: JSONObject = ["name": .string(name)]
         object["notification"] = Self.notification(title: title, body: body, image: imageURL,
                                                    translations: translations, field: "translations", errors: &errors)
@@ -40,15 +40,15 @@ extension CampaignForm {
             // One token per line, as the test send's field takes them.
             object["tokens"] = .array(tokens.split(whereSeparator: \.isNewline).map { JSON.string($0.trimmingSpaces) }.filter { $0 != .string("") })
         default:
-            object["topics"] = .array(topicList(errors: &errors).map(JSON.string))
+            object["topics"] = .array(topicList(errors: &errors, words: words).map(JSON.string))
         }
-        object["data"] = Self.dataObject(data, field: "data", errors: &errors)
+        object["data"] = Self.dataObject(data, field: "data", errors: &errors, words: words)
         var optionObject = JSONObject()
         for field in Self.optionFields {
             let text = options[field] ?? ""
             guard !text.trimmingSpaces.isEmpty else { continue }
             if Self.integerOptions.contains(field) {
-                guard let number = Int(text.trimmingSpaces) else { errors.add(field, Localized.text("composer.error.whole_number")); continue }
+                guard let number = Int(text.trimmingSpaces) else { errors.add(field, words.text("composer.error.whole_number")); continue }
                 optionObject[field] = .number(Double(number))
             } else {
                 optionObject[field] = .string(text)
@@ -58,7 +58,7 @@ extension CampaignForm {
             do {
                 optionObject["overrides"] = try JSON.parse(overrides)
             } catch {
-                errors.add("overrides", Localized.text("composer.error.not_json", error.reason, Localized.number(error.line), Localized.number(error.column)))
+                errors.add("overrides", words.text("composer.error.not_json", error.reason, words.number(error.line), words.number(error.column)))
             }
         }
         if !optionObject.isEmpty { object["options"] = .object(optionObject) }
@@ -67,19 +67,19 @@ extension CampaignForm {
             if let weight = Int(row.weight.trimmingSpaces) {
                 variant["weight"] = .number(Double(weight))
             } else {
-                errors.add("variant_weight_\(row.id)", Localized.text("composer.error.weight"))
+                errors.add("variant_weight_\(row.id)", words.text("composer.error.weight"))
                 variant["weight"] = 1
             }
             variant["notification"] = Self.notification(title: row.title, body: row.body, image: row.image, translations: row.translations,
                                                         field: "variant_translations_\(row.id)", errors: &errors)
-            variant["data"] = Self.dataObject(row.data, field: "variant_data_\(row.id)", errors: &errors)
+            variant["data"] = Self.dataObject(row.data, field: "variant_data_\(row.id)", errors: &errors, words: words)
             return .object(variant)
         }
         if !variantList.isEmpty { object["variants"] = .array(variantList) }
         let holdout = holdoutPercent.trimmingSpaces
         if !holdout.isEmpty {
             if let number = Int(holdout) { object["holdout_percent"] = .number(Double(number)) } else {
-                errors.add("holdout_percent", Localized.text("composer.error.holdout"))
+                errors.add("holdout_percent", words.text("composer.error.holdout"))
             }
         }
         if scheduleKind != "none" {
@@ -103,12 +103,12 @@ extension CampaignForm {
 
     /// The topics, separated by commas (or line breaks). A space inside one is an error rather
     /// than a second topic: "Bad Topic!" is a typo to point at, not two topics to send to.
-    func topicList(errors: inout FormErrors) -> [String] {
+    func topicList(errors: inout FormErrors, words: Localized) -> [String] {
         let pieces = topics.split(whereSeparator: { $0 == "," || $0.isNewline })
             .map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
-        if pieces.isEmpty { errors.add("topics", Localized.text("composer.error.no_topic")) }
+        if pieces.isEmpty { errors.add("topics", words.text("composer.error.no_topic")) }
         for piece in pieces where piece.contains(where: \.isWhitespace) {
-            errors.add("topics", Localized.text("composer.error.topic_space", Localized.isolate(piece)))
+            errors.add("topics", words.text("composer.error.topic_space", words.isolate(piece)))
         }
         return pieces.filter { !$0.contains(where: \.isWhitespace) }
     }
@@ -136,10 +136,10 @@ extension CampaignForm {
     }
 
     /// The filled rows as a data object; a key given twice is an error, not a silent overwrite.
-    static func dataObject(_ rows: [DataRow], field: String, errors: inout FormErrors) -> JSON? {
+    static func dataObject(_ rows: [DataRow], field: String, errors: inout FormErrors, words: Localized) -> JSON? {
         var object = JSONObject()
         for row in rows where !row.isBlank {
-            if object[row.key] != nil { errors.add(field, Localized.text("composer.error.duplicate_key", Localized.isolate(row.key))) }
+            if object[row.key] != nil { errors.add(field, words.text("composer.error.duplicate_key", words.isolate(row.key))) }
             object[row.key] = .string(row.value)
         }
         return object.isEmpty ? nil : .object(object)

@@ -148,16 +148,16 @@ struct CampaignForm: Sendable, Equatable {
 
     /// What the author should know about a data-only message before sending it (not errors: a
     /// campaign made over the API that says these things still saves unchanged).
-    var dataOnlyWarnings: [String] {
+    func dataOnlyWarnings(_ words: Localized) -> [String] {
         guard isDataOnly else { return [] }
         var warnings: [String] = []
         if (options["priority"] ?? "").isEmpty {
-            warnings.append(Localized.text("composer.warning.no_priority"))
+            warnings.append(words.text("composer.warning.no_priority"))
         }
         let display = ["ios_badge", "sound", "ios_sound", "click_action", "ios_category", "icon", "color"]
-            .filter { !(options[$0] ?? "").trimmingSpaces.isEmpty }.map { Localized.text("composer.warning.option.\($0)") }
+            .filter { !(options[$0] ?? "").trimmingSpaces.isEmpty }.map { words.text("composer.warning.option.\($0)") }
         if !display.isEmpty {
-            warnings.append(Localized.text("composer.warning.not_silent", display.joined(separator: Localized.text("list.separator"))))
+            warnings.append(words.text("composer.warning.not_silent", display.joined(separator: words.text("list.separator"))))
         }
         return warnings
     }

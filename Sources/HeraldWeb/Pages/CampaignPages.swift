@@ -30,6 +30,7 @@ struct CampaignPages: Sendable {
     // MARK: - The list
 
     func list(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         var status: CampaignStatus?
         var query = ""
         var cursor: CampaignCursor?
@@ -50,11 +51,11 @@ struct CampaignPages: Sendable {
         }
         let summaries = try campaigns.summaries(page.campaigns.map(\.id))
         let segmentSummaries = try segments.summaries(of: page.campaigns)
-        let rows = page.campaigns.map { CampaignRow($0, viewer: context.viewer, summary: summaries[$0.id], segments: segmentSummaries) }
+        let rows = page.campaigns.map { CampaignRow($0, viewer: context.viewer, summary: summaries[$0.id], segments: segmentSummaries, words: words) }
         return pages.page(CampaignListView(
-            chrome: chrome(context, title: Localized.text("nav.campaigns")), q: query, filtered: status != nil || !query.isEmpty, paged: cursor != nil,
-            statuses: [Choice("", text: Localized.text("list.all_statuses"), selected: status == nil)]
-                + CampaignStatus.allCases.map { Choice($0.rawValue, text: Self.statusText($0), selected: $0 == status) },
+            chrome: chrome(context, title: words.text("nav.campaigns")), q: query, filtered: status != nil || !query.isEmpty, paged: cursor != nil,
+            statuses: [Choice("", text: words.text("list.all_statuses"), selected: status == nil)]
+                + CampaignStatus.allCases.map { Choice($0.rawValue, text: words.statusText($0), selected: $0 == status) },
             campaigns: rows, empty: page.campaigns.isEmpty, next: next))
     }
 
@@ -72,9 +73,10 @@ struct CampaignPages: Sendable {
 
     /// Creates (`POST /campaigns`) or updates (`POST /campaigns/{id}`) from the composer's form.
     func save(_ context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         let id = try context.request.parameters["id"].map { _ in try context.campaignID() }
         if let problem = context.formError {
-            return pages.page(MessageView(context, heading: Localized.text("composer.unreadable"), text: problem), status: 400)
+            return pages.page(MessageView(context, heading: words.text("composer.unreadable"), text: problem), status: 400)
         }
         var form = CampaignForm(fields: context.form.fields)
         var uploadErrors = FormErrors()
@@ -84,7 +86,7 @@ struct CampaignPages: Sendable {
             do {
                 return Self.publicURL(context, try images.upload(file.body, by: context.actor).path)
             } catch AppError.invalid(let errors, _) {
-                for error in errors.errors { uploadErrors.add(errorField, Localized.fieldError(error)) }
+                for error in errors.errors { uploadErrors.add(errorField, words.fieldError(error)) }
                 return nil
             }
         }
@@ -97,11 +99,11 @@ struct CampaignPages: Sendable {
         if let edit = CampaignForm.RowEdit(action: action) {
             // A row added or removed without JavaScript: the same form back, nothing saved yet.
             var errors = uploadErrors
-            if !form.apply(edit) { errors.add("variants", Localized.text("composer.error.variants_max", Localized.number(CampaignLimits.variants))) }
+            if !form.apply(edit) { errors.add("variants", words.text("composer.error.variants_max", words.number(CampaignLimits.variants))) }
             let status = try id.map { try campaigns.get($0).status }
             return composer(form, errors: errors, id: id?.description, status: status, context: context)
         }
-        let parsed = form.parse()
+        let parsed = form.parse(words: words)
         guard case .success(let spec) = parsed, uploadErrors.isEmpty else {
             var errors = uploadErrors
             if case .failure(let formErrors) = parsed { errors.add(formErrors) }
@@ -110,26 +112,26 @@ struct CampaignPages: Sendable {
         }
         guard let id else {
             let record = try campaigns.create(spec, by: context.actor, now: Date())
-            return PageRenderer.redirect(to: Self.next(action, record.id.description))
+            return PageRenderer.redirect(to: Self.next(action, record.id.description, words: words))
         }
         guard let version = form.version else {
             var errors = FormErrors()
-            errors.add("form", Localized.text("composer.error.no_version"))
+            errors.add("form", words.text("composer.error.no_version"))
             return composer(form, errors: errors, id: id.description, status: try campaigns.get(id).status, context: context, httpStatus: 422)
         }
         do {
             let record = try campaigns.update(id, expectedVersion: version, spec: spec, by: context.actor, now: Date())
-            return PageRenderer.redirect(to: Self.next(action, record.id.description))
+            return PageRenderer.redirect(to: Self.next(action, record.id.description, words: words))
         } catch AppError.versionMismatch {
             return try conflict(form: form, current: try campaigns.get(id), context: context)
         } catch AppError.conflict(_, _, _, let status?) {
             var errors = FormErrors()
-            errors.add("form", Localized.text("composer.error.not_editable", Self.statusText(status).lowercased()))
+            errors.add("form", words.text("composer.error.not_editable", words.statusText(status).lowercased()))
             return composer(form, errors: errors, id: id.description, status: status, context: context, httpStatus: 409)
         } catch AppError.invalid(let refusal, _) {
             var errors = FormErrors()
             for error in refusal.errors {
-                errors.add("form", Localized.text("composer.error.needs_future", Localized.fieldError(error)))
+                errors.add("form", words.text("composer.error.needs_future", words.fieldError(error)))
             }
             return composer(form, errors: errors, id: id.description, status: try campaigns.get(id).status, context: context, httpStatus: 422)
         }
@@ -138,19 +140,21 @@ struct CampaignPages: Sendable {
     /// Someone saved since this author loaded the form: show theirs and yours, keep yours in the
     /// form (now based on their version), and overwrite only if the author saves again.
     func conflict(form: CampaignForm, current: CampaignRecord, context: RequestContext) throws -> HTTPResponse {
+        let words = context.words
         var mine = form
         mine.version = current.version
         var ignored = FormErrors()
-        let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored), yourVersion: form.version ?? 0)
-        return pages.page(ComposerView(chrome: chrome(context, title: Localized.text("composer.conflict.title", current.name)), form: mine, errors: FormErrors(),
+        let conflict = ConflictView(current: current, yours: form.contractJSON(errors: &ignored, words: words), yourVersion: form.version ?? 0, words: words)
+        return pages.page(ComposerView(chrome: chrome(context, title: words.text("composer.conflict.title", current.name)), form: mine, errors: FormErrors(),
                                        campaignID: current.id.description, status: current.status, conflict: conflict,
                                        segments: segmentChoices(context)), status: 409)
     }
 
     func composer(_ form: CampaignForm, errors: FormErrors, id: String?, status: CampaignStatus?, context: RequestContext,
                   httpStatus: Int = 200) -> HTTPResponse {
+        let words = context.words
         let segments = segmentChoices(context)
-        var view = ComposerView(chrome: chrome(context, title: id == nil ? Localized.text("nav.new_campaign") : Localized.text("composer.edit_title", form.name)),
+        var view = ComposerView(chrome: chrome(context, title: id == nil ? words.text("nav.new_campaign") : words.text("composer.edit_title", form.name)),
                                 form: form, errors: errors, campaignID: id, status: status, segments: segments)
         view.contactReach = contactReach(form, segments: segments, context: context)
         return pages.page(view, status: httpStatus)
@@ -159,11 +163,12 @@ struct CampaignPages: Sendable {
     /// What the contact policy leaves of the chosen segment for the campaign as typed (its
     /// category, whether it is transactional); nil when it changes nothing or cannot say yet.
     func contactReach(_ form: CampaignForm, segments: [(segment: Segment, devices: Int)], context: RequestContext) -> String? {
+        let words = context.words
         guard form.targetKind == "segment", let devices = segments.first(where: { $0.segment.id.description == form.segment })?.devices else { return nil }
         var ignored = FormErrors()
-        guard case .success(let spec) = CampaignSpec.parse(form.contractJSON(errors: &ignored)) else { return nil }
+        guard case .success(let spec) = CampaignSpec.parse(form.contractJSON(errors: &ignored, words: words)) else { return nil }
         do {
-            return try contactPolicy.reachForecast(spec, audience: devices).map(Self.contactReachText)
+            return try contactPolicy.reachForecast(spec, audience: devices).map { Self.contactReachText($0, words: words) }
         } catch {
             context.log.warning("the contact policy's forecast could not be read: \(error)")
             return nil
@@ -183,7 +188,7 @@ struct CampaignPages: Sendable {
 
     /// The counter's figures for the form as typed so far (the composer script asks as the author types).
     func budget(_ context: RequestContext) -> HTTPResponse {
-        APIResponse(status: 200, body: BudgetView(CampaignForm(fields: context.form.fields)).json).httpResponse
+        APIResponse(status: 200, body: BudgetView(CampaignForm(fields: context.form.fields), words: context.words).json).httpResponse
     }
 
     // MARK: - Helpers
@@ -193,7 +198,7 @@ struct CampaignPages: Sendable {
         PageChrome(context, title: title, flash: Self.notice(context).map { [$0] } ?? [])
     }
 
-    static func next(_ action: String, _ id: String) -> String {
+    static func next(_ action: String, _ id: String, words: Localized) -> String {
         action == "review" ? "/campaigns/\(id)/review" : "/campaigns/\(id)/edit?notice=\(Notice.saved.rawValue)"
     }
 
@@ -203,11 +208,11 @@ struct CampaignPages: Sendable {
         case saved, scheduled, published, cancelled, paused, resumed, deleted, duplicated, winnerSent = "winner-sent"
         case submitted, approved, rejected
 
-        var text: String { Localized.text("notice.\(rawValue)") }
+        func text(_ words: Localized) -> String { words.text("notice.\(rawValue)") }
     }
 
     static func notice(_ context: RequestContext) -> String? {
-        context.query("notice").flatMap(Notice.init(rawValue:))?.text
+        context.query("notice").flatMap(Notice.init(rawValue:))?.text(context.words)
     }
 
     /// The URL devices fetch an uploaded image from (see `RequestContext.publicURL`).

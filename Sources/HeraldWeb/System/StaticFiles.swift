@@ -16,20 +16,20 @@ struct StaticFiles: Sendable {
     ]
 
     func staticFile(_ context: RequestContext) -> HTTPResponse {
-        serve(relativePath: context.parameter("path"), cacheSeconds: 3600)
+        serve(relativePath: context.parameter("path"), cacheSeconds: 3600, words: context.words)
     }
 
     func openAPIDocument(_ context: RequestContext) -> HTTPResponse {
-        serve(relativePath: "openapi.json", cacheSeconds: 60)
+        serve(relativePath: "openapi.json", cacheSeconds: 60, words: context.words)
     }
 
-    func serve(relativePath: String, cacheSeconds: Int) -> HTTPResponse {
+    func serve(relativePath: String, cacheSeconds: Int, words: Localized) -> HTTPResponse {
         let segments = relativePath.split(separator: "/", omittingEmptySubsequences: false)
         let safe = !segments.isEmpty && segments.allSatisfy { segment in
             !segment.isEmpty && !segment.hasPrefix(".") && segment.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
         }
         guard safe, let bytes = Self.read("\(directory)/\(relativePath)") else {
-            return Problem.notFound(.file("/static/\(relativePath)")).httpResponse
+            return Problem.notFound(.file("/static/\(relativePath)"), words).httpResponse(words)
         }
         let ext = relativePath.split(separator: ".").last.map { String($0).lowercased() } ?? ""
         var headers = HTTPHeaders()

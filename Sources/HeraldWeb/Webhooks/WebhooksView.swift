@@ -17,17 +17,17 @@ struct WebhooksView: PageView {
         let createdBy: String
         let deleteQuestion: String
 
-        init(_ webhook: Webhook) {
+        init(_ webhook: Webhook, words: Localized) {
             id = webhook.id.description
             url = webhook.url
             description = webhook.description
             events = webhook.events.map(\.rawValue)
-            pending = Localized.number(webhook.pending)
-            dead = Localized.number(webhook.dead)
+            pending = words.number(webhook.pending)
+            dead = words.number(webhook.dead)
             hasDead = webhook.dead > 0
-            createdAt = WebhooksView.time(webhook.createdAt)
+            createdAt = WebhooksView.time(webhook.createdAt, words: words)
             createdBy = webhook.createdBy
-            deleteQuestion = Localized.text("webhooks.delete.question", Localized.isolate(webhook.url))
+            deleteQuestion = words.text("webhooks.delete.question", words.isolate(webhook.url))
         }
     }
 
@@ -54,10 +54,11 @@ struct WebhooksView: PageView {
 
     init(chrome: PageChrome, webhooks: [Webhook], created: CreatedWebhook? = nil, error: String? = nil,
          url: String = "", description: String = "", chosen: Set<String> = []) {
+        let words = chrome.words
         self.chrome = chrome
-        self.webhooks = webhooks.map(Row.init)
+        self.webhooks = webhooks.map { Row($0, words: words) }
         events = WebhookEventType.allCases.map {
-            Event(name: $0.rawValue, text: Localized.text("webhooks.event.\($0.rawValue)"), checked: chosen.contains($0.rawValue))
+            Event(name: $0.rawValue, text: words.text("webhooks.event.\($0.rawValue)"), checked: chosen.contains($0.rawValue))
         }
         self.url = url
         self.description = description
@@ -65,7 +66,7 @@ struct WebhooksView: PageView {
         self.error = error
     }
 
-    static func time(_ date: Date) -> String { CampaignPages.shortTime(RFC3339.utc(secondsSince1970: date.timeIntervalSince1970)) }
+    static func time(_ date: Date, words: Localized) -> String { words.shortTime(date) }
 }
 
 /// `/webhooks/{id}`: an endpoint's delivery log, newest first, with redelivery.
@@ -80,16 +81,16 @@ struct WebhookLogView: PageView {
         let answer: String
         let next: String
 
-        init(_ delivery: WebhookDelivery) {
+        init(_ delivery: WebhookDelivery, words: Localized) {
             id = String(delivery.id)
             event = delivery.eventType
             status = delivery.status.rawValue
-            statusText = Localized.text("webhooks.status.\(delivery.status.rawValue)")
-            attempts = Localized.number(delivery.attempts)
-            createdAt = WebhooksView.time(delivery.createdAt)
-            answer = delivery.responseStatus.map { Localized.text("webhooks.answered", Localized.isolate(String($0))) }
+            statusText = words.text("webhooks.status.\(delivery.status.rawValue)")
+            attempts = words.number(delivery.attempts)
+            createdAt = WebhooksView.time(delivery.createdAt, words: words)
+            answer = delivery.responseStatus.map { words.text("webhooks.answered", words.isolate(String($0))) }
                 ?? delivery.lastError ?? ""
-            next = delivery.nextAttemptAt.map { Localized.text("webhooks.next_attempt", WebhooksView.time($0)) } ?? ""
+            next = delivery.nextAttemptAt.map { words.text("webhooks.next_attempt", WebhooksView.time($0, words: words)) } ?? ""
         }
     }
 

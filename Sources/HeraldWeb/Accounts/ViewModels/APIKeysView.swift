@@ -17,22 +17,22 @@ struct APIKeysView: PageView {
         let revoked: Bool
         let revokeQuestion: String
 
-        static func revokeQuestion(_ key: APIKeyRecord) -> String {
-            Localized.text("keys.revoke.question", key.name, key.prefix)
+        static func revokeQuestion(_ key: APIKeyRecord, words: Localized) -> String {
+            words.text("keys.revoke.question", key.name, key.prefix)
         }
 
-        init(_ key: APIKeyRecord) {
+        init(_ key: APIKeyRecord, words: Localized) {
             id = key.id.description
             name = key.name
             prefix = key.prefix
             role = key.role.rawValue
-            roleText = Localized.text("role.\(key.role.rawValue)")
+            roleText = words.text("role.\(key.role.rawValue)")
             scope = key.scope.rawValue
             createdBy = key.createdBy ?? ""
-            createdAt = CampaignPages.shortTime(key.createdAt)
-            lastUsedAt = key.lastUsedAt.map(CampaignPages.shortTime) ?? Localized.text("keys.never")
-            revokedAt = key.revokedAt.map(CampaignPages.shortTime) ?? ""
-            revokeQuestion = Self.revokeQuestion(key)
+            createdAt = words.shortTime(key.createdAt)
+            lastUsedAt = key.lastUsedAt.map(words.shortTime) ?? words.text("keys.never")
+            revokedAt = key.revokedAt.map(words.shortTime) ?? ""
+            revokeQuestion = Self.revokeQuestion(key, words: words)
             revoked = key.revokedAt != nil
         }
     }
@@ -45,7 +45,7 @@ struct APIKeysView: PageView {
     static let template = "accounts-api-keys"
     let chrome: PageChrome
     let keys: [Row]
-    let roles = Role.allCases.map { Choice($0.rawValue, text: Localized.text("role.\($0.rawValue)")) }
+    let roles: [Choice]
     let created: Created?
     let error: String?
 }

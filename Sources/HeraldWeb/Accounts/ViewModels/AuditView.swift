@@ -12,8 +12,8 @@ struct AuditView: PageView {
         let address: String
         let details: String
 
-        init(_ entry: AuditEntry) {
-            at = CampaignPages.shortTime(entry.at)
+        init(_ entry: AuditEntry, words: Localized) {
+            at = words.shortTime(entry.at)
             actor = entry.actor
             action = entry.action
             objectType = entry.object?.type ?? ""

@@ -8,9 +8,9 @@ struct SignInView: PageView {
     let csrfToken: String
     let error: String?
 
-    init(next: String, email: String, csrfToken: String, error: String?) {
+    init(next: String, email: String, csrfToken: String, error: String?, words: Localized) {
         // The language switcher of a visitor brings them back here, still bound for `next`.
-        chrome = PageChrome(title: Localized.text("signin.submit"), next: next)
+        chrome = PageChrome(title: words.text("signin.submit"), words: words, next: next)
         self.next = next
         self.email = email
         self.csrfToken = csrfToken

@@ -13,21 +13,26 @@ struct UsersView: PageView {
         let isSelf: Bool
         let roles: [Choice]
 
-        init(_ user: UserRecord, viewer: Viewer?) {
+        init(_ user: UserRecord, viewer: Viewer?, words: Localized) {
             id = user.id.description
             email = user.email
             role = user.role.rawValue
-            roleText = Localized.text("role.\(user.role.rawValue)")
+            roleText = words.text("role.\(user.role.rawValue)")
             disabled = user.disabled
-            createdAt = CampaignPages.shortTime(user.createdAt)
+            createdAt = words.shortTime(user.createdAt)
             isSelf = user.id == viewer?.userID
-            roles = Role.allCases.map { Choice($0.rawValue, text: Localized.text("role.\($0.rawValue)"), selected: $0 == user.role) }
+            roles = Role.allCases.map { Choice($0.rawValue, text: words.text("role.\($0.rawValue)"), selected: $0 == user.role) }
         }
     }
 
     static let template = "accounts-users"
     let chrome: PageChrome
     let users: [Row]
-    let roles = Role.allCases.map { Choice($0.rawValue, text: Localized.text("role.\($0.rawValue)")) }
+    let roles: [Choice]
     let error: String?
+
+    /// The roles to choose from, each named in the page's language.
+    static func roles(_ words: Localized) -> [Choice] {
+        Role.allCases.map { Choice($0.rawValue, text: words.text("role.\($0.rawValue)")) }
+    }
 }

@@ -19,9 +19,9 @@ struct BudgetView: Sendable {
     let bytesText: String
     let byteLimitText: String
 
-    init(_ form: CampaignForm) {
+    init(_ form: CampaignForm, words: Localized) {
         var ignored = FormErrors()
-        let budgets = CampaignSpec.budgets(ofDraft: form.contractJSON(errors: &ignored)) ?? []
+        let budgets = CampaignSpec.budgets(ofDraft: form.contractJSON(errors: &ignored, words: words)) ?? []
         // The variant nearest its limit speaks for the campaign: that is the one to shorten.
         let worst = budgets.max { lhs, rhs in
             (lhs.isOver ? 1 : 0, Double(lhs.bytes) / Double(lhs.byteLimit)) < (rhs.isOver ? 1 : 0, Double(rhs.bytes) / Double(rhs.byteLimit))
@@ -31,24 +31,24 @@ struct BudgetView: Sendable {
         bytes = worst?.bytes ?? 0
         byteLimit = worst?.byteLimit ?? Target.topic("t").payloadLimit
         over = worst?.isOver ?? false
-        let variantNote = budgets.count > 1 && over ? Localized.text("budget.variant_note", worst?.variant ?? "") : ""
-        advice = worst.flatMap(Self.advice).map { $0 + variantNote } ?? ""
+        let variantNote = budgets.count > 1 && over ? words.text("budget.variant_note", worst?.variant ?? "") : ""
+        advice = worst.flatMap { Self.advice($0, words: words) }.map { $0 + variantNote } ?? ""
         // Topics and conditions have the smaller limit; a message to one device (tokens, a segment) the larger.
         let forTopics = byteLimit == Target.topic("t").payloadLimit
-        hint = Localized.text(forTopics ? "composer.budget.hint" : "composer.budget.hint_device", Localized.number(byteLimit))
-        charactersText = Localized.number(characters)
-        characterLimitText = Localized.number(characterLimit)
-        bytesText = Localized.number(bytes)
-        byteLimitText = Localized.number(byteLimit)
+        hint = words.text(forTopics ? "composer.budget.hint" : "composer.budget.hint_device", words.number(byteLimit))
+        charactersText = words.number(characters)
+        characterLimitText = words.number(characterLimit)
+        bytesText = words.number(bytes)
+        byteLimitText = words.number(byteLimit)
     }
 
     /// What to cut, in the page's language (`MessageBudget.advice` is the English of it).
-    static func advice(_ budget: MessageBudget) -> String? {
+    static func advice(_ budget: MessageBudget, words: Localized) -> String? {
         guard let cut = budget.charactersToCut else {
-            return Localized.text("budget.data_over", Localized.number(budget.bytes), Localized.number(budget.byteLimit))
+            return words.text("budget.data_over", words.number(budget.bytes), words.number(budget.byteLimit))
         }
         guard cut > 0 else { return nil }
-        return Localized.plural("budget.shorten", count: cut)
+        return words.plural("budget.shorten", count: cut)
     }
 
     var json: JSON {

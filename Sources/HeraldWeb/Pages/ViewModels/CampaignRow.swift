@@ -46,52 +46,52 @@ struct CampaignRow: Sendable {
     let deleteQuestion: String
 
     /// The list's row with what has been sent so far.
-    init(_ record: CampaignRecord, viewer: Viewer?, summary: CampaignSummary?, segments: [SegmentID: SegmentSummary] = [:]) {
-        self.init(record, viewer: viewer, segments: segments)
+    init(_ record: CampaignRecord, viewer: Viewer?, summary: CampaignSummary?, segments: [SegmentID: SegmentSummary] = [:], words: Localized) {
+        self.init(record, viewer: viewer, segments: segments, words: words)
         guard let summary else { return }
-        if when == "—", let finished = summary.lastFinishedAt { when = Localized.text("list.sent_at", CampaignPages.shortTime(finished)) }
-        results = Localized.plural("list.requests_sent", count: summary.requestsSent)
-            + (summary.requestsFailed > 0 ? Localized.text("list.requests_failed", Localized.number(summary.requestsFailed)) : "")
-            + (summary.opens > 0 ? Localized.plural("list.opens", count: summary.opens) : "")
-            + (summary.conversions > 0 ? Localized.plural("list.conversions", count: summary.conversions) : "")
+        if when == "—", let finished = summary.lastFinishedAt { when = words.text("list.sent_at", words.shortTime(finished)) }
+        results = words.plural("list.requests_sent", count: summary.requestsSent)
+            + (summary.requestsFailed > 0 ? words.text("list.requests_failed", words.number(summary.requestsFailed)) : "")
+            + (summary.opens > 0 ? words.plural("list.opens", count: summary.opens) : "")
+            + (summary.conversions > 0 ? words.plural("list.conversions", count: summary.conversions) : "")
     }
 
-    static func cancelQuestion(_ name: String) -> String {
-        Localized.text("list.cancel_question", name)
+    static func cancelQuestion(_ name: String, words: Localized) -> String {
+        words.text("list.cancel_question", name)
     }
 
-    static func pauseQuestion(_ name: String) -> String {
-        Localized.text("list.pause_question", name)
+    static func pauseQuestion(_ name: String, words: Localized) -> String {
+        words.text("list.pause_question", name)
     }
 
-    static func resumeQuestion(_ name: String) -> String {
-        Localized.text("list.resume_question", name)
+    static func resumeQuestion(_ name: String, words: Localized) -> String {
+        words.text("list.resume_question", name)
     }
 
-    static func deleteQuestion(_ name: String) -> String {
-        Localized.text("list.delete_question", name)
+    static func deleteQuestion(_ name: String, words: Localized) -> String {
+        words.text("list.delete_question", name)
     }
 
     /// `segments`: the summaries of the segments campaigns name (`SegmentService.summaries(of:)`).
-    init(_ record: CampaignRecord, viewer: Viewer?, segments: [SegmentID: SegmentSummary] = [:]) {
+    init(_ record: CampaignRecord, viewer: Viewer?, segments: [SegmentID: SegmentSummary] = [:], words: Localized) {
         let role = viewer?.role ?? .viewer
         // A stored campaign the rules no longer accept still lists, with dashes for what cannot be read.
         let spec = try? record.spec()
         id = record.id.description
         name = record.name
         status = record.status.rawValue
-        statusText = CampaignPages.statusText(record.status)
-        approvalText = record.approval.state == .none ? nil : CampaignPages.approvalText(record.approval.state)
+        statusText = words.statusText(record.status)
+        approvalText = record.approval.state == .none ? nil : words.approvalText(record.approval.state)
         approvalState = record.approval.state.rawValue
-        schedule = spec.map { CampaignPages.scheduleText(of: $0) } ?? "—"
-        targets = spec.map { CampaignPages.targetText($0.audience, segments: segments) } ?? "—"
+        schedule = spec.map { words.scheduleText(of: $0) } ?? "—"
+        targets = spec.map { words.targetText($0.audience, segments: segments) } ?? "—"
         targetsAreCode = spec.map { !$0.audience.isPerDevice } ?? true
-        updated = CampaignPages.shortTime(record.updatedAt)
+        updated = words.shortTime(record.updatedAt)
         updatedISO = RFC3339.utc(secondsSince1970: record.updatedAt.timeIntervalSince1970)
         author = record.author ?? "API"
         changedBy = record.updatedBy?.description ?? author
         version = record.version
-        versionText = Localized.number(record.version)
+        versionText = words.number(record.version)
         editable = record.status.isEditable && role.may(.edit)
         cancellable = record.status.isCancellable && role.may(.cancel)
         pausable = record.status.isPausable && role.may(.pause)
@@ -100,13 +100,13 @@ struct CampaignRow: Sendable {
         resumable = record.status == .paused && role.may(.resume)
         deletable = record.status.isDeletable && role.may(.delete)
         canDuplicate = role.may(.duplicate)
-        cancelQuestion = Self.cancelQuestion(record.name)
-        pauseQuestion = Self.pauseQuestion(record.name)
-        resumeQuestion = Self.resumeQuestion(record.name)
+        cancelQuestion = Self.cancelQuestion(record.name, words: words)
+        pauseQuestion = Self.pauseQuestion(record.name, words: words)
+        resumeQuestion = Self.resumeQuestion(record.name, words: words)
         if let next = record.nextRunAt, record.status == .scheduled {
             let iso = RFC3339.utc(secondsSince1970: next.timeIntervalSince1970)
-            when = Localized.text("list.next_at", spec.flatMap { CampaignPages.nextRunText(iso, of: $0) } ?? CampaignPages.shortTime(iso))
+            when = words.text("list.next_at", spec.flatMap { words.nextRunText(iso, of: $0) } ?? words.shortTime(iso))
         }
-        deleteQuestion = Self.deleteQuestion(record.name)
+        deleteQuestion = Self.deleteQuestion(record.name, words: words)
     }
 }

@@ -125,7 +125,7 @@ struct ComposerFields: Sendable {
     let dataTemplate: DataRow
     let maximumVariants = CampaignLimits.variants
     /// "Up to 10 variants."
-    let variantsHint = Localized.text("composer.variants_hint", Localized.number(CampaignLimits.variants))
+    let variantsHint: String
     let data: [DataRow]
     let multilineTitle: Bool
     let priorities: [Choice]
@@ -155,13 +155,14 @@ struct ComposerFields: Sendable {
     let winnerFallbacks: [Choice]
     let recipientTimes: [Choice]
 
-    init(_ form: CampaignForm, _ errors: FormErrors = FormErrors()) {
+    init(_ form: CampaignForm, _ errors: FormErrors = FormErrors(), words: Localized) {
+        variantsHint = words.text("composer.variants_hint", words.number(CampaignLimits.variants))
         name = form.name
         title = form.title
         body = form.body
         imageURL = form.imageURL
         dataOnly = form.isDataOnly
-        dataOnlyWarnings = form.dataOnlyWarnings
+        dataOnlyWarnings = form.dataOnlyWarnings(words)
         targetTopics = form.targetKind == "topics"
         targetCondition = form.targetKind == "condition"
         targetSegment = form.targetKind == "segment"
@@ -178,12 +179,12 @@ struct ComposerFields: Sendable {
         holdoutPercent = form.holdoutPercent
         version = form.version ?? 0
         scheduleKinds = ["none", "now", "once", "daily", "weekly"].map {
-            Choice($0, text: Localized.text("composer.schedule_kind.\($0)"), selected: form.scheduleKind == $0)
+            Choice($0, text: words.text("composer.schedule_kind.\($0)"), selected: form.scheduleKind == $0)
         }
         timeZone = form.timeZone
         timeZones = Self.timeZones
         days = CampaignForm.weekdays.map {
-            Choice($0, text: Localized.text("composer.day.\($0)"), selected: form.scheduleDays.contains($0))
+            Choice($0, text: words.text("composer.day.\($0)"), selected: form.scheduleDays.contains($0))
         }
         variants = form.variants.enumerated().map { VariantRow(number: $0 + 1, $1, errors, inheriting: (form.title, form.body)) }
         canAddVariant = form.variants.count < CampaignLimits.variants
@@ -195,11 +196,11 @@ struct ComposerFields: Sendable {
         dataTemplate = DataRow(prefix: "__PREFIX__", index: "__ROW__", number: 0, key: "", value: "")
         multilineTitle = form.title.contains("\n")
         priorities = [("", "default"), ("high", "high"), ("normal", "normal")].map {
-            Choice($0, text: Localized.text("composer.priority.\($1)"), selected: (form.options["priority"] ?? "") == $0)
+            Choice($0, text: words.text("composer.priority.\($1)"), selected: (form.options["priority"] ?? "") == $0)
         }
         labelModes = ([""] + LabelMode.allCases.filter { $0 != .auto }.map(\.rawValue)).map {
-            Choice($0, text: Localized.text("composer.labels.\($0.isEmpty ? "auto" : $0)"), selected: (form.options["labels"] ?? "") == $0)
-        } + ((form.options["labels"] ?? "") == LabelMode.auto.rawValue ? [Choice("auto", text: Localized.text("composer.labels.auto"), selected: true)] : [])
+            Choice($0, text: words.text("composer.labels.\($0.isEmpty ? "auto" : $0)"), selected: (form.options["labels"] ?? "") == $0)
+        } + ((form.options["labels"] ?? "") == LabelMode.auto.rawValue ? [Choice("auto", text: words.text("composer.labels.auto"), selected: true)] : [])
         func option(_ field: String) -> String { form.options[field] ?? "" }
         androidChannelID = option("android_channel_id")
         sound = option("sound")
@@ -218,16 +219,16 @@ struct ComposerFields: Sendable {
         delivery = form.delivery
         deliveryOpen = form.delivery.isSet || errors.order.contains { field in DeliveryFormFields.fields.contains { $0.field == field } }
         winnerMetrics = ["opens", "conversions"].map {
-            Choice($0, text: Localized.text("composer.winner.\($0)"), selected: form.delivery.winnerMetric == $0)
+            Choice($0, text: words.text("composer.winner.\($0)"), selected: form.delivery.winnerMetric == $0)
         }
         winnerConfidences = WinnerRule.confidences.map {
-            Choice(String($0), text: Localized.percent(whole: $0), selected: form.delivery.winnerConfidence == String($0))
+            Choice(String($0), text: words.percent(whole: $0), selected: form.delivery.winnerConfidence == String($0))
         }
         winnerFallbacks = ["baseline", "none"].map {
-            Choice($0, text: Localized.text("composer.winner.\($0)"), selected: form.delivery.winnerFallback == $0)
+            Choice($0, text: words.text("composer.winner.\($0)"), selected: form.delivery.winnerFallback == $0)
         }
         recipientTimes = [("", "off"), ("skip", "skip"), ("send", "send")].map {
-            Choice($0, text: Localized.text("composer.recipient_time.\($1)"), selected: form.delivery.recipientTime == $0)
+            Choice($0, text: words.text("composer.recipient_time.\($1)"), selected: form.delivery.recipientTime == $0)
         }
         optionsOpen = CampaignForm.optionFields.contains { !option($0).isEmpty } || !form.overrides.isEmpty
             || errors.order.contains { CampaignForm.optionFields.contains($0) || $0 == "overrides" || $0 == "data" }

@@ -24,27 +24,27 @@ struct ConflictView: Sendable {
     let theirsHeading: String
     let hasChanges: Bool
 
-    init(current: CampaignRecord, yours: JSON, yourVersion: Int) {
+    init(current: CampaignRecord, yours: JSON, yourVersion: Int, words: Localized) {
         theirVersion = current.version
         self.yourVersion = yourVersion
-        theirAuthor = current.updatedBy?.description ?? current.author ?? Localized.text("composer.conflict.api_client")
-        theirTime = CampaignPages.shortTime(current.updatedAt)
+        theirAuthor = current.updatedBy?.description ?? current.author ?? words.text("composer.conflict.api_client")
+        theirTime = words.shortTime(current.updatedAt)
         theirs = current.content.prettyString()
         self.yours = yours.prettyString()
-        changes = Self.differences(theirs: current.content, yours: yours)
+        changes = Self.differences(theirs: current.content, yours: yours, words: words)
         hasChanges = !changes.isEmpty
-        summary = Localized.text("composer.conflict.summary", theirAuthor, Localized.number(theirVersion), theirTime, Localized.number(yourVersion))
-        theirsHeading = Localized.text("composer.conflict.theirs", Localized.number(theirVersion))
+        summary = words.text("composer.conflict.summary", theirAuthor, words.number(theirVersion), theirTime, words.number(yourVersion))
+        theirsHeading = words.text("composer.conflict.theirs", words.number(theirVersion))
     }
 
-    static func differences(theirs: JSON, yours: JSON) -> [Change] {
+    static func differences(theirs: JSON, yours: JSON, words: Localized) -> [Change] {
         let a = theirs.objectValue ?? [:], b = yours.objectValue ?? [:]
         var keys = a.keys
         for key in b.keys where !keys.contains(key) { keys.append(key) }
         return keys.compactMap { key in
             let left = a[key], right = b[key]
             guard left != right else { return nil }
-            return Change(field: key, theirs: left.map(CampaignPages.brief) ?? Localized.text("composer.conflict.none"), yours: right.map(CampaignPages.brief) ?? Localized.text("composer.conflict.none"))
+            return Change(field: key, theirs: left.map(CampaignPages.brief) ?? words.text("composer.conflict.none"), yours: right.map(CampaignPages.brief) ?? words.text("composer.conflict.none"))
         }
     }
 }

@@ -20,7 +20,8 @@ struct AccessDeniedView: PageView {
     let message: String
 
     init(_ context: RequestContext, message: String) {
-        heading = Localized.text("access.denied")
+        let words = context.words
+        heading = words.text("access.denied")
         chrome = PageChrome(context, title: heading)
         self.message = message
     }

@@ -12,9 +12,9 @@ struct NotificationPreview: Sendable {
     let color: String?
     let icon: String?
 
-    init(title: String, body: String, imageURL: String, color: String, icon: String) {
-        self.title = title.isEmpty ? Localized.text("preview.placeholder_title") : title
-        self.body = body.isEmpty ? Localized.text("preview.placeholder_body") : body
+    init(title: String, body: String, imageURL: String, color: String, icon: String, words: Localized) {
+        self.title = title.isEmpty ? words.text("preview.placeholder_title") : title
+        self.body = body.isEmpty ? words.text("preview.placeholder_body") : body
         image = imageURL.isEmpty ? nil : Self.localImagePath(imageURL) ?? imageURL
         self.color = Message.isColor(color) ? color : nil
         self.icon = icon.isEmpty ? nil : icon

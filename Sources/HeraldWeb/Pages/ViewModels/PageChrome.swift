@@ -16,7 +16,9 @@ struct PageChrome: Sendable {
     let csrfToken: String
     let canEdit: Bool
     let flash: [String]
-    let language: Language
+    /// The page's texts and figures, in its language.
+    let words: Localized
+    var language: Language { words.language }
     /// `<html lang>` and `<html dir>`.
     let lang: String
     let dir: String
@@ -28,23 +30,23 @@ struct PageChrome: Sendable {
     let next: String
 
     /// A page that shows no viewer even when a session exists (the sign-in form).
-    init(title: String, viewer: Viewer? = nil, flash: [String] = [], here: String = "/", next: String = "") {
+    init(title: String, words: Localized, viewer: Viewer? = nil, flash: [String] = [], here: String = "/", next: String = "") {
         self.title = title
-        user = viewer.map { User(email: $0.email, role: Localized.text("role.\($0.role.rawValue)"), isAdmin: $0.role >= .admin) }
+        self.words = words
+        user = viewer.map { User(email: $0.email, role: words.text("role.\($0.role.rawValue)"), isAdmin: $0.role >= .admin) }
         csrfToken = viewer?.csrfToken ?? ""
         canEdit = (viewer?.role ?? .viewer) >= .editor
         self.flash = flash
-        language = Localized.language
-        lang = language.rawValue
-        dir = language.direction
-        languages = Language.allCases.map { Choice($0.rawValue, text: $0.nativeName, selected: $0 == Localized.language) }
+        lang = words.language.rawValue
+        dir = words.language.direction
+        languages = Language.allCases.map { Choice($0.rawValue, text: $0.nativeName, selected: $0 == words.language) }
         self.here = here
         self.next = next
     }
 
     init(_ context: RequestContext, title: String, flash: [String] = []) {
         let method = context.request.method
-        self.init(title: title, viewer: context.viewer, flash: flash,
+        self.init(title: title, words: context.words, viewer: context.viewer, flash: flash,
                   here: method == .get || method == .head ? context.request.target : "/campaigns")
     }
 }

@@ -20,20 +20,20 @@ struct ReportView: PageView {
         /// At recipient time, while it sends: when its next wave goes and how many devices wait in all.
         let nextWave: String?
 
-        init(_ run: RunProgress) {
+        init(_ run: RunProgress, words: Localized) {
             status = run.status.rawValue
-            statusText = CampaignStatus(rawValue: status).map(CampaignPages.statusText) ?? status
-            due = CampaignPages.shortTime(run.dueAt)
-            finished = run.finishedAt.map(CampaignPages.shortTime) ?? "—"
-            planned = Localized.number(run.planned)
-            sent = Localized.number(run.variants.reduce(0) { $0 + $1.counts.sent })
-            failed = Localized.number(run.variants.reduce(0) { $0 + $1.counts.failed })
+            statusText = CampaignStatus(rawValue: status).map(words.statusText) ?? status
+            due = words.shortTime(run.dueAt)
+            finished = run.finishedAt.map(words.shortTime) ?? "—"
+            planned = words.number(run.planned)
+            sent = words.number(run.variants.reduce(0) { $0 + $1.counts.sent })
+            failed = words.number(run.variants.reduce(0) { $0 + $1.counts.failed })
             queue = run.fanOutQueueAhead.map { ahead in
-                ahead == 0 ? Localized.text("report.queue_next") : Localized.text("report.queue_ahead", Localized.number(ahead))
+                ahead == 0 ? words.text("report.queue_next") : words.text("report.queue_ahead", words.number(ahead))
             }
             let waiting = run.waves?.filter { $0.waiting > 0 } ?? []
             nextWave = run.status == .sending ? waiting.first.map { wave in
-                Localized.text("report.next_wave", CampaignPages.shortTime(wave.at), Localized.number(waiting.reduce(0) { $0 + $1.waiting }))
+                words.text("report.next_wave", words.shortTime(wave.at), words.number(waiting.reduce(0) { $0 + $1.waiting }))
             } : nil
         }
     }
@@ -63,13 +63,13 @@ struct ReportView: PageView {
         /// "2 attempts".
         let attemptsText: String
 
-        init(_ failure: DeliveryRecord) {
+        init(_ failure: DeliveryRecord, words: Localized) {
             variant = failure.variant
             target = CampaignPages.brief(failure.target.json)
             code = failure.error?.code ?? ""
             message = failure.error?.message ?? ""
             attempts = failure.attempts
-            attemptsText = Localized.plural("report.attempts", count: attempts)
+            attemptsText = words.plural("report.attempts", count: attempts)
         }
     }
 
@@ -132,10 +132,10 @@ struct ReportView: PageView {
             let droppedForceStopped: String
             let droppedInactive: String
 
-            init(name: String, _ figures: DeliveryFigures) {
-                func count(_ outcome: FCMDeliveryOutcome) -> String { Localized.number(figures.outcomes[outcome.rawValue] ?? 0) }
+            init(name: String, _ figures: DeliveryFigures, words: Localized) {
+                func count(_ outcome: FCMDeliveryOutcome) -> String { words.number(figures.outcomes[outcome.rawValue] ?? 0) }
                 self.name = name
-                accepted = Localized.number(figures.accepted)
+                accepted = words.number(figures.accepted)
                 delivered = count(.delivered)
                 pending = count(.pending)
                 collapsed = count(.collapsed)
@@ -151,19 +151,19 @@ struct ReportView: PageView {
         let scope: String
         let canRefresh: Bool
 
-        init(_ delivery: CampaignDelivery, variantKeys: [String], canRefresh: Bool) {
-            var rows = variantKeys.compactMap { key in delivery.variants[key].map { Row(name: Localized.text("field.variant", key), $0) } }
-            if let whole = delivery.wholeCampaign { rows.append(Row(name: Localized.text("report.fcm.whole_campaign"), whole)) }
+        init(_ delivery: CampaignDelivery, variantKeys: [String], canRefresh: Bool, words: Localized) {
+            var rows = variantKeys.compactMap { key in delivery.variants[key].map { Row(name: words.text("field.variant", key), $0, words: words) } }
+            if let whole = delivery.wholeCampaign { rows.append(Row(name: words.text("report.fcm.whole_campaign"), whole, words: words)) }
             self.rows = rows
             hasRows = !rows.isEmpty
             let all = Array(delivery.variants.values) + [delivery.wholeCampaign].compactMap { $0 }
             let days = (all.compactMap(\.firstDay).min(), all.compactMap(\.lastDay).max())
-            var scope = Localized.text("report.fcm.scope")
+            var scope = words.text("report.fcm.scope")
             if let first = days.0, let last = days.1 {
-                scope += " " + Localized.text("report.fcm.days", Localized.isolate(first), Localized.isolate(last))
+                scope += " " + words.text("report.fcm.days", words.isolate(first), words.isolate(last))
             }
             if let fetched = delivery.fetchedAt {
-                scope += " " + Localized.text("report.fcm.fetched", CampaignPages.shortTime(RFC3339.utc(secondsSince1970: fetched.timeIntervalSince1970)))
+                scope += " " + words.text("report.fcm.fetched", words.shortTime(RFC3339.utc(secondsSince1970: fetched.timeIntervalSince1970)))
             }
             self.scope = scope
             self.canRefresh = canRefresh

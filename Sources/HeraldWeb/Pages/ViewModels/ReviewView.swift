@@ -13,13 +13,13 @@ struct ReviewView: PageView {
         /// "· weight 50 · 120 / 1000 characters".
         let summary: String
 
-        init(key: String, weight: Int, characters: Int, preview: NotificationPreview) {
+        init(key: String, weight: Int, characters: Int, preview: NotificationPreview, words: Localized) {
             self.key = key
             self.weight = weight
             self.characters = characters
             self.preview = preview
-            summary = Localized.text("review.variant_summary", Localized.number(weight), Localized.number(characters),
-                                     Localized.number(CampaignLimits.notificationCharacters))
+            summary = words.text("review.variant_summary", words.number(weight), words.number(characters),
+                                     words.number(CampaignLimits.notificationCharacters))
         }
     }
 
@@ -34,13 +34,13 @@ struct ReviewView: PageView {
         /// "Request 1 · variant A · 312 bytes of payload".
         let summary: String
 
-        init(number: Int, first: Bool, variant: String, bytes: Int, body: String) {
+        init(number: Int, first: Bool, variant: String, bytes: Int, body: String, words: Localized) {
             self.number = number
             self.first = first
             self.variant = variant
             self.bytes = bytes
             self.body = body
-            summary = Localized.text("review.request_summary", Localized.number(number), variant, Localized.number(bytes))
+            summary = words.text("review.request_summary", words.number(number), variant, words.number(bytes))
         }
     }
 
@@ -54,15 +54,15 @@ struct ReviewView: PageView {
         /// "sent (projects/…/messages/1)" or "failed after 2 attempt(s): UNREGISTERED: …".
         let text: String
 
-        init(_ result: TestSend.Result) {
+        init(_ result: TestSend.Result, words: Localized) {
             token = result.token
             attempts = result.attempts
             switch result.outcome {
             case .sent(let name): (ok, detail) = (true, name)
             case .failed(let error): (ok, detail) = (false, "\(error.code.rawValue): \(error.message)")
             }
-            text = ok ? Localized.text("review.test.sent", detail)
-                : Localized.plural("review.test.failed", count: attempts, detail)
+            text = ok ? words.text("review.test.sent", detail)
+                : words.plural("review.test.failed", count: attempts, detail)
         }
     }
 
@@ -120,17 +120,17 @@ struct ReviewView: PageView {
         let text: String
         let warning: String?
 
-        init(_ forecast: LabelForecast) {
-            let used = Localized.text("review.labels.used", Localized.number(forecast.used), Localized.number(LabelBudget.dailyLimit))
+        init(_ forecast: LabelForecast, words: Localized) {
+            let used = words.text("review.labels.used", words.number(forecast.used), words.number(LabelBudget.dailyLimit))
             let sent = switch (forecast.chosen, forecast.resolved) {
-            case (.auto, .perCampaign): Localized.text("review.labels.auto_campaign", Localized.number(LabelBudget.perVariantShare))
-            case (.auto, .unlabelled): Localized.text("review.labels.auto_none", Localized.number(LabelBudget.dailyLimit))
-            case (_, .perCampaign): Localized.text("review.labels.per_campaign")
-            case (_, .unlabelled): Localized.text("review.labels.none")
-            default: Localized.text("review.labels.per_variant", Localized.number(forecast.added))
+            case (.auto, .perCampaign): words.text("review.labels.auto_campaign", words.number(LabelBudget.perVariantShare))
+            case (.auto, .unlabelled): words.text("review.labels.auto_none", words.number(LabelBudget.dailyLimit))
+            case (_, .perCampaign): words.text("review.labels.per_campaign")
+            case (_, .unlabelled): words.text("review.labels.none")
+            default: words.text("review.labels.per_variant", words.number(forecast.added))
             }
             text = used + " " + sent
-            warning = forecast.passesLimit ? Localized.text("review.labels.passes", Localized.number(LabelBudget.dailyLimit)) : nil
+            warning = forecast.passesLimit ? words.text("review.labels.passes", words.number(LabelBudget.dailyLimit)) : nil
         }
     }
 
@@ -157,7 +157,7 @@ struct ReviewView: PageView {
     /// The tokens as typed, kept in the form after a test send.
     let tokens: String
     let maxTokens = CampaignLimits.testTokens
-    let tokensLabel = Localized.text("review.test.tokens", Localized.number(CampaignLimits.testTokens))
+    let tokensLabel: String
     /// The variant a test goes out as: the one chosen last time stays chosen.
     let variantKeys: [Choice]
     let actionError: String?
@@ -168,7 +168,7 @@ struct ReviewView: PageView {
 
     /// Each variant as `device` reads it: in its language, its variables filled in from it (with
     /// their defaults when `device` is nil); as written when it has no variables.
-    static func variants(_ spec: CampaignSpec, device: HeraldCore.Device? = nil) -> [Variant] {
+    static func variants(_ spec: CampaignSpec, device: HeraldCore.Device? = nil, words: Localized) -> [Variant] {
         let options = spec.options
         return spec.effectiveVariants.map { variant in
             var shown = variant
@@ -179,7 +179,7 @@ struct ReviewView: PageView {
             }
             return Variant(key: variant.key, weight: variant.weight, characters: variant.notification.characterCount,
                            preview: NotificationPreview(title: shown.notification.title ?? "", body: shown.notification.body ?? "",
-                                                        imageURL: shown.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? ""))
+                                                        imageURL: shown.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? "", words: words), words: words)
         }
     }
 
@@ -196,10 +196,10 @@ struct ReviewView: PageView {
         let hasChoices: Bool
     }
 
-    static func requests(_ plan: FanOutPlan) -> [Request] {
+    static func requests(_ plan: FanOutPlan, words: Localized) -> [Request] {
         plan.requests.enumerated().map { index, planned in
             Request(number: index + 1, first: index == 0, variant: planned.variantKey, bytes: planned.message.payloadSize,
-                    body: JSON.object(["message": planned.message.json(), "validate_only": false]).prettyString())
+                    body: JSON.object(["message": planned.message.json(), "validate_only": false]).prettyString(), words: words)
         }
     }
 }
