@@ -40,6 +40,22 @@ extension RFC3339 {
         let microOfDay = micros - Int64(days) * 86_400_000_000
         let (year, month, day) = CivilCalendar.date(days: days)
         let second = Int(microOfDay / 1_000_000), fraction = Int(microOfDay % 1_000_000)
+        // Every API answer writes its times here: the common years as bytes, at once.
+        if (0...9999).contains(year) {
+            return String(unsafeUninitializedCapacity: 27) { text in
+                func put(_ value: Int, _ width: Int, at offset: Int) {
+                    var value = value
+                    for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                        text[index] = UInt8(48 + value % 10)
+                        value /= 10
+                    }
+                }
+                put(year, 4, at: 0); text[4] = 0x2D; put(month, 2, at: 5); text[7] = 0x2D; put(day, 2, at: 8); text[10] = 0x54
+                put(second / 3600, 2, at: 11); text[13] = 0x3A; put(second / 60 % 60, 2, at: 14); text[16] = 0x3A
+                put(second % 60, 2, at: 17); text[19] = 0x2E; put(fraction, 6, at: 20); text[26] = 0x5A
+                return 27
+            }
+        }
         func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits

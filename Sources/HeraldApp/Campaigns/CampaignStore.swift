@@ -28,6 +28,10 @@ struct CampaignStore: Sendable {
         approval, approval_comment, approval_decided_by, approved_version, approval_decision
         """
 
+    /// `columns` by name, in order (read on every GET of a campaign: named once here).
+    static let columnNames = ["id", "name", "status", "version", "content", "author", "created_at", "updated_at", "updated_by", "updated_by_kind",
+                              "next_run_at", "approval", "approval_comment", "approval_decided_by", "approved_version", "approval_decision"]
+
     public init() {}
 
     public func insert(_ spec: CampaignSpec, author: String?, by attribution: Attribution, on connection: PostgresConnection) throws -> CampaignRecord {
@@ -130,7 +134,7 @@ struct CampaignStore: Sendable {
             let (id, name, status, version, content, author, createdAt, updatedAt, updatedBy, updatedByKind, nextRunAt,
                  approval, comment, decidedBy, approvedVersion, decision) =
                 try row.decode((CampaignID, String, CampaignStatus, Int, String, String?, Date, Date, String?, Attribution.Kind?, Date?,
-                                ApprovalState, String?, String?, Int?, ApprovalState?).self, columns: "id", "name", "status", "version", "content", "author", "created_at", "updated_at", "updated_by", "updated_by_kind", "next_run_at", "approval", "approval_comment", "approval_decided_by", "approved_version", "approval_decision")
+                                ApprovalState, String?, String?, Int?, ApprovalState?).self, columns: Self.columnNames)
             var record = CampaignRecord(id: id, name: name, status: status, version: version, content: try JSON.parse(content),
                                         author: author, createdAt: createdAt, updatedAt: updatedAt,
                                         updatedBy: updatedBy.flatMap { name in updatedByKind.map { Attribution(name: name, kind: $0) } },

@@ -78,7 +78,7 @@ extension Date: PostgresDecodable {
     /// timestamptz (any offset), timestamp (read as UTC) and date (midnight UTC).
     public static func decode(from cell: PostgresCell) throws -> Date {
         try cell.requireNonNull(Date.self)
-        guard let date = PostgresTimestamp.parse(cell.text) else { throw cell.mismatch(Date.self) }
+        guard let date = cell.withBytes(PostgresTimestamp.parse(bytes:)) else { throw cell.mismatch(Date.self) }
         return date
     }
 }

@@ -46,8 +46,7 @@ final class PostgresResult {
 
     private func hasName(_ name: String, column: Int) -> Bool {
         guard let field = PQfname(pointer, Int32(column)) else { return false }
-        let length = strlen(field)
-        return field.withMemoryRebound(to: UInt8.self, capacity: length) { name.utf8.elementsEqual(UnsafeBufferPointer(start: $0, count: length)) }
+        return name.withCString { strcmp($0, field) == 0 }
     }
 
     /// The index of the column named exactly `name` (the first, when names repeat).

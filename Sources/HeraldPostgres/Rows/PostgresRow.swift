@@ -49,6 +49,12 @@ public struct PostgresRow {
     /// SELECT that lists them in another order reads the same, and one that lacks a name throws,
     /// naming it. The names are looked up once per result, not per row.
     public func decode<each T: PostgresDecodable>(_ types: (repeat each T).Type, columns names: String...) throws -> (repeat each T) {
+        try decode(types, columns: names)
+    }
+
+    /// `decode(_:columns:)` with the names in an array: a record read on a hot path names its
+    /// columns once (`static let`), not once per row.
+    public func decode<each T: PostgresDecodable>(_ types: (repeat each T).Type, columns names: [String]) throws -> (repeat each T) {
         var expected = 0
         for _ in repeat (each T).self { expected += 1 }
         guard expected == names.count else {

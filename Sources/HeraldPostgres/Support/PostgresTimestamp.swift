@@ -25,11 +25,20 @@ enum PostgresTimestamp {
     /// `2026-11-21 23:47:43.12+05:30`, any offset (`+HH`, `+HH:MM`, `+HH:MM:SS`, `Z`), no offset
     /// (read as UTC), an optional ` BC`, and `infinity`/`-infinity` as the distant future/past.
     static func parse(_ text: String) -> Date? {
-        if text == "infinity" { return .distantFuture }
-        if text == "-infinity" { return .distantPast }
-        var bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    /// `parse(_:)` on a value's bytes as libpq holds them (no copy: a row's times are read per row).
+    static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        if bytes.elementsEqual("infinity".utf8) { return .distantFuture }
+        if bytes.elementsEqual("-infinity".utf8) { return .distantPast }
+        var bytes = bytes
         var bc = false
-        if bytes.count > 3, bytes.suffix(3) == Array(" BC".utf8) { bc = true; bytes.removeLast(3) }
+        if bytes.count > 3, bytes[bytes.count - 3] == 0x20, bytes[bytes.count - 2] == 0x42, bytes[bytes.count - 1] == 0x43 {
+            bc = true
+            bytes = UnsafeBufferPointer(rebasing: bytes.dropLast(3))
+        }
         var reader = DigitReader(bytes: bytes)
         guard var year = reader.number(minDigits: 4, maxDigits: 6), reader.expect(UInt8(ascii: "-")),
               let month = reader.number(minDigits: 2, maxDigits: 2), reader.expect(UInt8(ascii: "-")),
@@ -97,7 +106,7 @@ enum PostgresTimestamp {
 
 /// A cursor over ASCII digits and punctuation.
 private struct DigitReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
     var atEnd: Bool { index == bytes.count }
