@@ -15,7 +15,7 @@ public struct AccountService: Sendable {
     let credentials: CredentialCache?
 
     public static let minimumPasswordLength = 12
-    public static let maximumKeyNameLength = 100
+    static let maximumKeyNameLength = 100
 
     public init(database: Database, credentials: CredentialCache? = nil) {
         self.database = database

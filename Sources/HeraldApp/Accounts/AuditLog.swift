@@ -17,7 +17,7 @@ public struct AuditEntry: Sendable, Equatable {
 
 /// What the audit log records. Attempts refused while an account is locked are logged, not
 /// audited, so that an attack cannot fill the table.
-public enum AuditAction: String, Sendable, CaseIterable {
+enum AuditAction: String, Sendable, CaseIterable {
     case campaignCreated = "campaign.created"
     case campaignUpdated = "campaign.updated"
     case campaignDeleted = "campaign.deleted"
@@ -58,10 +58,10 @@ public enum AuditAction: String, Sendable, CaseIterable {
 
 /// The audit log: who did what to which object, when and from where. Append-only; each entry is
 /// written on the connection of the change it records, so both commit together or neither does.
-public struct AuditLog: Sendable {
-    public init() {}
+struct AuditLog: Sendable {
+    init() {}
 
-    public func record(_ action: AuditAction, by actor: Actor, object: AuditObject? = nil,
+    func record(_ action: AuditAction, by actor: Actor, object: AuditObject? = nil,
                        details: JSONObject = [:], on connection: PostgresConnection) throws {
         _ = try connection.execute("""
             INSERT INTO audit_log (user_id, api_key_id, actor, action, object_type, object_id, address, details)
@@ -71,7 +71,7 @@ public struct AuditLog: Sendable {
     }
 
     /// Newest first, `limit` entries with ids below `before` (the cursor), and the next cursor.
-    public func list(before: Int64?, limit: Int, on connection: PostgresConnection) throws -> (entries: [AuditEntry], next: Int64?) {
+    func list(before: Int64?, limit: Int, on connection: PostgresConnection) throws -> (entries: [AuditEntry], next: Int64?) {
         let rows = try connection.query("""
             SELECT id, at, actor, user_id::text, api_key_id::text,
                    action, object_type, object_id, address, details::text

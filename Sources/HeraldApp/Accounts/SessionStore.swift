@@ -6,7 +6,7 @@ import HeraldPostgres
 struct SessionStore: Sendable {
     /// Idle expiry (sliding) and absolute expiry, in seconds.
     let idleSeconds: Int
-    public let lifetimeSeconds: Int
+    let lifetimeSeconds: Int
 
     public init(idleSeconds: Int, lifetimeSeconds: Int) {
         self.idleSeconds = idleSeconds

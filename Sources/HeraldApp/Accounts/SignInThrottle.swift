@@ -5,11 +5,11 @@ import HeraldPostgres
 /// right password, until the oldest of them leaves the window; one address gets five times as
 /// many across all accounts (so guessing many accounts from one place is slowed too).
 /// Refused attempts while locked are not counted, so the lock ends when the window passes.
-public struct SignInThrottle: Sendable {
+struct SignInThrottle: Sendable {
     let maxFailures: Int
     let windowSeconds: Int
 
-    public init(maxFailures: Int, windowSeconds: Int) {
+    init(maxFailures: Int, windowSeconds: Int) {
         self.maxFailures = maxFailures
         self.windowSeconds = windowSeconds
     }

@@ -18,7 +18,7 @@ public enum SenderSetup {
     }
 
     /// The FCM Data API client of the same key, with a token of the `cloud-platform` scope; nil without a key.
-    public static func makeDataClient(_ configuration: HeraldConfiguration) throws -> FCMDataClient? {
+    static func makeDataClient(_ configuration: HeraldConfiguration) throws -> FCMDataClient? {
         guard let path = configuration.fcm.serviceAccountKeyPath else { return nil }
         let account = try ServiceAccount(contentsOfFile: path)
         let http = try httpClient(configuration.fcm)

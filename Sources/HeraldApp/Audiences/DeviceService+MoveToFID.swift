@@ -18,7 +18,7 @@ extension DeviceService {
     }
 
     /// Reads `{"fid": "..."}`, the installation ID that replaces the token.
-    public static func parseMoveToFID(_ json: JSON) -> Result<String, ValidationErrors> {
+    static func parseMoveToFID(_ json: JSON) -> Result<String, ValidationErrors> {
         var reader = JSONReader()
         guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
         reader.rejectUnknown(object, known: ["fid"], at: "")

@@ -17,7 +17,7 @@ extension DeviceService {
         public var skippedFIDs = 0
         /// The first `maximumFailures` tokens the API refused, with its reason.
         public var failures: [(token: String, reason: String)] = []
-        public static let maximumFailures = 1000
+        static let maximumFailures = 1000
 
         public static let fidSkipReason = "devices registered by a Firebase installation ID were left out: the Instance ID API is documented for registration tokens only; subscribe them from the app"
 
@@ -28,7 +28,7 @@ extension DeviceService {
     }
 
     /// Reads `{"topic", "segment" | "tokens", "unsubscribe"?}`.
-    public static func parseTopicChange(_ json: JSON) -> Result<(topic: String, audience: Audience, unsubscribe: Bool), ValidationErrors> {
+    static func parseTopicChange(_ json: JSON) -> Result<(topic: String, audience: Audience, unsubscribe: Bool), ValidationErrors> {
         var reader = JSONReader()
         guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
         reader.rejectUnknown(object, known: ["topic", "segment", "tokens", "unsubscribe"], at: "")

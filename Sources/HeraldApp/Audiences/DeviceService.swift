@@ -59,14 +59,14 @@ public struct DeviceService: Sendable {
 
     /// Marks devices unseen for `days` days stale (the scheduler does it once an hour).
     @discardableResult
-    public func markStale(unseenForDays days: Int) throws -> Int {
+    func markStale(unseenForDays days: Int) throws -> Int {
         try database.read { try store.markStale(unseenForDays: days, on: $0) }
     }
 
     /// Moves the changes of devices written since into the counts segment reach reads (the
     /// scheduler does it at each poll, an import at its end); returns the changes folded.
     @discardableResult
-    public func foldCensus() throws -> Int {
+    func foldCensus() throws -> Int {
         try database.read { try DeviceCensus.fold(on: $0) }
     }
 
@@ -228,7 +228,7 @@ public struct DeviceImportReport: Sendable, Equatable {
     public var failedRows = 0
     /// The first `maximumErrors` problems, each with its line.
     public var errors: [(line: Int, error: FieldError)] = []
-    public static let maximumErrors = 1000
+    static let maximumErrors = 1000
     var lastFailedLine = 0
 
     mutating func fail(line: Int, _ error: FieldError) {

@@ -330,7 +330,7 @@ public struct DeviceFilter: Sendable, Equatable {
 
 /// How many devices there are, by status and by what segments filter on.
 public struct DeviceCounts: Sendable {
-    public var byStatus: [DeviceStatus: Int] = [:]
+    var byStatus: [DeviceStatus: Int] = [:]
     public var byPlatform: [(String, Int)] = []
     public var byLanguage: [(String, Int)] = []
     public var byCountry: [(String, Int)] = []

@@ -81,7 +81,7 @@ public struct CampaignService: Sendable {
     }
 
     /// Devices of a campaign's audience a dry run checks its messages against.
-    public static let validationSample = 10
+    static let validationSample = 10
 
     /// FCM's opinion of every planned request (a dry run: `validate_only`). A campaign to devices
     /// is checked as it would be sent: personalised for the first devices of its audience, with

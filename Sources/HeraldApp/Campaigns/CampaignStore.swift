@@ -5,7 +5,7 @@ import HeraldPostgres
 
 /// The SQL of the campaign aggregate. Values are always bind parameters.
 struct CampaignStore: Sendable {
-    public enum UpdateOutcome: Sendable, Equatable {
+    enum UpdateOutcome: Sendable, Equatable {
         case updated(CampaignRecord)
         case notFound
         case versionMismatch(current: CampaignRecord, expected: Int)
@@ -14,7 +14,7 @@ struct CampaignStore: Sendable {
         case unschedulable(current: CampaignRecord, errors: ValidationErrors)
     }
 
-    public enum DeleteOutcome: Sendable, Equatable {
+    enum DeleteOutcome: Sendable, Equatable {
         case deleted
         case notFound
         case versionMismatch(current: CampaignRecord, expected: Int)

@@ -34,12 +34,12 @@ public enum TestSend {
 
     /// Every typed token that is not shaped like an FCM registration token, by its line (1-based,
     /// as the review page's one-token-per-line field and the API's list order count them).
-    public static func tokenErrors(_ tokens: [String]) -> [FieldError] {
+    static func tokenErrors(_ tokens: [String]) -> [FieldError] {
         RegistrationToken.errors(tokens, at: "tokens")
     }
 
     /// Every FID that is not shaped like a Firebase installation ID, at `fids[index]`.
-    public static func fidErrors(_ fids: [String]) -> [FieldError] {
+    static func fidErrors(_ fids: [String]) -> [FieldError] {
         fids.enumerated().compactMap { index, fid in
             Device.identifierProblem(fid, kind: .fid, at: "fids[\(index)]")
         }

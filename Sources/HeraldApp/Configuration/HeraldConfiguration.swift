@@ -12,7 +12,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public var accounts: AccountSettings
     public var webhooks: WebhookSettings
 
-    public static let defaultDatabaseURL = "postgresql://herald@127.0.0.1:55433/herald"
+    static let defaultDatabaseURL = "postgresql://herald@127.0.0.1:55433/herald"
     static let googleFCMURL = "https://fcm.googleapis.com"
 
     /// Reads the configuration; an unparsable value is an error that names the variable.

@@ -4,7 +4,7 @@ import HeraldCore
 public struct DatabaseSettings: Sendable, Equatable {
     /// libpq connection URL or conninfo string.
     public var url: String
-    public var poolSize: Int
+    var poolSize: Int
     /// Folder of numbered SQL migrations.
     public var migrationsDirectory: String
     /// Whether `herald serve` applies missing migrations before it listens.
@@ -17,68 +17,68 @@ public struct DatabaseSettings: Sendable, Equatable {
 /// The FCM v1 API: the service-account key that makes sending possible, and where to send.
 public struct FCMSettings: Sendable, Equatable {
     /// Path of a Google service-account JSON key; without one, sending is not configured.
-    public var serviceAccountKeyPath: String?
+    var serviceAccountKeyPath: String?
     /// Base URL of the FCM v1 API (the emulator's in development).
     public var baseURL: String
     /// Overrides the key's token_uri (the emulator's in development).
-    public var oauthTokenURL: String?
+    var oauthTokenURL: String?
     /// A PEM file of the CA certificates trusted for the FCM and token endpoints instead of the
     /// system's (a corporate proxy's CA, a private test endpoint's certificate).
     public var caFile: String?
     /// Base URL of the FCM Data API (delivery figures): Google's, or the emulator's with it.
-    public var dataURL = "https://fcmdata.googleapis.com"
+    var dataURL = "https://fcmdata.googleapis.com"
     /// The Firebase Android app ids whose delivery figures are read; empty: the ones devices registered with.
     public var androidApps: [String] = []
     /// Hours between two reads of the Data API (0: only on demand).
-    public var deliveryDataHours = 6
+    var deliveryDataHours = 6
 }
 
 /// The scheduler and the delivery workers of this process.
 public struct DeliverySettings: Sendable, Equatable {
     /// Whether this process runs the scheduler and delivery workers (they also need a sender).
-    public var schedulerEnabled: Bool
+    var schedulerEnabled: Bool
     /// Delivery worker threads in this process.
     public var workers: Int
     /// Seconds a worker's claim on deliveries lasts; a crashed worker's deliveries are taken over after it.
-    public var leaseSeconds: Int
+    var leaseSeconds: Int
     /// Deliveries a worker claims and sends per round.
     public var batchSize: Int
     /// Seconds between the scheduler's fallback polls (LISTEN/NOTIFY wakes it at once otherwise).
-    public var pollSeconds: Int
+    var pollSeconds: Int
     /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
-    public var audienceBuckets: Int
+    var audienceBuckets: Int
     /// Requests to single devices a worker claims and sends per round (each reaches one device).
-    public var deviceBatchSize: Int
+    var deviceBatchSize: Int
     /// Devices unseen for this many days are marked stale and sent nothing (FCM drops tokens
     /// unused for 270 days).
-    public var staleDeviceDays: Int
+    var staleDeviceDays: Int
     /// Days a finished run's requests and failed devices are kept, one by one, after its counts
     /// are folded (the counts stay); dropped a partition at a time.
-    public var deliveryRetentionDays = 30
+    var deliveryRetentionDays = 30
     /// Whether a campaign needs a publisher's approval (not its last editor's) before it is
     /// scheduled or sent.
-    public var approvalsRequired = false
+    var approvalsRequired = false
     /// Messages a minute the FCM project may be sent, shared by every instance (FCM's quota is
     /// 600,000); 0: no limit of Herald's own.
-    public var ratePerMinute = 600_000
+    var ratePerMinute = 600_000
     /// Topic fan-outs in flight at once across every instance (FCM recommends one); 0: no limit.
-    public var fanOutsAtOnce = 1
+    var fanOutsAtOnce = 1
 }
 
 /// Browser sessions and the sign-in rate limit.
 public struct AccountSettings: Sendable, Equatable {
     /// A browser session ends after this many seconds without a request (sliding).
-    public var sessionIdleSeconds: Int
+    var sessionIdleSeconds: Int
     /// A browser session ends this many seconds after sign-in, however active.
     public var sessionLifetimeSeconds: Int
     /// Failed sign-ins for one account within the window that lock it until the window passes
     /// (one address gets five times as many, across accounts).
-    public var signInMaxFailures: Int
+    var signInMaxFailures: Int
     /// The sign-in rate-limit window, in seconds.
-    public var signInWindowSeconds: Int
+    var signInWindowSeconds: Int
     /// How long a checked session or API key is trusted without asking the database again
     /// (0: ask every time). Revocations reach every instance at once regardless.
-    public var credentialCacheSeconds: Int
+    var credentialCacheSeconds: Int
 }
 
 /// How webhooks are posted: by their own threads, never a request's or a send worker's.
@@ -86,17 +86,17 @@ public struct WebhookSettings: Sendable, Equatable {
     /// Threads posting to receivers; each serves one endpoint at a time.
     public var threads = 2
     /// A receiver must answer within this many seconds, or the attempt failed.
-    public var timeoutSeconds = 10
+    var timeoutSeconds = 10
     /// The first retry waits this long, each next one twice as long, up to the maximum.
-    public var firstRetryMilliseconds = 10_000
-    public var maxRetryMilliseconds = 3_600_000
+    var firstRetryMilliseconds = 10_000
+    var maxRetryMilliseconds = 3_600_000
     /// Attempts before a delivery is given up (dead, until redelivered): about three days.
     public var maxAttempts = 80
     /// Whether receivers may be on loopback or private networks (off: such an address is refused
     /// after DNS, so a webhook cannot reach the database or a cloud metadata service).
-    public var privateAddresses = false
+    var privateAddresses = false
     /// Delivered deliveries are kept this many days in the log.
-    public var retentionDays = 30
+    var retentionDays = 30
 
     public init() {}
 

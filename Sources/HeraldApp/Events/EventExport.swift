@@ -18,7 +18,7 @@ public struct ExportedEvent: Sendable, Equatable {
 extension EventService {
     public static let exportPageLimit = 10_000
     /// Events younger than this are held back from an export (see `EventStore.export`).
-    public static let exportSettleSeconds = 2.0
+    static let exportSettleSeconds = 2.0
 
     /// Up to `limit` events in the order they were recorded, after `cursor` (else from `since`, an RFC 3339 time,
     /// else from the first), and the cursor to continue after the last.

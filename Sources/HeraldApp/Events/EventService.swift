@@ -8,7 +8,7 @@ public struct EventService: Sendable {
     let database: Database
     let store = EventStore()
 
-    public static let maximumBatch = 500
+    static let maximumBatch = 500
     static let fields: Set<String> = ["id", "campaign_id", "variant", "type", "occurred_at", "device_token"]
 
     public init(database: Database) { self.database = database }

@@ -76,11 +76,11 @@ struct EventStore: Sendable {
 }
 
 /// Opens and conversions of one variant.
-public struct EventCounts: Sendable, Equatable {
-    public var opens = 0
-    public var conversions = 0
+struct EventCounts: Sendable, Equatable {
+    var opens = 0
+    var conversions = 0
 
-    public init(opens: Int = 0, conversions: Int = 0) {
+    init(opens: Int = 0, conversions: Int = 0) {
         self.opens = opens
         self.conversions = conversions
     }

@@ -23,7 +23,7 @@ public final class Log: Sendable {
         self.sink = sink
     }
 
-    public func debug(_ message: String, _ fields: JSONObject = [:]) { write(.debug, message, fields) }
+    func debug(_ message: String, _ fields: JSONObject = [:]) { write(.debug, message, fields) }
     public func info(_ message: String, _ fields: JSONObject = [:]) { write(.info, message, fields) }
     public func warning(_ message: String, _ fields: JSONObject = [:]) { write(.warning, message, fields) }
     public func error(_ message: String, _ fields: JSONObject = [:]) { write(.error, message, fields) }

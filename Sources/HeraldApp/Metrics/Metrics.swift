@@ -50,12 +50,12 @@ public final class Metrics: Sendable {
     /// Seconds from a run's due time to a delivery's first attempt.
     static let latenessBounds = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
     /// Seconds to answer an HTTP request.
-    public static let durationBounds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    static let durationBounds = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
     public init() {}
 
     /// Adds `amount` to a counter.
-    public func increment(_ name: String, _ labels: [(String, String)] = [], by amount: Double = 1, help: String) {
+    func increment(_ name: String, _ labels: [(String, String)] = [], by amount: Double = 1, help: String) {
         let rendered = Self.render(labels)
         state.withLock { state in
             if state.help[name] == nil { state.help[name] = ("counter", help) }

@@ -25,11 +25,11 @@ public final class DeliveryEngine: Sendable {
         public var batchSize = 32
         /// Requests to devices a worker claims per round: each reaches one device, so a round may
         /// be larger (a crash repeats at most these, each to its own device).
-        public var deviceBatchSize = 256
+        var deviceBatchSize = 256
         /// Devices unseen this long are marked stale (once an hour).
-        public var staleDeviceDays = 270
+        var staleDeviceDays = 270
         /// Days a finished run's detail is kept after it is folded into its counts (looked at once an hour).
-        public var deliveryRetentionDays = 30
+        var deliveryRetentionDays = 30
         /// Requests of one round in flight at once: the whole round, as streams of one HTTP/2
         /// connection, up to the streams a connection carries (more would wait for a free one).
         public var sendConcurrency: Int { min(max(batchSize, deviceBatchSize), CurlHTTPClient.streamsPerConnection) }
@@ -37,33 +37,33 @@ public final class DeliveryEngine: Sendable {
         /// timeout), since an expired lease lets another worker send the same request again.
         public var lease: Duration = .seconds(60)
         /// The fallback wake-up when no notification comes.
-        public var pollInterval: Duration = .seconds(10)
+        var pollInterval: Duration = .seconds(10)
         public var buckets = AudienceBuckets()
         public var retryPolicy = RetryPolicy()
         /// The FCM project's sending rate, shared by every instance (nil: unlimited).
-        public var sendRate: SendRate?
+        var sendRate: SendRate?
         /// Topic or condition requests in flight at once across every instance (FCM asks for
         /// one); nil: one per run, no limit across runs.
-        public var fanOutsAtOnce: Int?
+        var fanOutsAtOnce: Int?
         /// Whether a run starts only for the version a publisher approved (`HERALD_APPROVALS`).
-        public var approvalsRequired = false
+        var approvalsRequired = false
         public init() {}
     }
 
     /// How fast one FCM project may be sent to, across every instance: `messages` per `period`
     /// (600,000 a minute is FCM's quota). Tests scale the period down.
-    public struct SendRate: Sendable, Equatable {
-        public var project: String
-        public var messages: Int
-        public var period: Duration
+    struct SendRate: Sendable, Equatable {
+        var project: String
+        var messages: Int
+        var period: Duration
 
-        public init(project: String, messages: Int, per period: Duration = .seconds(60)) {
+        init(project: String, messages: Int, per period: Duration = .seconds(60)) {
             self.project = project
             self.messages = messages
             self.period = period
         }
 
-        public var perSecond: Double { Double(messages) / period.seconds }
+        var perSecond: Double { Double(messages) / period.seconds }
     }
 
     /// How often the scheduler (index 0) and each worker (1…) began looking for work, and which of

@@ -5,30 +5,30 @@ import HeraldJSON
 /// A one-call send as asked for: a saved campaign as the template (`campaign`, perhaps one of its
 /// variants) or an inline `message`, to `to`, each recipient a token or an FID with its own
 /// variables. Pure: parsed and checked before anything is read or written.
-public struct SendRequest: Sendable, Equatable {
-    public static let maximumRecipients = CampaignLimits.audienceTokens
-    public static let maximumVariables = 50
-    public static let variableCharacters = 1000
+struct SendRequest: Sendable, Equatable {
+    static let maximumRecipients = CampaignLimits.audienceTokens
+    static let maximumVariables = 50
+    static let variableCharacters = 1000
 
-    public struct Recipient: Sendable, Equatable {
+    struct Recipient: Sendable, Equatable {
         /// The device's identifier, as `Device.token`: its registration token or its FID (`kind` says which).
-        public var token: String
-        public var kind: DeviceKind
+        var token: String
+        var kind: DeviceKind
         /// Values for the message's `{{variables}}`, over the registered device's properties.
-        public var variables: [String: String]
+        var variables: [String: String]
     }
 
-    public enum Template: Sendable, Equatable {
+    enum Template: Sendable, Equatable {
         case campaign(CampaignID, variant: String?)
         /// The inline message as a campaign's JSON (without its audience).
         case message(JSON)
     }
 
-    public var template: Template
-    public var recipients: [Recipient]
+    var template: Template
+    var recipients: [Recipient]
 
     /// Reads the request, every problem at once.
-    public static func parse(_ json: JSON) -> Result<SendRequest, ValidationErrors> {
+    static func parse(_ json: JSON) -> Result<SendRequest, ValidationErrors> {
         var reader = JSONReader()
         guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
         reader.rejectUnknown(object, known: ["campaign", "variant", "message", "to"], at: "")

@@ -10,7 +10,7 @@ import Synchronization
 /// connection). Each thread leases one endpoint at a time and posts its deliveries in order; a
 /// failure waits for its retry before anything behind it is posted, so a receiver that was down
 /// gets its events in the order they happened. Every process runs one; they share the outbox.
-public final class WebhookDispatcher: Sendable {
+final class WebhookDispatcher: Sendable {
     /// Deliveries of one endpoint posted under one lease before the endpoints are looked at again.
     static let deliveriesPerClaim = 20
     static let lease: Duration = .seconds(60)
@@ -27,7 +27,7 @@ public final class WebhookDispatcher: Sendable {
     let threads = RunningThreads()
     let store = WebhookStore()
 
-    public init(settings: WebhookSettings, pool: PostgresPool, databaseURL: String, caFile: String?, log: Log, metrics: Metrics) {
+    init(settings: WebhookSettings, pool: PostgresPool, databaseURL: String, caFile: String?, log: Log, metrics: Metrics) {
         self.settings = settings
         self.pool = pool
         self.databaseURL = databaseURL
@@ -39,7 +39,7 @@ public final class WebhookDispatcher: Sendable {
 
     /// Starts the threads. Without `listening`, another thread of the process listens for them
     /// (`notificationRoutes`).
-    public func start(listening: Bool = true) {
+    func start(listening: Bool = true) {
         guard settings.threads > 0 else { return }
         var bodies: [(name: String, body: @Sendable () -> Void)] = []
         if listening { bodies.append(("herald-webhook-listener", { [self] in listen() })) }
@@ -53,10 +53,10 @@ public final class WebhookDispatcher: Sendable {
     var notificationRoutes: [String: [Wakeup]] { settings.threads > 0 ? [WebhookOutbox.channel: [bell]] : [:] }
 
     /// Asks the threads to stop after the post in flight (at most the receiver timeout).
-    public func stop() { bell.stop() }
+    func stop() { bell.stop() }
 
     @discardableResult
-    public func waitUntilStopped(timeout: Duration) -> Bool { threads.waitUntilStopped(timeout: timeout) }
+    func waitUntilStopped(timeout: Duration) -> Bool { threads.waitUntilStopped(timeout: timeout) }
 
     func listen() {
         NotificationListener(databaseURL: databaseURL, routes: notificationRoutes, log: log).run { [self] in bell.isStopped }

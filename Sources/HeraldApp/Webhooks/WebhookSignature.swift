@@ -4,16 +4,16 @@ import HeraldCrypto
 /// `Herald-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the secret>`.
 /// The receiver recomputes the code over the raw body it got, compares in constant time, and
 /// refuses a `t` more than `replayWindowSeconds` from its own clock (a retry is signed anew).
-public enum WebhookSignature {
-    public static let headerName = "Herald-Signature"
-    public static let replayWindowSeconds = 300
+enum WebhookSignature {
+    static let headerName = "Herald-Signature"
+    static let replayWindowSeconds = 300
 
-    public static func header(secret: String, timestamp: Int, body: some Collection<UInt8>) -> String {
+    static func header(secret: String, timestamp: Int, body: some Collection<UInt8>) -> String {
         "t=\(timestamp),v1=\(code(secret: secret, timestamp: timestamp, body: body))"
     }
 
     /// Whether `header` signs `body` under `secret` within the replay window of `now`.
-    public static func verify(header: String, secret: String, body: some Collection<UInt8>, now: Int,
+    static func verify(header: String, secret: String, body: some Collection<UInt8>, now: Int,
                               tolerance: Int = replayWindowSeconds) -> Bool {
         var timestamp: Int?
         var codes: [String] = []
