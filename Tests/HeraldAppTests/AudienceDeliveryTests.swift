@@ -49,6 +49,13 @@ import Testing
                 """).first?.decode(String.self, at: 0))
         }
 
+        /// A device's last-seen time as PostgreSQL writes it in UTC (the export's own format).
+        func lastSeen(_ token: String) throws -> String {
+            try probe.connection.query("""
+                SELECT to_char(last_seen_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') FROM devices WHERE token = \(token)
+                """).first?.decode(String.self, at: 0) ?? ""
+        }
+
         func status(_ campaign: String) throws -> String {
             try probe.connection.query("SELECT status FROM campaigns WHERE id = \(campaign)::uuid").first?.decode(String.self, at: 0) ?? ""
         }
@@ -227,8 +234,8 @@ import Testing
         try setup.devices.exportCSV { exported += $0 }
         // Each device's kind goes out beside its token (an export imports back as it was).
         #expect(exported == "token,kind,platform,app_id,app_version,language,country,time_zone,last_seen_at,quiet_categories,properties.first_name\r\n"
-            + "tok-1,token,android,,5.2,fa-IR,,,\(try setup.devices.get("tok-1").device.lastSeen ?? ""),,Sara\r\n"
-            + "tok-4,token,ios,,,,,,\(try setup.devices.get("tok-4").device.lastSeen ?? ""),,\"Lee, Jr.\"\r\n")
+            + "tok-1,token,android,,5.2,fa-IR,,,\(try setup.lastSeen("tok-1")),,Sara\r\n"
+            + "tok-4,token,ios,,,,,,\(try setup.lastSeen("tok-4")),,\"Lee, Jr.\"\r\n")
     }
 }
 

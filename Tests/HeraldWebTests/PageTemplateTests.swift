@@ -136,7 +136,7 @@ import Testing
         deviceCounts.byLanguage = [("fa", 2)]
         deviceCounts.byCountry = [("IR", 2)]
         deviceCounts.byAppVersion = [("5.2", 2)]
-        let storedDevice = StoredDevice(device: Device(token: "tok-a", platform: .android, language: "fa-IR", lastSeen: "2026-11-22T09:30:00.000000Z"),
+        let storedDevice = StoredDevice(device: Device(token: "tok-a", platform: .android, language: "fa-IR", lastSeen: Date(timeIntervalSince1970: 1_795_858_200)),
                                         registeredAt: Date(timeIntervalSince1970: 1_795_858_200), status: .invalid, invalidReason: "UNREGISTERED")
         var importReport = DeviceImportReport()
         importReport.rows = 2

@@ -31,8 +31,8 @@ public struct Device: Sendable, Equatable {
     public var timeZone: String?
     /// Free-form attributes (`first_name`, `city`), sorted by key.
     public var properties: [String: String]
-    /// When the app last saw the device (RFC 3339); nil means now, at registration.
-    public var lastSeen: String?
+    /// When the app last saw the device; nil means now, at registration.
+    public var lastSeen: Date?
     /// What the device's A/B bucket is hashed from when it is not `token`: the token a device was
     /// registered by before it moved to its FID, so that a move never changes the variants it gets.
     /// Kept by the registry, never read from a document.
@@ -42,7 +42,7 @@ public struct Device: Sendable, Equatable {
     public var quietCategories: [String]
 
     public init(token: String, kind: DeviceKind = .token, platform: DevicePlatform, appID: String? = nil, appVersion: String? = nil, language: String? = nil,
-                country: String? = nil, timeZone: String? = nil, properties: [String: String] = [:], lastSeen: String? = nil,
+                country: String? = nil, timeZone: String? = nil, properties: [String: String] = [:], lastSeen: Date? = nil,
                 bucketKey: String? = nil, quietCategories: [String] = []) {
         self.token = token
         self.kind = kind
@@ -165,9 +165,11 @@ public struct Device: Sendable, Equatable {
                 properties[key] = value
             }
         }
-        let lastSeen = reader.string(object, "last_seen_at", at: "")
-        if let stamp = lastSeen {
-            if !RFC3339.isStorable(stamp) {
+        var lastSeen: Date?
+        if let stamp = reader.string(object, "last_seen_at", at: "") {
+            if RFC3339.isStorable(stamp), let seconds = RFC3339.secondsSince1970(stamp) {
+                lastSeen = Date(timeIntervalSince1970: seconds)
+            } else {
                 reader.report("last_seen_at", "invalid_value", "a time is RFC 3339, such as 2026-11-23T09:30:00Z, found \"\(stamp)\"")
             }
         }

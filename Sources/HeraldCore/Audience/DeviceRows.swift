@@ -1,3 +1,4 @@
+import FCMMessage
 import HeraldJSON
 
 /// A CSV file of devices: its header names the columns (`token`, `kind`, `platform`, `app_id`,
@@ -68,7 +69,7 @@ public struct DeviceCSVLayout: Sendable {
     /// A device as an export row under `exportHeader(properties:)`.
     public static func exportRow(_ device: Device, properties: [String]) -> String {
         let fields = [device.token, device.kind.rawValue, device.platform.rawValue, device.appID ?? "", device.appVersion ?? "", device.language ?? "",
-                      device.country ?? "", device.timeZone ?? "", device.lastSeen ?? "", device.quietCategories.joined(separator: " ")]
+                      device.country ?? "", device.timeZone ?? "", device.lastSeen.map { RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970) } ?? "", device.quietCategories.joined(separator: " ")]
         return (fields.map { quoted($0) } + properties.map { quoted(device.properties[$0] ?? "", guardingFormulas: true) }).joined(separator: ",")
     }
 

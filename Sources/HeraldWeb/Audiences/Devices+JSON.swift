@@ -12,7 +12,7 @@ extension StoredDevice {
         object["country"] = device.country.map(JSON.string) ?? .null
         object["time_zone"] = device.timeZone.map(JSON.string) ?? .null
         object["properties"] = .object(JSONObject(device.properties.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }))
-        object["last_seen_at"] = device.lastSeen.map(JSON.string) ?? .null
+        object["last_seen_at"] = device.lastSeen.map(JSON.time) ?? .null
         object["registered_at"] = .time(registeredAt)
         object["status"] = .string(status.rawValue)
         object["invalid_reason"] = invalidReason.map(JSON.string) ?? .null
