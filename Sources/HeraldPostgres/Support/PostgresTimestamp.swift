@@ -31,8 +31,11 @@ enum PostgresTimestamp {
 
     /// `parse(_:)` on a value's bytes as libpq holds them (no copy: a row's times are read per row).
     static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        if bytes.elementsEqual("infinity".utf8) { return .distantFuture }
-        if bytes.elementsEqual("-infinity".utf8) { return .distantPast }
+        // A date starts with a digit: only then is it worth asking for the two words.
+        if let first = bytes.first, first == UInt8(ascii: "i") || first == UInt8(ascii: "-") {
+            if bytes.elementsEqual("infinity".utf8) { return .distantFuture }
+            if bytes.elementsEqual("-infinity".utf8) { return .distantPast }
+        }
         var bytes = bytes
         var bc = false
         if bytes.count > 3, bytes[bytes.count - 3] == 0x20, bytes[bytes.count - 2] == 0x42, bytes[bytes.count - 1] == 0x43 {
