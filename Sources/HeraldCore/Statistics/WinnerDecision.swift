@@ -92,7 +92,6 @@ public struct WinnerDecision: Sendable, Equatable {
         }
     }
 
-    /// As the report and the audit log keep it.
     /// A decision as `json` wrote it (z and p rounded as written); nil for anything else.
     public init?(json: JSON) {
         guard let sentence = json["sentence"]?.stringValue, let won = json["won"]?.boolValue,
@@ -106,6 +105,7 @@ public struct WinnerDecision: Sendable, Equatable {
         self.init(variantToSend: json["variant"]?.stringValue, won: won, figures: read, sentence: sentence)
     }
 
+    /// As the report and the audit log keep it.
     public var json: JSON {
         ["variant": variantToSend.map { .string($0) } ?? .null, "won": .bool(won), "sentence": .string(sentence),
          "figures": .array(figures.map { figure in
