@@ -26,6 +26,18 @@ public struct FCMErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let transport = FCMErrorCode(rawValue: "TRANSPORT")
     /// No access token could be obtained from the token endpoint.
     public static let authentication = FCMErrorCode(rawValue: "AUTHENTICATION")
+    /// A 4xx answer without FCM's error body: an HTML page from a proxy, a wrong base URL. It
+    /// says nothing about the device or the message, only that the request never reached FCM's
+    /// send endpoint as configured (Herald names this one).
+    public static let unexpectedAnswer = FCMErrorCode(rawValue: "UNEXPECTED_ANSWER")
+
+    /// The codes that say Herald's configuration is wrong for every request of the project, not
+    /// that one device or message is (`fcm.md`: "Credential errors concern every request of the
+    /// project"): the service account may not send (PERMISSION_DENIED), the project's APNs or
+    /// web-push credentials were refused (THIRD_PARTY_AUTH_ERROR), the endpoint is not FCM's
+    /// (UNEXPECTED_ANSWER), or our own token was refused (UNAUTHENTICATED: the sender fetched a
+    /// fresh one and tried once more before answering it).
+    public static let projectWide: Set<FCMErrorCode> = [.permissionDenied, .thirdPartyAuthError, .unexpectedAnswer, .unauthenticated]
 
     public var description: String { rawValue }
 }
@@ -54,7 +66,7 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
     static func isRetryable(code: FCMErrorCode, httpStatus: Int?) -> Bool {
         switch code {
         case .quotaExceeded, .unavailable, .internal, .transport: return true
-        case .invalidArgument, .unregistered, .senderIDMismatch, .thirdPartyAuthError, .permissionDenied: return false
+        case .invalidArgument, .unregistered, .senderIDMismatch, .thirdPartyAuthError, .permissionDenied, .unexpectedAnswer: return false
         default: break
         }
         guard let httpStatus else { return false }

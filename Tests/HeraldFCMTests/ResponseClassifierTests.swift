@@ -27,6 +27,24 @@ import Testing
         #expect(FCMResponseClassifier.isOwnTokenRefused(ours))
     }
 
+    /// A 404 from a proxy or a wrong base URL is not FCM's UNREGISTERED: only FCM's own error
+    /// body names a device's problem. Any 4xx without it (401 and 429 aside) says the request never
+    /// reached FCM as configured, and names where it went.
+    @Test func aClientErrorWithoutFCMsBodyIsAnUnexpectedAnswerNamingTheURL() {
+        let url = "https://proxy.example/v1/projects/p/messages:send"
+        for (status, body) in [(404, "<html><h1>Not Found</h1></html>"), (404, ""), (400, "bad request"), (403, #"{"error": "forbidden"}"#)] {
+            let outcome = FCMResponseClassifier.outcome(for: HTTPClientResponse(status: status, body: Array(body.utf8)), url: url, now: now)
+            #expect(outcome.error?.code == .unexpectedAnswer, "\(status) \(body)")
+            #expect(outcome.error?.isRetryable == false)
+            #expect(outcome.error?.message.contains(url) == true)
+            #expect(FCMErrorCode.projectWide.contains(outcome.error!.code))
+        }
+        // FCM's own 404 is still UNREGISTERED, and a bodiless 401 or 429 keeps its meaning.
+        #expect(classify(404, #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#).error?.code == .unregistered)
+        #expect(classify(401, "").error?.code == .unauthenticated)
+        #expect(classify(429, "<html>slow down</html>").error?.code == .quotaExceeded)
+    }
+
     @Test func aBodyThatIsNotFCMsStillGetsACodeFromItsStatus() {
         #expect(classify(503, "").error?.code == .unavailable)
         #expect(classify(502, "<html>Bad Gateway</html>").error?.isRetryable == true)

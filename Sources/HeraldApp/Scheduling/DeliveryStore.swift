@@ -391,52 +391,16 @@ struct DeliveryStore: Sendable {
             try StreamedRunStore().record(outcomes, owner: owner, on: connection)
             let deliveries = outcomes.filter { $0.device == nil }
             if !deliveries.isEmpty { try recordDeliveries(deliveries, owner: owner, on: connection) }
-            let refusedCredentials = outcomes.filter { Self.credentialErrors.contains($0.errorCode ?? "") }
-            if !refusedCredentials.isEmpty {
+            // Answers that say the configuration is wrong pause the run and wait for its resume.
+            let refused = outcomes.filter { $0.status == .failed && ConfigurationPause.concerns($0.errorCode) }
+            if !refused.isEmpty {
                 let deliveryRuns = try connection.query("""
-                    SELECT DISTINCT run_id::text FROM deliveries WHERE id = ANY(\(refusedCredentials.filter { $0.device == nil }.map { String($0.id) })::bigint[])
+                    SELECT DISTINCT run_id::text FROM deliveries WHERE id = ANY(\(refused.filter { $0.device == nil }.map { String($0.id) })::bigint[])
                     """).map { try $0.decode(String.self, at: 0) }
-                try pauseRunsWithWrongCredentials(Set(deliveryRuns + refusedCredentials.compactMap { $0.device?.batch.runID }), on: connection)
+                try ConfigurationPause().apply(runs: Set(deliveryRuns + refused.compactMap { $0.device?.batch.runID }), on: connection)
             }
             // In the same transaction: one commit a round, and a run is closed with its last answers.
             try closeRuns(Array(runIDs), on: connection)
-        }
-    }
-
-    /// FCM's answers that say the service-account key is wrong for the devices (another Firebase
-    /// project's tokens, or the project's APNs or web-push credentials), not that a device is gone.
-    static let credentialErrors: Set<String> = ["SENDER_ID_MISMATCH", "THIRD_PARTY_AUTH_ERROR"]
-
-    /// A run whose answers so far are mostly credential errors (at least 10, and half or more of
-    /// them) is stopped before it refuses every device: its campaign is paused with the reason on
-    /// the run, and nothing more is sent until someone fixes the key and resumes it.
-    func pauseRunsWithWrongCredentials(_ runIDs: Set<String>, on connection: PostgresConnection) throws {
-        let codes = Array(Self.credentialErrors)
-        let wrong = try connection.query("""
-            SELECT r.id::text, r.campaign_id, w.n, w.total FROM runs r CROSS JOIN LATERAL (
-                SELECT (SELECT count(*) FROM delivery_failures f WHERE f.run_id = r.id AND f.error_code = ANY(\(codes)))
-                       + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = \(DeliveryStatus.failed)
-                          AND d.error_code = ANY(\(codes))) AS n,
-                       (SELECT coalesce(sum(c.n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = ANY(\(DeliveryStatus.answered)))
-                       + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.answered))) AS total) w
-            WHERE r.id = ANY(\(Array(runIDs))::uuid[]) AND r.status = \(RunStatus.sending) AND w.n >= 10 AND w.n * 2 >= w.total
-            """).map { try $0.decode((String, CampaignID, Int, Int).self, columns: "id", "campaign_id", "n", "total") }
-        for (runID, campaignID, n, total) in wrong {
-            let reason = "FCM answered \(n) of the first \(total) devices that the credentials are wrong for them (SENDER_ID_MISMATCH: "
-                + "their tokens belong to another Firebase project than the service-account key's; THIRD_PARTY_AUTH_ERROR: the project's "
-                + "APNs or web-push credentials). The campaign is paused and no device was marked invalid: fix HERALD_SERVICE_ACCOUNT_KEY "
-                + "(or the credentials in the Firebase console), then resume it."
-            let paused = try connection.query("""
-                UPDATE campaigns SET paused_from = status, status = \(CampaignStatus.paused)
-                WHERE id = \(campaignID)::uuid AND status = ANY(\(CampaignStatus.pausable)) RETURNING id
-                """)
-            guard !paused.isEmpty else { continue }
-            _ = try connection.execute("""
-                UPDATE runs SET warnings = warnings || jsonb_build_array(\(reason)::text) WHERE id = \(runID)::uuid
-                """)
-            try AuditLog().record(.campaignPaused, by: Actor(name: "herald:scheduler"), object: .campaign(campaignID),
-                                  details: ["reason": .string("wrong_credentials"), "answers": .number(Double(total)),
-                                            "credential_errors": .number(Double(n))], on: connection)
         }
     }
 

@@ -1,9 +1,12 @@
 import FCMMessage
 import HeraldJSON
 
-/// Turns an HTTP answer from the v1 send endpoint into a `SendOutcome`.
+/// Turns an HTTP answer from the v1 send endpoint into a `SendOutcome`, as FCM documents its
+/// answers: only FCM's own error body names a device or message problem. A 4xx without it (an HTML
+/// page from a proxy, a wrong base URL) is `UNEXPECTED_ANSWER`, which prunes no device.
 enum FCMResponseClassifier {
-    static func outcome(for response: HTTPClientResponse, now: UnixTime) -> SendOutcome {
+    /// `url`: where the request went, named in the error of an answer that is not FCM's.
+    static func outcome(for response: HTTPClientResponse, url: String = "", now: UnixTime) -> SendOutcome {
         let body = try? JSON.parse(response.body)
         if (200..<300).contains(response.status) {
             if let name = body?["name"]?.stringValue { return .sent(name: name) }
@@ -11,6 +14,12 @@ enum FCMResponseClassifier {
                                     message: "FCM answered \(response.status) without a message name", isRetryable: false))
         }
         let error = body?["error"]
+        guard error?["status"]?.stringValue != nil || error?["details"] != nil || !Self.needsFCMsBody(response.status) else {
+            let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+            return .failed(FCMError(code: .unexpectedAnswer, httpStatus: response.status,
+                                    message: "\(url.isEmpty ? "The send endpoint" : url) answered \(response.status) without FCM's error body, "
+                                        + "so the request did not reach FCM as configured (check HERALD_FCM_BASE_URL and any proxy): \(text)"))
+        }
         let detailCode = error?["details"]?.arrayValue?.lazy
             .filter { $0["@type"]?.stringValue == "type.googleapis.com/google.firebase.fcm.v1.FcmError" }
             .compactMap { $0["errorCode"]?.stringValue }.first
@@ -27,13 +36,17 @@ enum FCMResponseClassifier {
         .failed(FCMError(code: .transport, httpStatus: nil, message: failure.description))
     }
 
+    /// Whether an answer of this status is read only with FCM's error body: any 4xx but 401 (our
+    /// own token, refreshed once) and 429 (a rate, retried). A 5xx without it is still a server
+    /// error, retried with backoff.
+    static func needsFCMsBody(_ status: Int) -> Bool {
+        (400..<500).contains(status) && status != 401 && status != 429
+    }
+
     /// The code an answer without an error body gets, from its status alone.
     static func fallbackCode(forStatus status: Int) -> FCMErrorCode {
         switch status {
-        case 400: .invalidArgument
         case 401: .unauthenticated
-        case 403: .permissionDenied
-        case 404: .unregistered
         case 429: .quotaExceeded
         case 503: .unavailable
         case 500...599: .internal

@@ -83,7 +83,7 @@ public final class FCMSender: Sendable {
         let now = UnixTime.now()
         return http.perform(requests, concurrency: concurrency).map { result in
             switch result {
-            case .success(let response): FCMResponseClassifier.outcome(for: response, now: now)
+            case .success(let response): FCMResponseClassifier.outcome(for: response, url: url, now: now)
             case .failure(let failure): FCMResponseClassifier.outcome(for: failure)
             }
         }
