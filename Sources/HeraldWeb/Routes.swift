@@ -86,6 +86,9 @@ enum Routes {
         t.add(.get, "/api/v1/audit", .api(.api(.admin), h.accountsAPI.listAudit))
 
         // Webhooks: admins register endpoints; the dispatcher posts to them.
+        t.add(.get, "/api/v1/test-devices", .api(.api(.viewer), h.testDevicesAPI.list))
+        t.add(.put, "/api/v1/test-devices/{token}", .api(.api(.admin), h.testDevicesAPI.put))
+        t.add(.delete, "/api/v1/test-devices/{token}", .api(.api(.admin), h.testDevicesAPI.delete))
         t.add(.get, "/api/v1/frequency-caps", .api(.api(.viewer), h.contactPolicyAPI.caps))
         t.add(.put, "/api/v1/frequency-caps", .api(.api(.admin), h.contactPolicyAPI.replaceCaps))
         t.add(.get, "/api/v1/control-group", .api(.api(.viewer), h.contactPolicyAPI.controlGroup))
@@ -161,6 +164,7 @@ struct Handlers: Sendable {
     let accountsAPI: AccountsAPI
     let webhooksAPI: WebhooksAPI
     let contactPolicyAPI: ContactPolicyAPI
+    let testDevicesAPI: TestDevicesAPI
     let deliveryDataAPI: DeliveryDataAPI
     let sendsAPI: SendsAPI
     let eventExportAPI: EventExportAPI
@@ -189,6 +193,7 @@ struct Handlers: Sendable {
         accountsAPI = AccountsAPI(accounts: app.accounts)
         webhooksAPI = WebhooksAPI(webhooks: app.webhooks)
         contactPolicyAPI = ContactPolicyAPI(policies: app.contactPolicy)
+        testDevicesAPI = TestDevicesAPI(testDevices: app.testDevices)
         deliveryDataAPI = DeliveryDataAPI(deliveryData: app.deliveryData)
         sendsAPI = SendsAPI(sends: app.sends)
         eventExportAPI = EventExportAPI(events: app.events)

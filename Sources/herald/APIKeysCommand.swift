@@ -17,12 +17,14 @@ struct APIKeysCommand: ParsableCommand {
         @Option(help: "Who or what uses the key.") var name: String
         @Option(help: "viewer, editor, publisher or admin.") var role: Role
         @Option(help: "full (everything the role allows), events (may only post events), devices (may only register devices) or sends (may only make one-call sends).") var scope: APIKeyScope = .full
+        @Flag(help: "With approvals on (HERALD_APPROVALS), the key may still send inline transactional one-call messages (audited, shown in the list).")
+        var inlineSends = false
 
         func run() throws {
             let (service, pool) = try accountService()
             defer { pool.close() }
             let created = try reportingFailures {
-                try service.createKey(name: name, role: role, scope: scope, by: commandLineActor())
+                try service.createKey(name: name, role: role, scope: scope, inlineSends: inlineSends, by: commandLineActor())
             }
             print(created.key)
             printError("Key \(created.record.name) (\(created.record.role.rawValue), \(created.record.scope.rawValue)) id \(created.record.id). "
@@ -38,7 +40,8 @@ struct APIKeysCommand: ParsableCommand {
             for key in try reportingFailures({ try service.listKeys() }) {
                 func time(_ date: Date) -> String { RFC3339.utc(secondsSince1970: date.timeIntervalSince1970) }
                 let state = key.revokedAt.map { "revoked \(time($0))" } ?? "last used \(key.lastUsedAt.map(time) ?? "never")"
-                print("\(key.id)  \(key.prefix)…  \(key.role.rawValue.padding(9))  \(key.scope.rawValue.padding(6))  \(key.name)  (\(state))")
+                let inline = key.inlineSends ? ", sends inline messages with approvals on" : ""
+                print("\(key.id)  \(key.prefix)…  \(key.role.rawValue.padding(9))  \(key.scope.rawValue.padding(6))  \(key.name)  (\(state)\(inline))")
             }
         }
     }

@@ -58,6 +58,9 @@ import Testing
         "POST /api/v1/campaigns/{id}/approve": .api(.publisher),
         "POST /api/v1/campaigns/{id}/reject": .api(.publisher),
         "GET /api/v1/campaigns/{id}/approval": .api(.viewer),
+        "GET /api/v1/test-devices": .api(.viewer),
+        "PUT /api/v1/test-devices/{token}": .api(.admin),
+        "DELETE /api/v1/test-devices/{token}": .api(.admin),
         "POST /api/v1/campaigns/{id}/resume": .api(.publisher),
         "POST /api/v1/campaigns/{id}/send-winner": .api(.publisher),
 

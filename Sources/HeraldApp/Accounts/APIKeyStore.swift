@@ -16,6 +16,9 @@ public struct APIKeyRecord: Sendable, Equatable {
     public var createdAt: Date
     public var lastUsedAt: Date?
     public var revokedAt: Date?
+    /// With approvals on, whether the key may send inline transactional one-call messages (an
+    /// admin's exemption, set when the key is created).
+    public var inlineSends = false
 }
 
 /// The SQL of API keys. A key is `hk_` and 43 base64url characters (256 random bits); the table
@@ -27,17 +30,17 @@ struct APIKeyStore: Sendable {
     static let visiblePrefixLength = 11
 
     static let columns: PostgresQuery = """
-        id::text, name, prefix, role, scope, created_by, created_at, last_used_at, revoked_at
+        id::text, name, prefix, role, scope, created_by, created_at, last_used_at, revoked_at, inline_sends
         """
 
     /// Creates a key and returns it with its record; the key is never shown again.
-    public func create(name: String, role: Role, scope: APIKeyScope, createdBy: String?,
+    public func create(name: String, role: Role, scope: APIKeyScope, inlineSends: Bool = false, createdBy: String?,
                        on connection: PostgresConnection) throws -> (key: String, record: APIKeyRecord) {
         let key = Self.keyPrefix + SecureRandom.token()
         let prefix = String(key.prefix(Self.visiblePrefixLength))
         let rows = try connection.query("""
-            INSERT INTO api_keys (name, prefix, key_sha256, role, scope, created_by)
-            VALUES (\(name), \(prefix), \(SHA256.hex(key)), \(role.rawValue), \(scope.rawValue), \(createdBy))
+            INSERT INTO api_keys (name, prefix, key_sha256, role, scope, inline_sends, created_by)
+            VALUES (\(name), \(prefix), \(SHA256.hex(key)), \(role.rawValue), \(scope.rawValue), \(inlineSends), \(createdBy))
             RETURNING \(fragment: Self.columns)
             """)
         return (key, try Self.records(rows)[0])
@@ -54,6 +57,13 @@ struct APIKeyStore: Sendable {
             RETURNING \(fragment: Self.columns)
             """)
         return try Self.records(rows).first
+    }
+
+    /// Whether a live key may send inline transactional one-call messages with approvals on.
+    func allowsInlineSends(_ id: APIKeyID, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("""
+            SELECT inline_sends FROM api_keys WHERE id = \(id)::uuid AND revoked_at IS NULL
+            """).first?.decode(Bool.self, column: "inline_sends") ?? false
     }
 
     /// Who a presented key is, if it is live; notes its use at most once a minute.
@@ -74,10 +84,10 @@ struct APIKeyStore: Sendable {
 
     static func records(_ rows: PostgresRows) throws -> [APIKeyRecord] {
         try rows.map { row in
-            let (id, name, prefix, role, scope, createdBy, createdAt, lastUsedAt, revokedAt) =
-                try row.decode((APIKeyID, String, String, Role, APIKeyScope, String?, Date, Date?, Date?).self, columns: "id", "name", "prefix", "role", "scope", "created_by", "created_at", "last_used_at", "revoked_at")
+            let (id, name, prefix, role, scope, createdBy, createdAt, lastUsedAt, revokedAt, inlineSends) =
+                try row.decode((APIKeyID, String, String, Role, APIKeyScope, String?, Date, Date?, Date?, Bool).self, columns: "id", "name", "prefix", "role", "scope", "created_by", "created_at", "last_used_at", "revoked_at", "inline_sends")
             return APIKeyRecord(id: id, name: name, prefix: prefix, role: role, scope: scope, createdBy: createdBy,
-                                createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt)
+                                createdAt: createdAt, lastUsedAt: lastUsedAt, revokedAt: revokedAt, inlineSends: inlineSends)
         }
     }
 }

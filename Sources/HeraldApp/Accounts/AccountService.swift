@@ -76,7 +76,10 @@ public struct AccountService: Sendable {
     }
 
     /// Creates an API key; the returned key is shown once and never again.
-    public func createKey(name: String, role: Role, scope: APIKeyScope, by actor: Actor) throws -> (key: String, record: APIKeyRecord) {
+    /// `inlineSends`: with approvals on, the key may send inline transactional one-call messages
+    /// (an exemption from the second person's approval, audited with the key).
+    public func createKey(name: String, role: Role, scope: APIKeyScope, inlineSends: Bool = false,
+                          by actor: Actor) throws -> (key: String, record: APIKeyRecord) {
         // Characters are counted as JSON Schema counts them (code points), before trimming, so
         // the OpenAPI document's maxLength says exactly what is accepted.
         let written = name
@@ -85,10 +88,10 @@ public struct AccountService: Sendable {
             throw AppError.invalidField("name", "Give the key a name of 1 to \(Self.maximumKeyNameLength) characters, saying who or what uses it.")
         }
         return try database.transaction { connection in
-            let created = try keys.create(name: name, role: role, scope: scope, createdBy: actor.name, on: connection)
+            let created = try keys.create(name: name, role: role, scope: scope, inlineSends: inlineSends, createdBy: actor.name, on: connection)
             try audit.record(.apiKeyCreated, by: actor, object: .apiKey(created.record.id),
                              details: ["name": .string(name), "role": .string(role.rawValue), "scope": .string(scope.rawValue),
-                                       "prefix": .string(created.record.prefix)], on: connection)
+                                       "prefix": .string(created.record.prefix), "inline_sends": .bool(inlineSends)], on: connection)
             return created
         }
     }

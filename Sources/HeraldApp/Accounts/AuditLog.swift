@@ -34,6 +34,9 @@ enum AuditAction: String, Sendable, CaseIterable {
     case campaignWinnerSent = "campaign.winner_sent"
     case campaignWinnerDecided = "campaign.winner_decided"
     case campaignTestSent = "campaign.test_sent"
+    /// A device an admin listed for test messages (with approvals on, the only ones they reach).
+    case testDeviceAdded = "test_device.added"
+    case testDeviceRemoved = "test_device.removed"
     case segmentSaved = "segment.saved"
     case segmentDeleted = "segment.deleted"
     /// A device moved from its registration token to its Firebase installation ID.

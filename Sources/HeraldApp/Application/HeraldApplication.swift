@@ -23,6 +23,7 @@ public final class HeraldApplication: Sendable {
     public let deliveryData: DeliveryDataService
     public let sends: SendService
     public let contactPolicy: ContactPolicyService
+    public let testDevices: TestDeviceService
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
     public let engine: DeliveryEngine?
@@ -60,6 +61,7 @@ public final class HeraldApplication: Sendable {
         segments = SegmentService(database: database)
         webhooks = WebhookService(database: database)
         contactPolicy = ContactPolicyService(database: database)
+        testDevices = TestDeviceService(database: database)
         sends = SendService(database: database, buckets: buckets, approvalsRequired: configuration.delivery.approvalsRequired)
         deliveryData = DeliveryDataService(database: database, client: try SenderSetup.makeDataClient(configuration),
                                            apps: configuration.fcm.androidApps)

@@ -342,6 +342,7 @@ public struct CampaignService: Sendable {
         if !errors.isEmpty {
             throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid")
         }
+        if approvalsRequired { try TestDeviceService(database: database).refuseUnlisted(tokens: tokens, fids: fids) }
         let sender = try configuredSender()
         let record = try get(id)
         let spec = try record.spec()

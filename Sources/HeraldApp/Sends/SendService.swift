@@ -153,6 +153,7 @@ public struct SendService: Sendable {
                 }), title: "The message is not valid")
             }
             try CampaignService.refuseTransactional(spec, was: nil, by: actor, at: "message.delivery.transactional")
+            if approvalsRequired { try refuseUnapprovedInline(spec, by: actor, on: connection) }
             var record = try campaigns.insert(spec, author: actor.name, by: actor.attribution, on: connection)
             _ = try connection.execute("""
                 UPDATE campaigns SET one_call = true, status = \(CampaignStatus.sending) WHERE id = \(record.id.description)::uuid
@@ -160,6 +161,21 @@ public struct SendService: Sendable {
             record.status = .sending
             return (record, spec, nil)
         }
+    }
+
+    /// With approvals on, an inline message reaches devices that no second person approved: it is
+    /// sent only from an API key an admin exempted (`inline_sends`), and only when transactional
+    /// (a receipt, a security code); anything else goes through approval as a campaign, sent here
+    /// as a template.
+    private func refuseUnapprovedInline(_ spec: CampaignSpec, by actor: Actor, on connection: PostgresConnection) throws {
+        let exempted = try actor.apiKeyID.map { try APIKeyStore().allowsInlineSends($0, on: connection) } ?? false
+        guard !exempted || !spec.delivery.transactional else { return }
+        let rule = "With approvals on (HERALD_APPROVALS), nothing reaches a device that a second person did not approve: "
+        throw AppError.conflict(code: "approval_required", title: "An inline message needs an approval exemption", detail: exempted
+            ? rule + "this key may send inline messages only when they are transactional (\"delivery\": {\"transactional\": true}); "
+                + "send a marketing message as an approved campaign (\"campaign\": its id)."
+            : rule + "an inline message is sent only from an API key an admin allowed to send inline transactional messages "
+                + "(\"inline_sends\": true when the key is created); send an approved campaign as the template (\"campaign\": its id) instead.")
     }
 
     /// A send as it stands: its run and each request's outcome (holdout recipients have none).

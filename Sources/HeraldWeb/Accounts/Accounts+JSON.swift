@@ -15,7 +15,7 @@ extension APIKeyRecord {
         ["id": .string(id.description), "name": .string(name), "prefix": .string(prefix), "role": .string(role.rawValue),
          "scope": .string(scope.rawValue), "created_by": createdBy.map { .string($0) } ?? .null,
          "created_at": .time(createdAt), "last_used_at": lastUsedAt.map(JSON.time) ?? .null,
-         "revoked_at": revokedAt.map(JSON.time) ?? .null]
+         "revoked_at": revokedAt.map(JSON.time) ?? .null, "inline_sends": .bool(inlineSends)]
     }
 }
 

@@ -62,7 +62,12 @@ struct AccountsAPI: Sendable {
             }
             scope = parsed
         }
-        let created = try accounts.createKey(name: body["name"]?.stringValue ?? "", role: role, scope: scope, by: context.actor)
+        let inlineSends = body["inline_sends"] ?? .bool(false)
+        guard let allowsInline = inlineSends.boolValue else {
+            throw AppError.invalidField("inline_sends", "inline_sends must be true or false.")
+        }
+        let created = try accounts.createKey(name: body["name"]?.stringValue ?? "", role: role, scope: scope, inlineSends: allowsInline,
+                                             by: context.actor)
         var json = created.record.json.objectValue ?? [:]
         json["key"] = .string(created.key)
         return APIResponse(status: 201, body: .object(json), headers: [("Cache-Control", "no-store")])

@@ -60,7 +60,8 @@ struct AccountsPages: Sendable {
         let role = Role(rawValue: context.form.value("role") ?? "") ?? .viewer
         let scope = APIKeyScope(rawValue: context.form.value("scope") ?? "") ?? .full
         do {
-            let created = try accounts.createKey(name: context.form.value("name") ?? "", role: role, scope: scope, by: context.actor)
+            let created = try accounts.createKey(name: context.form.value("name") ?? "", role: role, scope: scope,
+                                                 inlineSends: context.form.value("inline_sends") == "on", by: context.actor)
             return try keysPage(context, created: created)
         } catch let error as AppError where Self.shownInPage(error) {
             return try keysPage(context, error: words.message(error), status: ProblemRenderer.problem(for: error, words: words).status)

@@ -10,6 +10,8 @@ struct APIKeysView: PageView {
         let role: String
         let roleText: String
         let scope: String
+        /// The admin's exemption, said beside the scope (empty when the key has none).
+        let inlineSends: String
         let createdBy: String
         let createdAt: String
         let lastUsedAt: String
@@ -28,6 +30,7 @@ struct APIKeysView: PageView {
             role = key.role.rawValue
             roleText = words.text("role.\(key.role.rawValue)")
             scope = key.scope.rawValue
+            inlineSends = key.inlineSends ? words.text("keys.inline_sends") : ""
             createdBy = key.createdBy ?? ""
             createdAt = words.shortTime(key.createdAt)
             lastUsedAt = key.lastUsedAt.map(words.shortTime) ?? words.text("keys.never")
