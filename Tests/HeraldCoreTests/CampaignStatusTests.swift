@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func theLifeOrderPutsAPauseBesideSending() {
-        #expect(CampaignStatus.allCases.sorted() == [.draft, .scheduled, .paused, .sending, .sent, .partiallyFailed, .failed, .cancelled])
+        #expect(CampaignStatus.allCases.sorted() == [.draft, .scheduled, .paused, .sending, .sent, .nothingSent, .partiallyFailed, .failed, .cancelled])
     }
 
     @Test func anExpiredDeliveryIsFinalAndWasNeverAnswered() {
@@ -44,6 +44,9 @@ import Testing
         #expect(CampaignStatus.afterRun(sent: 3, failed: 0) == .sent)
         #expect(CampaignStatus.afterRun(sent: 0, failed: 2) == .failed)
         #expect(CampaignStatus.afterRun(sent: 1, failed: 1) == .partiallyFailed)
+        // A run that reached nobody (all capped, held, or an empty audience) is not "sent".
+        #expect(CampaignStatus.afterRun(sent: 0, failed: 0) == .nothingSent)
+        #expect(RunStatus.closed(sent: 0, failed: 0) == .nothingSent)
         #expect(RunStatus.closed(sent: 1, failed: 1) == .partiallyFailed)
     }
 }

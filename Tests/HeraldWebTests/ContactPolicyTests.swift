@@ -274,15 +274,37 @@ extension ContactPolicyPagesTests {
         let tokens: JSON = ["page-1", "page-2", "page-3"]
         for token in tokens.arrayValue ?? [] { _ = try await herald.request("PUT", "/api/v1/devices/\(token.stringValue ?? "")", json: ["platform": "android"]) }
         _ = try await ContactPolicyTests.send(herald, ["name": "First", "notification": ["title": "First"], "tokens": tokens])
+        // A company's endpoint listening for campaigns and runs (its posts are not the point here: what is told is).
+        try herald.server.application.database.pool.withConnection { connection in
+            _ = try connection.execute("""
+                INSERT INTO webhooks (url, events, secret, created_by)
+                VALUES ('http://127.0.0.1:9/hooks', '{campaign.finished,campaign.failed,campaign.nothing_sent,run.finished}', 'secret', 'test')
+                """)
+        }
         let created = try await herald.request("POST", "/api/v1/campaigns", json: ["name": "Second", "notification": ["title": "Second"], "tokens": tokens])
         let second = try #require(created.json?["id"]?.stringValue)
         let review = browser.get("/campaigns/\(second)/review").text
         #expect(review.contains("Under the contact policy: about 0 of its 3 devices get it (0 in the control group, about 3 at a frequency cap now)."),
                 "\(review.split(separator: "\n").filter { $0.contains("contact") })")
         #expect(try await herald.request("POST", "/api/v1/campaigns/\(second)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        // Every device was capped: the campaign reached nobody, and no face says it was sent.
         #expect(try await eventually(timeout: waitingLimit) {
-            try await herald.request("GET", "/api/v1/campaigns/\(second)").json?["status"]?.stringValue == "sent"
+            try await herald.request("GET", "/api/v1/campaigns/\(second)").json?["status"]?.stringValue == "nothing_sent"
         })
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(second)/runs").json?["items"]?.arrayValue?.map { $0["status"] } == ["nothing_sent"])
+        #expect(sink.emulator.messages().count == 3)  // the first campaign's only
+        for page in ["/campaigns", "/campaigns/\(second)/review", "/campaigns/\(second)/report"] {
+            let text = browser.get(page).text
+            #expect(text.contains(#"<span class="status status-nothing_sent">Nothing sent</span>"#), "\(page)")
+            // The list also shows the first campaign, which was sent; the second's own pages never say so.
+            #expect(page == "/campaigns" || !text.contains(#"status-sent""#), "\(page)")
+        }
+        let told = try herald.server.application.database.pool.withConnection { connection in
+            try connection.query("SELECT event_type, body::text AS body FROM webhook_deliveries WHERE body::text LIKE \("%\(second)%") ORDER BY id")
+                .map { try $0.decode((String, String).self, columns: "event_type", "body") }
+        }
+        #expect(told.map(\.0) == ["run.finished", "campaign.nothing_sent"], "\(told)")
+        #expect(told.allSatisfy { $0.1.contains(#""status":"nothing_sent""#) })
         // The composer says it too, for a campaign to a segment (as typed: the category counts).
         let segment = try #require(try await herald.request("POST", "/api/v1/segments", json: [
             "name": "Android", "rule": ["all": [["field": "platform", "in": ["android"]]]]]).json?["id"]?.stringValue)

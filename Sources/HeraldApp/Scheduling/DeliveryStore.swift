@@ -512,7 +512,7 @@ struct DeliveryStore: Sendable {
                                              "sent": .number(Double(counts[run]?.sent ?? 0)), "failed": .number(Double(counts[run]?.failed ?? 0))]])
         }
         let campaignEvents = ended.map { campaign, status -> (type: WebhookEventType, campaignID: String, extra: JSONObject) in
-            (status == .failed ? .campaignFailed : .campaignFinished, campaign, [:])
+            (status == .failed ? .campaignFailed : status == .nothingSent ? .campaignNothingSent : .campaignFinished, campaign, [:])
         }
         try WebhookOutbox.enqueueCampaignEvents(runEvents + campaignEvents, on: connection)
     }

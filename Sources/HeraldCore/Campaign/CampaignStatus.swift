@@ -1,5 +1,5 @@
-/// Where a campaign is in its life: draft → scheduled → sending → sent | partially_failed | failed,
-/// and cancelled from any state before the end. A scheduled or sending campaign may be paused
+/// Where a campaign is in its life: draft → scheduled → sending → sent | partially_failed | failed
+/// | nothing_sent, and cancelled from any state before the end. A scheduled or sending campaign may be paused
 /// (no run starts, no delivery is claimed) and resumed to where it was. The rules of each state live here and nowhere
 /// else: the stores bind these values into their SQL, the pages and the API ask these properties.
 public enum CampaignStatus: String, Sendable, CaseIterable, Comparable {
@@ -8,6 +8,9 @@ public enum CampaignStatus: String, Sendable, CaseIterable, Comparable {
     case failed, cancelled
     /// Held by a person: no run starts and no delivery of its runs is claimed until it is resumed.
     case paused
+    /// Its last run reached nobody: every device was capped, held by a quiet category or the
+    /// control group, or the audience had no one in it. Neither sent nor failed.
+    case nothingSent = "nothing_sent"
 
     /// The content may still change: sending has not started.
     public var isEditable: Bool { self == .draft || self == .scheduled }
@@ -36,13 +39,15 @@ public enum CampaignStatus: String, Sendable, CaseIterable, Comparable {
     public static let cancellable = allCases.filter(\.isCancellable)
     public static let pausable = allCases.filter(\.isPausable)
 
-    /// What a campaign becomes when its last open run closes with these delivery counts.
+    /// What a campaign becomes when its last open run closes with these delivery counts (an
+    /// expired request counts as failed). A run that sent nothing and failed nothing reached no one.
     public static func afterRun(sent: Int, failed: Int) -> CampaignStatus {
-        failed == 0 ? .sent : sent == 0 ? .failed : .partiallyFailed
+        if sent == 0 && failed == 0 { return .nothingSent }
+        return failed == 0 ? .sent : sent == 0 ? .failed : .partiallyFailed
     }
 
     /// The order of life (for sorting in lists); a pause sits beside sending, where it happens.
-    static let lifeOrder: [CampaignStatus] = [.draft, .scheduled, .paused, .sending, .sent, .partiallyFailed, .failed, .cancelled]
+    static let lifeOrder: [CampaignStatus] = [.draft, .scheduled, .paused, .sending, .sent, .nothingSent, .partiallyFailed, .failed, .cancelled]
 
     public static func < (lhs: CampaignStatus, rhs: CampaignStatus) -> Bool {
         lifeOrder.firstIndex(of: lhs)! < lifeOrder.firstIndex(of: rhs)!
@@ -71,6 +76,8 @@ public enum RunStatus: String, Sendable, CaseIterable {
     case sending, sent
     case partiallyFailed = "partially_failed"
     case failed, cancelled
+    /// It reached nobody (see `CampaignStatus.nothingSent`).
+    case nothingSent = "nothing_sent"
 
     /// What a run becomes when its last delivery is final (the same rule as for its campaign).
     public static func closed(sent: Int, failed: Int) -> RunStatus {

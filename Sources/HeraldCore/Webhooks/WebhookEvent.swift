@@ -8,6 +8,9 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
     case campaignFinished = "campaign.finished"
     /// The campaign's last run closed with nothing sent, or it could not be planned at all.
     case campaignFailed = "campaign.failed"
+    /// The campaign's last run reached nobody and failed nothing: every device was capped, held
+    /// by a quiet category or the control group, or the audience had no one in it.
+    case campaignNothingSent = "campaign.nothing_sent"
     case campaignCancelled = "campaign.cancelled"
     case approvalRequested = "approval.requested"
     case approvalGiven = "approval.given"
