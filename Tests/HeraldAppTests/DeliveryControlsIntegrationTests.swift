@@ -139,6 +139,32 @@ import Testing
         #expect(try DeliveryStore().claim(owner: "w", limit: 10, deviceLimit: 100, lease: .seconds(60), on: connection).count == 1)
     }
 
+    /// `max_per_minute` holds for a campaign to a segment too (it was sent streamed, all at once:
+    /// six of six requests within 50 ms): its requests fall due one spacing apart, and a claim takes
+    /// only what is due.
+    @Test(.timeLimit(.minutes(5)))
+    func aSegmentCampaignWithAMaximumPerMinuteIsSpacedToIt() throws {
+        let harness = try TestApplication()
+        let tokens = (0..<6).map { "paced-\($0):" + String(repeating: "p", count: 140) }
+        for token in tokens { _ = try harness.app.devices.register(token: token, document: ["platform": "android"]) }
+        let segment = try harness.app.segments.create(["name": "Paced", "rule": ["all": [["field": "platform", "in": ["android"]]]]], by: actor)
+        let json: JSON = ["name": "Paced", "notification": ["title": "Slowly"], "segment": .string(segment.id.description),
+                          "delivery": ["max_per_minute": 60]]
+        let record = try create(harness.app.campaigns, json)
+        _ = try harness.app.campaigns.publishNow(record.id, expectedVersion: record.version, by: actor, now: Date())
+        let connection = try PostgresConnection(url: harness.databaseURL)
+        defer { connection.close() }
+        let starter = RunStarter(buckets: AudienceBuckets())
+        #expect(try starter.startDueRuns(limit: 10, now: Date(), on: connection).count == 1)
+        while try starter.planRuns(limit: 10, on: connection) > 0 {}
+        #expect(try harness.count("SELECT count(*) FROM runs WHERE streamed") == 0)
+        let gaps = try connection.query("""
+            SELECT extract(epoch FROM next_attempt_at - lag(next_attempt_at) OVER (ORDER BY next_attempt_at))::float8 FROM deliveries
+            """).compactMap { try $0.decode(Double?.self, at: 0) }
+        #expect(gaps.count == 5 && gaps.allSatisfy { abs($0 - 1) < 0.01 }, "\(gaps)")
+        #expect(try DeliveryStore().claim(owner: "w", limit: 10, deviceLimit: 100, lease: .seconds(60), on: connection).count == 1)
+    }
+
     /// Paused for a minute, a spread run (fifty topics in ten requests, six a minute) would send what fell due meanwhile at
     /// once; resumed, it goes on at its spread: the first now, the rest ten seconds apart.
     @Test(.timeLimit(.minutes(5)))

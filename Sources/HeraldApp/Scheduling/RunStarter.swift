@@ -40,8 +40,10 @@ struct RunStarter: Sendable {
                     if policy == nil { policy = try ContactPolicyStore().read(on: connection) }
                     let control = policy?.controlGroup.forRun(of: spec)
                     let started: DeliveryStore.StartedRun?
-                    if waves == nil, spec.delivery.spreadMinutes == nil {
+                    if waves == nil, !spec.delivery.isPaced {
                         // Streamed: no row per device; the workers read the audience as they send.
+                        // A run paced by max_per_minute or a spread is not: its requests fall due
+                        // one spacing apart, which needs a row each (a streamed batch has no pace).
                         started = try StreamedRunStore().start(due, audience: audience, controlGroup: control, expiresAt: expiresAt, window: window,
                                                                on: connection)
                     } else {

@@ -51,6 +51,10 @@ public struct DeliveryControls: Sendable, Equatable {
         return min(expirySeconds ?? Int.max, latest * 60)
     }
 
+    /// Whether the run's requests are paced (`max_per_minute` or a spread): each falls due at its
+    /// own time, one spacing after the one before.
+    public var isPaced: Bool { maxPerMinute != nil || spreadMinutes != nil }
+
     /// Seconds between two requests of a run of `requests`: to keep within `maxPerMinute`, or to
     /// fill `spreadMinutes` evenly; nil without a spread.
     public func spacingSeconds(requests: Int) -> Double? {
