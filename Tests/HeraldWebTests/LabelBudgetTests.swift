@@ -86,4 +86,52 @@ import Testing
         print("labels: 30 campaigns × 4 variants with automatic labelling sent \(all.count) distinct labels (FCM reports 100 a day); "
               + "20 labelled per variant, 10 per campaign")
     }
+
+    /// The budget counts every label FCM sees, whatever sent it (at Herald's 100, FCM had seen
+    /// 120): a campaign without variants, a one-call send of it, an inline one-call send (inline
+    /// sends share one label) and a test message (its own label) are all in the day's count, and
+    /// /metrics says the same number.
+    @Test(.timeLimit(.minutes(3)))
+    func everyLabelFCMSeesIsCountedWhateverSentIt() async throws {
+        let sink = try EmulatorSink()
+        let herald = try TestHerald(environment: sink.environment)
+        let tokens = (0..<3).map { "label-\($0):APA91b" + String(repeating: "l", count: 120) }
+        for token in tokens { #expect(try await herald.request("PUT", "/api/v1/devices/\(token)", json: ["platform": "android"]).status == 201) }
+        let created = try await herald.request("POST", "/api/v1/campaigns", json: ["name": "Plain", "notification": ["title": "Plain"],
+                                                                                  "tokens": .array(tokens.map(JSON.string))])
+        let id = try #require(created.json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"]?.stringValue == "sent"
+        })
+        let key = try herald.server.application.database.pool.withConnection { connection in
+            try APIKeyStore().create(name: "orders", role: .publisher, scope: .sends, createdBy: "test", on: connection).key
+        }
+        var sends: [String] = []
+        let bodies: [JSON] = [["campaign": .string(id), "to": [["token": .string(tokens[0])]]],
+                              ["message": ["notification": ["title": "Receipt"]], "to": [["token": .string(tokens[1])]]],
+                              ["message": ["notification": ["title": "Receipt"]], "to": [["token": .string(tokens[2])]]]]
+        for (index, body) in bodies.enumerated() {
+            let send = try await herald.request("POST", "/api/v1/sends", json: body,
+                                                headers: ["Authorization": "Bearer \(key)", "Idempotency-Key": "label-\(index)"])
+            sends.append(try #require(send.json?["id"]?.stringValue, "\(send.json as Any)"))
+        }
+        for send in sends {
+            #expect(try await eventually(timeout: waitingLimit) {
+                try await herald.request("GET", "/api/v1/sends/\(send)", headers: ["Authorization": "Bearer \(key)"]).json?["status"]?.stringValue == "sent"
+            })
+        }
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/test", json: ["tokens": .array([.string(tokens[0])])]).status == 200)
+
+        let seen = sink.emulator.messages().reduce(into: Set<String>()) { $0.formUnion(Self.labels(in: $1.message)) }
+        let counted = Set(try herald.server.application.database.pool.withConnection { connection in
+            try connection.query("SELECT label FROM label_days WHERE day = (now() AT TIME ZONE 'UTC')::date").map { try $0.decode(String.self, at: 0) }
+        })
+        #expect(seen == counted, "FCM saw \(seen.sorted()), Herald counted \(counted.sorted())")
+        #expect(seen.contains(SendService.inlineLabel) && seen.contains(TestSend.analyticsLabel(campaignID: id)))
+        #expect(seen.count == 3, "\(seen.sorted())")  // the campaign's (its sends' too), the inline sends' one, the test's
+        #expect(try await eventually(timeout: waitingLimit) {
+            String(decoding: try await herald.request("GET", "/metrics").data, as: UTF8.self).contains("herald_fcm_labels_today 3")
+        })
+    }
 }

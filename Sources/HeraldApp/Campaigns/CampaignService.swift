@@ -355,7 +355,11 @@ public struct CampaignService: Sendable {
         }
         // No connection is held while FCM answers; the audit entry follows with what happened.
         let devices = tokens.map { ($0, DeviceKind.token) } + fids.map { ($0, DeviceKind.fid) }
-        let results = TestSend.send(record.id.description, spec, variant: variant, devices: devices, sender: sender, now: now)
+        // Its own label, counted in the day's budget (nil, and unlabelled, once the day has no room).
+        let label = try database.transaction {
+            try LabelDayStore().admit(TestSend.analyticsLabel(campaignID: record.id.description), campaignID: record.id.description, on: $0)
+        }
+        let results = TestSend.send(record.id.description, spec, variant: variant, devices: devices, label: label, sender: sender, now: now)
         let sent = results.filter { $0.outcome.error == nil }.count
         // A registered device FCM no longer knows is sent nothing again, whoever asked.
         let gone = results.filter { $0.outcome.error?.code == .unregistered }

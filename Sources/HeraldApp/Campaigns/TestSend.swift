@@ -49,9 +49,10 @@ public enum TestSend {
     /// count in the campaign's delivery reports.
     public static func analyticsLabel(campaignID: String) -> String { "herald-test-\(campaignID.prefix(8))" }
 
-    /// Sends to `devices`, each named by the target its kind says (`token` or `fid`).
-    static func send(_ campaignID: String, _ spec: CampaignSpec, variant: Variant, devices: [(id: String, kind: DeviceKind)], sender: FCMSender,
-                     now: Date) -> [Result] {
+    /// Sends to `devices`, each named by the target its kind says (`token` or `fid`), with
+    /// `label` (the test label the day's budget admitted, or none: never the campaign's).
+    static func send(_ campaignID: String, _ spec: CampaignSpec, variant: Variant, devices: [(id: String, kind: DeviceKind)], label: String?,
+                     sender: FCMSender, now: Date) -> [Result] {
         // A person waits for this answer: a retry FCM asks to come later than 2 s is not waited
         // for; the error and its retry time are the answer.
         let quick = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), quotaExceededMinimumDelay: .seconds(2),
@@ -59,7 +60,7 @@ public enum TestSend {
         let messages = devices.map { device in
             let target = Device(token: device.id, kind: device.kind, platform: .android).target
             var message = Renderer.render(campaign: spec, variant: variant, target: target, campaignID: campaignID, sendTime: now)
-            message.fcmOptions = Message.FCMOptions(analyticsLabel: analyticsLabel(campaignID: campaignID))
+            message.fcmOptions = label.map { Message.FCMOptions(analyticsLabel: $0) }
             return message
         }
         // The batch takes the bare v1 `message`; the sender wraps it in the send body.

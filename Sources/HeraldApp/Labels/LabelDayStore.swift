@@ -5,12 +5,13 @@ import HeraldPostgres
 /// The labels sent each UTC day (`label_days`), shared by every instance: what decides `auto`
 /// labelling when a run starts, and what the review page and /metrics show of the day's budget.
 struct LabelDayStore: Sendable {
-    /// The labels a campaign would send one per variant, and as one for the campaign.
+    /// The labels a campaign would send one per variant, and as one for the campaign. A campaign
+    /// without variants sends its one effective variant's (it counted none: issue 37).
     static func candidates(_ spec: CampaignSpec, campaignID: String) -> (perVariant: [String], perCampaign: [String]) {
         func labels(_ mode: LabelMode) -> [String] {
             var labelled = spec
             labelled.options.labels = mode
-            return Array(Set(spec.variants.compactMap { Renderer.analyticsLabel(campaign: labelled, variantKey: $0.key, campaignID: campaignID) })).sorted()
+            return Array(Set(spec.effectiveVariants.compactMap { Renderer.analyticsLabel(campaign: labelled, variantKey: $0.key, campaignID: campaignID) })).sorted()
         }
         return (labels(.perVariant), labels(.perCampaign))
     }
@@ -46,6 +47,20 @@ struct LabelDayStore: Sendable {
                 """)
         }
         return mode
+    }
+
+    /// A label a send outside any run carries (a test message's), if the day has room for it (or
+    /// it went out today already): recorded, so that the budget and the metric count it; nil
+    /// when it would pass FCM's daily limit, and the message then goes unlabelled.
+    func admit(_ label: String, campaignID: String, on connection: PostgresConnection) throws -> String? {
+        _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))")
+        let (used, known) = try today(among: [label], on: connection)
+        guard known.contains(label) || !LabelBudget.passesLimit(used: used, added: 1) else { return nil }
+        _ = try connection.execute("""
+            INSERT INTO label_days (day, label, campaign_id) VALUES ((now() AT TIME ZONE 'UTC')::date, \(label), \(campaignID)::uuid)
+            ON CONFLICT DO NOTHING
+            """)
+        return label
     }
 
     /// Forgets the labels of days more than `days` ago.

@@ -58,8 +58,10 @@ public struct SendService: Sendable {
 
     /// The run, its deliveries and what became of each recipient, in the caller's transaction.
     private func make(_ request: SendRequest, by actor: Actor, now: Date, on connection: PostgresConnection) throws -> AcceptedSend {
-        let (record, spec, variant) = try template(request, by: actor, on: connection)
+        var (record, spec, variant) = try template(request, by: actor, on: connection)
         let campaignID = record.id.description
+        // The labelling the send goes with, decided against the day's budget as a run's is, and counted in it.
+        spec.options.labels = try LabelDayStore().resolve(spec, campaignID: campaignID, on: connection)
         guard var planner = variant.map({ DevicePlanner(only: $0, of: spec.forSending, campaignID: campaignID, sendTime: now) })
                 ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: now) else {
             throw AppError.invalidField("variant", "the campaign has no variant \"\(variant ?? "")\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))",
@@ -135,6 +137,12 @@ public struct SendService: Sendable {
                                             code: "unknown_field", title: "The message is not valid")
             }
             if object["name"] == nil { object["name"] = "One-call send" }
+            // Every inline send is a campaign of its own: a label each would spend FCM's 100 a day
+            // on receipts. They share one, unless the message names its own.
+            if case .object(var options) = object["options"] ?? .object([:]), options["analytics_label"] == nil {
+                options["analytics_label"] = .string(Self.inlineLabel)
+                object["options"] = .object(options)
+            }
             // Of the delivery controls, a one-call send has its category and whether it is transactional.
             if case .object(let delivery)? = object["delivery"], let other = delivery.keys.first(where: { !["category", "transactional"].contains($0) }) {
                 throw AppError.invalidField("message.delivery.\(other)", "a one-call message's delivery has only category and transactional: it goes now",
@@ -177,6 +185,9 @@ public struct SendService: Sendable {
             : rule + "an inline message is sent only from an API key an admin allowed to send inline transactional messages "
                 + "(\"inline_sends\": true when the key is created); send an approved campaign as the template (\"campaign\": its id) instead.")
     }
+
+    /// The analytics label inline one-call messages share unless they name their own.
+    static let inlineLabel = "herald-one-call"
 
     /// A send as it stands: its run and each request's outcome (holdout recipients have none).
     public func get(_ runID: RunID) throws -> SendProgress {
