@@ -12,7 +12,7 @@ struct WinnerRollout: Sendable {
 
     func send(_ current: CampaignRecord, variantKey: String, by actor: Actor, now: Date, details: JSONObject = [:],
               on connection: PostgresConnection) throws -> CampaignRecord {
-        let spec = try current.spec()
+        var spec = try current.spec()
         func refuse(_ detail: String) -> AppError {
             .conflict(code: "winner_not_sendable", title: "The winner cannot be sent to the rest", detail: detail, currentStatus: current.status)
         }
@@ -27,6 +27,8 @@ struct WinnerRollout: Sendable {
         if let sent = try rows.first?.decode(String.self) {
             throw refuse("The winner (variant \(sent)) has already been sent to the rest of campaign \(current.id)'s audience.")
         }
+        // Labelled as a run is, against the day's budget, and counted in it (a rollout the next day sends its labels again).
+        spec.options.labels = try LabelDayStore().resolve(spec, campaignID: current.id.description, on: connection)
         if spec.audience.isPerDevice {
             return try sendToDevices(current, spec: spec.forSending, variantKey: variantKey, by: actor, now: now, details: details,
                                      on: connection, refuse: refuse)
