@@ -97,6 +97,8 @@ extension DeviceStore {
         history.events = try connection.execute("UPDATE events SET device_token = \(fid) WHERE device_token = \(token)")
         // Its frequency caps' count goes with it (an FID registered anew has none yet).
         try DeviceTouchStore().move(token, to: fid, on: connection)
+        // Streamed runs reading their audiences in token order send it once, under one name or the other.
+        try StreamedRunStore().followMove(from: token, to: fid, on: connection)
         return history
     }
 }

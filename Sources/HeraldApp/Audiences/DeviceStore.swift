@@ -186,7 +186,7 @@ struct DeviceStore: Sendable {
 
     /// Up to `limit` active devices of `audience` after the token `after` (and up to `last`), in token order: a
     /// keyset page read along the primary key, whose cost is the page's, wherever it starts.
-    func active(_ audience: DeviceAudience, after: String?, through last: String? = nil, limit: Int,
+    func active(_ audience: DeviceAudience, after: String?, through last: String? = nil, only: String? = nil, limit: Int,
                 on connection: PostgresConnection) throws -> [StoredDevice] {
         var binds: [PostgresValue] = [limit.postgresValue]
         var keyset = ""
@@ -198,6 +198,10 @@ struct DeviceStore: Sendable {
             binds.append(last.postgresValue)
             keyset += " AND token <= $\(binds.count)"
         }
+        if let only {
+            binds.append(only.postgresValue)
+            keyset += " AND token = $\(binds.count)"
+        }
         let condition: (sql: String, binds: [PostgresValue])
         switch audience {
         case .segment(let rule): condition = SegmentSQL.condition(rule, firstParameter: binds.count + 1)
@@ -207,6 +211,11 @@ struct DeviceStore: Sendable {
         return try connection.query(PostgresQuery(unsafeSQL: """
             SELECT \(Self.columns.sql) FROM devices WHERE \(Self.active)\(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
             """, binds: binds + condition.binds)).devices()
+    }
+
+    /// The device `token`, when it is active and in `audience`.
+    func active(_ audience: DeviceAudience, only token: String, on connection: PostgresConnection) throws -> StoredDevice? {
+        try active(audience, after: nil, through: nil, only: token, limit: 1, on: connection).first
     }
 
     /// Calls `body` with the active devices matching `rule` (or having one of `tokens`), `batch`

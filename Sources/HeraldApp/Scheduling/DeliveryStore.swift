@@ -491,6 +491,7 @@ struct DeliveryStore: Sendable {
             """)
         _ = try connection.execute("DELETE FROM device_batches WHERE run_id = ANY(\(finished.map(\.0))::uuid[])")
         guard !finished.isEmpty else { return }
+        _ = try connection.execute("DELETE FROM run_skips WHERE run_id = ANY(\(finished.map(\.0))::uuid[])")
         let closed = try connection.query("""
             UPDATE runs r SET finished_at = now(), status = x.status
             FROM unnest(\(finished.map(\.0)), \(finished.map { RunStatus.closed(sent: $0.1, failed: $0.2) })) AS x(id, status)

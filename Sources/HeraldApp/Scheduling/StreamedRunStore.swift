@@ -75,7 +75,7 @@ struct StreamedRunStore: Sendable {
             FROM runs r WHERE b.id = (SELECT id FROM picked) AND r.id = b.run_id
             RETURNING b.id, b.run_id::text, b.after_token, b.last_token, b.tokens, b.attempts, r.campaign_id::text, r.content::text,
                       r.audience::text, r.rollout_variant, extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points,
-                      r.control_salt
+                      r.control_salt, EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips
             """).first else { return nil }
         let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
             try row.decode((Int64, String, String?, String?, [String]?, Int, String, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
@@ -87,7 +87,8 @@ struct StreamedRunStore: Sendable {
         if let tokens {
             found = try devices.active(.tokens(tokens), after: nil, through: nil, limit: tokens.count, on: connection)
         } else {
-            found = try devices.active(run.audience, after: after, through: last, limit: limit, on: connection)
+            found = try withoutSkipped(devices.active(run.audience, after: after, through: last, limit: limit, on: connection), runID: runID,
+                                       skips: try row.decode(Bool.self, column: "skips"), on: connection)
         }
         let batch = StreamedBatch(id: batchID, runID: runID, counted: tokens == nil, attempts: attempts)
         return (batchID, try run.claimed(found, batch: batch, lateness: lateness, on: connection))
@@ -99,7 +100,8 @@ struct StreamedRunStore: Sendable {
         // one before it committed (waiting a few milliseconds for it, not skipping the run).
         guard let row = try connection.query("""
             SELECT r.id::text, r.plan_after, r.campaign_id::text, r.content::text, r.audience::text, r.rollout_variant,
-                   extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points, r.control_salt
+                   extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points, r.control_salt,
+                   EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips
             FROM runs r WHERE r.streamed AND r.planning AND \(fragment: Self.sendable)
             ORDER BY r.occurrence, r.id LIMIT 1
             FOR UPDATE OF r
@@ -128,7 +130,10 @@ struct StreamedRunStore: Sendable {
         _ = try connection.execute("""
             UPDATE runs SET plan_after = \(last), planning = \(found.count == limit) WHERE id = \(runID)::uuid
             """)
-        return (batchID, try run.claimed(found, batch: StreamedBatch(id: batchID, runID: runID, counted: true, attempts: 1), lateness: lateness,
+        // The position moves past every device read; a device the run skips (moved to an FID it had
+        // read under its token) gets no request of this batch.
+        let sending = try withoutSkipped(found, runID: runID, skips: try row.decode(Bool.self, column: "skips"), on: connection)
+        return (batchID, try run.claimed(sending, batch: StreamedBatch(id: batchID, runID: runID, counted: true, attempts: 1), lateness: lateness,
                                          on: connection))
     }
 
