@@ -168,4 +168,28 @@ import Testing
         #expect(try setup.probe.count("SELECT count(*) FROM send_buckets WHERE not_before > now()") == 0)  // nobody held
         #expect(try setup.probe.count("SELECT count(*) FROM devices WHERE status = 'invalid'") == 0)
     }
+
+    /// The devices of one batch to try again wait what FCM asked of each, not the longest of all:
+    /// a 503's Retry-After of two seconds is not held to the minute another device's 429 asks.
+    @Test(.timeLimit(.minutes(2)))
+    func eachRetryOfABatchWaitsItsOwnDelay() throws {
+        let tokens = (0..<2).map(AudienceDeliveryTests.token)
+        let setup = try AudienceDeliveryTests.Setup()
+        defer { setup.probe.close() }
+        let segment = try setup.probe.insertAndroidDevicesAndTheirSegment(tokens)
+        _ = try setup.schedule(["name": "Mixed", "notification": ["title": "Hi"], "segment": .string(segment)])
+        let connection = setup.probe.connection
+        #expect(try RunStarter(buckets: AudienceBuckets()).startDueRuns(limit: 10, now: Date(), on: connection).count == 1)
+        let round = try StreamedRunStore().claim(owner: "w", limit: 256, lease: .seconds(60), on: connection)
+        #expect(round.count == 2)
+        let delays: [Duration] = [.seconds(60), .seconds(2)]  // a device's 429, a 503 with Retry-After: 2
+        try DeliveryStore().record(zip(round, delays).map { claimed, delay in
+            DeliveryStore.Outcome(id: claimed.id, status: .retrying, errorCode: delay == .seconds(2) ? "UNAVAILABLE" : "QUOTA_EXCEEDED",
+                                  retryDelay: delay, device: claimed.device)
+        }, owner: "w", runIDs: [round[0].runID], on: connection)
+        let waits = try connection.query("""
+            SELECT extract(epoch FROM next_attempt_at - now())::float8 AS wait FROM device_batches WHERE tokens IS NOT NULL ORDER BY 1
+            """).map { try $0.decode(Double.self, column: "wait") }
+        #expect(waits.count == 2 && abs(waits[0] - 2) < 1 && abs(waits[1] - 60) < 1, "\(waits)")
+    }
 }

@@ -177,10 +177,15 @@ struct StreamedRunStore: Sendable {
         let mine = outcomes.filter { $0.device.map { held.contains($0.batch.id) } ?? false }
         guard !mine.isEmpty else { return }
 
-        // The devices to try again, one batch per batch, after the longest wait FCM asked of them;
-        // a run stopped meanwhile (cancelled, expired) tries nothing again: they count as dropped.
+        // The devices to try again, batched by how long FCM asked them to wait (a doubling of the
+        // wait a batch: a device's 429 asks a minute, a 503's Retry-After two seconds, and neither
+        // waits for the other), each batch after the longest wait of its devices; a run stopped
+        // meanwhile (cancelled, expired) tries nothing again: they count as dropped.
         var dropped: [String: DeliveryStatus] = [:]
-        for (_, outcomes) in Dictionary(grouping: mine.filter { $0.status == .retrying }, by: { $0.device!.batch.id }) {
+        let retrying = Dictionary(grouping: mine.filter { $0.status == .retrying }) { outcome in
+            "\(outcome.device!.batch.id):\(Self.waitClass(outcome.retryDelay?.seconds ?? 1))"
+        }
+        for (_, outcomes) in retrying.sorted(by: { $0.key < $1.key }) {
             let batch = outcomes[0].device!.batch
             let delay = outcomes.compactMap { $0.retryDelay?.seconds }.max() ?? 1
             let inserted = try connection.query("""
@@ -226,6 +231,12 @@ struct StreamedRunStore: Sendable {
                 try WebhookOutbox.enqueueInvalidatedDevices(invalidated, on: connection)
             }
         }
+    }
+
+    /// The doubling a wait falls in (up to 1 s, 2 s, 4 s…): the retries of one batch that wait
+    /// about as long go together.
+    static func waitClass(_ seconds: Double) -> Int {
+        seconds <= 1 ? 0 : Int(log2(seconds).rounded(.up))
     }
 
     // MARK: - Stopping
