@@ -89,6 +89,41 @@ import Glibc
         #expect(stopping.log.contains("stopped"))
     }
 
+    /// SIGTERM while FCM takes 25 s to answer: the process exits within its drain deadline (10 s,
+    /// not the 25 s of the answers), its round left to its leases; another instance sends the
+    /// rest once they run out, and what repeats is at most what was in flight.
+    @Test(.timeLimit(.minutes(3)))
+    func aProcessStoppedWhileFCMIsSlowExitsWithinItsDrainDeadline() async throws {
+        let url = try DeliveryOutboxTests.migratedDatabase()
+        let probe = try OutboxProbe(url: url)
+        defer { probe.close() }
+        let slow = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .seconds(25)), handlerThreads: 64)
+        let stopping = try HeraldProcess(databaseURL: url, environment: Self.environment(slow, lease: 3))
+        try stopping.waitUntilSending()
+        try probe.insertScheduledCampaigns(20, topics: 5, dueAt: Date(), label: "Slow day")  // 20 requests, one a run
+        #expect(try await eventually(timeout: .seconds(60)) { slow.emulator.sendAttempts().count >= 10 })
+        let inFlight = try probe.count("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner IS NOT NULL")
+        let clock = ContinuousClock(), stopped = clock.now
+        // Exited by itself well before FCM's first answer: the 10 s deadline and the time to exit.
+        #expect(stopping.stop(SIGTERM, timeout: .seconds(20)))
+        let took = stopped.duration(to: clock.now)
+        #expect(stopping.log.contains("drain deadline passed"))
+
+        let fast = try EmulatorSink(handlerThreads: 32)
+        let taking = try HeraldProcess(databaseURL: url, environment: Self.environment(fast, lease: 3))
+        defer { taking.stop(SIGTERM) }
+        try taking.waitUntilSending()
+        #expect(try await eventually(timeout: waitingLimit) {
+            try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 20
+        })
+        let atSlow = slow.receivedCounts(), atFast = fast.receivedCounts()
+        #expect(Set(atSlow.keys).union(atFast.keys).count == 20)
+        #expect(atFast.values.allSatisfy { $0 == 1 } && atSlow.values.allSatisfy { $0 == 1 })
+        let repeated = Set(atSlow.keys).intersection(atFast.keys).count
+        #expect(repeated <= inFlight, "\(repeated) repeated, \(inFlight) in flight at SIGTERM")
+        print("SIGTERM with FCM answering in 25 s: exited in \(took), \(inFlight) requests in flight, \(repeated) sent again by the other instance")
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func aProcessKilledMidRunLosesNothingAndRepeatsAtMostWhatWasInFlight() async throws {
         let url = try DeliveryOutboxTests.migratedDatabase()

@@ -123,16 +123,28 @@ public final class HeraldApplication: Sendable {
         deliveryDataPoller?.start()
     }
 
-    /// Stops the workers and waits for their current round (bounded by the FCM request timeout),
-    /// so a restart repeats no request.
+    /// How long a stopping instance waits for its workers' rounds in flight: what FCM (or a
+    /// webhook receiver) answers by then is recorded; a round still waiting is abandoned to its
+    /// leases, and another instance sends it again once they run out (FCM may have had it: those
+    /// requests, at most the rounds in flight, may repeat). The operator's guide says this bound.
+    public static let drainDeadline: Duration = .seconds(10)
+
+    /// Stops the workers and waits for their current rounds, up to `drainDeadline` for all of them
+    /// together, so a restart repeats no request that was answered in time.
     public func stopWorkers(waiting: Bool) {
         credentials?.stop()
         engine?.stop()
         webhookDispatcher?.stop()
         deliveryDataPoller?.stop()
-        if waiting {
-            engine?.waitUntilStopped(timeout: .seconds(40))
-            webhookDispatcher?.waitUntilStopped(timeout: .seconds(configuration.webhooks.timeoutSeconds + 5))
+        guard waiting else { return }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: Self.drainDeadline)
+        let engineDone = engine?.waitUntilStopped(timeout: clock.now.duration(to: deadline)) ?? true
+        let webhooksDone = webhookDispatcher?.waitUntilStopped(timeout: max(.zero, clock.now.duration(to: deadline))) ?? true
+        if !engineDone || !webhooksDone {
+            log.warning("drain deadline passed: rounds still waiting for answers are left to their leases",
+                        ["deadline_seconds": .number(Self.drainDeadline.seconds), "delivery_workers_done": .bool(engineDone),
+                         "webhook_dispatch_done": .bool(webhooksDone)])
         }
     }
 
