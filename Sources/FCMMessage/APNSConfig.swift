@@ -15,6 +15,12 @@ public struct APNSConfig: Sendable, Equatable {
     /// `live_activity_token`, for Live Activity updates.
     public var liveActivityToken: String?
 
+    /// Apple's `apns-push-type` values ("Sending notification requests to APNs"); APNs refuses any other.
+    public static let pushTypes = ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
+                                   "pushtotalk", "widgets"]
+    /// Apple's `apns-priority` values.
+    public static let priorities = ["10", "5", "1"]
+
     public init(
         headers: StringMap? = nil, payload: JSON? = nil, analyticsLabel: String? = nil, image: String? = nil,
         liveActivityToken: String? = nil

@@ -181,6 +181,7 @@ extension APNSConfig {
         reader.rejectUnknown(object, known: ["headers", "payload", "fcm_options", "live_activity_token"], at: path)
         var config = APNSConfig()
         config.headers = reader.stringMapValue(object, "headers", at: path)
+        if let headers = config.headers { Self.checkHeaders(headers, at: JSONReader.path(path, "headers"), reader: &reader) }
         if let payload = reader.object(object, "payload", at: path) {
             if let aps = reader.object(payload, "aps", at: JSONReader.path(path, "payload")) {
                 Self.checkAPS(aps, at: JSONReader.path(JSONReader.path(path, "payload"), "aps"), reader: &reader)
@@ -244,6 +245,21 @@ extension AndroidNotification {
 }
 
 extension APNSConfig {
+    /// The headers whose values Apple fixes: `apns-push-type` one of its push types, `apns-priority`
+    /// 10, 5 or 1 (names compared as HTTP compares them, without case).
+    static func checkHeaders(_ headers: StringMap, at path: String, reader: inout JSONReader) {
+        for (name, value) in headers {
+            switch name.lowercased() {
+            case "apns-push-type" where !pushTypes.contains(value):
+                reader.report(JSONReader.path(path, name), "invalid_value",
+                              "apns-push-type is one of Apple's push types (\(pushTypes.joined(separator: ", "))), found \"\(value)\"")
+            case "apns-priority" where !priorities.contains(value):
+                reader.report(JSONReader.path(path, name), "invalid_value", "apns-priority is \"10\", \"5\" or \"1\", found \"\(value)\"")
+            default: break
+            }
+        }
+    }
+
     /// The `aps` members Apple types strictly: `badge` a whole number ≥ 0, `mutable-content` and
     /// `content-available` the number 1.
     static func checkAPS(_ aps: JSONObject, at path: String, reader: inout JSONReader) {

@@ -149,3 +149,36 @@ import Testing
         #expect(message.json()["android"]?["notification"]?["sound"] == "ding")
     }
 }
+
+/// Live Activities as FCM documents them ("Send Live Activity updates"): a campaign whose Apple
+/// override is FCM's documented request sends it as written, not rewritten into a background push
+/// (which APNs refuses at priority 10); `apns-push-type` takes Apple's values only.
+@Suite struct LiveActivityTests {
+    static let documented: JSON = ["live_activity_token": "LA_PUSH_TOKEN", "headers": ["apns-priority": "10"],
+                                   "payload": ["aps": ["timestamp": 1685952000, "event": "update", "content-state": ["demo": 1]]]]
+
+    @Test func fcmsDocumentedLiveActivityRequestGoesOutAsWritten() throws {
+        let token = "fcm-token-1:APA91b" + String(repeating: "t", count: 100)
+        let spec = try CampaignSpec.parse(["name": "Score", "tokens": [.string(token)], "data": ["match": "42"],
+                                           "options": ["priority": "high", "overrides": ["apns": Self.documented]]]).get()
+        let message = exported(Renderer.render(campaign: spec, variant: spec.effectiveVariants[0], target: .token(token), campaignID: "c", sendTime: Date()))
+        #expect(message.problems() == [])
+        let apns = try #require(message.json()["apns"])
+        #expect(apns["headers"] == Self.documented["headers"], "\(apns)")
+        #expect(apns["payload"] == Self.documented["payload"], "\(apns)")
+        #expect(apns["live_activity_token"] == "LA_PUSH_TOKEN")
+    }
+
+    @Test func anAPNsPushTypeOrPriorityAppleDoesNotKnowIsRefusedNamingTheField() throws {
+        func errors(_ headers: JSON) -> [FieldError] {
+            guard case .failure(let errors) = CampaignSpec.parse(["name": "n", "topics": ["news"], "notification": ["title": "t"],
+                                                                  "options": ["overrides": ["apns": ["headers": headers]]]]) else { return [] }
+            return errors.errors
+        }
+        let banana = errors(["apns-push-type": "banana"])
+        #expect(banana.count == 1 && banana[0].path.hasSuffix("apns.headers.apns-push-type") && banana[0].code == "invalid_value", "\(banana)")
+        #expect(banana.first?.message.contains("liveactivity") == true)
+        #expect(errors(["apns-priority": "7"]).first?.path.hasSuffix("apns.headers.apns-priority") == true)
+        for type in APNSConfig.pushTypes { #expect(errors(["apns-push-type": .string(type)]).isEmpty, "\(type)") }
+    }
+}

@@ -72,6 +72,13 @@ import Testing
         // What Herald renders for a data-only campaign with a priority passes.
         #expect(try send(apns(["apns-priority": "5", "apns-push-type": "background"], ["content-available": 1])).0 == 200)
         #expect(try send(apns(["apns-priority": "10"], ["alert": ["title": "Hi"], "badge": 2, "mutable-content": 1])).0 == 200)
+        // Apple's push types, all of them and nothing else.
+        #expect(try refusal(apns(["apns-push-type": "banana"], ["alert": "Hi"])).message.contains("not an APNs push type"))
+        for type in ["alert", "pushtotalk", "widgets"] { #expect(try send(apns(["apns-push-type": .string(type)], ["alert": "Hi"])).0 == 200) }
+        // FCM's documented Live Activity update ("Send Live Activity updates") passes as written.
+        let liveActivity: JSON = ["token": "fcm-token-1", "apns": ["live_activity_token": "LA_PUSH_TOKEN", "headers": ["apns-priority": "10"],
+                                                                   "payload": ["aps": ["timestamp": 1685952000, "event": "update", "content-state": ["demo": 1]]]]]
+        #expect(try send(liveActivity).0 == 200)
     }
 
     @Test func acceptsAValidTopicMessageAndListsIt() throws {

@@ -1,3 +1,5 @@
+import FCMMessage
+
 /// The value formats FCM checks, each answering nil or the reason a value is refused.
 enum FormatRules {
     /// Topic names: `[a-zA-Z0-9-_.~%]+` (the Admin SDKs' pattern).
@@ -85,7 +87,7 @@ enum FormatRules {
         case "apns-priority": ["1", "5", "10"].contains(value) ? nil : "apns-priority must be \"10\", \"5\" or \"1\""
         case "apns-expiration": !value.isEmpty && value.allSatisfy(\.isASCIIDigit) ? nil : "apns-expiration must be epoch seconds"
         case "apns-push-type":
-            ["alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity"].contains(value)
+            APNSConfig.pushTypes.contains(value)
                 ? nil : "apns-push-type \"\(value)\" is not an APNs push type"
         default: nil
         }

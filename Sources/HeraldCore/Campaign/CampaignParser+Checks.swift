@@ -60,9 +60,12 @@ extension CampaignParser {
     }
 
     /// Apple takes `apns-priority: 10` only for a push it shows: an override that asks for it on
-    /// a variant with nothing to show (a background push) would be refused by APNs.
+    /// a variant with nothing to show (a background push) would be refused by APNs. A Live
+    /// Activity update (or any push type the override names) is not a background push: its
+    /// content is the `aps` of the override, and 10 is what FCM's documentation sends.
     mutating func checkBackgroundPriority(_ spec: CampaignSpec) {
-        guard spec.options.overrides.apns?["headers"]?["apns-priority"]?.stringValue == "10" else { return }
+        guard spec.options.overrides.apns?["headers"]?["apns-priority"]?.stringValue == "10",
+              !spec.options.overrides.namesItsOwnAPNsPushType else { return }
         for variant in spec.effectiveVariants {
             let message = render(campaign: spec, variant: variant.withDefaults, target: spec.audience.sampleTarget,
                                  campaignID: nil, sendTime: Date(timeIntervalSince1970: 0)).json()

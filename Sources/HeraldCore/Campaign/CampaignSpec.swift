@@ -239,4 +239,12 @@ public struct PlatformOverrides: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { android == nil && apns == nil && webpush == nil }
+
+    /// Whether the Apple block says what kind of push it is: a Live Activity's token, or an
+    /// `apns-push-type` header of its own.
+    public var namesItsOwnAPNsPushType: Bool {
+        guard let apns else { return false }
+        let headers = apns["headers"]?.objectValue ?? [:]
+        return apns["live_activity_token"] != nil || headers.contains { $0.key.lowercased() == "apns-push-type" }
+    }
 }

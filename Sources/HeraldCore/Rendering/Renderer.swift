@@ -47,7 +47,7 @@ public enum Renderer {
         }
         message.data = variant.data.isEmpty ? nil : variant.data
         message.android = android(options, content)
-        message.apns = apns(options, content, sendTime: sendTime)
+        message.apns = apns(options, content, sendTime: sendTime, ownPushType: options.overrides.namesItsOwnAPNsPushType)
         message.webpush = webpush(options, content)
         if let label = analyticsLabel(campaign: campaign, variantKey: variant.key, campaignID: campaignID) {
             message.fcmOptions = Message.FCMOptions(analyticsLabel: label)
@@ -95,7 +95,10 @@ public enum Renderer {
         return config == AndroidConfig() ? nil : config
     }
 
-    static func apns(_ options: CampaignOptions, _ content: NotificationContent, sendTime: Date) -> APNSConfig? {
+    /// `ownPushType`: the overrides say what kind of push this is (a Live Activity's token, or an
+    /// `apns-push-type` of their own), so nothing of a background push is added: FCM's documented
+    /// Live Activity request goes out as written.
+    static func apns(_ options: CampaignOptions, _ content: NotificationContent, sendTime: Date, ownPushType: Bool = false) -> APNSConfig? {
         var headers = StringMap()
         // Nothing to show (no title, text, image, badge, sound or category) and a priority asked
         // for: a background push, which Apple accepts only with priority 5, `content-available: 1`
@@ -104,7 +107,7 @@ public enum Renderer {
         let sound = options.iosSound ?? options.sound
         let category = options.iosCategory ?? options.clickAction
         let background = options.priority != nil && content.title == nil && content.body == nil && content.image == nil
-            && options.iosBadge == nil && sound == nil && category == nil
+            && options.iosBadge == nil && sound == nil && category == nil && !ownPushType
         if background {
             headers["apns-priority"] = "5"
             headers["apns-push-type"] = "background"
