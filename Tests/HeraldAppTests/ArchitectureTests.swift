@@ -36,6 +36,16 @@ import Testing
         }
     }
 
+    /// The engine has one run writer: runs and their request rows are inserted in
+    /// `HeraldApp/Scheduling/RunWriter.swift` only, whatever kind of send makes them (a service
+    /// writes no engine SQL).
+    @Test func runsAndRequestsAreInsertedByTheOneRunWriter() throws {
+        for file in try Self.sources() where file.path != "HeraldApp/Scheduling/RunWriter.swift" {
+            let found = try Self.lines(file.text, matching: #"(?i)insert\s+into\s+(runs|deliveries)\b"#)
+            #expect(found.isEmpty, "\(file.path) inserts runs or requests outside RunWriter: \(found)")
+        }
+    }
+
     /// Campaign, run and delivery statuses appear as text only in the file of their types: SQL
     /// binds them, Swift compares the enums. (A word used as a dictionary key, `"sent": 3`, or as
     /// a column's name, `columns: "id", "sent"`, is a name of a count, not a status.)

@@ -37,7 +37,7 @@ struct WinnerRollout: Sendable {
         guard !plan.requests.isEmpty else {
             throw refuse("Nobody is left to send to: " + plan.warnings.joined(separator: "; ") + ". Only a test with a holdout leaves part of the audience.")
         }
-        let started = try DeliveryStore().writeRuns(
+        let started = try RunWriter().writeFanOuts(
             [DeliveryStore.PlannedRun(campaignID: current.id.description, occurrenceText: CampaignService.occurrenceText(now), version: current.version,
                                       plan: plan, nextRun: nil)], on: connection)
         guard let run = started.first else { throw refuse("A run for this moment already exists; try again.") }

@@ -100,82 +100,13 @@ struct DeliveryStore: Sendable {
     /// the whole batch on every pass and holding up every other due campaign.
     func failUnplannable(_ campaigns: [(due: Due, reason: String)], on connection: PostgresConnection) throws {
         guard !campaigns.isEmpty else { return }
-        _ = try connection.execute("""
-            INSERT INTO runs (campaign_id, occurrence, planned, warnings, status, finished_at, campaign_version)
-            SELECT c::uuid, o::timestamptz, 0, jsonb_build_array(w), \(RunStatus.failed), now(), v::integer
-            FROM unnest(\(campaigns.map(\.due.campaignID)), \(campaigns.map(\.due.occurrenceText)), \(campaigns.map(\.reason)),
-                        \(campaigns.map { String($0.due.version) })) AS x(c, o, w, v)
-            ON CONFLICT (campaign_id, occurrence) DO NOTHING
-            """)
+        try RunWriter().insertFailed(campaigns, on: connection)
         _ = try connection.execute("""
             UPDATE campaigns SET status = \(CampaignStatus.failed), next_run_at = NULL
             WHERE id = ANY(\(campaigns.map(\.due.campaignID))::uuid[])
             """)
         try WebhookOutbox.enqueueCampaignEvents(campaigns.map { (.campaignFailed, $0.due.campaignID, ["reason": .string($0.reason)]) },
                                                 on: connection)
-    }
-
-    /// Writes the runs and their deliveries (one statement per table for the whole batch: round
-    /// trips, not planning, were what limited the scheduler) and moves each campaign on, to its
-    /// next occurrence or to `sending`. An occurrence that already has a run gets no second one.
-    func writeRuns(_ runs: [PlannedRun], on connection: PostgresConnection) throws -> [StartedRun] {
-        guard !runs.isEmpty else { return [] }
-        let created = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, warnings, expires_at, window_opens_at, window_closes_at, campaign_version)
-            SELECT c::uuid, o::timestamptz, p::integer, w::jsonb,
-                   to_timestamp(nullif(e, '')::float8), to_timestamp(nullif(wo, '')::float8), to_timestamp(nullif(wc, '')::float8), v::integer
-            FROM unnest(\(runs.map(\.campaignID)), \(runs.map(\.occurrenceText)), \(runs.map { String($0.plan.requests.count) }),
-                        \(runs.map { JSON.array($0.plan.warnings.map { .string($0) }).serializedString() }),
-                        \(runs.map { Self.epoch($0.expiresAt ?? Self.lastExpiry($0.slots)) }), \(runs.map { Self.epoch($0.window?.opens) }),
-                        \(runs.map { Self.epoch($0.window?.closes) }), \(runs.map { String($0.version) })) AS x(c, o, p, w, e, wo, wc, v)
-            ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
-            """).map { try $0.decode((String, String).self, columns: "campaign_id", "id") }
-        let byCampaign = Dictionary(runs.map { ($0.campaignID, $0) }, uniquingKeysWith: { first, _ in first })
-        var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
-        var offsets: [String] = [], statuses: [String] = [], dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
-        var started: [StartedRun] = []
-        for (campaign, run) in created {
-            let planned = byCampaign[campaign]!
-            for (index, request) in planned.plan.requests.enumerated() {
-                // A spread campaign's requests fall due one spacing apart.
-                offsets.append(String(Double(index) * (planned.spacing ?? 0)))
-                runIDs.append(run)
-                campaignIDs.append(campaign)
-                variants.append(request.variantKey)
-                targets.append(request.target.json.serializedString())
-                bodies.append(request.message.json().serializedString())
-                // At recipient time each request waits for its zone's wave; one whose wave had passed is expired.
-                switch planned.slots?[index] {
-                case nil:
-                    statuses.append(DeliveryStatus.pending.rawValue)
-                    dues.append("")
-                    expiries.append("")
-                case .due(let at, let expires):
-                    statuses.append(DeliveryStatus.pending.rawValue)
-                    dues.append(Self.epoch(at))
-                    expiries.append(Self.epoch(expires))
-                case .missed(let at):
-                    statuses.append(DeliveryStatus.expired.rawValue)
-                    dues.append(Self.epoch(at))
-                    expiries.append("")
-                }
-                sendAts.append(dues[dues.count - 1])
-            }
-            started.append(StartedRun(campaignID: campaign, runID: run, deliveries: planned.plan.requests.count))
-        }
-        if !runIDs.isEmpty {
-            _ = try connection.execute("""
-                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, status, error_message, next_attempt_at, send_at, expires_at)
-                SELECT r::uuid, c::uuid, v, t::jsonb, b, s,
-                       CASE WHEN s = \(DeliveryStatus.expired) THEN \(Self.missedWave) END,
-                       coalesce(to_timestamp(nullif(n, '')::float8), now() + make_interval(secs => o::float8)),
-                       to_timestamp(nullif(a, '')::float8), to_timestamp(nullif(e, '')::float8)
-                FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies), \(offsets), \(statuses), \(dues), \(sendAts), \(expiries))
-                     AS x(r, c, v, t, b, o, s, n, a, e)
-                """)
-        }
-        try advance(runs.map { ($0.campaignID, $0.nextRun) }, started: started, on: connection)
-        return started
     }
 
     /// Moves each campaign on to its next occurrence, or (no more) to `sending` (an occurrence

@@ -21,17 +21,10 @@ struct DeviceRunWriter: Sendable {
     func start(_ due: DeliveryStore.Due, audience: DeviceAudience, rolloutVariant: String? = nil, controlGroup: ControlGroup?,
                expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, waves: RecipientWaves? = nil, spacing: Double? = nil,
                on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
-        guard let runID = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, per_device, rollout_variant, campaign_version, content, audience,
-                              planning, spacing, expires_at, window_opens_at, window_closes_at, control_basis_points, control_salt)
-            VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, \(rolloutVariant), \(due.version),
-                    \(PostgresJSONB(due.content.serializedString())), \(PostgresJSONB(audience.json.serializedString())), true, \(spacing),
-                    to_timestamp(nullif(\(DeliveryStore.epoch(expiresAt)), '')::float8),
-                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.opens)), '')::float8),
-                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8),
-                    \(controlGroup?.basisPoints ?? 0), \(controlGroup?.salt))
-            ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING id::text
-            """).first.map({ try $0.decode(String.self, at: 0) }) else { return nil }
+        guard let runID = try RunWriter().insert([NewRun(
+            kind: .devicesPlanned, campaignID: due.campaignID, occurrence: due.occurrenceText, version: due.version, content: due.content,
+            audience: audience, rolloutVariant: rolloutVariant, spacing: spacing, expiresAt: expiresAt, window: window, controlGroup: controlGroup,
+        )], on: connection).first?.runID else { return nil }
         guard let run = try PlanningRun.locked(runID, waiting: true, on: connection) else { return nil }
         var planned = 0
         if let waves {
@@ -76,17 +69,7 @@ struct DeviceRunWriter: Sendable {
     private func write(_ run: PlanningRun, rows: RunRows, after: String?, on connection: PostgresConnection) throws -> (planned: Int, lastToken: String?) {
         let found = try devices.active(run.audience, after: after, limit: Self.batch, on: connection)
         let batch = rows.render(found)
-        if !batch.tokens.isEmpty {
-            _ = try connection.execute("""
-                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message,
-                                        next_attempt_at, send_at, expires_at)
-                SELECT \(run.id)::uuid, \(run.campaignID)::uuid, v, jsonb_build_object(kd, t), b, t, st, nullif(c, ''), nullif(m, ''),
-                       coalesce(to_timestamp(nullif(n, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
-                FROM unnest(\(batch.variants), \(batch.tokens), \(batch.kinds), \(batch.bodies), \(batch.statuses), \(batch.codes), \(batch.reasons),
-                            \(batch.dues), \(batch.sendAts), \(batch.expiries))
-                     AS x(v, t, kd, b, st, c, m, n, s, e)
-                """)
-        }
+        try RunWriter().insertDeviceRequests(runID: run.id, campaignID: run.campaignID, batch, on: connection)
         // A large run changes what the planner should know of the outbox at once: with statistics
         // from before it (a few waiting requests), claims chose to read and sort all of its 100,000
         // each round (70 ms) instead of reading its first few in order (1 ms). Analysed inside

@@ -76,7 +76,7 @@ struct RunStarter: Sendable {
             }
             try store.failUnplannable(unplannable, on: connection)
             try store.advance(deviceCampaigns, started: deviceRuns, on: connection)
-            return try store.writeRuns(planned, on: connection) + deviceRuns
+            return try RunWriter().writeFanOuts(planned, on: connection) + deviceRuns
         }
     }
 

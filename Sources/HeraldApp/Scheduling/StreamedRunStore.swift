@@ -24,17 +24,10 @@ struct StreamedRunStore: Sendable {
     /// `controlGroup`: the project's, which a marketing run skips (nil for a transactional one).
     func start(_ due: DeliveryStore.Due, audience: DeviceAudience, rolloutVariant: String? = nil, controlGroup: ControlGroup?,
                expiresAt: Date? = nil, window: SendingWindow.Interval? = nil, on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
-        guard let runID = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, per_device, streamed, planning, rollout_variant, campaign_version, content, audience,
-                              expires_at, window_opens_at, window_closes_at, control_basis_points, control_salt)
-            VALUES (\(due.campaignID)::uuid, \(due.occurrenceText)::timestamptz, 0, true, true, true, \(rolloutVariant), \(due.version),
-                    \(PostgresJSONB(due.content.serializedString())), \(PostgresJSONB(audience.json.serializedString())),
-                    to_timestamp(nullif(\(DeliveryStore.epoch(expiresAt)), '')::float8),
-                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.opens)), '')::float8),
-                    to_timestamp(nullif(\(DeliveryStore.epoch(window?.closes)), '')::float8),
-                    \(controlGroup?.basisPoints ?? 0), \(controlGroup?.salt))
-            ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING id::text
-            """).first.map({ try $0.decode(String.self, at: 0) }) else { return nil }
+        guard let runID = try RunWriter().insert([NewRun(
+            kind: .devicesStreamed, campaignID: due.campaignID, occurrence: due.occurrenceText, version: due.version, content: due.content,
+            audience: audience, rolloutVariant: rolloutVariant, expiresAt: expiresAt, window: window, controlGroup: controlGroup,
+        )], on: connection).first?.runID else { return nil }
         // Not closed as empty when it starts: its position says whether devices remain.
         return DeliveryStore.StartedRun(campaignID: due.campaignID, runID: runID, deliveries: -1)
     }

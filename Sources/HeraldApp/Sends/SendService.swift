@@ -77,28 +77,11 @@ public struct SendService: Sendable {
             for (name, value) in recipient.variables { device.properties[name] = value }
             recipients.append((recipient, device, planner.request(for: device)))
         }
-        let sendable = recipients.compactMap { $0.2 }
-        let runID = try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, per_device, campaign_version, content)
-            VALUES (\(campaignID)::uuid,
-                    -- A run's occurrence is unique in its campaign; two sends within one clock tick must not collide.
-                    greatest(clock_timestamp(), (SELECT max(occurrence) + interval '1 microsecond' FROM runs WHERE campaign_id = \(campaignID)::uuid)),
-                    \(sendable.count), true, \(record.version), \(PostgresJSONB(spec.toJSON().serializedString())))
-            RETURNING id
-            """).first!.decode(RunID.self, at: 0)
-        if !sendable.isEmpty {
-            let kinds = recipients.filter { $0.2 != nil }.map { $0.0.kind == .fid ? "fid" : "token" }
-            _ = try connection.execute("""
-                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_message)
-                SELECT \(runID)::uuid, \(campaignID)::uuid, v, jsonb_build_object(k, t), b, t, s, nullif(m, '')
-                FROM unnest(\(sendable.map(\.variantKey)), \(kinds), \(sendable.map(\.token)), \(sendable.map { $0.body ?? "" }),
-                            \(sendable.map { ($0.failure == nil ? DeliveryStatus.pending : .failed).rawValue }), \(sendable.map { $0.failure ?? "" }))
-                     AS x(v, k, t, b, s, m)
-                """)
-            _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')")
-        }
-        // Nothing to send (all in the holdout, or each over FCM's limit): the run is over at once.
-        if sendable.allSatisfy({ $0.failure != nil }) { try DeliveryStore().closeRuns([runID.description], on: connection) }
+        // The run and a request per recipient, written by the engine's one writer; nothing to
+        // send (all in the holdout, or each over FCM's limit) ends the run at once.
+        let runID = try RunWriter().startOneCall(campaignID: campaignID, version: record.version, content: spec.toJSON(),
+                                                 requests: recipients.compactMap { recipient, _, planned in planned.map { ($0, recipient.kind) } },
+                                                 on: connection)
         try audit.record(.sendMade, by: actor, object: .campaign(record.id), details: [
             "run": .string(runID.description), "recipients": .number(Double(request.recipients.count)), "variant": variant.map(JSON.string) ?? .null,
         ], on: connection)

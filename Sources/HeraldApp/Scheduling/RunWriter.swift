@@ -1,0 +1,186 @@
+import Foundation
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+
+/// What kind of run it is: how its requests come to be. Written once, here, as the columns the
+/// claims read (`per_device`, `streamed`, `planning`).
+enum RunKind: Sendable, Equatable {
+    /// Topic or condition requests, written with the run.
+    case fanOut
+    /// A row per device, planned a chunk at a time from the audience in token order.
+    case devicesPlanned
+    /// No row per device: the workers read the audience in token order as they send.
+    case devicesStreamed
+    /// A one-call send's recipients, written with the run.
+    case oneCall
+
+    var perDevice: Bool { self != .fanOut }
+    var streamed: Bool { self == .devicesStreamed }
+    /// Whether it starts still reading its audience.
+    var startsPlanning: Bool { self == .devicesPlanned || self == .devicesStreamed }
+}
+
+/// A run to write: its kind, its campaign's occurrence and version, and what it freezes.
+struct NewRun: Sendable {
+    var kind: RunKind
+    var campaignID: String
+    /// The occurrence exactly as stored; nil: now, after the campaign's last run (one-call sends
+    /// of one template within one clock tick must not collide on the unique occurrence).
+    var occurrence: String?
+    var version: Int
+    var planned = 0
+    var warnings: [String] = []
+    /// The content it sends (a run to devices renders from it as it goes); nil when its requests are written with it.
+    var content: JSON? = nil
+    var audience: DeviceAudience? = nil
+    var rolloutVariant: String? = nil
+    /// Seconds between its requests (a spread or `max_per_minute`).
+    var spacing: Double? = nil
+    var expiresAt: Date? = nil
+    var window: SendingWindow.Interval? = nil
+    /// The project's control group as the run froze it (nil: none, or a transactional run).
+    var controlGroup: ControlGroup? = nil
+}
+
+/// The one writer of runs and their requests: every kind of run is inserted here, and every
+/// request row (`deliveries`) is written here, whatever sends it.
+struct RunWriter: Sendable {
+    /// Writes `runs` in one statement, skipping an occurrence that has a run already; returns the
+    /// runs written, by their campaign.
+    func insert(_ runs: [NewRun], on connection: PostgresConnection) throws -> [(campaignID: String, runID: String)] {
+        guard !runs.isEmpty else { return [] }
+        func text(_ value: Bool) -> String { value ? "true" : "false" }
+        return try connection.query("""
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings, per_device, streamed, planning, rollout_variant, campaign_version,
+                              content, audience, spacing, expires_at, window_opens_at, window_closes_at, control_basis_points, control_salt)
+            SELECT x.c::uuid,
+                   coalesce(nullif(x.o, '')::timestamptz,
+                            greatest(clock_timestamp(), (SELECT max(occurrence) + interval '1 microsecond' FROM runs WHERE campaign_id = x.c::uuid))),
+                   x.p::integer, x.w::jsonb, x.pd::boolean, x.st::boolean, x.pl::boolean, nullif(x.rv, ''), x.v::integer,
+                   nullif(x.ct, '')::jsonb, nullif(x.au, '')::jsonb, nullif(x.sp, '')::float8,
+                   to_timestamp(nullif(x.e, '')::float8), to_timestamp(nullif(x.wo, '')::float8), to_timestamp(nullif(x.wc, '')::float8),
+                   x.cb::integer, nullif(x.cs, '')
+            FROM unnest(\(runs.map(\.campaignID)), \(runs.map { $0.occurrence ?? "" }), \(runs.map { String($0.planned) }),
+                        \(runs.map { JSON.array($0.warnings.map(JSON.string)).serializedString() }),
+                        \(runs.map { text($0.kind.perDevice) }), \(runs.map { text($0.kind.streamed) }), \(runs.map { text($0.kind.startsPlanning) }),
+                        \(runs.map { $0.rolloutVariant ?? "" }), \(runs.map { String($0.version) }),
+                        \(runs.map { $0.content?.serializedString() ?? "" }), \(runs.map { $0.audience?.json.serializedString() ?? "" }),
+                        \(runs.map { $0.spacing.map { String($0) } ?? "" }), \(runs.map { DeliveryStore.epoch($0.expiresAt) }),
+                        \(runs.map { DeliveryStore.epoch($0.window?.opens) }), \(runs.map { DeliveryStore.epoch($0.window?.closes) }),
+                        \(runs.map { String($0.controlGroup?.basisPoints ?? 0) }), \(runs.map { $0.controlGroup?.salt ?? "" }))
+                 AS x(c, o, p, w, pd, st, pl, rv, v, ct, au, sp, e, wo, wc, cb, cs)
+            ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
+            """).map { try $0.decode((String, String).self, columns: "campaign_id", "id") }
+    }
+
+    /// Writes a failed run, with its reason, for each due campaign whose content cannot be planned.
+    func insertFailed(_ campaigns: [(due: DeliveryStore.Due, reason: String)], on connection: PostgresConnection) throws {
+        _ = try connection.execute("""
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings, status, finished_at, campaign_version)
+            SELECT c::uuid, o::timestamptz, 0, jsonb_build_array(w), \(RunStatus.failed), now(), v::integer
+            FROM unnest(\(campaigns.map(\.due.campaignID)), \(campaigns.map(\.due.occurrenceText)), \(campaigns.map(\.reason)),
+                        \(campaigns.map { String($0.due.version) })) AS x(c, o, w, v)
+            ON CONFLICT (campaign_id, occurrence) DO NOTHING
+            """)
+    }
+
+    /// Writes runs to topics and conditions with their requests (planned in Swift by `RunStarter`
+    /// or a winner's rollout; one statement per table for the whole batch: round trips, not
+    /// planning, were what limited the scheduler) and moves each campaign on, to its next
+    /// occurrence or to `sending`. An occurrence that already has a run gets no second one.
+    func writeFanOuts(_ runs: [DeliveryStore.PlannedRun], on connection: PostgresConnection) throws -> [DeliveryStore.StartedRun] {
+        guard !runs.isEmpty else { return [] }
+        let created = try insert(runs.map { run in
+            NewRun(kind: .fanOut, campaignID: run.campaignID, occurrence: run.occurrenceText, version: run.version, planned: run.plan.requests.count,
+                   warnings: run.plan.warnings, expiresAt: run.expiresAt ?? DeliveryStore.lastExpiry(run.slots), window: run.window)
+        }, on: connection)
+        let byCampaign = Dictionary(runs.map { ($0.campaignID, $0) }, uniquingKeysWith: { first, _ in first })
+        var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
+        var offsets: [String] = [], statuses: [String] = [], dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
+        var started: [DeliveryStore.StartedRun] = []
+        for (campaign, run) in created {
+            let planned = byCampaign[campaign]!
+            for (index, request) in planned.plan.requests.enumerated() {
+                // A spread campaign's requests fall due one spacing apart.
+                offsets.append(String(Double(index) * (planned.spacing ?? 0)))
+                runIDs.append(run)
+                campaignIDs.append(campaign)
+                variants.append(request.variantKey)
+                targets.append(request.target.json.serializedString())
+                bodies.append(request.message.json().serializedString())
+                // At recipient time each request waits for its zone's wave; one whose wave had passed is expired.
+                switch planned.slots?[index] {
+                case nil:
+                    statuses.append(DeliveryStatus.pending.rawValue)
+                    dues.append("")
+                    expiries.append("")
+                case .due(let at, let expires):
+                    statuses.append(DeliveryStatus.pending.rawValue)
+                    dues.append(DeliveryStore.epoch(at))
+                    expiries.append(DeliveryStore.epoch(expires))
+                case .missed(let at):
+                    statuses.append(DeliveryStatus.expired.rawValue)
+                    dues.append(DeliveryStore.epoch(at))
+                    expiries.append("")
+                }
+                sendAts.append(dues[dues.count - 1])
+            }
+            started.append(DeliveryStore.StartedRun(campaignID: campaign, runID: run, deliveries: planned.plan.requests.count))
+        }
+        if !runIDs.isEmpty {
+            _ = try connection.execute("""
+                INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, status, error_message, next_attempt_at, send_at, expires_at)
+                SELECT r::uuid, c::uuid, v, t::jsonb, b, s,
+                       CASE WHEN s = \(DeliveryStatus.expired) THEN \(DeliveryStore.missedWave) END,
+                       coalesce(to_timestamp(nullif(n, '')::float8), now() + make_interval(secs => o::float8)),
+                       to_timestamp(nullif(a, '')::float8), to_timestamp(nullif(e, '')::float8)
+                FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies), \(offsets), \(statuses), \(dues), \(sendAts), \(expiries))
+                     AS x(r, c, v, t, b, o, s, n, a, e)
+                """)
+        }
+        try DeliveryStore().advance(runs.map { ($0.campaignID, $0.nextRun) }, started: started, on: connection)
+        return started
+    }
+
+    /// Starts a one-call send's run with a request per recipient (`requests`: rendered, with how
+    /// each device is addressed), and wakes the workers. Nothing to send (each over FCM's limit)
+    /// closes the run at once.
+    func startOneCall(campaignID: String, version: Int, content: JSON, requests: [(request: DeviceRequest, kind: DeviceKind)],
+                      on connection: PostgresConnection) throws -> RunID {
+        guard let written = try insert([NewRun(kind: .oneCall, campaignID: campaignID, occurrence: nil, version: version,
+                                               planned: requests.count, content: content)], on: connection).first,
+              let runID = RunID(written.runID) else { throw AppError.unavailable("The send's run could not be written; try again.") }
+        var batch = RunRows.Batch()
+        for (request, kind) in requests {
+            batch.variants.append(request.variantKey)
+            batch.tokens.append(request.token)
+            batch.kinds.append(kind.rawValue)
+            batch.bodies.append(request.body ?? "")
+            batch.statuses.append((request.failure == nil ? DeliveryStatus.pending : .failed).rawValue)
+            batch.codes.append("")
+            batch.reasons.append(request.failure ?? "")
+            batch.dues.append("")
+            batch.sendAts.append("")
+            batch.expiries.append("")
+        }
+        try insertDeviceRequests(runID: written.runID, campaignID: campaignID, batch, on: connection)
+        if !requests.isEmpty { _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')") }
+        if requests.allSatisfy({ $0.request.failure != nil }) { try DeliveryStore().closeRuns([written.runID], on: connection) }
+        return runID
+    }
+
+    /// Writes one request row per device of `batch` (a planned run's chunk, a one-call send's recipients).
+    func insertDeviceRequests(runID: String, campaignID: String, _ batch: RunRows.Batch, on connection: PostgresConnection) throws {
+        guard !batch.tokens.isEmpty else { return }
+        _ = try connection.execute("""
+            INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message,
+                                    next_attempt_at, send_at, expires_at)
+            SELECT \(runID)::uuid, \(campaignID)::uuid, v, jsonb_build_object(kd, t), b, t, st, nullif(c, ''), nullif(m, ''),
+                   coalesce(to_timestamp(nullif(n, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
+            FROM unnest(\(batch.variants), \(batch.tokens), \(batch.kinds), \(batch.bodies), \(batch.statuses), \(batch.codes), \(batch.reasons),
+                        \(batch.dues), \(batch.sendAts), \(batch.expiries))
+                 AS x(v, t, kd, b, st, c, m, n, s, e)
+            """)
+    }
+}
