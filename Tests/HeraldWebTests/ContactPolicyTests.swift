@@ -312,6 +312,12 @@ extension ContactPolicyPagesTests {
             "name": "Third", "notification": ["title": "Third"], "segment": .string(segment)]).json?["id"]?.stringValue)
         let composer = browser.get("/campaigns/\(draft)/edit").text
         #expect(composer.contains("Under the contact policy: about 0 of its 3 devices get it"), "\(composer.split(separator: "\n").filter { $0.contains("contact") })")
+        // To topics the caps cannot apply (FCM does not say who a topic reaches): the review and the composer say so.
+        let topic = try #require(try await herald.request("POST", "/api/v1/campaigns", json: [
+            "name": "News", "notification": ["title": "News"], "topics": ["news"]]).json?["id"]?.stringValue)
+        for page in ["/campaigns/\(topic)/review", "/campaigns/\(topic)/edit"] {
+            #expect(browser.get(page).text.contains("The frequency caps and the control group do not apply to topics"), "\(page)")
+        }
         let report = browser.get("/campaigns/\(second)/report").text
         #expect(report.contains("The frequency caps kept 3 devices from this campaign (A 3)"), "\(report.split(separator: "\n").filter { $0.contains("capped") })")
     }

@@ -78,6 +78,15 @@ public struct ContactPolicyService: Sendable {
     /// left out (marketing), and the devices at a cap for its category, estimated from a sample of
     /// the active devices' recent messages (as if the audience were like the rest). Nil when the policy
     /// changes nothing for it (transactional, or no caps and no group).
+    /// Whether the contact policy (caps or a control group) would limit this marketing campaign
+    /// but cannot, because it goes to topics or a condition: FCM does not say which devices a topic
+    /// reaches, so no device can be counted or held back. The one stated exemption of topics.
+    public func leavesTopicsUncapped(_ spec: CampaignSpec) throws -> Bool {
+        guard !spec.audience.isPerDevice, !spec.delivery.transactional else { return false }
+        let policy = try database.read { try store.read(on: $0) }
+        return !policy.caps.isEmpty || policy.controlGroup.basisPoints > 0
+    }
+
     public func reachForecast(_ spec: CampaignSpec, audience: Int) throws -> ReachForecast? {
         guard spec.audience.isPerDevice, !spec.delivery.transactional else { return nil }
         return try database.read { connection in

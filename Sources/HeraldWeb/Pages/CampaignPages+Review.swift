@@ -319,7 +319,7 @@ extension CampaignPages {
         switch spec.audience {
         case .segment: guard let devices = record.segmentID.flatMap({ summaries[$0]?.devices }) else { return nil }; audience = devices
         case .tokens(let tokens): audience = tokens.count
-        case .topics, .condition: return nil
+        case .topics, .condition: return try contactPolicy.leavesTopicsUncapped(spec) ? words.text("review.contact_topics") : nil
         }
         return try contactPolicy.reachForecast(spec, audience: audience).map { Self.contactReachText($0, words: words) }
     }

@@ -164,10 +164,13 @@ struct CampaignPages: Sendable {
     /// category, whether it is transactional); nil when it changes nothing or cannot say yet.
     func contactReach(_ form: CampaignForm, segments: [(segment: Segment, devices: Int)], context: RequestContext) -> String? {
         let words = context.words
-        guard form.targetKind == "segment", let devices = segments.first(where: { $0.segment.id.description == form.segment })?.devices else { return nil }
         var ignored = FormErrors()
         guard case .success(let spec) = CampaignSpec.parse(form.contractJSON(errors: &ignored, words: words)) else { return nil }
         do {
+            if form.targetKind == "topics" || form.targetKind == "condition" {
+                return try contactPolicy.leavesTopicsUncapped(spec) ? words.text("review.contact_topics") : nil
+            }
+            guard form.targetKind == "segment", let devices = segments.first(where: { $0.segment.id.description == form.segment })?.devices else { return nil }
             return try contactPolicy.reachForecast(spec, audience: devices).map { Self.contactReachText($0, words: words) }
         } catch {
             context.log.warning("the contact policy's forecast could not be read: \(error)")
