@@ -528,15 +528,18 @@ extension AudienceDeliveryTests {
             """)
         _ = try EventService(database: setup.database).record(["events": [["id": "e1", "campaign_id": .string(campaign), "variant": "A",
                                                                            "type": "open", "device_token": .string(gone)]]])
+        // A streamed run that skips it (it had moved to this name mid-run) names it too.
+        _ = try setup.probe.connection.execute("INSERT INTO run_skips (run_id, token) SELECT id, \(gone) FROM runs LIMIT 1")
         let mentions = """
             SELECT (SELECT count(*) FROM devices WHERE token = $1) + (SELECT count(*) FROM delivery_failures WHERE device_token = $1)
+                 + (SELECT count(*) FROM run_skips WHERE token = $1)
                  + (SELECT count(*) FROM deliveries WHERE device_token = $1 OR body LIKE '%' || $1 || '%' OR target::text LIKE '%' || $1 || '%')
                  + (SELECT count(*) FROM events WHERE device_token = $1)
             """
         func count() throws -> Int {
             try setup.probe.connection.query(PostgresQuery(unsafeSQL: mentions, binds: [gone.postgresValue])).first?.decode(Int.self, at: 0) ?? -1
         }
-        #expect(try count() == 4)  // the device, its failure, a delivery and an event
+        #expect(try count() == 5)  // the device, its failure, a delivery, an event and a run's skip
 
         try setup.devices.forget(gone)
         #expect(try count() == 0)

@@ -73,6 +73,7 @@ struct DeviceStore: Sendable {
             guard try connection.execute("DELETE FROM devices WHERE token = \(token)") > 0 else { return false }
             // A device moved to its FID had its history moved with it: its old token is forgotten with these rows.
             _ = try connection.execute("DELETE FROM delivery_failures WHERE device_token = \(token)")
+            _ = try connection.execute("DELETE FROM run_skips WHERE token = \(token)")
             _ = try connection.execute("""
                 UPDATE deliveries SET device_token = NULL, target = '{"token": "(forgotten)"}', body = '',
                     status = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN \(DeliveryStatus.cancelled) ELSE status END
