@@ -34,6 +34,11 @@ import Testing
         #expect(!AppVersion.isAtLeast("5.1.9", "5.2"))
         #expect(AppVersion.key("5.2.0-beta") == [5, 2])
         #expect(AppVersion.key("v5") == nil)
+        // Read by code points, as the OpenAPI pattern reads it: a modifier or a mark after a
+        // digit is a suffix (as one grapheme, "3🏻" was no digit and the version was refused).
+        #expect(AppVersion.key("3\u{1F3FB}x") == [3])
+        #expect(AppVersion.key("5.2\u{301}") == [5, 2])
+        #expect(AppVersion.key("5.\u{301}2") == [5])
     }
 
     @Test func aSegmentRuleRoundTripsAndMatchesAsWritten() throws {

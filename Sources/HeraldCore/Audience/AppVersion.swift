@@ -22,12 +22,14 @@ public enum AppVersion {
         var message: String
     }
 
+    /// Read by code points, as the OpenAPI document's pattern reads it: a mark or an emoji
+    /// modifier after a digit ("3🏻") is a suffix, not part of one character that is no digit.
     static func read(_ version: String) -> Result<[Int], Unreadable> {
         var parts: [Int] = []
-        for piece in version.split(separator: ".", omittingEmptySubsequences: false) {
-            let digits = piece.prefix { $0.isASCII && $0.isNumber }
+        for piece in version.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false) {
+            let digits = piece.prefix { ("0"..."9").contains($0) }
             if digits.isEmpty { break }
-            guard digits.count <= maximumDigits, let number = Int(digits) else {
+            guard digits.count <= maximumDigits, let number = Int(String(String.UnicodeScalarView(digits))) else {
                 return .failure(Unreadable(message: "each number of an app version has at most \(maximumDigits) digits, found \(digits.count) in \"\(version)\""))
             }
             parts.append(number)
