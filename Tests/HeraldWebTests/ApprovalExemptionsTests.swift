@@ -10,13 +10,19 @@ import Testing
 /// an admin exempted on purpose: an inline one-call message goes out only from a key created with
 /// `inline_sends`, and only when transactional. The exemption is audited and shown with the key.
 @Suite(.serialized) struct ApprovalExemptionsTests {
-    @Test(.timeLimit(.minutes(3)))
-    func anInlineSendNeedsAKeyAnAdminExemptedAndATransactionalMessage() async throws {
+    /// A Herald with approvals on, sending to an emulator, and a key of `role` made in its database.
+    static func approving(keyNamed name: String, role: Role, scope: APIKeyScope = .full) throws -> (EmulatorSink, TestHerald, key: String) {
         let sink = try EmulatorSink()
         let herald = try TestHerald(environment: sink.environment.merging(["HERALD_APPROVALS": "on"]) { _, new in new })
-        let plain = try herald.server.application.database.pool.withConnection { connection in
-            try APIKeyStore().create(name: "crm", role: .publisher, scope: .full, createdBy: "test", on: connection).key
+        let key = try herald.server.application.database.pool.withConnection { connection in
+            try APIKeyStore().create(name: name, role: role, scope: scope, createdBy: "test", on: connection).key
         }
+        return (sink, herald, key)
+    }
+
+    @Test(.timeLimit(.minutes(3)))
+    func anInlineSendNeedsAKeyAnAdminExemptedAndATransactionalMessage() async throws {
+        let (sink, herald, plain) = try Self.approving(keyNamed: "crm", role: .publisher)
         // The admin (the harness's own session) makes the exempted key, as an operator would.
         let refusedFlag = try await herald.request("POST", "/api/v1/api-keys", json: ["name": "orders", "role": "publisher", "scope": "sends",
                                                                                      "inline_sends": "yes"])
@@ -69,11 +75,7 @@ import Testing
     /// nothing; the list is read by everyone, kept by admins, and each change is audited.
     @Test(.timeLimit(.minutes(3)))
     func aTestSendReachesOnlyTheTestDevicesAnAdminListed() async throws {
-        let sink = try EmulatorSink()
-        let herald = try TestHerald(environment: sink.environment.merging(["HERALD_APPROVALS": "on"]) { _, new in new })
-        let editorKey = try herald.server.application.database.pool.withConnection { connection in
-            try APIKeyStore().create(name: "marketer", role: .editor, scope: .full, createdBy: "test", on: connection).key
-        }
+        let (sink, herald, editorKey) = try Self.approving(keyNamed: "marketer", role: .editor)
         let editor = ["Authorization": "Bearer \(editorKey)"]
         let phone = "ana-pixel:APA91b" + String(repeating: "p", count: 120), stranger = "stranger:APA91b" + String(repeating: "s", count: 120)
         let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(name: "Never submitted", topics: ["news"]), headers: editor)
