@@ -26,6 +26,7 @@ public enum Doctor {
         }
         defer { connection?.close() }
         checks.append(migrations(configuration, connection))
+        checks.append(background(connection))
         checks.append(contentsOf: sending(configuration))
         return checks
     }
