@@ -30,6 +30,10 @@ import Testing
         case controlGroup
         /// Every label FCM sees is counted in the day's budget.
         case labelBudget
+        /// Half the devices forgotten (erased) before the send: they get nothing.
+        case erasure
+        /// Half the devices moved to their FIDs before the send: each gets it once, by its FID.
+        case fidMove
     }
 
     enum Effect: Equatable, CustomStringConvertible {
@@ -50,6 +54,8 @@ import Testing
         case (.approval, _), (.labelBudget, _): .holds
         case (_, .topic), (_, .condition): .exempt("FCM does not say which devices a topic reaches, so none can be counted or held out")
         case (_, .testSend): .exempt("a test goes to the devices the tester named")
+        case (.erasure, .oneCallInline), (.erasure, .oneCallTemplate):
+            .exempt("the caller names each recipient's token, and Herald keeps no trace of a forgotten device to refuse it by")
         default: .holds
         }
     }
@@ -57,6 +63,8 @@ import Testing
     static let devices = 40
     static let category = "promotions"
     static let tokens = (0..<devices).map { String(format: "matrix-%02d:APA91b", $0) + String(repeating: "m", count: 120) }
+    /// The installation ID a device moves to (22 characters, starting with f).
+    static func fid(of token: String) -> String { "fMatrixInstallation" + token.prefix(9).suffix(2) + "x" }
 
     /// A campaign of `kind` (its audience and, for a planned run, the pace that makes it planned).
     static func campaign(_ kind: Kind, title: String = "Matrix") -> JSON {
@@ -186,12 +194,22 @@ import Testing
         case .quietCategory: try Self.register(herald, targeted, quiet: [Self.category])
         case .controlGroup:
             #expect(try await herald.request("PUT", "/api/v1/control-group", json: ["percent": 50]).status == 200)
+        case .erasure:
+            for token in targeted.prefix(targeted.count / 2) {
+                #expect(try await herald.request("DELETE", "/api/v1/devices/\(token)").status == 204)
+            }
+        case .fidMove:
+            for token in targeted.prefix(targeted.count / 2) {
+                let moved = try await herald.request("POST", "/api/v1/devices/\(token)/move-to-fid", json: ["fid": .string(Self.fid(of: token))])
+                #expect(moved.status == 200, "\(moved.json as Any)")
+            }
         }
         let before = sink.emulator.messages().count
 
         let outcome = try await Self.act(kind, herald, prepared: prepared, targeted: targeted, sendsKey: key)
         let sent = Array(sink.emulator.messages().dropFirst(before))
         let reached = Set(sent.compactMap { $0.message["token"]?.stringValue })
+        let reachedByFID = sent.compactMap { $0.message["fid"]?.stringValue }
         let fannedOut = sent.contains { $0.message["topic"] != nil || $0.message["condition"] != nil }
         let context = "\(rule.rawValue) × \(kind.rawValue) (\(effect)): \(sent.count) messages"
 
@@ -226,6 +244,16 @@ import Testing
                 let matrix = campaigns.filter { $0["name"] == "Matrix" && kind.isCampaignRun }
                 #expect(matrix.allSatisfy { $0["status"] == "nothing_sent" }, "\(context): \(matrix.map { $0["status"] as Any })")
             }
+        case (.erasure, .holds):
+            guard case .finished = outcome else { Issue.record("\(context): refused"); return }
+            let forgotten = Set(targeted.prefix(targeted.count / 2))
+            #expect(reached == Set(targeted).subtracting(forgotten), "\(context): \(reached.intersection(forgotten).count) forgotten devices got it")
+        case (.fidMove, .holds):
+            guard case .finished = outcome else { Issue.record("\(context): refused"); return }
+            let moved = Array(targeted.prefix(targeted.count / 2))
+            #expect(reached == Set(targeted).subtracting(moved), "\(context): \(reached.intersection(moved).count) sent to the token moved from")
+            #expect(reachedByFID.sorted() == moved.map(Self.fid(of:)).sorted(), "\(context): by FID \(reachedByFID.count) of \(moved.count)")
+            #expect(sent.count == targeted.count, "\(context): each device once")
         case (.controlGroup, .holds):
             guard case .finished = outcome else { Issue.record("\(context): refused"); return }
             let group = try herald.server.application.database.pool.withConnection { try ContactPolicyStore().read(on: $0).controlGroup }

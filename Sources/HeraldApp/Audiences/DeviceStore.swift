@@ -66,6 +66,14 @@ struct DeviceStore: Sendable {
         return try connection.query("SELECT \(fragment: Self.columns) FROM devices WHERE token = \(token) \(fragment: lock)").devices().first
     }
 
+    /// The device `token` names: registered by it, or moved from it to its FID (as a campaign's
+    /// list of tokens reads it, `bucket_key`).
+    func named(by token: String, on connection: PostgresConnection) throws -> StoredDevice? {
+        try connection.query("""
+            SELECT \(fragment: Self.columns) FROM devices WHERE token = \(token) OR bucket_key = \(token) ORDER BY token = \(token) DESC LIMIT 1
+            """).devices().first
+    }
+
     /// Forgets a device (an erasure request): its row, and its token and personalised messages
     /// wherever a campaign kept them. Counts stay; a request not yet sent to it is cancelled.
     func delete(_ token: String, on connection: PostgresConnection) throws -> Bool {

@@ -69,18 +69,19 @@ public struct SendService: Sendable {
         }
         // A marketing send skips the control group, as a campaign does (the caps apply when it is claimed).
         planner.controlGroup = try ContactPolicyStore().read(on: connection).controlGroup
-        // Each recipient as the registry knows it (language, properties), its own variables over them.
+        // Each recipient as the registry knows it (language, properties), its own variables over
+        // them; a token the device moved from to its FID reaches it by the FID, as a campaign does.
         var recipients: [(SendRequest.Recipient, Device, DeviceRequest?)] = []
         for recipient in request.recipients {
-            var device = try devices.get(recipient.token, on: connection)?.device ?? Device(token: recipient.token, kind: recipient.kind, platform: .android)
-            device.kind = recipient.kind
+            var device = try devices.named(by: recipient.token, on: connection)?.device ?? Device(token: recipient.token, kind: recipient.kind, platform: .android)
+            if device.token == recipient.token { device.kind = recipient.kind }
             for (name, value) in recipient.variables { device.properties[name] = value }
             recipients.append((recipient, device, planner.request(for: device)))
         }
         // The run and a request per recipient, written by the engine's one writer; nothing to
         // send (all in the holdout, or each over FCM's limit) ends the run at once.
         let runID = try RunWriter().startOneCall(campaignID: campaignID, version: record.version, content: spec.toJSON(),
-                                                 requests: recipients.compactMap { recipient, _, planned in planned.map { ($0, recipient.kind) } },
+                                                 requests: recipients.compactMap { _, device, planned in planned.map { ($0, device.kind) } },
                                                  on: connection)
         try audit.record(.sendMade, by: actor, object: .campaign(record.id), details: [
             "run": .string(runID.description), "recipients": .number(Double(request.recipients.count)), "variant": variant.map(JSON.string) ?? .null,
