@@ -34,6 +34,8 @@ import Testing
         case erasure
         /// Half the devices moved to their FIDs before the send: each gets it once, by its FID.
         case fidMove
+        /// The campaign says `max_per_minute`: its requests go out a spacing apart.
+        case maxPerMinute
     }
 
     enum Effect: Equatable, CustomStringConvertible {
@@ -54,6 +56,8 @@ import Testing
         case (.approval, _), (.labelBudget, _): .holds
         case (_, .topic), (_, .condition): .exempt("FCM does not say which devices a topic reaches, so none can be counted or held out")
         case (_, .testSend): .exempt("a test goes to the devices the tester named")
+        case (.maxPerMinute, .oneCallInline), (.maxPerMinute, .oneCallTemplate):
+            .exempt("a one-call send goes now: its message takes no pace (message.delivery refuses one), and a template's is not applied")
         case (.erasure, .oneCallInline), (.erasure, .oneCallTemplate):
             .exempt("the caller names each recipient's token, and Herald keeps no trace of a forgotten device to refuse it by")
         default: .holds
@@ -66,17 +70,25 @@ import Testing
     /// The installation ID a device moves to (22 characters, starting with f).
     static func fid(of token: String) -> String { "fMatrixInstallation" + token.prefix(9).suffix(2) + "x" }
 
-    /// A campaign of `kind` (its audience and, for a planned run, the pace that makes it planned).
-    static func campaign(_ kind: Kind, title: String = "Matrix") -> JSON {
+    /// Requests a minute under the `maxPerMinute` rule: 0.1 s apart.
+    static let pace = 600
+
+    /// A campaign of `kind` (its audience and, for a planned run, the pace that makes it planned);
+    /// under the `maxPerMinute` rule, paced (and a fan-out in two variants, two requests to space).
+    static func campaign(_ kind: Kind, for rule: Rule, title: String = "Matrix") -> JSON {
         var object: JSONObject = ["name": .string(title), "notification": ["title": .string(title)],
                                   "delivery": ["category": .string(category)]]
+        if rule == .maxPerMinute {
+            object["delivery"] = ["category": .string(category), "max_per_minute": .number(Double(pace))]
+            if kind.isFanOut { object["variants"] = [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["title": "Matrix B"]]] }
+        }
         switch kind {
         case .topic: object["topics"] = ["matrix"]
         case .condition: object["condition"] = "'matrix' in topics && 'vip' in topics"
         case .devicesPlanned:
             object["tokens"] = .array(tokens.map(JSON.string))
             // Paced runs write a request per device (a streamed batch has no pace).
-            object["delivery"] = ["category": .string(category), "max_per_minute": 60_000]
+            if rule != .maxPerMinute { object["delivery"] = ["category": .string(category), "max_per_minute": 60_000] }
         case .winnerRollout:
             object["tokens"] = .array(tokens.map(JSON.string))
             object["variants"] = [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["title": "Matrix B"]]]
@@ -115,11 +127,11 @@ import Testing
     }
 
     /// Sends `kind` (the campaign `prepared` made, for a template or a roll-out) to `targeted`.
-    static func act(_ kind: Kind, _ herald: TestHerald, prepared: String?, targeted: [String], sendsKey: String) async throws -> Outcome {
+    static func act(_ kind: Kind, for rule: Rule, _ herald: TestHerald, prepared: String?, targeted: [String], sendsKey: String) async throws -> Outcome {
         let key = ["Authorization": "Bearer \(sendsKey)", "Idempotency-Key": UUID().uuidString]
         switch kind {
         case .topic, .condition, .devicesStreamed, .devicesPlanned:
-            let id = try await create(herald, campaign(kind))
+            let id = try await create(herald, campaign(kind, for: rule))
             return try await scheduleAndWait(herald, id).map(Outcome.refused) ?? .finished
         case .oneCallInline, .oneCallTemplate:
             let to = JSON.array(targeted.map { ["token": .string($0)] })
@@ -164,12 +176,12 @@ import Testing
         var prepared: String?
         var targeted = Self.tokens
         switch kind {
-        case .oneCallTemplate: prepared = try await Self.create(herald, Self.campaign(.devicesStreamed))
+        case .oneCallTemplate: prepared = try await Self.create(herald, Self.campaign(.devicesStreamed, for: rule))
         case .testSend:
-            prepared = try await Self.create(herald, Self.campaign(.devicesStreamed))
+            prepared = try await Self.create(herald, Self.campaign(.devicesStreamed, for: rule))
             targeted = Array(Self.tokens.prefix(20))  // a test reaches at most 20
         case .winnerRollout:
-            let id = try await Self.create(herald, Self.campaign(.winnerRollout))
+            let id = try await Self.create(herald, Self.campaign(.winnerRollout, for: rule))
             #expect(try await Self.scheduleAndWait(herald, id) == nil)
             let tested = Set(sink.emulator.messages().compactMap { $0.message["token"]?.stringValue })
             targeted = Self.tokens.filter { !tested.contains($0) }  // the holdout: what the roll-out reaches
@@ -184,7 +196,7 @@ import Testing
 
         // Arrange the rule.
         switch rule {
-        case .approval, .labelBudget: break
+        case .approval, .labelBudget, .maxPerMinute: break
         case .frequencyCap:
             #expect(try await herald.request("PUT", "/api/v1/frequency-caps", json: ["marketing": ["day": 1]]).status == 200)
             // Every targeted device got its one marketing message of the day already.
@@ -206,7 +218,7 @@ import Testing
         }
         let before = sink.emulator.messages().count
 
-        let outcome = try await Self.act(kind, herald, prepared: prepared, targeted: targeted, sendsKey: key)
+        let outcome = try await Self.act(kind, for: rule, herald, prepared: prepared, targeted: targeted, sendsKey: key)
         let sent = Array(sink.emulator.messages().dropFirst(before))
         let reached = Set(sent.compactMap { $0.message["token"]?.stringValue })
         let reachedByFID = sent.compactMap { $0.message["fid"]?.stringValue }
@@ -254,6 +266,15 @@ import Testing
             #expect(reached == Set(targeted).subtracting(moved), "\(context): \(reached.intersection(moved).count) sent to the token moved from")
             #expect(reachedByFID.sorted() == moved.map(Self.fid(of:)).sorted(), "\(context): by FID \(reachedByFID.count) of \(moved.count)")
             #expect(sent.count == targeted.count, "\(context): each device once")
+        case (.maxPerMinute, .holds):
+            guard case .finished = outcome else { Issue.record("\(context): refused"); return }
+            let times = sent.map(\.receivedAt.seconds).sorted()
+            let spacing = 60 / Double(Self.pace)
+            #expect(times.count >= 2, "\(context)")
+            // A busy machine only spreads them further: the bound is from below.
+            let span = (times.last ?? 0) - (times.first ?? 0)
+            #expect(span >= Double(times.count - 1) * spacing * 0.9, "\(context): \(times.count) requests within \(span) s")
+            if !kind.isFanOut { #expect(reached == Set(targeted), "\(context): every device once") }
         case (.controlGroup, .holds):
             guard case .finished = outcome else { Issue.record("\(context): refused"); return }
             let group = try herald.server.application.database.pool.withConnection { try ContactPolicyStore().read(on: $0).controlGroup }

@@ -75,7 +75,10 @@ struct WinnerRollout: Sendable {
         }
         let due = DeliveryStore.Due(campaignID: id.description, content: spec.toJSON(), version: current.version, occurrence: now, occurrenceText: CampaignService.occurrenceText(now))
         let control = try ContactPolicyStore().read(on: connection).controlGroup.forRun(of: spec)
-        guard let run = try StreamedRunStore().start(due, audience: audience, rolloutVariant: variantKey, controlGroup: control, on: connection) else {
+        // Paced, within its sending hours and expiring as the campaign's runs do (not at the
+        // recipients' time of the test's schedule, which has passed).
+        guard let run = try RunStarter.startDeviceRun(due, spec: spec, audience: audience, rolloutVariant: variantKey, controlGroup: control, waves: nil,
+                                                      now: now, on: connection) else {
             throw refuse("A run for this moment already exists; try again.")
         }
         try DeliveryStore().advance([(id.description, nil)], started: [run], on: connection)

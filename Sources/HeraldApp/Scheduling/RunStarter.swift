@@ -35,24 +35,11 @@ struct RunStarter: Sendable {
                         unplannable.append((due, "The campaign cannot be planned: its segment has been deleted."))
                         continue
                     }
-                    let expiresAt = spec.delivery.expiry(ofRunDueAt: due.occurrence), window = spec.delivery.window?.interval(around: now)
-                    let waves = Self.waves(of: spec, occurrence: due.occurrence)
                     if policy == nil { policy = try ContactPolicyStore().read(on: connection) }
-                    let control = policy?.controlGroup.forRun(of: spec)
-                    let started: DeliveryStore.StartedRun?
-                    if waves == nil, !spec.delivery.isPaced {
-                        // Streamed: no row per device; the workers read the audience as they send.
-                        // A run paced by max_per_minute or a spread is not: its requests fall due
-                        // one spacing apart, which needs a row each (a streamed batch has no pace).
-                        started = try StreamedRunStore().start(due, audience: audience, controlGroup: control, expiresAt: expiresAt, window: window,
-                                                               on: connection)
-                    } else {
-                        // A spread over minutes needs the run's size first: the audience's count (its index answers it).
-                        let size = spec.delivery.spreadMinutes == nil ? 0 : try DeviceStore().count(audience, on: connection)
-                        started = try DeviceRunWriter().start(due, audience: audience, controlGroup: control, expiresAt: expiresAt, window: window, waves: waves,
-                                                              spacing: spec.delivery.spacingSeconds(requests: size), on: connection)
+                    if let started = try Self.startDeviceRun(due, spec: spec, audience: audience, controlGroup: policy?.controlGroup.forRun(of: spec),
+                                                             waves: Self.waves(of: spec, occurrence: due.occurrence), now: now, on: connection) {
+                        deviceRuns.append(started)
                     }
-                    if let started { deviceRuns.append(started) }
                     deviceCampaigns.append((due.campaignID, Arming.nextRun(of: spec, after: due.occurrence, now: now)))
                 case .success(let spec):
                     var plan: FanOutPlan
@@ -78,6 +65,25 @@ struct RunStarter: Sendable {
             try store.advance(deviceCampaigns, started: deviceRuns, on: connection)
             return try RunWriter().writeFanOuts(planned, on: connection) + deviceRuns
         }
+    }
+
+    /// Starts a run of `due` to devices, the one place that chooses how: streamed (no row per
+    /// device; the workers read the audience as they send), unless paced by `max_per_minute` or a
+    /// spread, or sent in `waves` (recipient time), whose requests fall due apart and need a row
+    /// each (a streamed batch has no pace). A campaign's run and a winner's roll-out alike, with
+    /// the campaign's expiry and sending hours.
+    static func startDeviceRun(_ due: DeliveryStore.Due, spec: CampaignSpec, audience: DeviceAudience, rolloutVariant: String? = nil,
+                               controlGroup: ControlGroup?, waves: RecipientWaves?, now: Date,
+                               on connection: PostgresConnection) throws -> DeliveryStore.StartedRun? {
+        let expiresAt = spec.delivery.expiry(ofRunDueAt: due.occurrence), window = spec.delivery.window?.interval(around: now)
+        if waves == nil, !spec.delivery.isPaced {
+            return try StreamedRunStore().start(due, audience: audience, rolloutVariant: rolloutVariant, controlGroup: controlGroup,
+                                                expiresAt: expiresAt, window: window, on: connection)
+        }
+        // A spread over minutes needs the run's size first: the audience's count (its index answers it).
+        let size = spec.delivery.spreadMinutes == nil ? 0 : try DeviceStore().count(audience, on: connection)
+        return try DeviceRunWriter().start(due, audience: audience, rolloutVariant: rolloutVariant, controlGroup: controlGroup, expiresAt: expiresAt,
+                                           window: window, waves: waves, spacing: spec.delivery.spacingSeconds(requests: size), on: connection)
     }
 
     /// Plans the next chunk of each run to devices still planning (up to `limit` runs, each in a
