@@ -46,6 +46,16 @@ import Testing
         }
     }
 
+    /// No service writes the engine's tables: what a cancel, an erasure or a move does to runs
+    /// and requests is the engine's own code (`Scheduling/`), called by the services.
+    @Test func onlyTheEngineWritesRunsAndRequests() throws {
+        let tables = "runs|deliveries|device_batches|delivery_failures|run_skips|run_counts"
+        for file in try Self.sources() where !file.path.hasPrefix("HeraldApp/Scheduling/") {
+            let found = try Self.lines(file.text, matching: #"(?i)(update|delete\s+from|insert\s+into)\s+(\#(tables))\b"#)
+            #expect(found.isEmpty, "\(file.path) writes the engine's tables: \(found)")
+        }
+    }
+
     /// Whether a run or a request may be sent now (pause, expiry, sending hours, lease, due time)
     /// is written once, in SendRules, and every claim reads it there: a rule written twice was a
     /// rule one path forgot.

@@ -85,20 +85,10 @@ extension DeviceStore {
             WHERE token = \(token)
             """)
         var history = MovedHistory()
-        history.deliveries = try connection.execute("""
-            UPDATE deliveries SET device_token = \(fid),
-                target = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN jsonb_build_object('fid', \(fid)::text) ELSE target END,
-                body = CASE WHEN status = ANY(\(DeliveryStatus.open)) AND starts_with(body, '{"token":' || to_json(\(token)::text)::text)
-                            THEN '{"fid":' || to_json(\(fid)::text)::text || substr(body, length('{"token":' || to_json(\(token)::text)::text) + 1)
-                            ELSE body END
-            WHERE device_token = \(token)
-            """)
-        history.failures = try connection.execute("UPDATE delivery_failures SET device_token = \(fid) WHERE device_token = \(token)")
+        (history.deliveries, history.failures) = try CampaignRuns().reaim(token, to: fid, on: connection)
         history.events = try connection.execute("UPDATE events SET device_token = \(fid) WHERE device_token = \(token)")
         // Its frequency caps' count goes with it (an FID registered anew has none yet).
         try DeviceTouchStore().move(token, to: fid, on: connection)
-        // Streamed runs reading their audiences in token order send it once, under one name or the other.
-        try StreamedRunStore().followMove(from: token, to: fid, on: connection)
         return history
     }
 }

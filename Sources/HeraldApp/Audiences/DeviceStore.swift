@@ -80,13 +80,7 @@ struct DeviceStore: Sendable {
         try connection.transaction { connection in
             guard try connection.execute("DELETE FROM devices WHERE token = \(token)") > 0 else { return false }
             // A device moved to its FID had its history moved with it: its old token is forgotten with these rows.
-            _ = try connection.execute("DELETE FROM delivery_failures WHERE device_token = \(token)")
-            _ = try connection.execute("DELETE FROM run_skips WHERE token = \(token)")
-            _ = try connection.execute("""
-                UPDATE deliveries SET device_token = NULL, target = '{"token": "(forgotten)"}', body = '',
-                    status = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN \(DeliveryStatus.cancelled) ELSE status END
-                WHERE device_token = \(token)
-                """)
+            try CampaignRuns().forget(token, on: connection)
             // The app's own events are the device's alone; a campaign's stay counted without it.
             _ = try connection.execute("DELETE FROM events WHERE device_token = \(token) AND campaign_id IS NULL")
             _ = try connection.execute("UPDATE events SET device_token = NULL WHERE device_token = \(token)")

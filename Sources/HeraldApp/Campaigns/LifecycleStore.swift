@@ -27,20 +27,7 @@ struct LifecycleStore: Sendable {
             RETURNING \(fragment: CampaignStore.columns)
             """)
         let outcome = try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
-        if case .updated = outcome {
-            // The runs first: a scheduler planning a chunk of one holds its row until the chunk
-            // commits, so the deliveries cancelled next include that chunk's, and no more are planned.
-            _ = try connection.execute("""
-                UPDATE runs SET status = \(RunStatus.cancelled), finished_at = now(), planning = false
-                WHERE campaign_id = \(id)::uuid AND status = \(RunStatus.sending)
-                """)
-            // The lease stays: a worker whose request was in flight still records that it was sent.
-            _ = try connection.execute("""
-                UPDATE deliveries SET status = \(DeliveryStatus.cancelled), updated_at = now()
-                WHERE campaign_id = \(id)::uuid AND status = ANY(\(DeliveryStatus.open))
-                """)
-            try StreamedRunStore().drop(campaign: id.description, as: .cancelled, on: connection)
-        }
+        if case .updated = outcome { try CampaignRuns().cancel(id, on: connection) }
         return outcome
     }
 
@@ -66,24 +53,10 @@ struct LifecycleStore: Sendable {
         let outcome = try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
         if case .updated(let record) = outcome {
             if let delivery = try? record.spec().delivery, delivery.spacingSeconds(requests: 2) != nil, delivery.recipientTime == nil {
-                try respace(id, on: connection)
+                try CampaignRuns().respace(id, on: connection)
             }
             _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')")
         }
         return outcome
-    }
-
-    /// A spread campaign resumed goes on at its spread: what fell due while it was paused would
-    /// otherwise go out in one burst. Each open run's waiting requests move later by as long as its
-    /// earliest is overdue, so the first goes now and the rest keep their spacing. (Recipient-time
-    /// waves keep their local times instead.)
-    func respace(_ id: CampaignID, on connection: PostgresConnection) throws {
-        _ = try connection.execute("""
-            UPDATE deliveries d SET next_attempt_at = d.next_attempt_at + late.by
-            FROM (SELECT run_id, now() - min(next_attempt_at) AS by FROM deliveries
-                  WHERE campaign_id = \(id)::uuid AND status = ANY(\(DeliveryStatus.open)) AND lease_expires_at IS NULL
-                  GROUP BY run_id HAVING min(next_attempt_at) < now()) AS late
-            WHERE d.run_id = late.run_id AND d.status = ANY(\(DeliveryStatus.open)) AND d.lease_expires_at IS NULL
-            """)
     }
 }

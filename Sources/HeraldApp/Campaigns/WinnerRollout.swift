@@ -34,8 +34,7 @@ struct WinnerRollout: Sendable {
         guard current.status == .sent || current.status == .partiallyFailed, spec.schedule?.isRecurring != true else {
             throw refuse("Campaign \(current.id) is \(current.status.rawValue); the winner goes to the rest once a one-time test has been sent.")
         }
-        let rows = try connection.query("SELECT rollout_variant FROM runs WHERE campaign_id = \(current.id)::uuid AND rollout_variant IS NOT NULL")
-        if let sent = try rows.first?.decode(String.self) {
+        if let sent = try CampaignRuns().rolloutVariant(of: current.id, on: connection) {
             throw refuse("The winner (variant \(sent)) has already been sent to the rest of campaign \(current.id)'s audience.")
         }
         // Labelled as a run is, against the day's budget, and counted in it (a rollout the next day sends its labels again).
@@ -50,9 +49,8 @@ struct WinnerRollout: Sendable {
         }
         let started = try RunWriter().writeFanOuts(
             [DeliveryStore.PlannedRun(campaignID: current.id.description, occurrenceText: CampaignService.occurrenceText(now), version: current.version,
-                                      plan: plan, nextRun: nil)], on: connection)
-        guard let run = started.first else { throw refuse("A run for this moment already exists; try again.") }
-        _ = try connection.execute("UPDATE runs SET rollout_variant = \(variantKey) WHERE id = \(run.runID)::uuid")
+                                      plan: plan, nextRun: nil, rolloutVariant: variantKey)], on: connection)
+        guard started.first != nil else { throw refuse("A run for this moment already exists; try again.") }
         guard let record = try CampaignStore().find(id: current.id, on: connection) else { throw AppError.notFound(.campaign("\(current.id)")) }
         var entry = details
         entry["variant"] = .string(variantKey)

@@ -76,6 +76,8 @@ struct DeliveryStore: Sendable {
         var spacing: Double? = nil
         /// At recipient time, each request's wave (by index): when it falls due and expires, or that it was missed.
         var slots: [RecipientWaves.Slot]? = nil
+        /// The variant a winner's roll-out sends.
+        var rolloutVariant: String? = nil
     }
 
     /// Up to `limit` scheduled campaigns that are due, locked; rows other schedulers hold are

@@ -93,7 +93,8 @@ struct RunWriter: Sendable {
         guard !runs.isEmpty else { return [] }
         let created = try insert(runs.map { run in
             NewRun(kind: .fanOut, campaignID: run.campaignID, occurrence: run.occurrenceText, version: run.version, planned: run.plan.requests.count,
-                   warnings: run.plan.warnings, expiresAt: run.expiresAt ?? DeliveryStore.lastExpiry(run.slots), window: run.window)
+                   warnings: run.plan.warnings, rolloutVariant: run.rolloutVariant, expiresAt: run.expiresAt ?? DeliveryStore.lastExpiry(run.slots),
+                   window: run.window)
         }, on: connection)
         let byCampaign = Dictionary(runs.map { ($0.campaignID, $0) }, uniquingKeysWith: { first, _ in first })
         var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
