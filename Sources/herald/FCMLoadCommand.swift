@@ -33,9 +33,7 @@ struct FCMLoadCommand: ParsableCommand {
         guard let sender = try SenderSetup.make(configuration, log: Log(minimum: .warning)) else {
             throw CommandFailure("fcm-load needs a service-account key (HERALD_SERVICE_ACCOUNT_KEY)")
         }
-        var rounds = DeliveryEngine.Configuration()
-        rounds.workers = configuration.delivery.workers
-        rounds.batchSize = configuration.delivery.batchSize
+        let rounds = DeliveryEngine.Configuration(configuration.delivery, projectID: sender.configuration.projectID)
 
         let version = try SenderSetup.httpClient(configuration.fcm)
             .perform(HTTPClientRequest(method: "GET", url: configuration.fcm.baseURL + "/", timeout: .seconds(10)))

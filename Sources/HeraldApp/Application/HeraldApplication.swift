@@ -67,19 +67,7 @@ public final class HeraldApplication: Sendable {
                                            apps: configuration.fcm.androidApps)
         let owner = DeliveryEngine.newOwner()
         if let sender, configuration.delivery.schedulerEnabled {
-            var settings = DeliveryEngine.Configuration()
-            settings.workers = configuration.delivery.workers
-            settings.pollInterval = .seconds(configuration.delivery.pollSeconds)
-            settings.lease = .seconds(configuration.delivery.leaseSeconds)
-            settings.batchSize = configuration.delivery.batchSize
-            settings.deviceBatchSize = configuration.delivery.deviceBatchSize
-            settings.staleDeviceDays = configuration.delivery.staleDeviceDays
-            settings.deliveryRetentionDays = configuration.delivery.deliveryRetentionDays
-            settings.buckets = buckets
-            let rate = configuration.delivery.ratePerMinute
-            settings.approvalsRequired = configuration.delivery.approvalsRequired
-            settings.fanOutsAtOnce = configuration.delivery.fanOutsAtOnce > 0 ? configuration.delivery.fanOutsAtOnce : nil
-            settings.sendRate = rate > 0 ? DeliveryEngine.SendRate(project: sender.configuration.projectID, messages: rate) : nil
+            let settings = DeliveryEngine.Configuration(configuration.delivery, projectID: sender.configuration.projectID)
             engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,
                                     sender: sender, log: log, metrics: metrics, owner: owner)
         } else {

@@ -34,19 +34,19 @@ public struct HeraldConfiguration: Sendable, Equatable {
         fcm.dataURL = read.optional("HERALD_FCM_DATA_URL") ?? (fcm.baseURL == Self.googleFCMURL ? fcm.dataURL : fcm.baseURL)
         fcm.androidApps = read.string("HERALD_FCM_ANDROID_APPS", "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         fcm.deliveryDataHours = try read.integer("HERALD_DELIVERY_DATA_HOURS", fcm.deliveryDataHours, 0...168)
-        delivery = DeliverySettings(
-            schedulerEnabled: try read.boolean("HERALD_SCHEDULER", true),
-            workers: try read.integer("HERALD_DELIVERY_WORKERS", 2, 1...64),
-            leaseSeconds: try read.integer("HERALD_DELIVERY_LEASE_SECONDS", 60, 1...3600),
-            batchSize: try read.integer("HERALD_DELIVERY_BATCH_SIZE", 32, 1...1000),
-            pollSeconds: try read.integer("HERALD_SCHEDULER_POLL_SECONDS", 10, 1...3600),
-            audienceBuckets: try read.integer("HERALD_AUDIENCE_BUCKETS", 20, 2...100),
-            deviceBatchSize: try read.integer("HERALD_DELIVERY_DEVICE_BATCH_SIZE", 256, 1...5000),
-            staleDeviceDays: try read.integer("HERALD_DEVICE_STALE_DAYS", 270, 1...3650),
-            deliveryRetentionDays: try read.integer("HERALD_DELIVERY_RETENTION_DAYS", 30, 1...3650),
-            approvalsRequired: try read.boolean("HERALD_APPROVALS", false),
-            ratePerMinute: try read.integer("HERALD_FCM_RATE_PER_MINUTE", 600_000, 0...100_000_000),
-            fanOutsAtOnce: try read.integer("HERALD_TOPIC_FANOUTS_AT_ONCE", 1, 0...1000))
+        delivery = DeliverySettings()
+        delivery.schedulerEnabled = try read.boolean("HERALD_SCHEDULER", delivery.schedulerEnabled)
+        delivery.workers = try read.integer("HERALD_DELIVERY_WORKERS", delivery.workers, 1...64)
+        delivery.leaseSeconds = try read.integer("HERALD_DELIVERY_LEASE_SECONDS", delivery.leaseSeconds, 1...3600)
+        delivery.batchSize = try read.integer("HERALD_DELIVERY_BATCH_SIZE", delivery.batchSize, 1...1000)
+        delivery.pollSeconds = try read.integer("HERALD_SCHEDULER_POLL_SECONDS", delivery.pollSeconds, 1...3600)
+        delivery.audienceBuckets = try read.integer("HERALD_AUDIENCE_BUCKETS", delivery.audienceBuckets, 2...100)
+        delivery.deviceBatchSize = try read.integer("HERALD_DELIVERY_DEVICE_BATCH_SIZE", delivery.deviceBatchSize, 1...5000)
+        delivery.staleDeviceDays = try read.integer("HERALD_DEVICE_STALE_DAYS", delivery.staleDeviceDays, 1...3650)
+        delivery.deliveryRetentionDays = try read.integer("HERALD_DELIVERY_RETENTION_DAYS", delivery.deliveryRetentionDays, 1...3650)
+        delivery.approvalsRequired = try read.boolean("HERALD_APPROVALS", delivery.approvalsRequired)
+        delivery.ratePerMinute = try read.integer("HERALD_FCM_RATE_PER_MINUTE", delivery.ratePerMinute, 0...100_000_000)
+        delivery.fanOutsAtOnce = try read.integer("HERALD_TOPIC_FANOUTS_AT_ONCE", delivery.fanOutsAtOnce, 0...1000)
         delivery.leaderLeaseSeconds = try read.integer("HERALD_LEADER_LEASE_SECONDS", delivery.leaderLeaseSeconds, 2...3600)
         delivery.idempotencyKeyHours = try read.integer("HERALD_IDEMPOTENCY_KEY_HOURS", delivery.idempotencyKeyHours, 1...87_600)
         accounts = AccountSettings(

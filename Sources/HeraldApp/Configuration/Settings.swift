@@ -33,25 +33,28 @@ public struct FCMSettings: Sendable, Equatable {
     var deliveryDataHours = 6
 }
 
-/// The scheduler and the delivery workers of this process.
+/// The scheduler and the delivery workers of this process. The defaults are written here once:
+/// the environment's reader (`HeraldConfiguration`) and the engine's configuration
+/// (`DeliveryEngine.Configuration`) start from them, so tests run with production's unless
+/// they say otherwise.
 public struct DeliverySettings: Sendable, Equatable {
     /// Whether this process runs the scheduler and delivery workers (they also need a sender).
-    var schedulerEnabled: Bool
+    var schedulerEnabled = true
     /// Delivery worker threads in this process.
-    public var workers: Int
+    public var workers = 2
     /// Seconds a worker's claim on deliveries lasts; a crashed worker's deliveries are taken over after it.
-    var leaseSeconds: Int
+    var leaseSeconds = 60
     /// Deliveries a worker claims and sends per round.
-    public var batchSize: Int
+    public var batchSize = 32
     /// Seconds between the scheduler's fallback polls (LISTEN/NOTIFY wakes it at once otherwise).
-    var pollSeconds: Int
+    var pollSeconds = 10
     /// How many audience-bucket topics apps subscribe to (one each) for A/B tests; see the README.
-    var audienceBuckets: Int
+    var audienceBuckets = 20
     /// Requests to single devices a worker claims and sends per round (each reaches one device).
-    var deviceBatchSize: Int
+    var deviceBatchSize = 256
     /// Devices unseen for this many days are marked stale and sent nothing (FCM drops tokens
     /// unused for 270 days).
-    var staleDeviceDays: Int
+    var staleDeviceDays = 270
     /// Days a finished run's requests and failed devices are kept, one by one, after its counts
     /// are folded (the counts stay); dropped a partition at a time.
     var deliveryRetentionDays = 30
@@ -68,6 +71,8 @@ public struct DeliverySettings: Sendable, Equatable {
     var leaderLeaseSeconds = 30
     /// Hours an `Idempotency-Key`'s first answer is kept (a retry later than that is a new request).
     var idempotencyKeyHours = 168
+
+    public init() {}
 }
 
 /// Browser sessions and the sign-in rate limit.

@@ -17,28 +17,30 @@ import Synchronization
 ///   poll interval (the fallback when a notification is missed).
 /// - Worker threads claim ready deliveries in batches, send them, and record each outcome.
 public final class DeliveryEngine: Sendable {
+    /// The engine's settings, made from `DeliverySettings` (where the defaults are written once:
+    /// `Configuration()` is production's) and the sender's project.
     public struct Configuration: Sendable {
         /// Delivery worker threads.
-        public var workers = 2
+        public var workers: Int
         /// Deliveries a worker claims, sends at once and records per round. Small rounds spread a
         /// run over every instance and bound what a crash can repeat (the requests in flight).
-        public var batchSize = 32
+        public var batchSize: Int
         /// Requests to devices a worker claims per round: each reaches one device, so a round may
         /// be larger (a crash repeats at most these, each to its own device).
-        var deviceBatchSize = 256
+        var deviceBatchSize: Int
         /// Devices unseen this long are marked stale (once an hour).
-        var staleDeviceDays = 270
+        var staleDeviceDays: Int
         /// Days a finished run's detail is kept after it is folded into its counts (looked at once an hour).
-        var deliveryRetentionDays = 30
+        var deliveryRetentionDays: Int
         /// Requests of one round in flight at once: the whole round, as streams of one HTTP/2
         /// connection, up to the streams a connection carries (more would wait for a free one).
         public var sendConcurrency: Int { min(max(batchSize, deviceBatchSize), CurlHTTPClient.streamsPerConnection) }
         /// How long a claim holds its deliveries; must outlast one round (the sender's request
         /// timeout), since an expired lease lets another worker send the same request again.
-        public var lease: Duration = .seconds(60)
+        public var lease: Duration
         /// The fallback wake-up when no notification comes.
-        var pollInterval: Duration = .seconds(10)
-        public var buckets = AudienceBuckets()
+        var pollInterval: Duration
+        public var buckets: AudienceBuckets
         public var retryPolicy = RetryPolicy()
         /// The FCM project's sending rate, shared by every instance (nil: unlimited).
         var sendRate: SendRate?
@@ -46,8 +48,25 @@ public final class DeliveryEngine: Sendable {
         /// one); nil: one per run, no limit across runs.
         var fanOutsAtOnce: Int?
         /// Whether a run starts only for the version a publisher approved (`HERALD_APPROVALS`).
-        var approvalsRequired = false
-        public init() {}
+        var approvalsRequired: Bool
+
+        /// The engine as `settings` say, sending for FCM project `projectID` (the shared quota's key).
+        public init(_ settings: DeliverySettings, projectID: String) {
+            workers = settings.workers
+            batchSize = settings.batchSize
+            deviceBatchSize = settings.deviceBatchSize
+            staleDeviceDays = settings.staleDeviceDays
+            deliveryRetentionDays = settings.deliveryRetentionDays
+            lease = .seconds(settings.leaseSeconds)
+            pollInterval = .seconds(settings.pollSeconds)
+            buckets = AudienceBuckets(count: settings.audienceBuckets)
+            sendRate = settings.ratePerMinute > 0 ? SendRate(project: projectID, messages: settings.ratePerMinute) : nil
+            fanOutsAtOnce = settings.fanOutsAtOnce > 0 ? settings.fanOutsAtOnce : nil
+            approvalsRequired = settings.approvalsRequired
+        }
+
+        /// Production's defaults (`DeliverySettings()`), for a project of no name of its own.
+        public init() { self.init(DeliverySettings(), projectID: "herald") }
     }
 
     /// How fast one FCM project may be sent to, across every instance: `messages` per `period`
