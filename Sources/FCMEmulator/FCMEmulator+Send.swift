@@ -1,3 +1,4 @@
+import FCMMessage
 import HeraldFCM
 import HeraldJSON
 
@@ -70,6 +71,10 @@ extension FCMEmulator {
                                  headers: [("Retry-After", String(configuration.faults.retryAfterSeconds))])
             }
         }
+        if !configuration.throttledTopics.isEmpty, let topic = Self.topicsNamed(by: message).first(where: configuration.throttledTopics.contains) {
+            return .fcmError(429, "RESOURCE_EXHAUSTED", "Message rate exceeded for topic \(topic).", errorCode: "QUOTA_EXCEEDED",
+                             headers: [("Retry-After", String(configuration.faults.retryAfterSeconds))])
+        }
         // A dry run is checked like a send but not delivered; FCM names it "fake_message_id".
         if validateOnly { return .json(200, ["name": .string("projects/\(project)/messages/fake_message_id")]) }
         let name: String = state.withLock { state in
@@ -98,5 +103,14 @@ extension FCMEmulator {
             if draw < threshold { return fault }
         }
         return nil
+    }
+}
+
+extension FCMEmulator {
+    /// The topics a message is sent to: its `topic`, or those its `condition` mentions.
+    static func topicsNamed(by message: JSON) -> [String] {
+        if let topic = message["topic"]?.stringValue { return [topic] }
+        guard let condition = message["condition"]?.stringValue, let parsed = try? TopicCondition.parse(condition) else { return [] }
+        return parsed.topicMentions
     }
 }

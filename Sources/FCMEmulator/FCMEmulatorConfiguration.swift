@@ -22,6 +22,9 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var otherSendersTokens: Set<String> = []
     /// Devices over their own rate (240 a minute): 429 QUOTA_EXCEEDED with `Retry-After`, about them alone.
     public var throttledTokens: Set<String> = []
+    /// Topics over their own rate: a request to one (by `topic`, or a `condition` naming it) is
+    /// answered 429 QUOTA_EXCEEDED with `Retry-After`, about that topic alone.
+    public var throttledTopics: Set<String> = []
     /// The first this many Instance ID calls are answered 503 with `Retry-After: 1`.
     public var instanceIDUnavailableCalls = 0
     /// Tokens the Instance ID API answers INTERNAL for the first time it sees them.

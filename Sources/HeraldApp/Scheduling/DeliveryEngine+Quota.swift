@@ -20,31 +20,47 @@ extension DeliveryEngine {
         }
     }
 
-    /// A 429 QUOTA_EXCEEDED may be about the whole project, one device or one topic. Only the
-    /// project's rate concerns every message: when half or more of a round's requests were
-    /// answered 429, every instance waits what FCM asked (Retry-After, and at least the retry
-    /// policy's minimum); a device's own 429 among answers that went through backs off that
-    /// device alone (its request is retried after the policy's minimum), holding nobody else.
-    func holdEveryInstanceIfFCMAskedTo(_ answers: [SendOutcome]) {
+    /// A 429 QUOTA_EXCEEDED may be about the whole project, one device or one topic
+    /// (`shared/reference/fcm.md`, "QUOTA_EXCEEDED (429) covers three limits"), and holds only
+    /// what it names:
+    /// - a 429 to a topic or condition request holds every instance's fan-outs for what FCM asked
+    ///   (Retry-After, at least the retry policy's minimum); requests to devices go on;
+    /// - when half or more of a round's requests to devices were answered 429, it is the project's
+    ///   rate: every instance's sending waits;
+    /// - a device's own 429 among answers that went through backs off that device alone (its
+    ///   request is retried after its own wait), holding nobody else.
+    func holdWhatFCMAskedTo(_ answers: [SendOutcome], of requests: [DeliveryStore.Claimed]) {
         guard let limit = quotaLimit else { return }
-        let waits = answers.compactMap { answer -> Duration? in
-            guard case .failed(let error) = answer, error.code == .quotaExceeded else { return nil }
-            return max(error.retryAfter ?? .zero, configuration.retryPolicy.quotaExceededMinimumDelay)
+        func waits(fanOut: Bool) -> (asked: [Duration], answers: Int) {
+            let answered = zip(requests, answers).filter { $0.0.fanOut == fanOut }.map(\.1)
+            return (answered.compactMap { answer -> Duration? in
+                guard case .failed(let error) = answer, error.code == .quotaExceeded else { return nil }
+                return max(error.retryAfter ?? .zero, configuration.retryPolicy.quotaExceededMinimumDelay)
+            }, answered.count)
         }
-        guard waits.count * 2 >= answers.count else {
-            if !waits.isEmpty { metrics.increment("herald_fcm_device_quota_answers_total", by: Double(waits.count),
-                                                  help: "429 answers about one device or topic, which held nothing else.") }
+        let fanOuts = waits(fanOut: true), devices = waits(fanOut: false)
+        if let wait = fanOuts.asked.max() {
+            hold(limit.fanOuts, for: wait, counted: "herald_fcm_fan_out_holds_total",
+                 help: "Times this process held every instance's topic fan-outs after FCM answered 429 to one.",
+                 warning: "FCM answered 429 to a topic fan-out: every instance's fan-outs wait")
+        }
+        guard devices.asked.count * 2 >= devices.answers, let wait = devices.asked.max() else {
+            if !devices.asked.isEmpty { metrics.increment("herald_fcm_device_quota_answers_total", by: Double(devices.asked.count),
+                                                          help: "429 answers about one device, which held nothing else.") }
             return
         }
-        guard let wait = waits.max() else { return }
+        hold(limit, for: wait, counted: "herald_fcm_quota_holds_total", help: "Times this process held every instance's sending after FCM answered 429.",
+             warning: "FCM answered 429: every instance holds sending")
+    }
+
+    private func hold(_ limit: SendQuotaStore.Limit, for wait: Duration, counted name: String, help: String, warning: String) {
         do {
-            lastBucket.withLock { $0 = nil }
             let snapshot = try outbox.holdSending(for: wait.seconds, limit: limit)
-            lastBucket.withLock { $0 = snapshot }
-            metrics.increment("herald_fcm_quota_holds_total", help: "Times this process held every instance's sending after FCM answered 429.")
-            log.warning("FCM answered 429: every instance holds sending for \(wait.seconds) s", ["project": .string(limit.project)])
+            if limit == quotaLimit { lastBucket.withLock { $0 = snapshot } }
+            metrics.increment(name, help: help)
+            log.warning("\(warning) for \(wait.seconds) s", ["project": .string(limit.project)])
         } catch {
-            log.warning("holding the shared quota after a 429 failed: \(error)")
+            log.warning("holding \(limit.project) after a 429 failed: \(error)")
         }
     }
 

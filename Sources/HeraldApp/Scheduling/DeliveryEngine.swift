@@ -255,7 +255,8 @@ public final class DeliveryEngine: Sendable {
                     allowed = grant.granted
                 }
                 let claimed = try outbox.claim(owner: owner, limit: min(allowed, configuration.batchSize), deviceLimit: allowed,
-                                               lease: configuration.lease, fanOutsAtOnce: configuration.fanOutsAtOnce)
+                                               lease: configuration.lease, fanOutsAtOnce: configuration.fanOutsAtOnce,
+                                               fanOutHold: quotaLimit?.fanOuts.project)
                 // A request a cap stopped is not sent: its token goes back to the bucket.
                 let sending = claimed.count { !$0.capped }
                 if let limit = quotaLimit, sending < allowed {
@@ -341,7 +342,7 @@ public final class DeliveryEngine: Sendable {
             sender.send(batch: sendable.map(\.body), concurrency: configuration.sendConcurrency)
         }
         let answeredAt = clock.now
-        holdEveryInstanceIfFCMAskedTo(answers)
+        holdWhatFCMAskedTo(answers, of: sendable)
         var outcomes: [DeliveryStore.Outcome] = []
         for (delivery, answer) in zip(sendable, answers) {
             var outcome: DeliveryStore.Outcome

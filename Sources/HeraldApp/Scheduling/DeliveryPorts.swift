@@ -14,8 +14,9 @@ protocol DeliveryOutbox: Sendable {
     /// Seconds until the next campaign is due, or nil when none is scheduled.
     func secondsUntilNextDue() throws -> Double?
     /// Takes the lease of up to `deviceLimit` ready deliveries of runs to devices, else of up to
-    /// `limit` of runs to topics (one per run, `fanOutsAtOnce` across the project).
-    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?) throws -> [DeliveryStore.Claimed]
+    /// `limit` of runs to topics (one per run, `fanOutsAtOnce` across the project, none while
+    /// the `fanOutHold` row holds them).
+    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?, fanOutHold: String?) throws -> [DeliveryStore.Claimed]
     /// Seconds until a delivery may next be claimed, or nil when none is waiting.
     func secondsUntilNextDelivery() throws -> Double?
     /// Extends the leases `owner` still holds on these deliveries.
@@ -86,9 +87,9 @@ struct PostgresOutbox: DeliveryOutbox {
         try pool.withConnection { try store.secondsUntilNextDue(approvalsRequired: starter.approvalsRequired, on: $0) }
     }
 
-    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?) throws -> [DeliveryStore.Claimed] {
+    func claim(owner: String, limit: Int, deviceLimit: Int, lease: Duration, fanOutsAtOnce: Int?, fanOutHold: String?) throws -> [DeliveryStore.Claimed] {
         try pool.withConnection {
-            try store.claim(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: $0)
+            try store.claim(owner: owner, limit: limit, deviceLimit: deviceLimit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, fanOutHold: fanOutHold, on: $0)
         }
     }
 

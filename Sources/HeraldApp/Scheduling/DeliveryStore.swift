@@ -29,6 +29,8 @@ struct DeliveryStore: Sendable {
         var failure: String? = nil
         /// A frequency cap stopped it: recorded as capped, never sent.
         var capped = false
+        /// A topic or condition request (FCM fans it out): a 429 to it holds fan-outs, not devices.
+        var fanOut = false
     }
 
     /// What to write back for one delivery.
@@ -156,7 +158,9 @@ struct DeliveryStore: Sendable {
     /// With `fanOutsAtOnce`, at most that many topic or condition requests are in flight across
     /// the whole project (FCM asks for one topic fan-out at a time); the runs waiting their turn
     /// are the queue the report shows. An advisory lock makes the count and the claim one step.
-    func claim(owner: String, limit: Int, deviceLimit: Int? = nil, lease: Duration, fanOutsAtOnce: Int? = nil,
+    /// With `fanOutHold`, the shared bucket row (`send_buckets`) whose hold (after a 429 to a
+    /// fan-out) every instance's fan-out claims wait out; requests to devices do not.
+    func claim(owner: String, limit: Int, deviceLimit: Int? = nil, lease: Duration, fanOutsAtOnce: Int? = nil, fanOutHold: String? = nil,
                on connection: PostgresConnection) throws -> [Claimed] {
         // Requests to single devices first, without the fan-out lock: they are no fan-outs, and
         // workers claiming them at once must not queue behind each other. Streamed runs first.
@@ -170,7 +174,7 @@ struct DeliveryStore: Sendable {
         // just been claimed (FanOutClaimRaceTests), and so did the count of fan-outs in flight.
         return try connection.transaction { connection in
             _ = try connection.query("SELECT pg_advisory_xact_lock(\(Self.fanOutLock))")
-            return try claimFanOuts(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, on: connection)
+            return try claimFanOuts(owner: owner, limit: limit, lease: lease, fanOutsAtOnce: fanOutsAtOnce, fanOutHold: fanOutHold, on: connection)
         }
     }
 
@@ -213,13 +217,16 @@ struct DeliveryStore: Sendable {
     }
 
     /// At most one topic or condition request per run (and, with `fanOutsAtOnce`, per project).
-    func claimFanOuts(owner: String, limit: Int, lease: Duration, fanOutsAtOnce: Int?, on connection: PostgresConnection) throws -> [Claimed] {
+    func claimFanOuts(owner: String, limit: Int, lease: Duration, fanOutsAtOnce: Int?, fanOutHold: String? = nil,
+                      on connection: PostgresConnection) throws -> [Claimed] {
         let seconds = lease.seconds
         let rows = try connection.query("""
             WITH ready AS (
                 SELECT r.id FROM runs r
                 -- A paused campaign's deliveries wait where they are, unclaimed, until it is resumed.
                 WHERE NOT r.per_device AND \(fragment: SendRules.runMaySendNow)
+                  -- FCM answered 429 to a fan-out: every instance's fan-outs wait what it asked.
+                  AND NOT EXISTS (SELECT 1 FROM send_buckets h WHERE h.project = \(fanOutHold) AND h.not_before > clock_timestamp())
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND \(fragment: SendRules.requestMaySendNow))
                   AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN (\(constants: DeliveryStatus.open))
                                   AND d.lease_expires_at >= now())
@@ -246,10 +253,15 @@ struct DeliveryStore: Sendable {
             FROM runs r
             WHERE r.id = d.run_id
               AND (d.id IN (SELECT id FROM fan_outs) OR (d.target ? 'token' AND d.id IN (SELECT id FROM picked WHERE id IS NOT NULL)))
-            RETURNING d.id, d.run_id::text AS run_id, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8 AS lateness
+            RETURNING d.id, d.run_id::text AS run_id, d.body, d.attempts, extract(epoch FROM now() - r.occurrence)::float8 AS lateness,
+                      NOT (d.target ? 'token') AS fan_out
             """)
-        try rows.requireColumns(Self.claimedColumns)
-        return try rows.map(Self.claimed)
+        try rows.requireColumns(Self.claimedColumns + ["fan_out"])
+        return try rows.map { row in
+            var claimed = try Self.claimed(row)
+            claimed.fanOut = try row.decode(Bool.self, at: 5)
+            return claimed
+        }
     }
 
     /// What a claim returns first, in this order: checked once per claim, read by position per request.

@@ -10,6 +10,10 @@ struct SendQuotaStore: Sendable {
         var project: String
         var ratePerSecond: Double
         var capacity: Int
+
+        /// The row whose hold (after a 429 to a topic or condition request) every instance's
+        /// fan-outs wait out; it grants no tokens.
+        var fanOuts: Limit { Limit(project: project + "/fan-outs", ratePerSecond: ratePerSecond, capacity: capacity) }
     }
 
     /// What the bucket holds now, for the metrics.
