@@ -37,7 +37,18 @@ import Testing
         try Migrator(directory: configuration.database.migrationsDirectory).migrate(connection)
         connection.close()
         let checks = Doctor.run(configuration)
-        #expect(checks.map(\.outcome) == Array(repeating: .ok, count: 5), "\(checks)")
+        #expect(checks.map(\.outcome) == Array(repeating: .ok, count: 6), "\(checks)")
+        #expect(checks.last?.name == "topic API" && checks.last?.detail.contains("FCM v1 topicSubscriptions") == true)
         #expect(emulator.emulator.messages().isEmpty, "a dry run delivers nothing")
+    }
+
+    /// The Instance ID fallback works today, so it is a warning, not a problem: it names the
+    /// turndown and the projects that cannot use it at all.
+    @Test func theInstanceIDFallbackIsWarnedOfWithItsTurndown() throws {
+        let checks = Doctor.run(try Self.configuration(["DATABASE_URL": "postgresql://herald@127.0.0.1:1/none?connect_timeout=2",
+                                                        "HERALD_FCM_TOPIC_API": "instance-id"]))
+        let topics = try #require(checks.first { $0.name == "topic API" })
+        #expect(topics.outcome == .warning)
+        #expect(topics.detail.contains("29 September 2027") && topics.detail.contains("1 October 2026") && topics.detail.contains("HERALD_FCM_TOPIC_API=v1"))
     }
 }

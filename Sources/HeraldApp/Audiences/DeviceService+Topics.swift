@@ -2,6 +2,7 @@ import FCMMessage
 import HeraldCore
 import HeraldFCM
 import HeraldJSON
+import HeraldPostgres
 
 extension DeviceService {
     /// What a topic subscription change did.
@@ -9,20 +10,24 @@ extension DeviceService {
         public var devices = 0
         public var changed = 0
         public var failed = 0
-        /// Instance ID API calls made (1,000 tokens a call), retries included.
+        /// Calls to FCM made, retries included: one a device through v1's `topicSubscriptions`,
+        /// one per 1,000 tokens through the Instance ID API.
         public var calls = 0
-        /// Devices registered by an installation ID, left out: Google documents the Instance ID
-        /// API for registration tokens only (`registration_tokens`), and says nothing yet of FIDs
-        /// there. Such devices need a client-side subscription (`subscribeToTopic` in the app).
+        /// Calls FCM answered 429 (over 3,000 adds or removes a second for the project).
+        public var throttled = 0
+        /// Devices registered by an installation ID, left out with the Instance ID API only: it is
+        /// documented for registration tokens only (`registration_tokens`). v1's
+        /// `topicSubscriptions` takes an FID as the registration, so none are skipped with it.
         public var skippedFIDs = 0
         /// The first `maximumFailures` tokens the API refused, with its reason.
         public var failures: [(token: String, reason: String)] = []
         static let maximumFailures = 1000
 
-        public static let fidSkipReason = "devices registered by a Firebase installation ID were left out: the Instance ID API is documented for registration tokens only; subscribe them from the app"
+        public static let fidSkipReason = "devices registered by a Firebase installation ID were left out: the Instance ID API (HERALD_FCM_TOPIC_API=instance-id) is documented for registration tokens only; choose v1 or subscribe them from the app"
 
         public static func == (lhs: TopicChange, rhs: TopicChange) -> Bool {
-            (lhs.devices, lhs.changed, lhs.failed, lhs.calls, lhs.skippedFIDs) == (rhs.devices, rhs.changed, rhs.failed, rhs.calls, rhs.skippedFIDs)
+            (lhs.devices, lhs.changed, lhs.failed, lhs.calls, lhs.throttled, lhs.skippedFIDs)
+                == (rhs.devices, rhs.changed, rhs.failed, rhs.calls, rhs.throttled, rhs.skippedFIDs)
                 && lhs.failures.elementsEqual(rhs.failures) { $0.token == $1.token && $0.reason == $1.reason }
         }
     }
@@ -47,34 +52,59 @@ extension DeviceService {
         return .success((topic, audience, unsubscribe))
     }
 
-    /// The Instance ID API's per-token answers that say the token is dead, and what that means.
-    static let deadTokenReasons = ["NOT_FOUND": "the Instance ID API does not know this token",
-                                   "INVALID_ARGUMENT": "the Instance ID API says this is not a valid registration token"]
+    /// The per-device answers that say the device is gone, and what that means: the Instance ID
+    /// API's NOT_FOUND and INVALID_ARGUMENT for a token, v1's UNREGISTERED (404) and
+    /// INVALID_ARGUMENT (400) with FCM's own error body (fcm.md: only FCM's own error tells a
+    /// device is gone; the sender names any other answer UNEXPECTED_ANSWER, which prunes nothing).
+    static func deadReason(_ reason: String, api: TopicAPI) -> String? {
+        switch (api, reason) {
+        case (.instanceID, "NOT_FOUND"): "the Instance ID API does not know this token"
+        case (.instanceID, "INVALID_ARGUMENT"): "the Instance ID API says this is not a valid registration token"
+        case (.v1, "UNREGISTERED"): "FCM does not know this registration (topicSubscriptions)"
+        case (.v1, "INVALID_ARGUMENT"): "FCM says this is not a valid registration (topicSubscriptions)"
+        default: nil
+        }
+    }
+
+    /// The shared budget of subscription requests of `sender`'s project.
+    func subscriptionPermits(_ sender: FCMSender) -> SubscriptionQuota {
+        SubscriptionQuota(database: database, project: sender.configuration.projectID)
+    }
+
+    /// Marks the devices `result` says are gone invalid, as a send's UNREGISTERED would.
+    func markGone(_ result: TopicManagementResult, api: TopicAPI, on connection: PostgresConnection) throws {
+        let dead = result.failures.compactMap { failure in Self.deadReason(failure.reason, api: api).map { (failure.token, "\(failure.reason): " + $0) } }
+        try store.markInvalid(dead.map(\.0), reasons: dead.map(\.1), on: connection)
+    }
 
     /// Subscribes (or unsubscribes) the active devices of a segment or a token list to a topic
-    /// through the Instance ID API, a thousand a call. Tokens the API no longer knows are marked
-    /// invalid, as a send's UNREGISTERED would. Audited.
+    /// through the configured topic API: v1's `topicSubscriptions`, tokens and FIDs, at the
+    /// project's shared rate; or the Instance ID API, tokens only, a thousand a call. Devices FCM
+    /// says are gone are marked invalid, as a send's UNREGISTERED would. Audited.
     public func changeTopic(_ json: JSON, by actor: Actor) throws -> TopicChange {
         let (topic, audience, unsubscribe) = try Self.checked(Self.parseTopicChange(json))
         guard let sender else { throw AppError.sendingNotConfigured }
         var change = TopicChange()
+        let api = sender.configuration.topicAPI
+        let permits = subscriptionPermits(sender)
         try database.transaction { connection in
             guard let devices = try RunStarter.devices(of: audience, on: connection) else {
                 throw AppError.invalidField("segment", "the segment does not exist", code: "not_found", title: "The segment does not exist")
             }
             try store.forEachActive(matching: devices, batch: 10 * FCMSender.topicManagementBatch, on: connection) { batch in
-                let tokens = batch.filter { $0.device.kind == .token }.map(\.device.token)
-                change.skippedFIDs += batch.count - tokens.count
-                guard !tokens.isEmpty else { return }
-                let result = unsubscribe ? try sender.unsubscribe(tokens, from: topic) : try sender.subscribe(tokens, to: topic)
-                change.devices += tokens.count
+                let registrations = batch.filter { api.takesInstallationIDs || $0.device.kind == .token }.map(\.device.token)
+                change.skippedFIDs += batch.count - registrations.count
+                guard !registrations.isEmpty else { return }
+                let result = unsubscribe ? try sender.unsubscribe(registrations, from: topic, permits: permits)
+                    : try sender.subscribe(registrations, to: topic, permits: permits)
+                change.devices += registrations.count
                 change.changed += result.succeeded
                 change.failed += result.failures.count
                 change.calls += result.calls
+                change.throttled += result.throttled
                 change.failures += result.failures.prefix(TopicChange.maximumFailures - change.failures.count)
-                // A token the API does not know, or says is no token, is sent nothing again until registered anew.
-                let dead = result.failures.filter { Self.deadTokenReasons[$0.reason] != nil }
-                try store.markInvalid(dead.map(\.token), reasons: dead.map { "\($0.reason): " + Self.deadTokenReasons[$0.reason]! }, on: connection)
+                // A device FCM does not know, or says is no registration, is sent nothing again until registered anew.
+                try markGone(result, api: api, on: connection)
             }
             try AuditLog().record(.topicSubscribed, by: actor, object: .topic(topic),
                                   details: ["unsubscribe": .bool(unsubscribe), "devices": .number(Double(change.devices)),

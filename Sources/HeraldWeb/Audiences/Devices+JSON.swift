@@ -35,7 +35,7 @@ extension DeviceService.TopicChange {
     /// What a topic subscription change did, as the topics API answers it.
     var json: JSON {
         ["devices": .number(Double(devices)), "changed": .number(Double(changed)), "failed": .number(Double(failed)), "calls": .number(Double(calls)),
-         "skipped_fids": .number(Double(skippedFIDs)),
+         "throttled": .number(Double(throttled)), "skipped_fids": .number(Double(skippedFIDs)),
          "skipped_reason": skippedFIDs == 0 ? .null : .string(Self.fidSkipReason),
          "failures": .array(failures.map { ["token": .string($0.token), "reason": .string($0.reason)] })]
     }

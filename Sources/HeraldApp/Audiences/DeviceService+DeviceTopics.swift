@@ -1,0 +1,19 @@
+import FCMMessage
+import HeraldFCM
+
+extension DeviceService {
+    /// The topics a registered device (by token or FID) is subscribed to, as FCM v1 lists them
+    /// (`topicSubscriptions.list`, every page), whichever API subscribes devices: the Instance ID
+    /// API lists nothing to an OAuth token, and the v1 list reads subscriptions made through either.
+    public func topics(of token: String) throws -> [TopicSubscription] {
+        let device = try get(token)
+        guard let sender else { throw AppError.sendingNotConfigured }
+        do {
+            return try sender.topics(of: device.device.token).sorted { $0.topic < $1.topic }
+        } catch let error as FCMError where error.isRetryable || FCMErrorCode.projectWide.contains(error.code) {
+            throw AppError.unavailable("FCM did not list the device's topics: \(error)")
+        } catch let error as FCMError {
+            throw AppError.refused(code: "fcm_refused", title: "FCM refused to list the device's topics", detail: error.description)
+        }
+    }
+}
