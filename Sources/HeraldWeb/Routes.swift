@@ -60,6 +60,7 @@ enum Routes {
         t.add(.get, "/api/v1/devices/{token}", .api(.api(.viewer), h.devicesAPI.get))
         t.add(.delete, "/api/v1/devices/{token}", .api(.devices, h.devicesAPI.delete))
         t.add(.post, "/api/v1/devices/{token}/move-to-fid", .api(.devices, h.devicesAPI.moveToFID))
+        t.add(.get, "/api/v1/devices/{token}/topics", .api(.api(.viewer), h.devicesAPI.topics).onSlowHandlers())
         t.add(.get, "/api/v1/device-counts", .api(.api(.viewer), h.devicesAPI.counts))
         t.add(.post, "/api/v1/device-imports", .api(.devices, h.devicesAPI.importDevices).streamingBody(upTo: settings.maxImportBytes).onSlowHandlers())
         t.add(.get, "/api/v1/device-export", .raw(.api(.viewer), h.devicesAPI.export).onSlowHandlers())

@@ -143,6 +143,7 @@ import Testing
         "GET /api/v1/devices/{token}": .api(.viewer),
         "DELETE /api/v1/devices/{token}": .devices,
         "POST /api/v1/devices/{token}/move-to-fid": .devices,
+        "GET /api/v1/devices/{token}/topics": .api(.viewer),
         "GET /api/v1/device-counts": .api(.viewer),
         "POST /api/v1/device-imports": .devices,
         "GET /api/v1/device-export": .api(.viewer),

@@ -10,8 +10,9 @@ extension DeviceService {
         guard let sender else { throw AppError.sendingNotConfigured }
         do {
             return try sender.topics(of: device.device.token).sorted { $0.topic < $1.topic }
-        } catch let error as FCMError where error.isRetryable || FCMErrorCode.projectWide.contains(error.code) {
-            throw AppError.unavailable("FCM did not list the device's topics: \(error)")
+        } catch let error as FCMError where error.isRetryable {
+            // Still failing after the retry policy's tries (429, 5xx, no answer): nothing is wrong with the request.
+            throw AppError.refused(code: "fcm_unavailable", title: "FCM did not answer the list of the device's topics", detail: error.description)
         } catch let error as FCMError {
             throw AppError.refused(code: "fcm_refused", title: "FCM refused to list the device's topics", detail: error.description)
         }

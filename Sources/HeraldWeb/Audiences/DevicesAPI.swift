@@ -20,6 +20,15 @@ struct DevicesAPI: Sendable {
         APIResponse(status: 200, body: try devices.get(context.parameter("token")).json)
     }
 
+    /// The topics the device is subscribed to, as FCM lists them: `{"token", "topics": [{"topic", "create_time"}]}`.
+    func topics(_ context: RequestContext) throws -> APIResponse {
+        let token = context.parameter("token")
+        let topics = try devices.topics(of: token)
+        return APIResponse(status: 200, body: ["token": .string(token), "topics": .array(topics.map {
+            ["topic": .string($0.topic), "create_time": $0.createTime.map(JSON.string) ?? .null]
+        })])
+    }
+
     /// `{"fid": "..."}`: the device registered by the URL's token is addressed by this Firebase
     /// installation ID from now on, keeping its attributes, bucket and history. 200 with the
     /// device as it is now (also when a retried call finds it moved already).
