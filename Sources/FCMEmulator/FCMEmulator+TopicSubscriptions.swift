@@ -125,6 +125,7 @@ extension FCMEmulator {
             }
             pageSize = size == 0 ? 1000 : min(Int(size), 2000)
         }
+        pageSize = min(pageSize, configuration.subscriptionPageLimit)
         let after = query["pageToken"].flatMap { $0.isEmpty ? nil : $0 }
         let topics = state.withLock { $0.topicsByRegistration[registration] ?? [:] }
         let sorted = topics.keys.sorted().filter { after == nil || $0 > after! }

@@ -29,6 +29,9 @@ public struct FCMEmulatorConfiguration: Sendable {
     /// Topic subscription adds and removes (v1 `topicSubscriptions` create, patch, delete) a second
     /// for the project; beyond, 429 RESOURCE_EXHAUSTED (FCM's limit: 3,000).
     public var subscriptionsPerSecond = 3000
+    /// The most subscriptions one page of `list` holds (FCM: "the service may return fewer" than
+    /// the 2,000 asked; tests lower it to see clients follow `nextPageToken`).
+    public var subscriptionPageLimit = 2000
     /// Topics one registration may be subscribed to (FCM's limit: 2,000).
     public var maximumTopicsPerRegistration = 2000
     /// Shares of send requests answered with faults.

@@ -59,9 +59,9 @@ public struct TopicSubscriptionRequest: Sendable, Equatable {
     /// missing, answers the existing one otherwise. Herald subscribes with `create`; this is here
     /// for the emulator's tests and the discovery check.
     public static func patch(project: String, registration: String, topic: String) -> Self {
-        let name = name(project, registration, topic)
-        return Self(kind: .patch, method: "PATCH", path: name, query: [("allowMissing", "true")],
-                    body: JSON.object(["name": .string(String(name.dropFirst("/v1/".count)))]).serialized())
+        // The body names the resource as it is, not percent-encoded as in the path.
+        Self(kind: .patch, method: "PATCH", path: name(project, registration, topic), query: [("allowMissing", "true")],
+             body: JSON.object(["name": .string("projects/\(project)/registrations/\(registration)/topicSubscriptions/\(topic)")]).serialized())
     }
 
     /// FCM's most topics a page of `list` answers (values above are read as 2,000); one page then
