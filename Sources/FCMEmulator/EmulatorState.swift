@@ -41,6 +41,13 @@ public struct SubscriptionRequestRecord: Sendable {
     public let target: String
     public let body: [UInt8]
     public let status: Int
+
+    public init(method: String, target: String, body: [UInt8], status: Int) {
+        self.method = method
+        self.target = target
+        self.body = body
+        self.status = status
+    }
 }
 
 /// The emulator's mutable state, kept behind one lock. Every section under the lock is O(1):

@@ -11,6 +11,13 @@ public struct TopicManagementResult: Sendable, Equatable {
     public var calls = 0
     public var throttled = 0
 
+    public init(succeeded: Int = 0, failures: [(token: String, reason: String)] = [], calls: Int = 0, throttled: Int = 0) {
+        self.succeeded = succeeded
+        self.failures = failures
+        self.calls = calls
+        self.throttled = throttled
+    }
+
     public static func == (lhs: TopicManagementResult, rhs: TopicManagementResult) -> Bool {
         lhs.succeeded == rhs.succeeded && lhs.calls == rhs.calls && lhs.throttled == rhs.throttled
             && lhs.failures.map(\.token) == rhs.failures.map(\.token)
