@@ -121,7 +121,7 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func subscribing2500DevicesToATopicTakesThreeInstanceIDCalls() throws {
         let sink = try EmulatorSink()
-        let setup = try Setup(sender: sink)
+        let setup = try Setup(sender: InstanceIDFallback(sink: sink))
         defer { setup.probe.close() }
         try setup.register((0..<2500).map { ["token": .string(Self.token($0)), "platform": "android", "country": "IR"] })
         let segment = try setup.segments.create(["name": "Iran", "rule": ["all": [["field": "country", "equals": "IR"]]]], by: actor)
@@ -146,7 +146,7 @@ import Testing
             $0.instanceIDUnavailableCalls = 1
             $0.instanceIDFlakyTokens = [tokens[1]]
         }
-        let setup = try Setup(sender: sink)
+        let setup = try Setup(sender: InstanceIDFallback(sink: sink))
         defer { setup.probe.close() }
         try setup.register(tokens.map { ["token": .string($0), "platform": "android"] })
         let change = try setup.devices.changeTopic(["topic": "news", "tokens": .array(tokens.map(JSON.string))], by: actor)
@@ -245,6 +245,13 @@ protocol FCMSenderSource {
 }
 
 extension EmulatorSink: FCMSenderSource {}
+
+/// A sender that subscribes to topics through the Instance ID API, the fallback an operator
+/// chooses for an old project (`HERALD_FCM_TOPIC_API=instance-id`).
+struct InstanceIDFallback: FCMSenderSource {
+    let sink: EmulatorSink
+    func sender() throws -> HeraldFCM.FCMSender { try sink.sender(topicAPI: .instanceID) }
+}
 
 extension Array {
     func chunks(of size: Int) -> [[Element]] {

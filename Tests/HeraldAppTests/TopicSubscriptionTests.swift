@@ -1,0 +1,119 @@
+import FCMEmulator
+import Foundation
+import HeraldApp
+import HeraldFCM
+import HeraldJSON
+import HeraldPostgres
+import HeraldSync
+import HeraldTestSupport
+import Testing
+
+/// Server-side topic subscriptions through FCM v1 against the real PostgreSQL and the emulator:
+/// FID devices subscribed too, devices FCM says are gone marked invalid, and every instance
+/// together at FCM's 3,000 adds or removes a second without a storm of 429s.
+@Suite(.serialized) struct TopicSubscriptionTests {
+    let actor = Actor(name: "marketer@example.com")
+    typealias Setup = AudienceDeliveryTests.Setup
+    static func token(_ index: Int) -> String { AudienceDeliveryTests.token(index) }
+    static func fid(_ index: Int) -> String { "c" + String(format: "%021d", index) }
+
+    /// Devices of a segment, half by token and half by FID (the kind each registered with).
+    static func devices(_ count: Int, country: String = "IR") -> [JSON] {
+        (0..<count).map { index in
+            index % 2 == 0 ? ["token": .string(token(index)), "platform": "android", "country": .string(country)]
+                : ["token": .string(fid(index)), "kind": "fid", "platform": "android", "country": .string(country)]
+        }
+    }
+
+    /// The v1 API takes an FID as the registration: FID devices are subscribed, none skipped; a
+    /// device FCM answers UNREGISTERED for is marked invalid, with the reason.
+    @Test(.timeLimit(.minutes(2)))
+    func fidDevicesAreSubscribedAndGoneOnesMarkedInvalid() throws {
+        let sink = try EmulatorSink(unregistered: [Self.fid(3)])
+        let setup = try Setup(sender: sink)
+        defer { setup.probe.close() }
+        try setup.register(Self.devices(10))
+        let segment = try setup.segments.create(["name": "Iran", "rule": ["all": [["field": "country", "equals": "IR"]]]], by: actor)
+        let change = try setup.devices.changeTopic(["topic": "news", "segment": .string(segment.id.description)], by: actor)
+        #expect(change.devices == 10 && change.changed == 9 && change.failed == 1 && change.skippedFIDs == 0 && change.throttled == 0)
+        #expect(change.failures.map(\.token) == [Self.fid(3)] && change.failures.first?.reason == "UNREGISTERED")
+        let subscribed = (0..<10).filter { $0 != 3 }.map { $0 % 2 == 0 ? Self.token($0) : Self.fid($0) }
+        #expect(sink.emulator.subscribers(of: "news") == Set(subscribed))
+        #expect(sink.emulator.instanceIDCallCount == 0)
+        #expect(try setup.devices.get(Self.fid(3)).status == .invalid)
+        #expect(try setup.probe.connection.query("SELECT invalid_reason FROM devices WHERE token = \(Self.fid(3))")
+            .first?.decode(String.self, at: 0).hasPrefix("UNREGISTERED: FCM does not know this registration") == true)
+
+        // Listed through the service, by name, with FCM's creation time.
+        let topics = try setup.devices.topics(of: Self.fid(1))
+        #expect(topics.map(\.topic) == ["news"] && topics.first?.createTime != nil)
+        #expect(throws: AppError.notFound(.device)) { try setup.devices.topics(of: Self.fid(999)) }
+
+        // Time-zone topics reach FID devices too.
+        _ = try setup.devices.register(token: Self.fid(5), document: ["kind": "fid", "platform": "android", "time_zone": "Asia/Tehran"])
+        let zones = try setup.devices.assignTimeZoneTopics(by: actor)
+        #expect(zones.subscribed == 1 && sink.emulator.subscribers(of: "tz.Asia.Tehran") == [Self.fid(5)])
+    }
+
+    /// The Instance ID fallback, chosen: FID devices are left out and said so, and nothing goes to
+    /// v1's topicSubscriptions.
+    @Test(.timeLimit(.minutes(2)))
+    func theInstanceIDFallbackLeavesFIDDevicesOut() throws {
+        let sink = try EmulatorSink()
+        let setup = try Setup(sender: InstanceIDFallback(sink: sink))
+        defer { setup.probe.close() }
+        try setup.register(Self.devices(10))
+        let tokens = (0..<10).map { $0 % 2 == 0 ? Self.token($0) : Self.fid($0) }
+        let change = try setup.devices.changeTopic(["topic": "news", "tokens": .array(tokens.map(JSON.string))], by: actor)
+        #expect(change.devices == 5 && change.changed == 5 && change.skippedFIDs == 5 && change.calls == 1)
+        #expect(sink.emulator.subscribers(of: "news") == Set((0..<5).map { Self.token($0 * 2) }))
+        #expect(sink.emulator.subscriptionRequests().isEmpty && sink.emulator.instanceIDCallCount == 1)
+    }
+
+    /// Devices subscribed to a topic by two instances at once (each its own pool, one database),
+    /// under the emulator's limit of FCM's 3,000 adds or removes a second: the shared bucket keeps
+    /// them both under it, so no request is answered 429, and together they take as long as the
+    /// rate says. The suite subscribes 10,000 (HERALD_TOPIC_SUBSCRIPTION_DEVICES sets another
+    /// size; deploy/bench/topic-subscriptions runs 100,000).
+    @Test(.timeLimit(.minutes(10)))
+    func twoInstancesSubscribeADeviceSegmentUnderTheSharedRateWithout429s() throws {
+        let count = ProcessInfo.processInfo.environment["HERALD_TOPIC_SUBSCRIPTION_DEVICES"].flatMap(Int.init) ?? 10_000
+        let sink = try EmulatorSink()
+        let setup = try Setup(sender: sink)
+        defer { setup.probe.close() }
+        try setup.register(Self.devices(count / 2, country: "IR") + Self.devices(count, country: "DE").suffix(count - count / 2))
+        let iran = try setup.segments.create(["name": "Iran", "rule": ["all": [["field": "country", "equals": "IR"]]]], by: actor)
+        let germany = try setup.segments.create(["name": "Germany", "rule": ["all": [["field": "country", "equals": "DE"]]]], by: actor)
+        // A second instance: its own pool and sender, the same database.
+        let other = DeviceService(database: Database(pool: PostgresPool(url: setup.url, maxConnections: 4, acquireTimeout: .seconds(5))),
+                                  sender: try sink.sender())
+
+        let started = ContinuousClock.now
+        let changes = Locked<[DeviceService.TopicChange]>([])
+        let errors = Locked<[String]>([])
+        let done = DispatchGroup()
+        for (devices, segment) in [(setup.devices, iran.id.description), (other, germany.id.description)] {
+            DispatchQueue.global().async(group: done) { [actor] in
+                do {
+                    let change = try devices.changeTopic(["topic": "everyone", "segment": .string(segment)], by: actor)
+                    changes.withLock { $0.append(change) }
+                } catch {
+                    errors.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        done.wait()
+        let elapsed = ContinuousClock.now - started
+
+        #expect(errors.withLock { $0 }.isEmpty, "\(errors.withLock { $0 })")
+        let all = changes.withLock { $0 }
+        #expect(all.map(\.changed).reduce(0, +) == count && all.allSatisfy { $0.failed == 0 && $0.throttled == 0 })
+        #expect(sink.emulator.subscriptionRequestCounts.throttled == 0, "FCM answered 429: the instances went faster than 3,000 a second together")
+        #expect(sink.emulator.subscriptionRequestCounts.all == count)
+        #expect(sink.emulator.subscribers(of: "everyone").count == count)
+        // At most the bucket's rate and one round of each: a pace the instances kept together.
+        let fastest = Double(count - 2 * 150) / 2700
+        #expect(elapsed.seconds >= fastest, "\(count) subscriptions in \(elapsed.seconds) s: faster than the shared rate allows")
+        print("subscribed \(count) devices by two instances in \(elapsed.seconds) s: \(Double(count) / elapsed.seconds) a second, 0 answered 429")
+    }
+}
