@@ -124,16 +124,43 @@ import Testing
         #expect(report.json?["errors"]?.arrayValue?.first?["line"] == 2 && report.json?["errors"]?.arrayValue?.first?["field"] == "kind")
     }
 
-    /// The Instance ID API is documented for registration tokens only: FID devices are left out
-    /// of a server-side subscription, and the answer says how many and why.
-    @Test func aTopicSubscriptionLeavesFIDDevicesOutAndSaysSo() async throws {
+    /// FCM v1's topicSubscriptions takes an FID as the registration: a server-side subscription
+    /// reaches FID devices too, and each device's topics are listed from FCM (viewer and above;
+    /// 404 for a device Herald does not know).
+    @Test func aTopicSubscriptionReachesFIDDevicesAndTheirTopicsAreListed() async throws {
         #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.fid(11))", json: ["platform": "android", "kind": "fid"]).status == 201)
         #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.token)", json: ["platform": "android"]).status == 201)
         let answer = try await herald.request("POST", "/api/v1/topic-subscriptions",
                                               json: ["topic": "news", "tokens": .array([.string(Self.token), .string(Self.fid(11))])])
         #expect(answer.status == 200)
+        #expect(answer.json?["devices"] == 2 && answer.json?["changed"] == 2 && answer.json?["throttled"] == 0)
+        #expect(answer.json?["skipped_fids"] == 0 && answer.json?["skipped_reason"] == .null)
+        #expect(emulator.emulator.instanceIDCallCount == 0)
+
+        #expect(try await herald.request("POST", "/api/v1/topic-subscriptions", json: ["topic": "sport", "tokens": [.string(Self.fid(11))]]).status == 200)
+        let listed = try await herald.request("GET", "/api/v1/devices/\(Self.fid(11))/topics")
+        #expect(listed.status == 200)
+        #expect(listed.json?["token"] == .string(Self.fid(11)))
+        #expect(listed.json?["topics"]?.arrayValue?.compactMap { $0["topic"]?.stringValue } == ["news", "sport"])
+        #expect(listed.json?["topics"]?.arrayValue?.allSatisfy { $0["create_time"]?.stringValue?.hasSuffix("Z") == true } == true)
+        #expect(try await herald.request("GET", "/api/v1/devices/\(Self.token)/topics").json?["topics"]?.arrayValue?.count == 1)
+        let unknown = try await herald.request("GET", "/api/v1/devices/\(Self.fid(12))/topics")
+        #expect(unknown.status == 404)
+        #expect(try await herald.request("GET", "/api/v1/devices/\(Self.fid(11))/topics", authenticated: false).status == 401)
+    }
+
+    /// The Instance ID fallback, chosen for an old project: documented for registration tokens
+    /// only, so FID devices are left out and the answer says how many and why.
+    @Test func theInstanceIDFallbackLeavesFIDDevicesOutAndSaysSo() async throws {
+        let fallback = try TestHerald(environment: emulator.environment.merging(["HERALD_SCHEDULER": "false", "HERALD_FCM_TOPIC_API": "instance-id"]) { _, new in new })
+        #expect(try await fallback.request("PUT", "/api/v1/devices/\(Self.fid(11))", json: ["platform": "android", "kind": "fid"]).status == 201)
+        #expect(try await fallback.request("PUT", "/api/v1/devices/\(Self.token)", json: ["platform": "android"]).status == 201)
+        let answer = try await fallback.request("POST", "/api/v1/topic-subscriptions",
+                                                json: ["topic": "news", "tokens": .array([.string(Self.token), .string(Self.fid(11))])])
+        #expect(answer.status == 200)
         #expect(answer.json?["devices"] == 1 && answer.json?["changed"] == 1)
         #expect(answer.json?["skipped_fids"] == 1)
         #expect(answer.json?["skipped_reason"]?.stringValue?.contains("registration tokens only") == true)
+        #expect(emulator.emulator.instanceIDCallCount == 1 && emulator.emulator.subscriptionRequests().isEmpty)
     }
 }
