@@ -118,6 +118,7 @@ enum Routes {
 
         // Audience pages.
         t.add(.get, "/devices", .page(.page(.viewer), h.audiencePages.devicesPage))
+        t.add(.get, "/devices/{token}/topics", .page(.page(.viewer), h.audiencePages.deviceTopicsPage).onSlowHandlers())
         t.add(.post, "/devices/import", .page(.page(.editor), h.audiencePages.importDevices).streamingBody(upTo: settings.maxImportBytes).onSlowHandlers())
         t.add(.get, "/segments", .page(.page(.viewer), h.audiencePages.segmentsPage))
         t.add(.post, "/segments", .page(.page(.editor), h.audiencePages.createSegment))

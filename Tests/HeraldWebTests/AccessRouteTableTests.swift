@@ -128,6 +128,7 @@ import Testing
         "GET /campaigns/{id}/report": .page(.viewer),
         "GET /campaigns/{id}/report.csv": .page(.viewer),
         "GET /devices": .page(.viewer),
+        "GET /devices/{token}/topics": .page(.viewer),
         "POST /devices/import": .page(.editor),
         "GET /segments": .page(.viewer),
         "POST /segments": .page(.editor),
