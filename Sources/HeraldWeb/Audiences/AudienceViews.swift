@@ -2,7 +2,6 @@ import FCMMessage
 import Foundation
 import HeraldApp
 import HeraldCore
-import HeraldFCM
 
 /// `/devices`: how many devices Herald knows, by state and by what segments filter on; a search;
 /// the CSV import with its report; the export.
@@ -104,7 +103,7 @@ struct DeviceTopicsView: PageView {
     let isFID: Bool
     let topics: [Row]
 
-    init(chrome: PageChrome, device: StoredDevice, topics: [TopicSubscription]) {
+    init(chrome: PageChrome, device: StoredDevice, topics: [DeviceTopic]) {
         self.chrome = chrome
         token = device.device.token
         isFID = device.device.kind == .fid
