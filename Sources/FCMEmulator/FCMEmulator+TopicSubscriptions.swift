@@ -59,6 +59,9 @@ extension FCMEmulator {
             return .fcmError(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Unknown name \"\(name)\": Cannot bind query parameter.", field: name)
         }
         if let refusal = registrationRefusal(registration) { return refusal }
+        if [.create, .patch, .delete].contains(method), configuration.subscriptionUnavailableRegistrations.contains(registration) {
+            return .fcmError(503, "UNAVAILABLE", "The service is currently unavailable.", headers: [("Retry-After", "1")])
+        }
         let topicName = topic ?? query["topicName"]
         if method != .list {
             guard let topicName, !topicName.isEmpty else {

@@ -29,6 +29,9 @@ public struct FCMEmulatorConfiguration: Sendable {
     /// Topic subscription adds and removes (v1 `topicSubscriptions` create, patch, delete) a second
     /// for the project; beyond, 429 RESOURCE_EXHAUSTED (FCM's limit: 3,000).
     public var subscriptionsPerSecond = 3000
+    /// Registrations whose subscription adds and removes are always answered 503 UNAVAILABLE
+    /// with `Retry-After: 1`, as a server in trouble would.
+    public var subscriptionUnavailableRegistrations: Set<String> = []
     /// The most subscriptions one page of `list` holds (FCM: "the service may return fewer" than
     /// the 2,000 asked; tests lower it to see clients follow `nextPageToken`).
     public var subscriptionPageLimit = 2000

@@ -55,6 +55,24 @@ import Testing
         #expect(zones.subscribed == 1 && sink.emulator.subscribers(of: "tz.Asia.Tehran") == [Self.fid(5)])
     }
 
+    /// One device FCM keeps answering 503 is tried six times over seconds, not minutes, and then
+    /// reported (and not marked invalid): the request that asked ends well within a proxy's
+    /// 60-second timeout, and the other devices are subscribed.
+    @Test(.timeLimit(.minutes(2)))
+    func aDeviceFCMKeepsRefusingEndsTheRequestWithinAProxysTimeout() throws {
+        let sink = try EmulatorSink { $0.subscriptionUnavailableRegistrations = [Self.token(1)] }
+        let setup = try Setup(sender: sink)
+        defer { setup.probe.close() }
+        try setup.register((0..<3).map { ["token": .string(Self.token($0)), "platform": "android"] })
+        let started = ContinuousClock.now
+        let change = try setup.devices.changeTopic(["topic": "news", "tokens": .array([Self.token(0), Self.token(1), Self.token(2)].map(JSON.string))], by: actor)
+        let elapsed = ContinuousClock.now - started
+        #expect(change.changed == 2 && change.failures.map(\.token) == [Self.token(1)] && change.failures.first?.reason == "UNAVAILABLE")
+        #expect(sink.emulator.subscriptionRequests().filter { $0.target.contains("device-1%3A") }.count == 6)
+        #expect(elapsed < .seconds(30), "the request stayed open \(elapsed)")
+        #expect(try setup.devices.get(Self.token(1)).status == .active)
+    }
+
     /// The Instance ID fallback, chosen: FID devices are left out and said so, and nothing goes to
     /// v1's topicSubscriptions.
     @Test(.timeLimit(.minutes(2)))

@@ -55,12 +55,12 @@ extension DeviceService {
                     try markGone(result, api: api, on: connection)
                 }
                 for (zone, rows) in Dictionary(grouping: batch.filter { $0.2 != nil }, by: { $0.2! }) {
-                    let result = try sender.unsubscribe(rows.map(\.0), from: TimeZoneTopic.name(zone), permits: permits)
+                    let result = try sender.unsubscribe(rows.map(\.0), from: TimeZoneTopic.name(zone), permits: permits, policy: Self.withinARequest)
                     change.unsubscribed += result.succeeded
                     try apply(result)
                 }
                 for (zone, rows) in Dictionary(grouping: batch.filter { $0.1 != nil }, by: { $0.1! }) {
-                    let result = try sender.subscribe(rows.map(\.0), to: TimeZoneTopic.name(zone), permits: permits)
+                    let result = try sender.subscribe(rows.map(\.0), to: TimeZoneTopic.name(zone), permits: permits, policy: Self.withinARequest)
                     change.subscribed += result.succeeded
                     change.zones.insert(zone)
                     try apply(result)

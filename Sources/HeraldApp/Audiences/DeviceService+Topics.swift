@@ -66,6 +66,12 @@ extension DeviceService {
         }
     }
 
+    /// How long a failing device is tried again while its caller waits in an HTTP request: at
+    /// most six tries over about 25 seconds (the sender's own policy may wait minutes), so that
+    /// one device FCM keeps answering 503 cannot hold the request past a proxy's 60-second
+    /// timeout (Herald's nginx configuration has one). What still fails is reported per device.
+    static let withinARequest = RetryPolicy(maxAttempts: 6, baseDelay: .seconds(1), maxDelay: .seconds(8), longestWait: .seconds(10))
+
     /// The shared budget of subscription requests of `sender`'s project.
     func subscriptionPermits(_ sender: FCMSender) -> SubscriptionQuota {
         SubscriptionQuota(database: database, project: sender.configuration.projectID)
@@ -95,8 +101,8 @@ extension DeviceService {
                 let registrations = batch.filter { api.takesInstallationIDs || $0.device.kind == .token }.map(\.device.token)
                 change.skippedFIDs += batch.count - registrations.count
                 guard !registrations.isEmpty else { return }
-                let result = unsubscribe ? try sender.unsubscribe(registrations, from: topic, permits: permits)
-                    : try sender.subscribe(registrations, to: topic, permits: permits)
+                let result = unsubscribe ? try sender.unsubscribe(registrations, from: topic, permits: permits, policy: Self.withinARequest)
+                    : try sender.subscribe(registrations, to: topic, permits: permits, policy: Self.withinARequest)
                 change.devices += registrations.count
                 change.changed += result.succeeded
                 change.failed += result.failures.count

@@ -37,26 +37,27 @@ extension FCMSender {
     /// Subscribes `registrations` to `topic` server-side through the configured topic API (v1's
     /// `topicSubscriptions`, tokens and FIDs, at the rate `permits` allows; or the Instance ID API's
     /// `iid/v1:batchAdd`, tokens only, 1,000 a call), so apps need no client convention to join a topic.
-    public func subscribe(_ registrations: [String], to topic: String,
-                          permits: any SubscriptionPermits = UnlimitedSubscriptionPermits()) throws -> TopicManagementResult {
-        try changeSubscriptions(registrations, topic: topic, subscribing: true, permits: permits)
+    /// `policy` (the configuration's unless given) says how long a failing device is tried again.
+    public func subscribe(_ registrations: [String], to topic: String, permits: any SubscriptionPermits = UnlimitedSubscriptionPermits(),
+                          policy: RetryPolicy? = nil) throws -> TopicManagementResult {
+        try changeSubscriptions(registrations, topic: topic, subscribing: true, permits: permits, policy: policy)
     }
 
     /// Unsubscribes `registrations` from `topic` (v1's `delete` with `allowMissing`, or `iid/v1:batchRemove`).
-    public func unsubscribe(_ registrations: [String], from topic: String,
-                            permits: any SubscriptionPermits = UnlimitedSubscriptionPermits()) throws -> TopicManagementResult {
-        try changeSubscriptions(registrations, topic: topic, subscribing: false, permits: permits)
+    public func unsubscribe(_ registrations: [String], from topic: String, permits: any SubscriptionPermits = UnlimitedSubscriptionPermits(),
+                            policy: RetryPolicy? = nil) throws -> TopicManagementResult {
+        try changeSubscriptions(registrations, topic: topic, subscribing: false, permits: permits, policy: policy)
     }
 
     private func changeSubscriptions(_ registrations: [String], topic: String, subscribing: Bool,
-                                     permits: any SubscriptionPermits) throws -> TopicManagementResult {
+                                     permits: any SubscriptionPermits, policy: RetryPolicy?) throws -> TopicManagementResult {
         let name = TopicName.stripPrefix(topic)
         // Checked here once: FCM would refuse every request with INVALID_ARGUMENT, which must not
         // read as each registration being invalid.
         guard TopicName.isValid(name) else { throw InvalidTopicName(topic: topic) }
         switch configuration.topicAPI {
-        case .v1: return try changeSubscriptionsV1(registrations, topic: name, subscribing: subscribing, permits: permits)
-        case .instanceID: return try manageTopic(registrations, topic: name, operation: subscribing ? "batchAdd" : "batchRemove")
+        case .v1: return try changeSubscriptionsV1(registrations, topic: name, subscribing: subscribing, permits: permits, policy: policy)
+        case .instanceID: return try manageTopic(registrations, topic: name, operation: subscribing ? "batchAdd" : "batchRemove", policy: policy)
         }
     }
 
