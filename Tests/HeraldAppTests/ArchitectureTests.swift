@@ -46,6 +46,20 @@ import Testing
         }
     }
 
+    /// Whether a run or a request may be sent now (pause, expiry, sending hours, lease, due time)
+    /// is written once, in SendRules, and every claim reads it there: a rule written twice was a
+    /// rule one path forgot.
+    @Test func theMaySendNowRulesAreWrittenOnceForEveryClaim() throws {
+        for file in try Self.sources() where file.path != "HeraldApp/Scheduling/SendRules.swift" {
+            let found = try Self.lines(file.text, matching: #"held\.status|window_opens_at <= now\(\)|d\.lease_expires_at IS NULL OR d\.lease_expires_at < now\(\)"#)
+            #expect(found.isEmpty, "\(file.path) writes a may-send rule outside SendRules: \(found)")
+        }
+        let claims = try Self.sources().filter { $0.text.contains("SendRules.runMaySendNow") }.map(\.path).sorted()
+        #expect(claims == ["HeraldApp/Scheduling/DeliveryStore.swift", "HeraldApp/Scheduling/StreamedRunStore.swift"], "\(claims)")
+        let caps = try Self.sources().filter { $0.text.contains("applyCaps(") }.map(\.path).sorted()
+        #expect(caps == ["HeraldApp/Contact/DeviceTouchStore.swift", "HeraldApp/Scheduling/SendRules.swift"], "caps applied outside the rules: \(caps)")
+    }
+
     /// Campaign, run and delivery statuses appear as text only in the file of their types: SQL
     /// binds them, Swift compares the enums. (A word used as a dictionary key, `"sent": 3`, or as
     /// a column's name, `columns: "id", "sent"`, is a name of a count, not a status.)

@@ -29,16 +29,31 @@ import Testing
         #expect(checks.first { $0.name == "migrations" }?.detail.contains("herald migrate") == true)
     }
 
-    @Test func aHealthySetupPassesEveryCheck() throws {
+    /// A running instance included: the doctor lists its background services and names the leader.
+    @Test func aHealthySetupPassesEveryCheck() async throws {
         let emulator = try EmulatorSink()
         let database = try TestDatabase.create()
         let configuration = try Self.configuration(["DATABASE_URL": database].merging(emulator.environment) { $1 })
         let connection = try PostgresConnection(url: database)
         try Migrator(directory: configuration.database.migrationsDirectory).migrate(connection)
         connection.close()
-        let checks = Doctor.run(configuration)
-        #expect(checks.map(\.outcome) == Array(repeating: .ok, count: 6), "\(checks)")
-        #expect(checks.last?.name == "topic API" && checks.last?.detail.contains("FCM v1 topicSubscriptions") == true)
+        #expect(Doctor.run(configuration).first { $0.name == "background services" }?.outcome == .skipped, "no instance runs yet")
+        let app = try HeraldApplication(configuration: configuration, log: Log(minimum: .error))
+        app.startWorkers()
+        defer { app.stopWorkers(waiting: true) }
+        var checks: [Doctor.Check] = []
+        #expect(try await eventually(timeout: .seconds(60)) {
+            checks = Doctor.run(configuration)
+            return checks.first { $0.name == "background services" }?.detail.contains("census-fold") == true
+        })
+        #expect(checks.map(\.outcome) == Array(repeating: .ok, count: 7), "\(checks)")
+        #expect(checks.first { $0.name == "topic API" }?.detail.contains("FCM v1 topicSubscriptions") == true)
+        let background = try #require(checks.first { $0.name == "background services" }).detail
+        #expect(background.contains("1 instance running; leader: \(app.instanceOwner)"), "\(background)")
+        for service in ["scheduler", "run-closing", "census-fold", "stale-devices", "delivery-retention", "webhook-dispatch", "webhook-retention",
+                        "idempotency-expiry", "leader-lease", "notifications", "instance-report"] {
+            #expect(background.contains("    \(service) ["), "\(service) missing from \(background)")
+        }
         #expect(emulator.emulator.messages().isEmpty, "a dry run delivers nothing")
     }
 

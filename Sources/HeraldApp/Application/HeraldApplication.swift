@@ -27,10 +27,10 @@ public final class HeraldApplication: Sendable {
     /// Whether a sender is configured (test sends and dry runs need one).
     public let sendingConfigured: Bool
     public let engine: DeliveryEngine?
-    /// Posts webhooks, beside the scheduler (off with it).
-    let webhookDispatcher: WebhookDispatcher?
-    /// Reads FCM's delivery figures every few hours (with a sender and the scheduler on).
-    let deliveryDataPoller: DeliveryDataPoller?
+    /// Everything this instance runs in the background besides the delivery workers (the
+    /// scheduler, the chores, webhook dispatch, the Data API poll…), with the leader lease;
+    /// nil when the scheduler is off (`HERALD_SCHEDULER=false`).
+    let background: BackgroundRuntime?
     /// Sessions and keys checked lately; nil when `HERALD_CREDENTIAL_CACHE_SECONDS` is 0.
     let credentials: CredentialCache?
 
@@ -65,12 +65,7 @@ public final class HeraldApplication: Sendable {
         sends = SendService(database: database, buckets: buckets, approvalsRequired: configuration.delivery.approvalsRequired)
         deliveryData = DeliveryDataService(database: database, client: try SenderSetup.makeDataClient(configuration),
                                            apps: configuration.fcm.androidApps)
-        deliveryDataPoller = sender != nil && configuration.delivery.schedulerEnabled && configuration.fcm.deliveryDataHours > 0
-            ? DeliveryDataPoller(service: deliveryData, hours: configuration.fcm.deliveryDataHours, log: log) : nil
-        webhookDispatcher = configuration.delivery.schedulerEnabled
-            ? WebhookDispatcher(settings: configuration.webhooks, pool: pool, databaseURL: configuration.database.url,
-                                caFile: configuration.fcm.caFile, log: log, metrics: metrics)
-            : nil
+        let owner = DeliveryEngine.newOwner()
         if let sender, configuration.delivery.schedulerEnabled {
             var settings = DeliveryEngine.Configuration()
             settings.workers = configuration.delivery.workers
@@ -86,10 +81,46 @@ public final class HeraldApplication: Sendable {
             settings.fanOutsAtOnce = configuration.delivery.fanOutsAtOnce > 0 ? configuration.delivery.fanOutsAtOnce : nil
             settings.sendRate = rate > 0 ? DeliveryEngine.SendRate(project: sender.configuration.projectID, messages: rate) : nil
             engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,
-                                    sender: sender, log: log, metrics: metrics)
+                                    sender: sender, log: log, metrics: metrics, owner: owner)
         } else {
             engine = nil
         }
+        if configuration.delivery.schedulerEnabled {
+            let dispatcher = WebhookDispatcher(settings: configuration.webhooks, pool: pool, caFile: configuration.fcm.caFile, owner: owner,
+                                               log: log, metrics: metrics)
+            var services = Self.listening(for: (engine?.notificationRoutes ?? [:]).merging(dispatcher.notificationRoutes) { $0 + $1 },
+                                          databaseURL: configuration.database.url, log: log)
+            services += engine?.backgroundServices ?? []
+            services += dispatcher.backgroundServices
+            services.append(Self.idempotencyExpiry(pool: pool, hours: configuration.delivery.idempotencyKeyHours, log: log))
+            if sender != nil && configuration.fcm.deliveryDataHours > 0 {
+                services.append(deliveryData.pollingService(hours: configuration.fcm.deliveryDataHours, log: log))
+            }
+            let leadership = Leadership(.elected(pool: pool, lease: .seconds(configuration.delivery.leaderLeaseSeconds)), owner: owner, log: log)
+            background = BackgroundRuntime(services: services, leadership: leadership, reportingTo: pool, log: log, metrics: metrics)
+        } else {
+            background = nil
+        }
+    }
+
+    /// One LISTEN connection for the scheduler, the workers and webhook dispatch: a step that
+    /// runs until the runtime stops.
+    static func listening(for routes: [String: [Wakeup]], databaseURL: String, log: Log) -> [BackgroundService] {
+        guard !routes.isEmpty else { return [] }
+        let listener = NotificationListener(databaseURL: databaseURL, routes: routes, log: log)
+        return [BackgroundService("notifications", .everyInstance, every: .seconds(1), step: { pass in
+            listener.run(until: pass.isStopping)
+            return nil
+        })]
+    }
+
+    /// Forgets `Idempotency-Key` answers older than `hours`, once per deployment, hourly.
+    static func idempotencyExpiry(pool: PostgresPool, hours: Int, log: Log) -> BackgroundService {
+        BackgroundService("idempotency-expiry", .leader, every: .seconds(3600), step: { _ in
+            let expired = try pool.withConnection { try IdempotencyStore().expire(olderThanHours: hours, on: $0) }
+            if expired > 0 { log.info("idempotency keys expired", ["keys": .number(Double(expired)), "older_than_hours": .number(Double(hours))]) }
+            return nil
+        })
     }
 
     /// Applies missing migrations when configured to (before anything listens).
@@ -99,28 +130,12 @@ public final class HeraldApplication: Sendable {
         log.info("migrations applied", ["directory": .string(configuration.database.migrationsDirectory), "applied": .number(Double(applied.count))])
     }
 
-    /// Starts the scheduler and the delivery workers (when sending is configured and enabled), and
-    /// the credential cache's listener.
+    /// Starts the delivery workers and the background services (when sending is configured and
+    /// enabled), and the credential cache's listener.
     public func startWorkers() {
         credentials?.start(databaseURL: configuration.database.url, log: log)
-        // One LISTEN connection for the scheduler, the workers and the webhook threads.
-        if let engine, let webhookDispatcher {
-            let routes = engine.notificationRoutes.merging(webhookDispatcher.notificationRoutes) { $0 + $1 }
-            let listener = NotificationListener(databaseURL: configuration.database.url, routes: routes, log: log)
-            do {
-                _ = try startThread(name: "herald-listener") { listener.run { engine.stopped && webhookDispatcher.bell.isStopped } }
-                engine.start(listening: false)
-                webhookDispatcher.start(listening: false)
-            } catch {
-                log.warning("no shared listener thread (\(error)): each part listens on its own")
-                engine.start()
-                webhookDispatcher.start()
-            }
-        } else {
-            engine?.start()
-            webhookDispatcher?.start()
-        }
-        deliveryDataPoller?.start()
+        engine?.startWorkers(listening: false)
+        background?.start()
     }
 
     /// How long a stopping instance waits for its workers' rounds in flight: what FCM (or a
@@ -134,17 +149,16 @@ public final class HeraldApplication: Sendable {
     public func stopWorkers(waiting: Bool) {
         credentials?.stop()
         engine?.stop()
-        webhookDispatcher?.stop()
-        deliveryDataPoller?.stop()
+        background?.stop()
         guard waiting else { return }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: Self.drainDeadline)
         let engineDone = engine?.waitUntilStopped(timeout: clock.now.duration(to: deadline)) ?? true
-        let webhooksDone = webhookDispatcher?.waitUntilStopped(timeout: max(.zero, clock.now.duration(to: deadline))) ?? true
-        if !engineDone || !webhooksDone {
+        let servicesDone = background?.waitUntilStopped(timeout: max(.zero, clock.now.duration(to: deadline))) ?? true
+        if !engineDone || !servicesDone {
             log.warning("drain deadline passed: rounds still waiting for answers are left to their leases",
                         ["deadline_seconds": .number(Self.drainDeadline.seconds), "delivery_workers_done": .bool(engineDone),
-                         "webhook_dispatch_done": .bool(webhooksDone)])
+                         "background_services_done": .bool(servicesDone)])
         }
     }
 
@@ -158,6 +172,12 @@ public final class HeraldApplication: Sendable {
             return false
         }
     }
+
+    /// The id this instance's leases carry (deliveries, webhooks, the leader lease).
+    public var instanceOwner: String { background?.leadership.owner ?? engine?.owner ?? "" }
+
+    /// The background services' gauges (the leader lease, each service's last step), for /metrics.
+    public var backgroundGauges: [Metrics.Gauge] { background?.gauges ?? [] }
 
     /// The pool's gauges, for /metrics.
     public var poolStatistics: (open: Int, inUse: Int, waiting: Int) {

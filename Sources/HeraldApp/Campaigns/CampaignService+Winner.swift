@@ -12,7 +12,7 @@ extension CampaignService {
             guard let current = try campaigns.find(id: id, on: connection, forUpdate: true) else {
                 throw AppError.notFound(.campaign("\(id)"))
             }
-            return try WinnerRollout(buckets: buckets).send(current, variantKey: variantKey, by: actor, now: now, on: connection)
+            return try WinnerRollout(buckets: buckets, approvalsRequired: approvalsRequired).send(current, variantKey: variantKey, by: actor, now: now, on: connection)
         }
     }
 

@@ -19,6 +19,11 @@ struct IdempotencyStore: Sendable {
         }.first
     }
 
+    /// Forgets the answers older than `hours`: a retry that late is a new request. Returns how many.
+    func expire(olderThanHours hours: Int, on connection: PostgresConnection) throws -> Int {
+        try connection.execute("DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => \(hours)::integer)")
+    }
+
     /// Records the answer; throws the unique violation when another request recorded the key first.
     func remember(scope: String, key: String, requestSHA256: String, answer: IdempotentAnswer, on connection: PostgresConnection) throws {
         _ = try connection.execute("""

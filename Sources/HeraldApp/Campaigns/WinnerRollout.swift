@@ -9,12 +9,23 @@ import HeraldPostgres
 /// transaction, on the campaign row it locked.
 struct WinnerRollout: Sendable {
     let buckets: AudienceBuckets
+    /// With approvals on (`HERALD_APPROVALS`), the roll-out sends the version a publisher
+    /// approved, as a run and a one-call send of a template do, and nothing without one.
+    var approvalsRequired = false
 
     func send(_ current: CampaignRecord, variantKey: String, by actor: Actor, now: Date, details: JSONObject = [:],
               on connection: PostgresConnection) throws -> CampaignRecord {
         var spec = try current.spec()
         func refuse(_ detail: String) -> AppError {
             .conflict(code: "winner_not_sendable", title: "The winner cannot be sent to the rest", detail: detail, currentStatus: current.status)
+        }
+        if approvalsRequired {
+            guard let approved = try ApprovalStore().approvedContent(current.id, on: connection), case .success(let parsed) = CampaignSpec.parse(approved) else {
+                throw AppError.conflict(code: "approval_required", title: "The campaign is not approved",
+                                        detail: "With approvals on (HERALD_APPROVALS), the winner goes to the rest only in a version a publisher approved; campaign \(current.id) has none.",
+                                        currentStatus: current.status)
+            }
+            spec = parsed
         }
         guard spec.variant(variantKey) != nil else {
             throw AppError.invalidField("variant", "campaign has no variant \"\(variantKey)\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))",

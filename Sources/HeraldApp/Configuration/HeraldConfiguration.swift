@@ -48,6 +48,8 @@ public struct HeraldConfiguration: Sendable, Equatable {
             approvalsRequired: try read.boolean("HERALD_APPROVALS", false),
             ratePerMinute: try read.integer("HERALD_FCM_RATE_PER_MINUTE", 600_000, 0...100_000_000),
             fanOutsAtOnce: try read.integer("HERALD_TOPIC_FANOUTS_AT_ONCE", 1, 0...1000))
+        delivery.leaderLeaseSeconds = try read.integer("HERALD_LEADER_LEASE_SECONDS", delivery.leaderLeaseSeconds, 2...3600)
+        delivery.idempotencyKeyHours = try read.integer("HERALD_IDEMPOTENCY_KEY_HOURS", delivery.idempotencyKeyHours, 1...87_600)
         accounts = AccountSettings(
             sessionIdleSeconds: try read.integer("HERALD_SESSION_IDLE_SECONDS", 8 * 3600, 60...(30 * 86400)),
             sessionLifetimeSeconds: try read.integer("HERALD_SESSION_LIFETIME_SECONDS", 7 * 86400, 60...(365 * 86400)),

@@ -67,6 +67,11 @@ public struct DeliverySettings: Sendable, Equatable {
     var ratePerMinute = 600_000
     /// Topic fan-outs in flight at once across every instance (FCM recommends one); 0: no limit.
     var fanOutsAtOnce = 1
+    /// Seconds the leader lease lasts: another instance takes the once-per-deployment chores
+    /// over within this long after the leader dies.
+    var leaderLeaseSeconds = 30
+    /// Hours an `Idempotency-Key`'s first answer is kept (a retry later than that is a new request).
+    var idempotencyKeyHours = 168
 }
 
 /// Browser sessions and the sign-in rate limit.

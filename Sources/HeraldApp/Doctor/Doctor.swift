@@ -27,6 +27,7 @@ public enum Doctor {
         }
         defer { connection?.close() }
         checks.append(migrations(configuration, connection))
+        checks.append(background(connection))
         checks.append(contentsOf: sending(configuration))
         checks.append(topicAPI(configuration.fcm.topicAPI))
         return checks

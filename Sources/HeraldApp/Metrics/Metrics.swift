@@ -85,8 +85,15 @@ public final class Metrics: Sendable {
         state.withLock { $0.withRequestSeries().counters[name]?[Self.render(labels)] ?? 0 }
     }
 
-    /// The text exposition format (version 0.0.4); `extra` adds gauges computed at scrape time.
-    public func exposition(gauges extra: [(name: String, help: String, value: Double)] = []) -> String {
+    /// A gauge computed at scrape time, with a value per set of labels.
+    public struct Gauge: Sendable {
+        public var name: String
+        public var help: String
+        public var series: [(labels: [(String, String)], value: Double)]
+    }
+
+    /// The text exposition format (version 0.0.4); `extra` and `families` add gauges computed at scrape time.
+    public func exposition(gauges extra: [(name: String, help: String, value: Double)] = [], families: [Gauge] = []) -> String {
         var lines: [String] = []
         let state = state.withLock { $0 }.withRequestSeries()
         for name in state.help.keys.sorted() {
@@ -110,6 +117,13 @@ public final class Metrics: Sendable {
             lines.append("# HELP \(gauge.name) \(gauge.help)")
             lines.append("# TYPE \(gauge.name) gauge")
             lines.append("\(gauge.name) \(Self.format(gauge.value))")
+        }
+        for gauge in families {
+            lines.append("# HELP \(gauge.name) \(gauge.help)")
+            lines.append("# TYPE \(gauge.name) gauge")
+            for (labels, value) in gauge.series {
+                lines.append("\(gauge.name)\(labels.isEmpty ? "" : "{\(Self.render(labels))}") \(Self.format(value))")
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }

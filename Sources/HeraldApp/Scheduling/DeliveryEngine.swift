@@ -96,9 +96,6 @@ public final class DeliveryEngine: Sendable {
         looks.withLock { $0.finished[loop] = look }
     }
 
-    /// Due campaigns one scheduler transaction starts at most.
-    static let runsPerPass = 100
-
     let configuration: Configuration
     let outbox: any DeliveryOutbox
     /// Where LISTEN connects: notifications wake the scheduler and the workers at once.
@@ -109,8 +106,10 @@ public final class DeliveryEngine: Sendable {
     let owner: String
     let scheduleBell = Wakeup()
     let deliveryBell = Wakeup()
-    /// The listener, the scheduler and the workers; `waitUntilStopped` waits for them.
+    /// The listener and the workers; `waitUntilStopped` waits for them.
     let threads = RunningThreads()
+    /// The background services when the engine runs them itself (`start`).
+    let ownServices = Mutex<BackgroundRuntime?>(nil)
     /// The shared bucket as this process saw it last, for the metrics.
     let lastBucket = Mutex<SendQuotaStore.Snapshot?>(nil)
     /// The day's analytics labels (every instance's) as the scheduler last counted them.
@@ -120,12 +119,13 @@ public final class DeliveryEngine: Sendable {
     let looks: Mutex<Looks>
 
     public convenience init(configuration: Configuration, pool: PostgresPool, databaseURL: String, sender: any MessageSending,
-                            log: Log, metrics: Metrics) {
+                            log: Log, metrics: Metrics, owner: String? = nil) {
         self.init(configuration: configuration, outbox: PostgresOutbox(pool: pool, starter: RunStarter(buckets: configuration.buckets, approvalsRequired: configuration.approvalsRequired)),
-                  databaseURL: databaseURL, sender: sender, log: log, metrics: metrics)
+                  databaseURL: databaseURL, sender: sender, log: log, metrics: metrics, owner: owner)
     }
 
-    init(configuration: Configuration, outbox: any DeliveryOutbox, databaseURL: String, sender: any MessageSending, log: Log, metrics: Metrics) {
+    init(configuration: Configuration, outbox: any DeliveryOutbox, databaseURL: String, sender: any MessageSending, log: Log, metrics: Metrics,
+         owner: String? = nil) {
         self.configuration = configuration
         self.outbox = outbox
         self.databaseURL = databaseURL
@@ -133,16 +133,24 @@ public final class DeliveryEngine: Sendable {
         self.log = log
         self.metrics = metrics
         looks = Mutex(Looks(loops: 1 + configuration.workers))
-        var host = [CChar](repeating: 0, count: 256)
-        gethostname(&host, host.count)
-        owner = "\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(getpid()):\(UUID().uuidString.prefix(8))"
+        self.owner = owner ?? Self.newOwner()
     }
 
-    /// Starts the threads; they run until `stop()`. Without `listening`, another thread of the
-    /// process listens for it (`notificationRoutes`).
+    /// Starts the workers and the engine's background services, these as the only instance
+    /// (leading its own chores); they run until `stop()`. Without `listening`, another thread of
+    /// the process listens for them (`notificationRoutes`).
     public func start(listening: Bool = true) {
-        var bodies: [(name: String, body: @Sendable () -> Void)] = [("herald-scheduler", { [self] in schedule() })]
-        if listening { bodies.insert(("herald-listener", { [self] in listen() }), at: 0) }
+        let runtime = BackgroundRuntime(services: backgroundServices, leadership: Leadership(.alone, owner: owner, log: log), log: log, metrics: metrics)
+        ownServices.withLock { $0 = runtime }
+        startWorkers(listening: listening)
+        runtime.start()
+    }
+
+    /// Starts the listener (with `listening`) and the delivery workers; the background services
+    /// are the caller's to run (`backgroundServices`, in the application's runtime).
+    func startWorkers(listening: Bool) {
+        var bodies: [(name: String, body: @Sendable () -> Void)] = []
+        if listening { bodies.append(("herald-listener", { [self] in listen() })) }
         for index in 0..<configuration.workers {
             bodies.append(("herald-worker-\(index)", { [self] in work(index) }))
         }
@@ -154,13 +162,19 @@ public final class DeliveryEngine: Sendable {
     public func stop() {
         scheduleBell.stop()
         deliveryBell.stop()
+        ownServices.withLock { $0 }?.stop()
     }
 
     /// Waits (up to `timeout`) until every thread has finished its last step, so that a process
     /// that stops leaves no delivery leased: what it sent is recorded, what it claimed is released.
     /// Returns whether they all finished.
     @discardableResult
-    public func waitUntilStopped(timeout: Duration) -> Bool { threads.waitUntilStopped(timeout: timeout) }
+    public func waitUntilStopped(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let workers = threads.waitUntilStopped(timeout: timeout)
+        let services = ownServices.withLock { $0 }?.waitUntilStopped(timeout: max(.zero, ContinuousClock.now.duration(to: deadline))) ?? true
+        return workers && services
+    }
 
     var stopped: Bool { scheduleBell.isStopped }
 
@@ -173,77 +187,6 @@ public final class DeliveryEngine: Sendable {
 
     func listen() {
         NotificationListener(databaseURL: databaseURL, routes: notificationRoutes, log: log).run { [self] in stopped }
-    }
-
-    func schedule() {
-        let clock = ContinuousClock()
-        var lastSweep = clock.now
-        var lastStaleSweep: ContinuousClock.Instant?
-        var lastFold = clock.now
-        while !stopped {
-            let seen = scheduleBell.generation
-            let look = beganLook(0)
-            var wait = configuration.pollInterval
-            do {
-                // A worker that died between recording a run's last outcomes and closing the run
-                // leaves it open with nothing left to send; closing is looked at again each poll.
-                if lastSweep.duration(to: clock.now) >= configuration.pollInterval {
-                    lastSweep = clock.now
-                    try outbox.closeFinishedRuns()
-                }
-                if lastStaleSweep.map({ $0.duration(to: clock.now) >= .seconds(3600) }) ?? true {
-                    lastStaleSweep = clock.now
-                    let stale = try outbox.markStaleDevices(unseenForDays: configuration.staleDeviceDays)
-                    if stale > 0 { log.info("devices marked stale", ["devices": .number(Double(stale)), "unseen_days": .number(Double(configuration.staleDeviceDays))]) }
-                    let retention = try outbox.applyRetention(days: configuration.deliveryRetentionDays)
-                    if retention.opened != nil || !retention.dropped.isEmpty {
-                        log.info("delivery detail partitions", ["opened": retention.opened.map { .number(Double($0)) } ?? .null,
-                                                                "dropped": .array(retention.dropped.map { .number(Double($0)) }),
-                                                                "retention_days": .number(Double(configuration.deliveryRetentionDays))])
-                    }
-                }
-                try outbox.applyDeliveryControls(now: Date())
-                let decided = try outbox.decideWinners(now: Date())
-                for (campaign, decision) in decided {
-                    log.info("automatic winner decided", ["campaign": .string(campaign), "variant": decision.variantToSend.map { .string($0) } ?? .null,
-                                                          "decision": .string(decision.sentence)])
-                }
-                if decided.contains(where: { $0.decision.variantToSend != nil }) { deliveryBell.ring() }
-                let started = try outbox.startDueRuns(limit: Self.runsPerPass, now: Date())
-                let labels = try outbox.labelsToday()
-                labelsToday.withLock { $0 = labels }
-                // This process's workers need not wait for the notification to come round.
-                if !started.isEmpty { deliveryBell.ring() }
-                for run in started {
-                    metrics.increment("herald_runs_started_total", help: "Campaign runs started by this process's scheduler.")
-                    // A streamed run's size is known as it sends (-1 here).
-                    log.info("run started", ["campaign": .string(run.campaignID), "run": .string(run.runID),
-                                             "deliveries": run.deliveries < 0 ? .null : .number(Double(run.deliveries))])
-                }
-                // Runs to devices plan while they send, a chunk a pass: straight back while any has more.
-                let planned = try outbox.planRuns(limit: Self.runsPerPass)
-                if planned > 0 { deliveryBell.ring() }
-                // Devices registered since into the segment counts, after the due runs: a fold after
-                // a large import takes seconds, which no due run should wait for.
-                if lastFold.duration(to: clock.now) >= configuration.pollInterval {
-                    lastFold = clock.now
-                    try outbox.foldDeviceCensus()
-                }
-                finishedLook(0, look)
-                if started.count == Self.runsPerPass || planned > 0 { continue }  // more may be due right now
-                if let seconds = try outbox.secondsUntilNextDue() {
-                    wait = min(wait, .milliseconds(max(0, Int(seconds * 1000))))
-                }
-                // A run expiring or a window closing is acted on when it happens.
-                if let seconds = try outbox.secondsUntilNextControl() {
-                    wait = min(wait, .milliseconds(max(10, Int(seconds * 1000) + 10)))
-                }
-            } catch {
-                log.warning("scheduler: \(error)")
-                wait = .seconds(1)
-            }
-            scheduleBell.wait(after: seen, timeout: wait)
-        }
     }
 
     func work(_ index: Int) {

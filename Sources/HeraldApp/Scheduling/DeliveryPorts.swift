@@ -129,7 +129,7 @@ struct PostgresOutbox: DeliveryOutbox {
     }
 
     func decideWinners(now: Date) throws -> [(campaignID: String, decision: WinnerDecision)] {
-        try pool.withConnection { try WinnerDecider(buckets: starter.buckets).decideDue(now: now, on: $0) }
+        try pool.withConnection { try WinnerDecider(buckets: starter.buckets, approvalsRequired: starter.approvalsRequired).decideDue(now: now, on: $0) }
     }
 
     func secondsUntilNextControl() throws -> Double? {

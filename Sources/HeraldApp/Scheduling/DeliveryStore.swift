@@ -182,17 +182,11 @@ struct DeliveryStore: Sendable {
                 SELECT p.id FROM runs r
                 CROSS JOIN LATERAL (
                     SELECT d.id, d.next_attempt_at FROM deliveries d
-                    WHERE d.run_id = r.id AND d.status IN (\(constants: DeliveryStatus.open)) AND d.next_attempt_at <= now()
-                      AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-                      -- Past its wave's latest-delivery time (recipient time) it waits for the sweep to expire it.
-                      AND (d.expires_at IS NULL OR d.expires_at > now())
+                    WHERE d.run_id = r.id AND \(fragment: SendRules.requestMaySendNow)
                     ORDER BY d.next_attempt_at, d.id LIMIT \(limit)
                     FOR UPDATE OF d SKIP LOCKED
                 ) p
-                WHERE r.status = \(RunStatus.sending) AND r.per_device
-                  AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = r.campaign_id AND held.status = \(CampaignStatus.paused))
-                  AND (r.expires_at IS NULL OR r.expires_at > now())
-                  AND (r.window_closes_at IS NULL OR (r.window_opens_at <= now() AND now() < r.window_closes_at))
+                WHERE r.per_device AND \(fragment: SendRules.runMaySendNow)
                 ORDER BY p.next_attempt_at, p.id LIMIT \(limit)
             )
             UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(lease.seconds)),
@@ -203,23 +197,17 @@ struct DeliveryStore: Sendable {
                       d.device_token
             """)
         try rows.requireColumns(Self.claimedColumns + ["device_token"])
-        var claimed = try rows.map(Self.claimed)
-        let tokens = try rows.map { try $0.decode(String?.self, at: 5) ?? "" }
-        // The frequency caps, a run at a time (its content says its category and whether it is transactional).
+        let claimed = try rows.map(Self.claimed)
         guard !claimed.isEmpty else { return claimed }
-        let caps = try ContactPolicyStore().caps(on: connection)
-        guard !caps.isEmpty else { return claimed }
+        let tokens = try rows.map { try $0.decode(String?.self, at: 5) ?? "" }
+        // Each run's content says its category and whether it is transactional.
         let contents = try connection.query("""
             SELECT id::text, content::text FROM runs WHERE id = ANY(\(Array(Set(claimed.map(\.runID))))::uuid[])
-            """).map { try $0.decode((String, String).self, columns: "id", "content") }
-        for (runID, content) in contents {
-            guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) else { continue }
-            let indices = claimed.indices.filter { claimed[$0].runID == runID }
-            let checked = try DeviceTouchStore().applyCaps(caps, to: indices.map { claimed[$0] }, tokens: indices.map { tokens[$0] },
-                                                           spec: spec, runID: runID, layout: .scattered, on: connection)
-            for (index, request) in zip(indices, checked) { claimed[index] = request }
+            """).reduce(into: [String: CampaignSpec]()) { contents, row in
+            let (runID, content) = try row.decode((String, String).self, columns: "id", "content")
+            if let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) { contents[runID] = spec }
         }
-        return claimed
+        return try SendRules.applyContactPolicy(claimed, tokens: tokens, layout: .scattered, contents: contents, on: connection)
     }
 
     /// At most one topic or condition request per run (and, with `fanOutsAtOnce`, per project).
@@ -228,23 +216,16 @@ struct DeliveryStore: Sendable {
         let rows = try connection.query("""
             WITH ready AS (
                 SELECT r.id FROM runs r
-                WHERE r.status = \(RunStatus.sending) AND NOT r.per_device
-                  -- A paused campaign's deliveries wait where they are, unclaimed, until it is resumed.
-                  AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = r.campaign_id AND held.status = \(CampaignStatus.paused))
-                  -- Not past its latest-delivery time, and within its sending hours.
-                  AND (r.expires_at IS NULL OR r.expires_at > now())
-                  AND (r.window_closes_at IS NULL OR (r.window_opens_at <= now() AND now() < r.window_closes_at))
-                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN (\(constants: DeliveryStatus.open))
-                              AND d.next_attempt_at <= now() AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-                              AND (d.expires_at IS NULL OR d.expires_at > now()))
+                -- A paused campaign's deliveries wait where they are, unclaimed, until it is resumed.
+                WHERE NOT r.per_device AND \(fragment: SendRules.runMaySendNow)
+                  AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND \(fragment: SendRules.requestMaySendNow))
                   AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN (\(constants: DeliveryStatus.open))
                                   AND d.lease_expires_at >= now())
                 ORDER BY r.occurrence, r.id LIMIT \(limit)
                 FOR UPDATE OF r SKIP LOCKED
             ), picked AS (
                 SELECT (SELECT d.id FROM deliveries d
-                        WHERE d.run_id = ready.id AND d.status IN (\(constants: DeliveryStatus.open)) AND d.next_attempt_at <= now()
-                          AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now()) AND (d.expires_at IS NULL OR d.expires_at > now())
+                        WHERE d.run_id = ready.id AND \(fragment: SendRules.requestMaySendNow)
                         ORDER BY d.next_attempt_at, d.id LIMIT 1 FOR UPDATE SKIP LOCKED) AS id
                 FROM ready
             ), fan_outs AS (
@@ -306,7 +287,7 @@ struct DeliveryStore: Sendable {
             WHERE r.status = \(RunStatus.sending) AND d.status IN (\(constants: DeliveryStatus.open))
               -- An expired run or a closed window waits for the scheduler, not for a worker.
               AND (r.expires_at IS NULL OR r.expires_at > now()) AND (r.window_closes_at IS NULL OR r.window_closes_at > now())
-              AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = d.campaign_id AND held.status = \(CampaignStatus.paused))
+              AND \(fragment: SendRules.campaignOfRunNotPaused)
               AND (d.device_token IS NOT NULL
                    OR NOT EXISTS (SELECT 1 FROM deliveries l WHERE l.run_id = d.run_id AND l.id <> d.id
                                   AND l.status IN (\(constants: DeliveryStatus.open)) AND l.lease_expires_at >= now()))

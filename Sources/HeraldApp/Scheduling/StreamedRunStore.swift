@@ -10,15 +10,6 @@ import HeraldPostgres
 struct StreamedRunStore: Sendable {
     let devices = DeviceStore()
 
-    /// The run-level conditions under which a run's requests may be sent now: sending, its
-    /// campaign not paused, before its latest-delivery time and within its sending hours.
-    static let sendable: PostgresQuery = """
-        r.status = \(constants: [RunStatus.sending])
-          AND NOT EXISTS (SELECT 1 FROM campaigns held WHERE held.id = r.campaign_id AND held.status = \(constants: [CampaignStatus.paused]))
-          AND (r.expires_at IS NULL OR r.expires_at > now())
-          AND (r.window_closes_at IS NULL OR (r.window_opens_at <= now() AND now() < r.window_closes_at))
-        """
-
     /// Starts a streamed run of `due` to `audience`; nil when the occurrence has a run already.
     /// It holds no devices yet: the workers' first claim reads the first of them.
     /// `controlGroup`: the project's, which a marketing run skips (nil for a transactional one).
@@ -59,7 +50,7 @@ struct StreamedRunStore: Sendable {
                 SELECT b.id FROM device_batches b JOIN runs r ON r.id = b.run_id
                 WHERE b.status = \(DeliveryStatus.pending) AND b.next_attempt_at <= now()
                   AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now()) AND b.devices <= \(limit)
-                  AND \(fragment: Self.sendable)
+                  AND \(fragment: SendRules.runMaySendNow)
                 ORDER BY b.next_attempt_at, b.id LIMIT 1
                 FOR UPDATE OF b SKIP LOCKED
             )
@@ -95,7 +86,7 @@ struct StreamedRunStore: Sendable {
             SELECT r.id::text, r.plan_after, r.campaign_id::text, r.content::text, r.audience::text, r.rollout_variant,
                    extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points, r.control_salt,
                    EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips
-            FROM runs r WHERE r.streamed AND r.planning AND \(fragment: Self.sendable)
+            FROM runs r WHERE r.streamed AND r.planning AND \(fragment: SendRules.runMaySendNow)
             ORDER BY r.occurrence, r.id LIMIT 1
             FOR UPDATE OF r
             """).first else { return nil }
@@ -135,7 +126,7 @@ struct StreamedRunStore: Sendable {
     func secondsUntilNextBatch(on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
             SELECT least(
-                (SELECT 0::float8 FROM runs r WHERE r.streamed AND r.planning AND \(fragment: Self.sendable) LIMIT 1),
+                (SELECT 0::float8 FROM runs r WHERE r.streamed AND r.planning AND \(fragment: SendRules.runMaySendNow) LIMIT 1),
                 (SELECT extract(epoch FROM min(greatest(b.next_attempt_at, coalesce(b.lease_expires_at, b.next_attempt_at),
                                                         coalesce(r.window_opens_at, b.next_attempt_at))) - now())::float8
                  FROM device_batches b JOIN runs r ON r.id = b.run_id
@@ -303,9 +294,8 @@ struct RunMessages {
     /// The requests of a streamed batch, rendered and checked against the frequency caps.
     func claimed(_ devices: [StoredDevice], batch: StreamedBatch, lateness: Double, on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
         let rendered = render(devices, batch: batch, lateness: lateness)
-        guard !spec.delivery.transactional, !rendered.isEmpty else { return rendered }
-        return try DeviceTouchStore().applyCaps(try ContactPolicyStore().caps(on: connection), to: rendered, tokens: rendered.map { $0.device?.token ?? "" }, spec: spec,
-                                                runID: batch.runID, layout: .range, on: connection)
+        return try SendRules.applyContactPolicy(rendered, tokens: rendered.map { $0.device?.token ?? "" }, layout: .range,
+                                                contents: [batch.runID: spec], on: connection)
     }
 
     /// Each device's request; a device in the holdout gets none, and one whose message is over

@@ -9,6 +9,8 @@ import HeraldPostgres
 /// audited. Each campaign is decided once, by whichever scheduler locks it first.
 struct WinnerDecider: Sendable {
     let buckets: AudienceBuckets
+    /// Whether the roll-out sends only an approved version (`HERALD_APPROVALS`).
+    var approvalsRequired = false
     /// The scheduler acts as no person: the audit log names it.
     static let actor = Actor(name: "scheduler")
 
@@ -49,7 +51,7 @@ struct WinnerDecider: Sendable {
         details["confidence"] = .number(Double(rule.confidence))
         try AuditLog().record(.campaignWinnerDecided, by: Self.actor, object: .campaign(id), details: details, on: connection)
         if let variant = decision.variantToSend {
-            _ = try WinnerRollout(buckets: buckets).send(record, variantKey: variant, by: Self.actor, now: now,
+            _ = try WinnerRollout(buckets: buckets, approvalsRequired: approvalsRequired).send(record, variantKey: variant, by: Self.actor, now: now,
                                                          details: ["automatic": .bool(true), "won": .bool(decision.won)], on: connection)
         }
         return decision

@@ -10,6 +10,7 @@ import Synchronization
 /// connection). Each thread leases one endpoint at a time and posts its deliveries in order; a
 /// failure waits for its retry before anything behind it is posted, so a receiver that was down
 /// gets its events in the order they happened. Every process runs one; they share the outbox.
+/// The threads are background services (`backgroundServices`), run by the application's runtime.
 final class WebhookDispatcher: Sendable {
     /// Deliveries of one endpoint posted under one lease before the endpoints are looked at again.
     static let deliveriesPerClaim = 20
@@ -18,74 +19,47 @@ final class WebhookDispatcher: Sendable {
 
     let settings: WebhookSettings
     let pool: PostgresPool
-    let databaseURL: String
     let client: CurlHTTPClient
     let log: Log
     let metrics: Metrics
     let owner: String
     let bell = Wakeup()
-    let threads = RunningThreads()
     let store = WebhookStore()
 
-    init(settings: WebhookSettings, pool: PostgresPool, databaseURL: String, caFile: String?, log: Log, metrics: Metrics) {
+    init(settings: WebhookSettings, pool: PostgresPool, caFile: String?, owner: String, log: Log, metrics: Metrics) {
         self.settings = settings
         self.pool = pool
-        self.databaseURL = databaseURL
         client = CurlHTTPClient(caFile: caFile, maxIdleSessions: max(1, settings.threads))
+        self.owner = owner
         self.log = log
         self.metrics = metrics
-        owner = "\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8))"
     }
 
-    /// Starts the threads. Without `listening`, another thread of the process listens for them
-    /// (`notificationRoutes`).
-    func start(listening: Bool = true) {
-        guard settings.threads > 0 else { return }
-        var bodies: [(name: String, body: @Sendable () -> Void)] = []
-        if listening { bodies.append(("herald-webhook-listener", { [self] in listen() })) }
-        for index in 0..<settings.threads {
-            bodies.append(("herald-webhook-\(index)", { [self] in dispatch(index) }))
-        }
-        for name in threads.start(bodies) { log.error("\(name) could not be started: the system has no thread to spare") }
-    }
-
-    /// The bells a notification listener rings for these threads.
+    /// The bells a notification listener rings for the dispatch threads.
     var notificationRoutes: [String: [Wakeup]] { settings.threads > 0 ? [WebhookOutbox.channel: [bell]] : [:] }
 
-    /// Asks the threads to stop after the post in flight (at most the receiver timeout).
-    func stop() { bell.stop() }
-
-    @discardableResult
-    func waitUntilStopped(timeout: Duration) -> Bool { threads.waitUntilStopped(timeout: timeout) }
-
-    func listen() {
-        NotificationListener(databaseURL: databaseURL, routes: notificationRoutes, log: log).run { [self] in bell.isStopped }
+    /// Dispatch on every instance (each thread leases one endpoint at a time), and the sweep of
+    /// delivered webhooks once per deployment, on the leader.
+    var backgroundServices: [BackgroundService] {
+        var services = [BackgroundService("webhook-retention", .leader, every: .seconds(3600), step: { [self] _ in
+            _ = try pool.withConnection { try store.dropDelivered(olderThanDays: settings.retentionDays, on: $0) }
+            return nil
+        })]
+        // LISTEN wakes the threads when an event is written; the interval is only the fallback.
+        if settings.threads > 0 {
+            services.append(BackgroundService("webhook-dispatch", .everyInstance, every: .seconds(30), threads: settings.threads, bell: bell,
+                                              step: { [self] _ in try dispatchStep() }))
+        }
+        return services
     }
 
-    func dispatch(_ index: Int) {
-        var lastSweep: ContinuousClock.Instant?
-        while !bell.isStopped {
-            let seen = bell.generation
-            // LISTEN wakes the threads when an event is written; this is only the fallback.
-            var wait: Duration = .seconds(30)
-            do {
-                if index == 0, lastSweep.map({ $0.duration(to: .now) >= .seconds(3600) }) ?? true {
-                    lastSweep = .now
-                    _ = try pool.withConnection { try store.dropDelivered(olderThanDays: settings.retentionDays, on: $0) }
-                }
-                if let claimed = try pool.withConnection({ try store.claim(owner: owner, lease: Self.lease, limit: Self.deliveriesPerClaim, on: $0) }) {
-                    post(claimed)
-                    continue
-                }
-                if let seconds = try pool.withConnection({ try store.secondsUntilNextDue(on: $0) }) {
-                    wait = min(wait, .milliseconds(max(5, Int((seconds * 1000).rounded(.up)))))
-                }
-            } catch {
-                log.warning("webhook dispatcher \(index): \(error)")
-                wait = .seconds(1)
-            }
-            bell.wait(after: seen, timeout: wait)
+    /// Posts what one endpoint has waiting (straight back for more), or says when the next retry falls due.
+    func dispatchStep() throws -> Duration? {
+        if let claimed = try pool.withConnection({ try store.claim(owner: owner, lease: Self.lease, limit: Self.deliveriesPerClaim, on: $0) }) {
+            post(claimed)
+            return .zero
         }
+        return try pool.withConnection({ try store.secondsUntilNextDue(on: $0) }).map { .milliseconds(max(5, Int(($0 * 1000).rounded(.up)))) }
     }
 
     /// Posts the claimed deliveries in order until one fails (it waits for its retry, and the rest
