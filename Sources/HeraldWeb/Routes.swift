@@ -74,6 +74,7 @@ enum Routes {
         t.add(.get, "/api/v1/sends/{id}", .api(.sends, h.sendsAPI.get))
         t.add(.post, "/api/v1/delivery-data/refresh", .api(.api(.publisher), h.deliveryDataAPI.refresh).onSlowHandlers())
         t.add(.post, "/api/v1/topic-subscriptions", .api(.api(.publisher), h.devicesAPI.changeTopic).onSlowHandlers())
+        t.add(.get, "/api/v1/topic-subscriptions/{id}", .api(.api(.viewer), h.devicesAPI.topicJob))
         t.add(.post, "/api/v1/time-zone-topics", .api(.api(.publisher), h.devicesAPI.assignTimeZoneTopics).onSlowHandlers())
 
         // Accounts API: `me` for anyone signed in, the rest for admins.

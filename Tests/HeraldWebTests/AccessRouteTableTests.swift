@@ -155,6 +155,7 @@ import Testing
         "DELETE /api/v1/segments/{id}": .api(.editor),
         "POST /api/v1/segment-reach": .api(.viewer),
         "POST /api/v1/topic-subscriptions": .api(.publisher),
+        "GET /api/v1/topic-subscriptions/{id}": .api(.viewer),
         "POST /api/v1/time-zone-topics": .api(.publisher),
     ]
 

@@ -83,34 +83,38 @@ extension DeviceService {
         try store.markInvalid(dead.map(\.0), reasons: dead.map(\.1), on: connection)
     }
 
-    /// Subscribes (or unsubscribes) the active devices of a segment or a token list to a topic
-    /// through the configured topic API: v1's `topicSubscriptions`, tokens and FIDs, at the
-    /// project's shared rate; or the Instance ID API, tokens only, a thousand a call. Devices FCM
-    /// says are gone are marked invalid, as a send's UNREGISTERED would. Audited.
-    public func changeTopic(_ json: JSON, by actor: Actor) throws -> TopicChange {
+    /// What a topic change request started: a token list changed at once, or a segment's job queued.
+    public enum TopicChangeStarted: Sendable {
+        case changed(TopicChange)
+        case queued(TopicJob)
+    }
+
+    /// Subscribes (or unsubscribes) devices to a topic through the configured topic API: v1's
+    /// `topicSubscriptions`, tokens and FIDs, at the project's shared rate; or the Instance ID
+    /// API, tokens only, a thousand a call. A token list (at most 200) is changed at once, while
+    /// the caller waits; a segment, of any size, becomes a job that the instances' background
+    /// service works through (`runTopicJobs`). Audited.
+    public func changeTopic(_ json: JSON, by actor: Actor) throws -> TopicChangeStarted {
         let (topic, audience, unsubscribe) = try Self.checked(Self.parseTopicChange(json))
         guard let sender else { throw AppError.sendingNotConfigured }
+        switch audience {
+        case .segment(let segment):
+            return .queued(try queueTopicJob(topic: topic, segment: segment, unsubscribe: unsubscribe, by: actor))
+        default:
+            return .changed(try changeTopicNow(topic: topic, audience: audience, unsubscribe: unsubscribe, sender: sender, by: actor))
+        }
+    }
+
+    /// Changes a token list's subscriptions while the caller waits. Devices FCM says are gone
+    /// are marked invalid, as a send's UNREGISTERED would.
+    func changeTopicNow(topic: String, audience: Audience, unsubscribe: Bool, sender: FCMSender, by actor: Actor) throws -> TopicChange {
         var change = TopicChange()
-        let api = sender.configuration.topicAPI
-        let permits = subscriptionPermits(sender)
         try database.transaction { connection in
-            guard let devices = try RunStarter.devices(of: audience, on: connection) else {
-                throw AppError.invalidField("segment", "the segment does not exist", code: "not_found", title: "The segment does not exist")
-            }
+            guard let devices = try RunStarter.devices(of: audience, on: connection) else { return }
             try store.forEachActive(matching: devices, batch: 10 * FCMSender.topicManagementBatch, on: connection) { batch in
-                let registrations = batch.filter { api.takesInstallationIDs || $0.device.kind == .token }.map(\.device.token)
-                change.skippedFIDs += batch.count - registrations.count
-                guard !registrations.isEmpty else { return }
-                let result = unsubscribe ? try sender.unsubscribe(registrations, from: topic, permits: permits, policy: Self.withinARequest)
-                    : try sender.subscribe(registrations, to: topic, permits: permits, policy: Self.withinARequest)
-                change.devices += registrations.count
-                change.changed += result.succeeded
-                change.failed += result.failures.count
-                change.calls += result.calls
-                change.throttled += result.throttled
-                change.failures += result.failures.prefix(TopicChange.maximumFailures - change.failures.count)
-                // A device FCM does not know, or says is no registration, is sent nothing again until registered anew.
-                try markGone(result, api: api, on: connection)
+                let result = try changeTopic(of: batch, topic: topic, unsubscribe: unsubscribe, sender: sender,
+                                             policy: Self.withinARequest, into: &change)
+                try markGone(result, api: sender.configuration.topicAPI, on: connection)
             }
             try AuditLog().record(.topicSubscribed, by: actor, object: .topic(topic),
                                   details: ["unsubscribe": .bool(unsubscribe), "devices": .number(Double(change.devices)),
@@ -119,5 +123,25 @@ extension DeviceService {
                                   on: connection)
         }
         return change
+    }
+
+    /// Subscribes (or unsubscribes) one batch of active devices, FID devices left out with the
+    /// Instance ID API, and counts what it did into `change`; the caller marks the gone ones.
+    func changeTopic(of batch: [StoredDevice], topic: String, unsubscribe: Bool, sender: FCMSender, policy: RetryPolicy?,
+                     into change: inout TopicChange) throws -> TopicManagementResult {
+        let api = sender.configuration.topicAPI
+        let registrations = batch.filter { api.takesInstallationIDs || $0.device.kind == .token }.map(\.device.token)
+        change.skippedFIDs += batch.count - registrations.count
+        guard !registrations.isEmpty else { return TopicManagementResult() }
+        let permits = subscriptionPermits(sender)
+        let result = unsubscribe ? try sender.unsubscribe(registrations, from: topic, permits: permits, policy: policy)
+            : try sender.subscribe(registrations, to: topic, permits: permits, policy: policy)
+        change.devices += registrations.count
+        change.changed += result.succeeded
+        change.failed += result.failures.count
+        change.calls += result.calls
+        change.throttled += result.throttled
+        change.failures += result.failures.prefix(max(0, TopicChange.maximumFailures - change.failures.count))
+        return result
     }
 }

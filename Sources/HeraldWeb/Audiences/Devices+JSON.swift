@@ -41,6 +41,27 @@ extension DeviceService.TopicChange {
     }
 }
 
+extension TopicJob {
+    /// A segment's subscription job as the topics API answers it: its state, the segment's reach
+    /// when it was made, and what the devices done so far did (the counts of a topic change).
+    var json: JSON {
+        guard case .object(var object) = change.json else { return .null }
+        object["skipped_reason"] = nil
+        object["id"] = .string(id.description)
+        object["topic"] = .string(topic)
+        object["unsubscribe"] = .bool(unsubscribe)
+        object["segment"] = .string(segmentID.description)
+        object["status"] = .string(status.rawValue)
+        object["reach"] = .number(Double(reach))
+        object["error"] = error.map(JSON.string) ?? .null
+        object["created_by"] = .string(createdBy)
+        object["created_at"] = .time(createdAt)
+        object["started_at"] = startedAt.map(JSON.time) ?? .null
+        object["finished_at"] = finishedAt.map(JSON.time) ?? .null
+        return .object(object)
+    }
+}
+
 extension DeviceService.TimeZoneTopicChange {
     /// What assigning time-zone topics did, as the API answers it.
     var json: JSON {
