@@ -81,7 +81,9 @@ extension FCMEmulator {
             let sequence = state.nextSequence
             state.nextSequence += 1
             let name = "projects/\(project)/messages/emu-\(sequence)"
-            state.messages.append(ReceivedMessage(sequence: sequence, name: name, message: message, receivedAt: .now()))
+            var received = ReceivedMessage(sequence: sequence, name: name, message: message, receivedAt: .now())
+            received.reached = state.reach(topic: message["topic"]?.stringValue, condition: message["condition"]?.stringValue)
+            state.messages.append(received)
             state.accepted += 1
             state.acceptedByLabel[message["fcm_options"]?["analytics_label"]?.stringValue ?? "", default: 0] += 1
             Self.tally(message, configuration: configuration, day: Self.day(.now()), into: &state)

@@ -1,4 +1,5 @@
 import FCMMessage
+import HeraldFCM
 import HeraldJSON
 
 extension FCMEmulator {
@@ -47,9 +48,9 @@ extension FCMEmulator {
                     results.append(["error": "NOT_FOUND"])
                 } else {
                     if adding {
-                        state.subscriptions[topic, default: []].insert(token)
+                        _ = state.subscribe(token, to: topic, at: RFC3339.utc(secondsSince1970: UnixTime.now().seconds))
                     } else {
-                        state.subscriptions[topic]?.remove(token)
+                        _ = state.unsubscribe(token, from: topic)
                     }
                     results.append([:])
                 }
@@ -58,7 +59,7 @@ extension FCMEmulator {
         return .json(200, ["results": .array(results)])
     }
 
-    /// The tokens subscribed to `topic` through the Instance ID API.
+    /// The registrations subscribed to `topic`, through either API.
     public func subscribers(of topic: String) -> Set<String> {
         state.withLock { $0.subscriptions[topic] ?? [] }
     }

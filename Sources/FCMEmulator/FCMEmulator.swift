@@ -7,7 +7,8 @@ import Synchronization
 /// A stand-in for FCM's HTTP v1 API and Google's OAuth token endpoint, for development and tests.
 ///
 /// Endpoints (see `handle(_:)`): `POST /token`, `POST /v1/projects/{project}/messages:send`,
-/// `POST /iid/v1:batchAdd` and `:batchRemove` (topic subscriptions),
+/// `POST /iid/v1:batchAdd` and `:batchRemove` (topic subscriptions), v1's
+/// `/v1/projects/{project}/registrations/{registration}/topicSubscriptions[/{topic}]`,
 /// `GET /emulator/messages[?since=N]`, `GET /emulator/counts`, `DELETE /emulator/messages`, and the FCM
 /// Data API's `GET /v1beta1/projects/{project}/androidApps/{app}/deliveryData`. The request handling is a
 /// pure function of the request and the emulator's state; `start(host:port:)` serves it on
@@ -88,6 +89,9 @@ public final class FCMEmulator: Sendable {
             if path.hasPrefix("/v1beta1/projects/") && path.hasSuffix("/deliveryData") {
                 guard request.method == "GET" else { return .respond(.fcmError(405, "METHOD_NOT_ALLOWED", "Use GET."), delay: nil) }
                 return deliveryData(request, path: path, query: query)
+            }
+            if let answer = topicSubscriptions(request, path: path, query: query) {
+                return .respond(answer, delay: nil)
             }
             if let project = sendProject(path) {
                 guard request.method == "POST" else {

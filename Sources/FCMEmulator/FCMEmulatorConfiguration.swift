@@ -29,6 +29,17 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var instanceIDUnavailableCalls = 0
     /// Tokens the Instance ID API answers INTERNAL for the first time it sees them.
     public var instanceIDFlakyTokens: Set<String> = []
+    /// Topic subscription adds and removes (v1 `topicSubscriptions` create, patch, delete) a second
+    /// for the project; beyond, 429 RESOURCE_EXHAUSTED (FCM's limit: 3,000).
+    public var subscriptionsPerSecond = 3000
+    /// Registrations whose subscription adds and removes are always answered 503 UNAVAILABLE
+    /// with `Retry-After: 1`, as a server in trouble would.
+    public var subscriptionUnavailableRegistrations: Set<String> = []
+    /// The most subscriptions one page of `list` holds (FCM: "the service may return fewer" than
+    /// the 2,000 asked; tests lower it to see clients follow `nextPageToken`).
+    public var subscriptionPageLimit = 2000
+    /// Topics one registration may be subscribed to (FCM's limit: 2,000).
+    public var maximumTopicsPerRegistration = 2000
     /// Shares of send requests answered with faults.
     public var faults: FaultInjection
     /// The Android app the Data API reports a message under, unless `androidAppsByToken` names its token's.

@@ -193,9 +193,12 @@ struct ConditionParser {
 
 /// FCM's topic names: `^[a-zA-Z0-9-_.~%]+$`, with an optional `/topics/` prefix that is stripped.
 public enum TopicName {
+    /// The longest topic name: FCM's pattern is `[a-zA-Z0-9-_.~%]{1,900}` (`reference/fcm.md`).
+    public static let maximumLength = 900
+
     /// Whether `name` (without prefix) is a valid topic name.
     public static func isValid(_ name: String) -> Bool {
-        !name.isEmpty && name.unicodeScalars.allSatisfy(isAllowed)
+        !name.isEmpty && name.utf8.count <= maximumLength && name.unicodeScalars.allSatisfy(isAllowed)
     }
 
     /// `name` without a leading `/topics/`.

@@ -60,6 +60,7 @@ enum Routes {
         t.add(.get, "/api/v1/devices/{token}", .api(.api(.viewer), h.devicesAPI.get))
         t.add(.delete, "/api/v1/devices/{token}", .api(.devices, h.devicesAPI.delete))
         t.add(.post, "/api/v1/devices/{token}/move-to-fid", .api(.devices, h.devicesAPI.moveToFID))
+        t.add(.get, "/api/v1/devices/{token}/topics", .api(.api(.viewer), h.devicesAPI.topics).onSlowHandlers())
         t.add(.get, "/api/v1/device-counts", .api(.api(.viewer), h.devicesAPI.counts))
         t.add(.post, "/api/v1/device-imports", .api(.devices, h.devicesAPI.importDevices).streamingBody(upTo: settings.maxImportBytes).onSlowHandlers())
         t.add(.get, "/api/v1/device-export", .raw(.api(.viewer), h.devicesAPI.export).onSlowHandlers())
@@ -73,6 +74,7 @@ enum Routes {
         t.add(.get, "/api/v1/sends/{id}", .api(.sends, h.sendsAPI.get))
         t.add(.post, "/api/v1/delivery-data/refresh", .api(.api(.publisher), h.deliveryDataAPI.refresh).onSlowHandlers())
         t.add(.post, "/api/v1/topic-subscriptions", .api(.api(.publisher), h.devicesAPI.changeTopic).onSlowHandlers())
+        t.add(.get, "/api/v1/topic-subscriptions/{id}", .api(.api(.viewer), h.devicesAPI.topicJob))
         t.add(.post, "/api/v1/time-zone-topics", .api(.api(.publisher), h.devicesAPI.assignTimeZoneTopics).onSlowHandlers())
 
         // Accounts API: `me` for anyone signed in, the rest for admins.
@@ -117,6 +119,7 @@ enum Routes {
 
         // Audience pages.
         t.add(.get, "/devices", .page(.page(.viewer), h.audiencePages.devicesPage))
+        t.add(.get, "/devices/{token}/topics", .page(.page(.viewer), h.audiencePages.deviceTopicsPage).onSlowHandlers())
         t.add(.post, "/devices/import", .page(.page(.editor), h.audiencePages.importDevices).streamingBody(upTo: settings.maxImportBytes).onSlowHandlers())
         t.add(.get, "/segments", .page(.page(.viewer), h.audiencePages.segmentsPage))
         t.add(.post, "/segments", .page(.page(.editor), h.audiencePages.createSegment))

@@ -121,16 +121,16 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func subscribing2500DevicesToATopicTakesThreeInstanceIDCalls() throws {
         let sink = try EmulatorSink()
-        let setup = try Setup(sender: sink)
+        let setup = try Setup(sender: InstanceIDFallback(sink: sink))
         defer { setup.probe.close() }
         try setup.register((0..<2500).map { ["token": .string(Self.token($0)), "platform": "android", "country": "IR"] })
         let segment = try setup.segments.create(["name": "Iran", "rule": ["all": [["field": "country", "equals": "IR"]]]], by: actor)
-        let change = try setup.devices.changeTopic(["topic": "herald-bucket-07", "segment": .string(segment.id.description)], by: actor)
+        let change = try setup.devices.changeTopicToTheEnd(["topic": "herald-bucket-07", "segment": .string(segment.id.description)], by: actor)
         #expect(change == DeviceService.TopicChange(devices: 2500, changed: 2500, failed: 0, calls: 3))
         #expect(sink.emulator.topicManagementCalls == 3)
         #expect(sink.emulator.subscribers(of: "herald-bucket-07").count == 2500)
 
-        let removed = try setup.devices.changeTopic(["topic": "/topics/herald-bucket-07", "tokens": [.string(Self.token(0))], "unsubscribe": true], by: actor)
+        let removed = try setup.devices.changeTopicToTheEnd(["topic": "/topics/herald-bucket-07", "tokens": [.string(Self.token(0))], "unsubscribe": true], by: actor)
         #expect(removed.changed == 1 && removed.calls == 1)
         #expect(sink.emulator.subscribers(of: "herald-bucket-07").count == 2499)
         #expect(try setup.probe.count("SELECT count(*) FROM audit_log WHERE action = 'topic.subscribed'") == 2)
@@ -146,10 +146,10 @@ import Testing
             $0.instanceIDUnavailableCalls = 1
             $0.instanceIDFlakyTokens = [tokens[1]]
         }
-        let setup = try Setup(sender: sink)
+        let setup = try Setup(sender: InstanceIDFallback(sink: sink))
         defer { setup.probe.close() }
         try setup.register(tokens.map { ["token": .string($0), "platform": "android"] })
-        let change = try setup.devices.changeTopic(["topic": "news", "tokens": .array(tokens.map(JSON.string))], by: actor)
+        let change = try setup.devices.changeTopicToTheEnd(["topic": "news", "tokens": .array(tokens.map(JSON.string))], by: actor)
         #expect(change.changed == 4 && change.failed == 1)
         #expect(change.calls == 3)  // the 503, the call, the INTERNAL token's call of its own
         #expect(change.failures.map(\.token) == [tokens[2]] && change.failures.first?.reason == "NOT_FOUND")
@@ -158,7 +158,7 @@ import Testing
 
         // The access token the sender holds is refused (it expired at Google): a fresh one, and on.
         sink.emulator.revokeAccessTokens()
-        let again = try setup.devices.changeTopic(["topic": "sport", "tokens": .array(tokens.prefix(2).map(JSON.string))], by: actor)
+        let again = try setup.devices.changeTopicToTheEnd(["topic": "sport", "tokens": .array(tokens.prefix(2).map(JSON.string))], by: actor)
         #expect(again.changed == 2 && again.failed == 0 && again.calls == 2)
         #expect(sink.emulator.subscribers(of: "sport") == Set(tokens.prefix(2)))
     }
@@ -245,6 +245,13 @@ protocol FCMSenderSource {
 }
 
 extension EmulatorSink: FCMSenderSource {}
+
+/// A sender that subscribes to topics through the Instance ID API, the fallback an operator
+/// chooses for an old project (`HERALD_FCM_TOPIC_API=instance-id`).
+struct InstanceIDFallback: FCMSenderSource {
+    let sink: EmulatorSink
+    func sender() throws -> HeraldFCM.FCMSender { try sink.sender(topicAPI: .instanceID) }
+}
 
 extension Array {
     func chunks(of size: Int) -> [[Element]] {

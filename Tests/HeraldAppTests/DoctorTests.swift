@@ -46,7 +46,8 @@ import Testing
             checks = Doctor.run(configuration)
             return checks.first { $0.name == "background services" }?.detail.contains("census-fold") == true
         })
-        #expect(checks.map(\.outcome) == Array(repeating: .ok, count: 6), "\(checks)")
+        #expect(checks.map(\.outcome) == Array(repeating: .ok, count: 7), "\(checks)")
+        #expect(checks.first { $0.name == "topic API" }?.detail.contains("FCM v1 topicSubscriptions") == true)
         let background = try #require(checks.first { $0.name == "background services" }).detail
         #expect(background.contains("1 instance running; leader: \(app.instanceOwner)"), "\(background)")
         for service in ["scheduler", "run-closing", "census-fold", "stale-devices", "delivery-retention", "webhook-dispatch", "webhook-retention",
@@ -54,5 +55,15 @@ import Testing
             #expect(background.contains("    \(service) ["), "\(service) missing from \(background)")
         }
         #expect(emulator.emulator.messages().isEmpty, "a dry run delivers nothing")
+    }
+
+    /// The Instance ID fallback works today, so it is a warning, not a problem: it names the
+    /// turndown and the projects that cannot use it at all.
+    @Test func theInstanceIDFallbackIsWarnedOfWithItsTurndown() throws {
+        let checks = Doctor.run(try Self.configuration(["DATABASE_URL": "postgresql://herald@127.0.0.1:1/none?connect_timeout=2",
+                                                        "HERALD_FCM_TOPIC_API": "instance-id"]))
+        let topics = try #require(checks.first { $0.name == "topic API" })
+        #expect(topics.outcome == .warning)
+        #expect(topics.detail.contains("29 September 2027") && topics.detail.contains("1 October 2026") && topics.detail.contains("HERALD_FCM_TOPIC_API=v1"))
     }
 }

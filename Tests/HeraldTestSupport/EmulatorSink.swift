@@ -55,8 +55,13 @@ public final class EmulatorSink: Sendable {
 
     /// A sender of this key, for engines a test builds itself.
     public func sender() throws -> FCMSender {
+        try sender(topicAPI: .v1)
+    }
+
+    /// A sender of this key that subscribes to topics through `topicAPI`.
+    public func sender(topicAPI: TopicAPI, retryPolicy: RetryPolicy = RetryPolicy()) throws -> FCMSender {
         let account = try ServiceAccount(contentsOfFile: keyPath)
-        return FCMSender(configuration: FCMConfiguration(projectID: account.projectID, baseURL: baseURL),
+        return FCMSender(configuration: FCMConfiguration(projectID: account.projectID, baseURL: baseURL, retryPolicy: retryPolicy, topicAPI: topicAPI),
                          serviceAccount: account, tokenURI: baseURL + "/token")
     }
 

@@ -128,6 +128,7 @@ import Testing
         "GET /campaigns/{id}/report": .page(.viewer),
         "GET /campaigns/{id}/report.csv": .page(.viewer),
         "GET /devices": .page(.viewer),
+        "GET /devices/{token}/topics": .page(.viewer),
         "POST /devices/import": .page(.editor),
         "GET /segments": .page(.viewer),
         "POST /segments": .page(.editor),
@@ -143,6 +144,7 @@ import Testing
         "GET /api/v1/devices/{token}": .api(.viewer),
         "DELETE /api/v1/devices/{token}": .devices,
         "POST /api/v1/devices/{token}/move-to-fid": .devices,
+        "GET /api/v1/devices/{token}/topics": .api(.viewer),
         "GET /api/v1/device-counts": .api(.viewer),
         "POST /api/v1/device-imports": .devices,
         "GET /api/v1/device-export": .api(.viewer),
@@ -153,6 +155,7 @@ import Testing
         "DELETE /api/v1/segments/{id}": .api(.editor),
         "POST /api/v1/segment-reach": .api(.viewer),
         "POST /api/v1/topic-subscriptions": .api(.publisher),
+        "GET /api/v1/topic-subscriptions/{id}": .api(.viewer),
         "POST /api/v1/time-zone-topics": .api(.publisher),
     ]
 

@@ -48,6 +48,29 @@ import Testing
         #expect(try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["segment_summary"] == ["name": .null, "devices": .null])
     }
 
+    /// A viewer reads a device's topics from the devices list: what FCM lists, with since when, in
+    /// the page's language; an unknown device is a 404 page.
+    @Test(.timeLimit(.minutes(2)))
+    func aViewerReadsADevicesTopicsFromTheList() async throws {
+        let sink = try EmulatorSink()
+        let browser = try PagesBrowser(role: .viewer, environment: sink.environment)
+        let herald = browser.harness.herald
+        let fid = "c" + String(repeating: "0", count: 20) + "7"
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(fid)", json: ["platform": "android", "kind": "fid"]).status == 201)
+        for topic in ["news", "tz.Asia.Tehran"] {
+            #expect(try await herald.request("POST", "/api/v1/topic-subscriptions", json: ["topic": .string(topic), "tokens": [.string(fid)]]).status == 200)
+        }
+        #expect(Self.text(browser.get("/devices")).contains("<a href=\"/devices/\(fid)/topics\">Topics</a>"))
+        let page = browser.get("/devices/\(fid)/topics")
+        #expect(page.status == 200)
+        let text = Self.text(page)
+        #expect(text.contains("<code dir=\"ltr\">news</code>") && text.contains("<code dir=\"ltr\">tz.Asia.Tehran</code>"))
+        #expect(text.contains("Subscribed since") && text.contains(" UTC</time>"))
+        #expect(browser.get("/devices/c000000000000000000099/topics").status == 404)
+        _ = browser.post("/language", [("language", "fa"), ("next", "/devices")])
+        #expect(Self.text(browser.get("/devices/\(fid)/topics")).contains("موضوع‌های یک دستگاه"))
+    }
+
     /// The report gives a segment's reach when its last run was planned beside its reach now,
     /// once they differ (devices registered since).
     @Test(.timeLimit(.minutes(5)))

@@ -124,16 +124,73 @@ import Testing
         #expect(report.json?["errors"]?.arrayValue?.first?["line"] == 2 && report.json?["errors"]?.arrayValue?.first?["field"] == "kind")
     }
 
-    /// The Instance ID API is documented for registration tokens only: FID devices are left out
-    /// of a server-side subscription, and the answer says how many and why.
-    @Test func aTopicSubscriptionLeavesFIDDevicesOutAndSaysSo() async throws {
+    /// FCM v1's topicSubscriptions takes an FID as the registration: a server-side subscription
+    /// reaches FID devices too, and each device's topics are listed from FCM (viewer and above;
+    /// 404 for a device Herald does not know).
+    @Test func aTopicSubscriptionReachesFIDDevicesAndTheirTopicsAreListed() async throws {
         #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.fid(11))", json: ["platform": "android", "kind": "fid"]).status == 201)
         #expect(try await herald.request("PUT", "/api/v1/devices/\(Self.token)", json: ["platform": "android"]).status == 201)
         let answer = try await herald.request("POST", "/api/v1/topic-subscriptions",
                                               json: ["topic": "news", "tokens": .array([.string(Self.token), .string(Self.fid(11))])])
         #expect(answer.status == 200)
+        #expect(answer.json?["devices"] == 2 && answer.json?["changed"] == 2 && answer.json?["throttled"] == 0)
+        #expect(answer.json?["skipped_fids"] == 0 && answer.json?["skipped_reason"] == .null)
+        #expect(emulator.emulator.instanceIDCallCount == 0)
+
+        #expect(try await herald.request("POST", "/api/v1/topic-subscriptions", json: ["topic": "sport", "tokens": [.string(Self.fid(11))]]).status == 200)
+        let listed = try await herald.request("GET", "/api/v1/devices/\(Self.fid(11))/topics")
+        #expect(listed.status == 200)
+        #expect(listed.json?["token"] == .string(Self.fid(11)))
+        #expect(listed.json?["topics"]?.arrayValue?.compactMap { $0["topic"]?.stringValue } == ["news", "sport"])
+        #expect(listed.json?["topics"]?.arrayValue?.allSatisfy { $0["create_time"]?.stringValue?.hasSuffix("Z") == true } == true)
+        #expect(try await herald.request("GET", "/api/v1/devices/\(Self.token)/topics").json?["topics"]?.arrayValue?.count == 1)
+        let unknown = try await herald.request("GET", "/api/v1/devices/\(Self.fid(12))/topics")
+        #expect(unknown.status == 404)
+        #expect(try await herald.request("GET", "/api/v1/devices/\(Self.fid(11))/topics", authenticated: false).status == 401)
+    }
+
+    /// A segment's subscription is background work: 202 with the job's address at once, then its
+    /// progress there until an instance's "topic-subscriptions" service has done every device.
+    @Test(.timeLimit(.minutes(2)))
+    func aSegmentsSubscriptionIsBackgroundWorkWithProgress() async throws {
+        let running = try TestHerald(environment: emulator.environment)
+        let devices = (0..<1500).map { "{\"token\": \"\(Self.fid($0))\", \"kind\": \"fid\", \"platform\": \"android\", \"country\": \"IR\"}" }
+        let imported = try await running.request("POST", "/api/v1/device-imports", body: Array(devices.joined(separator: "\n").utf8),
+                                                  headers: ["Content-Type": "application/x-ndjson"])
+        #expect(imported.json?["created"] == 1500)
+        let segment = try #require(try await running.request("POST", "/api/v1/segments", json: [
+            "name": "Iran", "rule": ["all": [["field": "country", "equals": "IR"]]]]).json?["id"]?.stringValue)
+        let queued = try await running.request("POST", "/api/v1/topic-subscriptions", json: ["topic": "news", "segment": .string(segment)])
+        #expect(queued.status == 202)
+        let location = try #require(queued.header("Location"))
+        #expect(location.hasPrefix("/api/v1/topic-subscriptions/") && queued.json?["reach"] == 1500 && queued.json?["segment"] == .string(segment))
+        var job: JSON?
+        #expect(try await eventually(timeout: .seconds(60)) {
+            job = try await running.request("GET", location).json
+            return job?["status"] == "done"
+        })
+        // This suite's emulator does not know fid(99): reported, and marked invalid.
+        #expect(job?["devices"] == 1500 && job?["changed"] == 1499 && job?["failed"] == 1 && job?["throttled"] == 0)
+        #expect(job?["failures"] == [["token": .string(Self.fid(99)), "reason": "UNREGISTERED"]])
+        #expect(job?["started_at"]?.stringValue != nil && job?["finished_at"]?.stringValue != nil)
+        #expect(emulator.emulator.subscribers(of: "news").count == 1499)
+        #expect(try await running.request("GET", "/api/v1/devices/\(Self.fid(99))").json?["status"] == "invalid")
+        #expect(try await running.request("GET", "/api/v1/topic-subscriptions/5b4d2ad0-0000-4000-8000-000000000000").status == 404)
+        #expect(try await running.request("GET", "/api/v1/topic-subscriptions/not-a-job").status == 404)
+    }
+
+    /// The Instance ID fallback, chosen for an old project: documented for registration tokens
+    /// only, so FID devices are left out and the answer says how many and why.
+    @Test func theInstanceIDFallbackLeavesFIDDevicesOutAndSaysSo() async throws {
+        let fallback = try TestHerald(environment: emulator.environment.merging(["HERALD_SCHEDULER": "false", "HERALD_FCM_TOPIC_API": "instance-id"]) { _, new in new })
+        #expect(try await fallback.request("PUT", "/api/v1/devices/\(Self.fid(11))", json: ["platform": "android", "kind": "fid"]).status == 201)
+        #expect(try await fallback.request("PUT", "/api/v1/devices/\(Self.token)", json: ["platform": "android"]).status == 201)
+        let answer = try await fallback.request("POST", "/api/v1/topic-subscriptions",
+                                                json: ["topic": "news", "tokens": .array([.string(Self.token), .string(Self.fid(11))])])
+        #expect(answer.status == 200)
         #expect(answer.json?["devices"] == 1 && answer.json?["changed"] == 1)
         #expect(answer.json?["skipped_fids"] == 1)
         #expect(answer.json?["skipped_reason"]?.stringValue?.contains("registration tokens only") == true)
+        #expect(emulator.emulator.instanceIDCallCount == 1 && emulator.emulator.subscriptionRequests().isEmpty)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HeraldApp
+import HeraldFCM
 import HeraldTestSupport
 import HeraldWeb
 import Testing
@@ -33,6 +34,7 @@ import Testing
             "HERALD_WEBHOOK_PRIVATE_ADDRESSES": String(c.webhooks.privateAddresses),
             "HERALD_WEBHOOK_RETENTION_DAYS": String(c.webhooks.retentionDays),
             "HERALD_FCM_DATA_URL": c.fcm.dataURL, "HERALD_DELIVERY_DATA_HOURS": String(c.fcm.deliveryDataHours),
+            "HERALD_FCM_TOPIC_API": c.fcm.topicAPI.rawValue,
         ]
         settings.merge(webhooks) { old, _ in old }
         // The web module's own, read from the same environment.
@@ -104,6 +106,10 @@ import Testing
             try WebSettings(environment: ["HERALD_PUBLIC_URL": "herald.example.com"])
         }
         #expect((try? WebSettings(environment: ["HERALD_PUBLIC_URL": "https://herald.example.com/"]))?.publicURL == "https://herald.example.com")
+        #expect(throws: ConfigurationError(variable: "HERALD_FCM_TOPIC_API", value: "iid", expected: "one of v1, instance-id")) {
+            try HeraldConfiguration(environment: ["HERALD_FCM_TOPIC_API": "iid"])
+        }
+        #expect((try? HeraldConfiguration(environment: ["HERALD_FCM_TOPIC_API": "instance-id"]))?.fcm.topicAPI == .instanceID)
     }
 
     @Test func aDeliveryRoundIsInFlightAtOnceUpToAConnectionsStreams() {

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldFCM
 import HeraldHTTP
 import HeraldJSON
 import Testing
@@ -191,6 +190,7 @@ import Testing
                                   variantKeys: ["A"], canRefresh: true, words: words)),
             DevicesView(chrome: chrome, counts: deviceCounts, devices: [storedDevice], filter: DeviceFilter(status: .active, search: "tok"),
                         next: "tok-b", report: importReport, error: "Refused."),
+            DeviceTopicsView(chrome: chrome, device: storedDevice, topics: [DeviceTopic(topic: "news", createTime: "2026-11-27T04:41:44.5Z")]),
             SegmentsView(chrome: chrome, segments: [.init(id: "s1", name: "Persian", devices: 2, updatedAt: "Mon 23 Nov 2026, 09:30 UTC", usedBy: "Spring sale")],
                          editor: SegmentEditor(form: SegmentForm(), id: nil, errors: segmentErrors, reach: 2, canEdit: true, words: words)),
             SegmentView(chrome: chrome, editor: SegmentEditor(form: SegmentForm(), id: "s1", errors: segmentErrors, reach: 2, canEdit: true, words: words),

@@ -53,6 +53,7 @@ public enum Missing: Sendable, Equatable, CustomStringConvertible {
     /// A campaign, by the id the caller gave (nil: the campaign just read, gone since).
     case campaign(String?)
     case segment
+    case topicJob
     case device
     case user(String)
     case apiKey(String)
@@ -70,6 +71,7 @@ public enum Missing: Sendable, Equatable, CustomStringConvertible {
         case .campaign(let id?): "Campaign \(id)"
         case .campaign(nil): "The campaign"
         case .segment: "The segment"
+        case .topicJob: "The topic subscription job"
         case .device: "The device"
         case .user(let id): "User \(id)"
         case .apiKey(let id): "API key \(id)"

@@ -76,8 +76,12 @@ public final class HeraldApplication: Sendable {
         if configuration.delivery.schedulerEnabled {
             let dispatcher = WebhookDispatcher(settings: configuration.webhooks, pool: pool, caFile: configuration.fcm.caFile, owner: owner,
                                                log: log, metrics: metrics)
-            var services = Self.listening(for: (engine?.notificationRoutes ?? [:]).merging(dispatcher.notificationRoutes) { $0 + $1 },
-                                          databaseURL: configuration.database.url, log: log)
+            // A segment's topic subscription job, worked through by whichever instance claims it first.
+            let topicJobs = sender == nil ? nil : devices.topicJobsService(owner: owner, every: .seconds(configuration.delivery.pollSeconds), log: log)
+            let routes = (engine?.notificationRoutes ?? [:]).merging(dispatcher.notificationRoutes) { $0 + $1 }
+                .merging(topicJobs.map { [TopicJobStore.channel: [$0.bell!]] } ?? [:]) { $0 + $1 }
+            var services = Self.listening(for: routes, databaseURL: configuration.database.url, log: log)
+            if let topicJobs { services.append(topicJobs) }
             services += engine?.backgroundServices ?? []
             services += dispatcher.backgroundServices
             services.append(Self.idempotencyExpiry(pool: pool, hours: configuration.delivery.idempotencyKeyHours, log: log))

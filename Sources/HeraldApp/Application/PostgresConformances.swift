@@ -9,6 +9,7 @@ extension DeviceStatus: PostgresEncodable, PostgresDecodable {}
 extension EventType: PostgresEncodable, PostgresDecodable {}
 extension WebhookDeliveryStatus: PostgresEncodable, PostgresDecodable {}
 extension ApprovalState: PostgresEncodable, PostgresDecodable {}
+extension TopicJob.Status: PostgresEncodable, PostgresDecodable {}
 extension Role: PostgresEncodable, PostgresDecodable {}
 extension APIKeyScope: PostgresEncodable, PostgresDecodable {}
 extension Attribution.Kind: PostgresEncodable, PostgresDecodable {}
@@ -29,6 +30,7 @@ extension WebhookID: PostgresEncodable, PostgresDecodable {}
 extension UserID: PostgresEncodable, PostgresDecodable {}
 extension APIKeyID: PostgresEncodable, PostgresDecodable {}
 extension SegmentID: PostgresEncodable, PostgresDecodable {}
+extension TopicJobID: PostgresEncodable, PostgresDecodable {}
 extension WebhookEventID: PostgresEncodable, PostgresDecodable {}
 
 extension EventID: PostgresEncodable, PostgresDecodable {

@@ -10,8 +10,12 @@ public enum SenderSetup {
         }
         let account = try ServiceAccount(contentsOfFile: path)
         let http = try httpClient(configuration.fcm)
-        let fcm = FCMConfiguration(projectID: account.projectID, baseURL: configuration.fcm.baseURL)
+        let fcm = FCMConfiguration(projectID: account.projectID, baseURL: configuration.fcm.baseURL, topicAPI: configuration.fcm.topicAPI)
+        if configuration.fcm.topicAPI == .instanceID {
+            log.warning("topic subscriptions go through the Instance ID API (HERALD_FCM_TOPIC_API=instance-id), which Google turns down on \(TopicAPI.instanceIDTurndown)")
+        }
         log.info("sending through FCM", ["project": .string(account.projectID), "base_url": .string(configuration.fcm.baseURL),
+                                         "topic_api": .string(configuration.fcm.topicAPI.rawValue),
                                          "ca_file": .string(configuration.fcm.caFile ?? "system")])
         let tokens = ServiceAccountTokenProvider(account: account, tokenURI: configuration.fcm.oauthTokenURL, http: http)
         return FCMSender(configuration: fcm, credentials: tokens, http: http)

@@ -12,7 +12,7 @@ extension DeviceService {
         public var subscribed = 0
         public var unsubscribed = 0
         public var failed = 0
-        /// Instance ID API calls made.
+        /// Calls to FCM made (see `TopicChange.calls`).
         public var calls = 0
         /// The zones whose topics gained devices.
         public var zones: Set<String> = []
@@ -25,49 +25,50 @@ extension DeviceService {
     }
 
     /// Subscribes each active device to its zone's time-zone topic (`TimeZoneTopic`) through the
-    /// Instance ID API, and a device whose zone changed out of its old one, so that recipient time
+    /// configured topic API, and a device whose zone changed out of its old one, so that recipient time
     /// on topics reaches it in its own wave. Only devices whose zone differs from the one last
-    /// assigned are touched, a batch at a time; tokens the API no longer knows are marked invalid. Audited.
-    /// Devices registered by an installation ID are not touched (see `TopicChange.skippedFIDs`).
+    /// assigned are touched, a batch at a time; devices FCM says are gone are marked invalid. Audited.
+    /// Devices registered by an installation ID are touched only through v1 (see `TopicChange.skippedFIDs`).
     public func assignTimeZoneTopics(by actor: Actor) throws -> TimeZoneTopicChange {
         guard let sender else { throw AppError.sendingNotConfigured }
+        let api = sender.configuration.topicAPI
+        let permits = subscriptionPermits(sender)
+        // The kinds of registration the API takes: the Instance ID API is documented for tokens only.
+        let kinds = api.takesInstallationIDs ? DeviceKind.allCases.map(\.rawValue) : [DeviceKind.token.rawValue]
         var change = TimeZoneTopicChange()
         var after = ""
         while true {
             let done = try database.transaction { connection -> Bool in
                 let batch = try connection.query("""
                     SELECT token, time_zone, subscribed_time_zone FROM devices
-                    -- Devices registered by FID are left out: the Instance ID API is documented for tokens only.
-                    WHERE status = \(constants: [DeviceStatus.active]) AND kind = 'token' AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
+                    WHERE status = \(constants: [DeviceStatus.active]) AND kind = ANY(\(kinds)) AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
                     ORDER BY token LIMIT \(10 * FCMSender.topicManagementBatch)
                     """).map { try $0.decode((String, String?, String?).self, columns: "token", "time_zone", "subscribed_time_zone") }
                 guard let last = batch.last else { return true }
                 after = last.0
                 change.devices += batch.count
                 var refused: Set<String> = []
-                var dead: [String] = []
-                func apply(_ result: TopicManagementResult) {
+                func apply(_ result: TopicManagementResult) throws {
                     change.calls += result.calls
                     change.failed += result.failures.count
                     refused.formUnion(result.failures.map(\.token))
-                    dead += result.failures.filter { $0.reason == "NOT_FOUND" }.map(\.token)
+                    try markGone(result, api: api, on: connection)
                 }
                 for (zone, rows) in Dictionary(grouping: batch.filter { $0.2 != nil }, by: { $0.2! }) {
-                    let result = try sender.unsubscribe(rows.map(\.0), from: TimeZoneTopic.name(zone))
+                    let result = try sender.unsubscribe(rows.map(\.0), from: TimeZoneTopic.name(zone), permits: permits, policy: Self.withinARequest)
                     change.unsubscribed += result.succeeded
-                    apply(result)
+                    try apply(result)
                 }
                 for (zone, rows) in Dictionary(grouping: batch.filter { $0.1 != nil }, by: { $0.1! }) {
-                    let result = try sender.subscribe(rows.map(\.0), to: TimeZoneTopic.name(zone))
+                    let result = try sender.subscribe(rows.map(\.0), to: TimeZoneTopic.name(zone), permits: permits, policy: Self.withinARequest)
                     change.subscribed += result.succeeded
                     change.zones.insert(zone)
-                    apply(result)
+                    try apply(result)
                 }
                 let moved = batch.map(\.0).filter { !refused.contains($0) }
                 _ = try connection.execute("""
                     UPDATE devices SET subscribed_time_zone = time_zone WHERE token = ANY(\(moved))
                     """)
-                try store.markInvalid(dead, reasons: dead.map { _ in "NOT_FOUND: the Instance ID API does not know this token" }, on: connection)
                 return false
             }
             if done { break }

@@ -7,6 +7,7 @@ import HeraldPostgres
 public struct DeviceService: Sendable {
     let database: Database
     let store = DeviceStore()
+    let jobs = TopicJobStore()
     /// Server-side topic subscriptions need it; nil when sending is not configured.
     let sender: FCMSender?
 

@@ -30,6 +30,16 @@ public struct EnvironmentReader: Sendable {
         optional(name) == nil ? nil : try integer(name, range.lowerBound, range)
     }
 
+    /// One of an enumeration's raw values, exactly as written.
+    public func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, _ fallback: Choice) throws(ConfigurationError) -> Choice
+    where Choice.RawValue == String {
+        guard let text = optional(name) else { return fallback }
+        guard let value = Choice(rawValue: text) else {
+            throw ConfigurationError(variable: name, value: text, expected: "one of " + Choice.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
+    }
+
     public func boolean(_ name: String, _ fallback: Bool) throws(ConfigurationError) -> Bool {
         guard let text = optional(name) else { return fallback }
         switch text.lowercased() {

@@ -34,6 +34,7 @@ public struct HeraldConfiguration: Sendable, Equatable {
         fcm.dataURL = read.optional("HERALD_FCM_DATA_URL") ?? (fcm.baseURL == Self.googleFCMURL ? fcm.dataURL : fcm.baseURL)
         fcm.androidApps = read.string("HERALD_FCM_ANDROID_APPS", "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         fcm.deliveryDataHours = try read.integer("HERALD_DELIVERY_DATA_HOURS", fcm.deliveryDataHours, 0...168)
+        fcm.topicAPI = try read.choice("HERALD_FCM_TOPIC_API", fcm.topicAPI)
         delivery = DeliverySettings()
         delivery.schedulerEnabled = try read.boolean("HERALD_SCHEDULER", delivery.schedulerEnabled)
         delivery.workers = try read.integer("HERALD_DELIVERY_WORKERS", delivery.workers, 1...64)

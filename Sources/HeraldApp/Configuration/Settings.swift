@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldFCM
 
 /// PostgreSQL: where it is, how many connections this process keeps, and the migrations.
 public struct DatabaseSettings: Sendable, Equatable {
@@ -31,6 +32,9 @@ public struct FCMSettings: Sendable, Equatable {
     public var androidApps: [String] = []
     /// Hours between two reads of the Data API (0: only on demand).
     var deliveryDataHours = 6
+    /// Which API subscribes devices to topics: FCM v1's `topicSubscriptions` (tokens and FIDs), or
+    /// the Instance ID API for an old project until its turndown (29 September 2027).
+    public var topicAPI: TopicAPI = .v1
 }
 
 /// The scheduler and the delivery workers of this process. The defaults are written here once:

@@ -3,10 +3,11 @@ import HeraldJSON
 import HeraldPostgres
 
 /// `herald doctor`: checks a setup end to end and says what is wrong in plain words — the
-/// database, its migrations, the service-account key, a token, and a validate-only send.
+/// database, its migrations, the service-account key, a token, a validate-only send, and the topic API.
 public enum Doctor {
     public struct Check: Sendable, Equatable {
-        public enum Outcome: String, Sendable { case ok, problem, skipped }
+        /// A warning works today but needs the operator before a date or a change.
+        public enum Outcome: String, Sendable { case ok, warning, problem, skipped }
         public var name: String
         public var outcome: Outcome
         public var detail: String
@@ -28,7 +29,23 @@ public enum Doctor {
         checks.append(migrations(configuration, connection))
         checks.append(background(connection))
         checks.append(contentsOf: sending(configuration))
+        checks.append(topicAPI(configuration.fcm.topicAPI))
         return checks
+    }
+
+    /// Which API subscribes devices to topics, and the Instance ID API's turndown when it is chosen.
+    static func topicAPI(_ api: TopicAPI) -> Check {
+        switch api {
+        case .v1:
+            return Check(name: "topic API", outcome: .ok,
+                         detail: "FCM v1 topicSubscriptions (HERALD_FCM_TOPIC_API=v1): devices by token and by installation ID")
+        case .instanceID:
+            return Check(name: "topic API", outcome: .warning, detail: """
+                the Instance ID API (HERALD_FCM_TOPIC_API=instance-id): Google turns it down on \(TopicAPI.instanceIDTurndown), \
+                and projects created after \(TopicAPI.instanceIDOnboardingEnd) cannot use it at all; devices registered by installation ID \
+                are not subscribed. Set HERALD_FCM_TOPIC_API=v1 (FCM v1 topicSubscriptions) before then
+                """)
+        }
     }
 
     static func migrations(_ configuration: HeraldConfiguration, _ connection: PostgresConnection?) -> Check {
@@ -85,7 +102,8 @@ public enum Doctor {
             checks.append(Check(name: "validate-only send", outcome: .skipped, detail: "needs an access token"))
             return checks
         }
-        let sender = FCMSender(configuration: FCMConfiguration(projectID: account.projectID, baseURL: configuration.fcm.baseURL),
+        let sender = FCMSender(configuration: FCMConfiguration(projectID: account.projectID, baseURL: configuration.fcm.baseURL,
+                                                               topicAPI: configuration.fcm.topicAPI),
                                credentials: tokens, http: http)
         let probe: JSON = ["topic": "herald-doctor", "notification": ["title": "Herald doctor", "body": "validate-only"]]
         switch sender.send(probe, validateOnly: true) {

@@ -10,6 +10,9 @@ public struct FCMConfiguration: Sendable {
     public var retryPolicy: RetryPolicy
     /// Scheme, host and port of the Instance ID API (server-side topic subscriptions).
     public var instanceIDBaseURL: String
+    /// Which API subscribes devices to topics: FCM v1's `topicSubscriptions`, or the Instance ID
+    /// API for an old project until its turndown.
+    public var topicAPI: TopicAPI
 
     /// The Instance ID API's own endpoint.
     public static let googleInstanceIDBaseURL = "https://iid.googleapis.com"
@@ -22,8 +25,10 @@ public struct FCMConfiguration: Sendable {
         baseURL: String = FCMConfiguration.googleBaseURL,
         requestTimeout: Duration = .seconds(30),
         retryPolicy: RetryPolicy = RetryPolicy(),
-        instanceIDBaseURL: String? = nil
+        instanceIDBaseURL: String? = nil,
+        topicAPI: TopicAPI = .v1
     ) {
+        self.topicAPI = topicAPI
         self.projectID = projectID
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.requestTimeout = requestTimeout

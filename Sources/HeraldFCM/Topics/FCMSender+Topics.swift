@@ -2,31 +2,63 @@ import FCMMessage
 import HeraldJSON
 import HeraldSync
 
-/// What one subscribe or unsubscribe did: how many tokens it changed, the tokens the Instance ID
-/// API refused (with its reason, such as NOT_FOUND for a dead token), and how many calls it took.
+/// What one subscribe or unsubscribe did: how many registrations it changed, the ones FCM
+/// refused (with its reason: UNREGISTERED or NOT_FOUND for a dead one, INVALID_ARGUMENT…), how
+/// many HTTP calls it took, and how many of them FCM answered 429.
 public struct TopicManagementResult: Sendable, Equatable {
     public var succeeded = 0
     public var failures: [(token: String, reason: String)] = []
     public var calls = 0
+    public var throttled = 0
+
+    public init(succeeded: Int = 0, failures: [(token: String, reason: String)] = [], calls: Int = 0, throttled: Int = 0) {
+        self.succeeded = succeeded
+        self.failures = failures
+        self.calls = calls
+        self.throttled = throttled
+    }
 
     public static func == (lhs: TopicManagementResult, rhs: TopicManagementResult) -> Bool {
-        lhs.succeeded == rhs.succeeded && lhs.calls == rhs.calls && lhs.failures.map(\.token) == rhs.failures.map(\.token)
+        lhs.succeeded == rhs.succeeded && lhs.calls == rhs.calls && lhs.throttled == rhs.throttled
+            && lhs.failures.map(\.token) == rhs.failures.map(\.token)
     }
+}
+
+/// A topic name FCM would refuse: nothing was sent.
+public struct InvalidTopicName: Error, Sendable, Equatable, CustomStringConvertible {
+    public let topic: String
+    public var description: String { "\"\(topic)\" is not a topic name: 1 to 900 of letters, digits and - _ . ~ %" }
 }
 
 extension FCMSender {
     /// Tokens one Instance ID call takes (firebase-admin's `subscribe_to_topic` limit too).
     public static let topicManagementBatch = 1000
 
-    /// Subscribes `tokens` to `topic` server-side through the Instance ID API (`iid/v1:batchAdd`),
-    /// 1,000 tokens a call, so apps need no client convention to join a topic.
-    public func subscribe(_ tokens: [String], to topic: String) throws -> TopicManagementResult {
-        try manageTopic(tokens, topic: topic, operation: "batchAdd")
+    /// Subscribes `registrations` to `topic` server-side through the configured topic API (v1's
+    /// `topicSubscriptions`, tokens and FIDs, at the rate `permits` allows; or the Instance ID API's
+    /// `iid/v1:batchAdd`, tokens only, 1,000 a call), so apps need no client convention to join a topic.
+    /// `policy` (the configuration's unless given) says how long a failing device is tried again.
+    public func subscribe(_ registrations: [String], to topic: String, permits: any SubscriptionPermits = UnlimitedSubscriptionPermits(),
+                          policy: RetryPolicy? = nil) throws -> TopicManagementResult {
+        try changeSubscriptions(registrations, topic: topic, subscribing: true, permits: permits, policy: policy)
     }
 
-    /// Unsubscribes `tokens` from `topic` (`iid/v1:batchRemove`).
-    public func unsubscribe(_ tokens: [String], from topic: String) throws -> TopicManagementResult {
-        try manageTopic(tokens, topic: topic, operation: "batchRemove")
+    /// Unsubscribes `registrations` from `topic` (v1's `delete` with `allowMissing`, or `iid/v1:batchRemove`).
+    public func unsubscribe(_ registrations: [String], from topic: String, permits: any SubscriptionPermits = UnlimitedSubscriptionPermits(),
+                            policy: RetryPolicy? = nil) throws -> TopicManagementResult {
+        try changeSubscriptions(registrations, topic: topic, subscribing: false, permits: permits, policy: policy)
+    }
+
+    private func changeSubscriptions(_ registrations: [String], topic: String, subscribing: Bool,
+                                     permits: any SubscriptionPermits, policy: RetryPolicy?) throws -> TopicManagementResult {
+        let name = TopicName.stripPrefix(topic)
+        // Checked here once: FCM would refuse every request with INVALID_ARGUMENT, which must not
+        // read as each registration being invalid.
+        guard TopicName.isValid(name) else { throw InvalidTopicName(topic: topic) }
+        switch configuration.topicAPI {
+        case .v1: return try changeSubscriptionsV1(registrations, topic: name, subscribing: subscribing, permits: permits, policy: policy)
+        case .instanceID: return try manageTopic(registrations, topic: name, operation: subscribing ? "batchAdd" : "batchRemove", policy: policy)
+        }
     }
 
     /// Per-token errors of the Instance ID API that are worth another try (firebase-admin's

@@ -21,6 +21,11 @@ extension HTTPRequest {
         return items
     }
 
+    /// Percent-decodes one path segment (`+` stays a plus).
+    public static func percentDecoded(_ segment: Substring) -> String {
+        decodeComponent(Array(segment.utf8), plusIsSpace: false)
+    }
+
     /// Percent-decodes one component; `+` becomes a space only in form encoding.
     static func decodeComponent<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, plusIsSpace: Bool) -> String
     where Bytes.Index == Int {

@@ -31,6 +31,14 @@ struct AudiencePages: Sendable {
         return pages.page(view, status: status)
     }
 
+    /// One device's topics, as FCM lists them (a viewer may read them; 404 for an unknown device).
+    func deviceTopicsPage(_ context: RequestContext) throws -> HTTPResponse {
+        let token = context.parameter("token")
+        let device = try devices.get(token)
+        let topics = try devices.topics(of: token)
+        return pages.page(DeviceTopicsView(chrome: PageChrome(context, title: context.words.text("device_topics.title")), device: device, topics: topics))
+    }
+
     /// A file imported from the page as the API imports it: sent by the page's script as the
     /// body itself, read as it arrives (any size up to `HERALD_MAX_IMPORT_BYTES`), or without
     /// script as a form's file (up to the body limit).

@@ -1,3 +1,5 @@
+import FCMMessage
+import Foundation
 import HeraldApp
 import HeraldCore
 
@@ -85,6 +87,31 @@ struct DevicesView: PageView {
         importErrors = report?.errors.prefix(50).map { ImportLine(line: $0.line, field: $0.error.path, message: $0.error.message) } ?? []
         hasImportErrors = !importErrors.isEmpty
         self.error = error
+    }
+}
+
+/// `/devices/{token}/topics`: the topics FCM lists for one device, with when each was made.
+struct DeviceTopicsView: PageView {
+    struct Row: Sendable {
+        let topic: String
+        let since: String
+    }
+
+    static let template = "device-topics"
+    let chrome: PageChrome
+    let token: String
+    let isFID: Bool
+    let topics: [Row]
+
+    init(chrome: PageChrome, device: StoredDevice, topics: [DeviceTopic]) {
+        self.chrome = chrome
+        token = device.device.token
+        isFID = device.device.kind == .fid
+        // FCM's time may have any fraction of a second: read, then written as every page writes times.
+        self.topics = topics.map { topic in
+            let since = topic.createTime.map { time in RFC3339.secondsSince1970(time).map { chrome.words.shortTime(Date(timeIntervalSince1970: $0)) } ?? time }
+            return Row(topic: topic.topic, since: since ?? "")
+        }
     }
 }
 

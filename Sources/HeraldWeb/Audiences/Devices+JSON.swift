@@ -35,9 +35,30 @@ extension DeviceService.TopicChange {
     /// What a topic subscription change did, as the topics API answers it.
     var json: JSON {
         ["devices": .number(Double(devices)), "changed": .number(Double(changed)), "failed": .number(Double(failed)), "calls": .number(Double(calls)),
-         "skipped_fids": .number(Double(skippedFIDs)),
+         "throttled": .number(Double(throttled)), "skipped_fids": .number(Double(skippedFIDs)),
          "skipped_reason": skippedFIDs == 0 ? .null : .string(Self.fidSkipReason),
          "failures": .array(failures.map { ["token": .string($0.token), "reason": .string($0.reason)] })]
+    }
+}
+
+extension TopicJob {
+    /// A segment's subscription job as the topics API answers it: its state, the segment's reach
+    /// when it was made, and what the devices done so far did (the counts of a topic change).
+    var json: JSON {
+        guard case .object(var object) = change.json else { return .null }
+        object["skipped_reason"] = nil
+        object["id"] = .string(id.description)
+        object["topic"] = .string(topic)
+        object["unsubscribe"] = .bool(unsubscribe)
+        object["segment"] = .string(segmentID.description)
+        object["status"] = .string(status.rawValue)
+        object["reach"] = .number(Double(reach))
+        object["error"] = error.map(JSON.string) ?? .null
+        object["created_by"] = .string(createdBy)
+        object["created_at"] = .time(createdAt)
+        object["started_at"] = startedAt.map(JSON.time) ?? .null
+        object["finished_at"] = finishedAt.map(JSON.time) ?? .null
+        return .object(object)
     }
 }
 

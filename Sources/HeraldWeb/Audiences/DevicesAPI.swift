@@ -20,6 +20,15 @@ struct DevicesAPI: Sendable {
         APIResponse(status: 200, body: try devices.get(context.parameter("token")).json)
     }
 
+    /// The topics the device is subscribed to, as FCM lists them: `{"token", "topics": [{"topic", "create_time"}]}`.
+    func topics(_ context: RequestContext) throws -> APIResponse {
+        let token = context.parameter("token")
+        let topics = try devices.topics(of: token)
+        return APIResponse(status: 200, body: ["token": .string(token), "topics": .array(topics.map {
+            ["topic": .string($0.topic), "create_time": $0.createTime.map(JSON.string) ?? .null]
+        })])
+    }
+
     /// `{"fid": "..."}`: the device registered by the URL's token is addressed by this Firebase
     /// installation ID from now on, keeping its attributes, bucket and history. 200 with the
     /// device as it is now (also when a retried call finds it moved already).
@@ -131,10 +140,21 @@ struct DevicesAPI: Sendable {
         return (cause.status, reason + " " + words.plural("import.stopped.stored", count: interrupted.storedDevices))
     }
 
-    /// Subscribes (or, with `"unsubscribe": true`) unsubscribes a segment's or a token list's
-    /// devices to a topic, server-side through the Instance ID API.
+    /// Subscribes (or, with `"unsubscribe": true`) unsubscribes a token list's devices to a topic
+    /// at once (200, what changed), or queues a segment's as background work (202, the job, with
+    /// its address to follow its progress).
     func changeTopic(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: try devices.changeTopic(try context.jsonBody(), by: context.actor).json)
+        switch try devices.changeTopic(try context.jsonBody(), by: context.actor) {
+        case .changed(let change):
+            return APIResponse(status: 200, body: change.json)
+        case .queued(let job):
+            return APIResponse(status: 202, body: job.json, headers: [("Location", "/api/v1/topic-subscriptions/\(job.id.description)")])
+        }
+    }
+
+    /// A segment's subscription job and its progress.
+    func topicJob(_ context: RequestContext) throws -> APIResponse {
+        APIResponse(status: 200, body: try devices.topicJob(context.parameter("id")).json)
     }
 
     /// Moves every device whose zone changed into its zone's time-zone topic (recipient time on topics).

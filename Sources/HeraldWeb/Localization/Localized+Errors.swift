@@ -32,6 +32,7 @@ extension Localized {
         case .campaign(let id?): text("missing.campaign", isolate(id))
         case .campaign(nil): text("missing.the_campaign")
         case .segment: text("missing.segment")
+        case .topicJob: text("missing.topic_job")
         case .device: text("missing.device")
         case .user(let id): text("missing.user", isolate(id))
         case .apiKey(let id): text("missing.api_key", isolate(id))
