@@ -82,6 +82,19 @@ public struct JSONReader: Sendable {
         }
     }
 
+    /// Reports every null in `json` (`null_value`, at its path). A body that creates or replaces
+    /// something says what it holds: a member it does not set is left out, not null.
+    public mutating func rejectNulls(_ json: JSON, at path: String = "") {
+        switch json {
+        case .null: report(path, "null_value", "null is not a value here: leave the field out")
+        case .object(let object):
+            for (key, value) in object { rejectNulls(value, at: Self.path(path, key)) }
+        case .array(let items):
+            for (index, item) in items.enumerated() { rejectNulls(item, at: "\(path)[\(index)]") }
+        default: break
+        }
+    }
+
     /// The member `key`, unless absent or null.
     public func member(_ object: JSONObject, _ key: String) -> JSON? {
         guard let value = object[key], value != .null else { return nil }

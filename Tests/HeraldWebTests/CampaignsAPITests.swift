@@ -96,6 +96,20 @@ import Testing
         #expect(try await count() == 0)
     }
 
+    /// A body that creates a campaign or a send says what it holds: a null is refused at its path
+    /// (the OpenAPI document takes none), where stored content read it as absent (schemathesis
+    /// found a one-call send with `"title": null` accepted).
+    @Test func aNullInABodyThatCreatesIsRefusedAtItsPath() async throws {
+        let campaign: JSON = ["name": "Nulls", "notification": ["title": .null, "body": "There"], "topics": ["news"]]
+        let refused = try await herald.request("POST", "/api/v1/campaigns", json: campaign)
+        #expect(refused.status == 422)
+        #expect(refused.json?["errors"]?.arrayValue?.map { "\($0["path"]?.stringValue ?? "") \($0["code"]?.stringValue ?? "")" } == ["notification.title null_value"])
+        #expect(try await count() == 0)
+        let send = try await herald.request("POST", "/api/v1/sends", json: [
+            "message": ["notification": ["title": .null, "body": "Receipt"]], "to": [["token": "null-token-1"]]], headers: ["Idempotency-Key": "nulls"])
+        #expect(send.status == 422 && send.json?["errors"]?.arrayValue?.first?["path"] == "message.notification.title", "\(send.json as Any)")
+    }
+
     @Test func malformedJSONSaysWhere() async throws {
         let response = try await herald.request("POST", "/api/v1/campaigns", body: Array("{\n  \"name\": \"x\",\n}".utf8),
                                                 headers: ["Content-Type": "application/json"])

@@ -15,6 +15,10 @@ final class BackgroundRuntime: Sendable {
     private let threads = RunningThreads()
     private let stopping = Atomic(false)
     private let states: Locked<[String: BackgroundService.State]>
+    /// Leader-only chores take turns, one step at a time: a fold or a retention pass may take
+    /// seconds, and side by side they would hold as many of the pool's connections as there are
+    /// chores, which the requests share.
+    private let choreTurn = Locked(())
 
     static let stepBounds = [0.001, 0.01, 0.1, 1, 10, 60]
     /// How often an instance writes its report, and how long `herald doctor` counts it as running.
@@ -93,7 +97,8 @@ final class BackgroundRuntime: Sendable {
             let clock = ContinuousClock.now
             var failure: String?
             do {
-                if let sooner = try service.step(pass) { wait = min(wait, sooner) }
+                let sooner = try service.scope == .leader ? choreTurn.withLock { _ in try service.step(pass) } : service.step(pass)
+                if let sooner { wait = min(wait, sooner) }
             } catch {
                 failure = "\(error)"
                 log.warning("\(service.name): \(error)")

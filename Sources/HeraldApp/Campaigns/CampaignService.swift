@@ -158,9 +158,13 @@ public struct CampaignService: Sendable {
 
     /// The contract's JSON as a campaign, or every field it breaks.
     public static func validated(_ json: JSON) throws(AppError) -> CampaignSpec {
+        // A request's body: a null is refused where stored content reads it as absent.
+        var reader = JSONReader()
+        reader.rejectNulls(json)
         switch CampaignSpec.parse(json) {
-        case .success(let spec): return spec
-        case .failure(let failure): throw .invalid(failure, title: "The campaign is not valid")
+        case .success(let spec) where reader.issues.isEmpty: return spec
+        case .success: throw .invalid(ValidationErrors(errors: reader.issues), title: "The campaign is not valid")
+        case .failure(let failure): throw .invalid(ValidationErrors(errors: reader.issues + failure.errors), title: "The campaign is not valid")
         }
     }
 

@@ -31,6 +31,7 @@ struct SendRequest: Sendable, Equatable {
     static func parse(_ json: JSON) -> Result<SendRequest, ValidationErrors> {
         var reader = JSONReader()
         guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
+        reader.rejectNulls(json)
         reader.rejectUnknown(object, known: ["campaign", "variant", "message", "to"], at: "")
         var template: Template?
         let campaign = reader.string(object, "campaign", at: "")
