@@ -79,6 +79,8 @@ struct EmulatorState {
     var rateCount = 0
     /// Instance ID calls received (answered or refused), and the flaky tokens already seen once.
     var instanceIDCalls = 0
+    /// Data API calls answered so far.
+    var dataAPICalls = 0
     var flakyTokensSeen: Set<String> = []
 
     init(capacity: Int, random: SplitMix64) {

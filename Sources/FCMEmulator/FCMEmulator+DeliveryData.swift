@@ -66,10 +66,22 @@ extension FCMEmulator {
         state.delivery[key]!.outcomes[outcome, default: 0] += 1
     }
 
+    /// Data API calls answered so far (the failing ones included).
+    public func dataAPICallCount() -> Int { state.withLock { $0.dataAPICalls } }
+
     /// `GET /v1beta1/projects/{project}/androidApps/{app}/deliveryData`: the tallies of one app,
     /// newest day first, as Google's `ListAndroidDeliveryDataResponse` (int64 counts as strings,
     /// percents of the messages accepted), `pageSize` rows a page with `pageToken` to go on.
     func deliveryData(_ request: EmulatorRequest, path: String, query: [String: String]) -> EmulatorAnswer {
+        let call = state.withLock { state in
+            state.dataAPICalls += 1
+            return state.dataAPICalls
+        }
+        if call <= configuration.dataAPIFailingCalls {
+            return .respond(call % 2 == 1
+                ? .fcmError(503, "UNAVAILABLE", "The service is currently unavailable.", headers: [("Retry-After", "1")])
+                : .fcmError(429, "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric 'Read requests'.", headers: [("Retry-After", "1")]), delay: nil)
+        }
         guard isAuthorised(request) else {
             return .respond(.fcmError(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."), delay: nil)
         }

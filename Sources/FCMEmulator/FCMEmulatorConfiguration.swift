@@ -27,6 +27,9 @@ public struct FCMEmulatorConfiguration: Sendable {
     public var throttledTopics: Set<String> = []
     /// The first this many Instance ID calls are answered 503 with `Retry-After: 1`.
     public var instanceIDUnavailableCalls = 0
+    /// The first this many Data API calls are answered, in turn, 503 UNAVAILABLE and 429
+    /// RESOURCE_EXHAUSTED, each with `Retry-After: 1`: the passing trouble a reader retries.
+    public var dataAPIFailingCalls = 0
     /// Tokens the Instance ID API answers INTERNAL for the first time it sees them.
     public var instanceIDFlakyTokens: Set<String> = []
     /// Topic subscription adds and removes (v1 `topicSubscriptions` create, patch, delete) a second

@@ -12,6 +12,20 @@ import Testing
 /// the emulator's Data API read, and the report's figures per variant equal to what the emulator
 /// says it delivered.
 @Suite(.serialized) struct FCMDeliveryDataTests {
+    /// A 503 and a 429 from the Data API are passing trouble: the refresh tries again after what
+    /// each asked (Retry-After: 1) and answers with the figures, not an error.
+    @Test(.timeLimit(.minutes(2)))
+    func aRefreshTriesAgainAfterA503AndA429() async throws {
+        let app = "1:1234567890:android:0a1b2c3d4e5f"
+        let sink = try EmulatorSink { $0.dataAPIFailingCalls = 2 }
+        let herald = try TestHerald(environment: sink.environment.merging(["HERALD_FCM_ANDROID_APPS": app, "HERALD_SCHEDULER": "false"]) { $1 })
+        let started = ContinuousClock.now
+        let refreshed = try await herald.request("POST", "/api/v1/delivery-data/refresh")
+        #expect(refreshed.status == 200 && refreshed.json?["apps"] == [.string(app)], "\(refreshed.json as Any)")
+        #expect(sink.emulator.dataAPICallCount() == 3, "a 503, a 429, then the page")
+        #expect(started.duration(to: .now) >= .seconds(2), "each retry waited the second FCM asked")
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func theReportShowsPerVariantWhatTheDataAPISaysFCMDelivered() async throws {
         let app = "1:1234567890:android:0a1b2c3d4e5f"

@@ -1,5 +1,6 @@
 import FCMMessage
 import HeraldJSON
+import HeraldSync
 
 /// One row of the FCM Data API: what FCM did with the messages of one day (as FCM dates them),
 /// Android app and analytics label ("" for messages sent without one). Only devices that share
@@ -52,8 +53,17 @@ public final class FCMDataClient: Sendable {
     public let projectID: String
     let credentials: any AccessTokenProvider
     let http: CurlHTTPClient
+    /// Passing trouble (429, 5xx, no answer) is tried again with exponential backoff and full
+    /// jitter, never sooner than `Retry-After`, up to 5 attempts and `retryBudget` of waiting in
+    /// all: a refresh asked for in a request answers well before a proxy's 60 s.
+    public let retryPolicy: RetryPolicy
+    public let retryBudget: Duration
 
-    public init(baseURL: String, projectID: String, credentials: any AccessTokenProvider, http: CurlHTTPClient) {
+    public init(baseURL: String, projectID: String, credentials: any AccessTokenProvider, http: CurlHTTPClient,
+                retryPolicy: RetryPolicy = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(1), maxDelay: .seconds(8), quotaExceededMinimumDelay: .zero),
+                retryBudget: Duration = .seconds(30)) {
+        self.retryPolicy = retryPolicy
+        self.retryBudget = retryBudget
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.projectID = projectID
         self.credentials = credentials
@@ -64,11 +74,25 @@ public final class FCMDataClient: Sendable {
     public func deliveryData(app: String) throws(FCMError) -> [AndroidDeliveryRow] {
         var rows: [AndroidDeliveryRow] = [], pageToken: String?
         repeat {
-            let page = try self.page(app: app, pageToken: pageToken)
+            let page = try pageWithRetries(app: app, pageToken: pageToken)
             rows += page.rows
             pageToken = page.next
         } while pageToken != nil
         return rows
+    }
+
+    private func pageWithRetries(app: String, pageToken: String?) throws(FCMError) -> (rows: [AndroidDeliveryRow], next: String?) {
+        var attempt = 1, waited: Duration = .zero
+        while true {
+            do {
+                return try page(app: app, pageToken: pageToken)
+            } catch {
+                guard let delay = retryPolicy.delay(forAttempt: attempt, outcome: .failed(error)), waited + delay <= retryBudget else { throw error }
+                sleepThread(for: delay)
+                waited += delay
+                attempt += 1
+            }
+        }
     }
 
     private func page(app: String, pageToken: String?, retried: Bool = false) throws(FCMError) -> (rows: [AndroidDeliveryRow], next: String?) {
@@ -93,6 +117,7 @@ public final class FCMDataClient: Sendable {
             let message = body?["error"]?["message"]?.stringValue ?? String(decoding: response.body.prefix(300), as: UTF8.self)
             throw FCMError(code: FCMErrorCode(rawValue: status), httpStatus: response.status,
                            message: "the FCM Data API refused to list delivery data of \(app): \(message)",
+                           retryAfter: response.header("Retry-After").flatMap { RetryAfter.parse($0, now: .now()) },
                            isRetryable: response.status == 429 || response.status >= 500)
         }
         let rows = (body["androidDeliveryData"]?.arrayValue ?? []).compactMap(AndroidDeliveryRow.init(json:))
