@@ -10,7 +10,8 @@ struct NotificationListener: Sendable {
     let routes: [String: [Wakeup]]
     let log: Log
 
-    /// Listens until `stopped` says so (looked at twice a second).
+    /// Listens until `stopped` says so (looked at ten times a second: a stopping process joins
+    /// this thread, and waits for the look).
     func run(until stopped: @Sendable () -> Bool) {
         var listener: PostgresListener?
         let pause = Wakeup()
@@ -23,7 +24,7 @@ struct NotificationListener: Sendable {
                     // Whatever happened while we were not listening is looked at now.
                     for bell in routes.values.joined() { bell.ring() }
                 }
-                if let notification = try listener?.waitForNotification(timeout: .milliseconds(500)) {
+                if let notification = try listener?.waitForNotification(timeout: .milliseconds(100)) {
                     for bell in routes[notification.channel] ?? [] { bell.ring() }
                 }
             } catch {
