@@ -116,10 +116,12 @@ public struct Device: Sendable, Equatable {
                 reader.report("platform", "invalid_value", "the platform is android, ios or web, found \"\(text)\"")
             }
         }
+        // Lengths count code points, as the OpenAPI document's maxLength does (JSON Schema):
+        // "मनीष" is four, though a reader sees three letters (schemathesis found the difference).
         func text(_ key: String, limit: Int) -> String? {
             guard let value = reader.string(object, key, at: ""), !value.isEmpty else { return nil }
-            if value.count > limit {
-                reader.report(key, "too_long", "at most \(limit) characters, found \(value.count)", limit: limit)
+            if value.unicodeScalars.count > limit {
+                reader.report(key, "too_long", "at most \(limit) characters, found \(value.unicodeScalars.count)", limit: limit)
             }
             return value
         }
@@ -158,8 +160,8 @@ public struct Device: Sendable, Equatable {
                     reader.report(path, "invalid_key",
                                   "a property name has 1 to \(DeviceLimits.propertyNameCharacters) letters, digits and _, starting with a letter, found \"\(key)\"",
                                   limit: DeviceLimits.propertyNameCharacters)
-                } else if value.count > DeviceLimits.propertyValueCharacters {
-                    reader.report(path, "too_long", "property values have at most \(DeviceLimits.propertyValueCharacters) characters, found \(value.count)",
+                } else if value.unicodeScalars.count > DeviceLimits.propertyValueCharacters {
+                    reader.report(path, "too_long", "property values have at most \(DeviceLimits.propertyValueCharacters) characters, found \(value.unicodeScalars.count)",
                                   limit: DeviceLimits.propertyValueCharacters)
                 }
                 properties[key] = value
