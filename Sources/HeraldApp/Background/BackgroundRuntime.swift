@@ -97,7 +97,12 @@ final class BackgroundRuntime: Sendable {
             let clock = ContinuousClock.now
             var failure: String?
             do {
-                let sooner = try service.scope == .leader ? choreTurn.withLock { _ in try service.step(pass) } : service.step(pass)
+                // A chore that waited for its turn while the runtime began to stop does not step:
+                // the chores waiting behind one another would otherwise each step once more, one
+                // after the other, and a stop would wait for them all.
+                let sooner = try service.scope == .leader
+                    ? choreTurn.withLock { _ in isStopping ? nil : try service.step(pass) }
+                    : service.step(pass)
                 if let sooner { wait = min(wait, sooner) }
             } catch {
                 failure = "\(error)"
