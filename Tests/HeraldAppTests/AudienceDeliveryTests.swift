@@ -282,8 +282,8 @@ extension DeliveryInstancesTests {
         // counted, however busy the machine.
         let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 10))
         let survivor = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 10))
-        try victim.waitUntilSending()
-        try survivor.waitUntilSending()
+        try await victim.waitUntilSending()
+        try await survivor.waitUntilSending()
         let campaign = try #require(try probe.connection.query("""
             INSERT INTO campaigns (name, status, content, next_run_at) VALUES ('Big A/B', 'scheduled', \(PostgresJSONB(content.serializedString())), now())
             RETURNING id::text
@@ -292,7 +292,7 @@ extension DeliveryInstancesTests {
         // Killed mid-run, while it holds a round: sent some, and requests of its own in flight.
         #expect(try await eventually(timeout: waitingLimit) { try probe.streamed("sent") >= 4000 })
         // The devices of its batches, the holdout's among them: at least the requests it had in flight.
-        let inFlight = try victim.killHoldingWork { try probe.streamedInFlight(pid: victim.pid) }
+        let inFlight = try await victim.killHoldingWork { try probe.streamedInFlight(pid: victim.pid) }
         #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 1
         })

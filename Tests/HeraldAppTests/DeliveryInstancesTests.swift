@@ -35,7 +35,7 @@ import Glibc
         // busy machine: alone, its two workers' rounds of 32 would take four seconds.
         let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .seconds(1)), handlerThreads: 64)
         let processes = try (0..<3).map { _ in try HeraldProcess(databaseURL: url, environment: Self.environment(sink)) }
-        for process in processes { try process.waitUntilSending() }
+        for process in processes { try await process.waitUntilSending() }
 
         let due = Date().addingTimeInterval(2)
         try probe.insertScheduledCampaigns(200, topics: 1, dueAt: due, label: "Flash sale")
@@ -67,14 +67,14 @@ import Glibc
         let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(100)), handlerThreads: 64)
         let stopping = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 30))
         let staying = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 30))
-        try stopping.waitUntilSending()
-        try staying.waitUntilSending()
+        try await stopping.waitUntilSending()
+        try await staying.waitUntilSending()
 
         try probe.insertScheduledCampaigns(100, topics: 50, dueAt: Date(), label: "Deploy day")  // 1,000 requests
         #expect(try await eventually(timeout: .seconds(60)) {
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 200
         })
-        #expect(stopping.stop(SIGTERM))
+        #expect(await stopping.stop(SIGTERM))
         let leftLeased = try probe.connection.query("""
             SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(stopping.pid):%")
             """).first?.decode(Int.self, at: 0) ?? -1
@@ -99,20 +99,19 @@ import Glibc
         defer { probe.close() }
         let slow = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .seconds(25)), handlerThreads: 64)
         let stopping = try HeraldProcess(databaseURL: url, environment: Self.environment(slow, lease: 3))
-        try stopping.waitUntilSending()
+        try await stopping.waitUntilSending()
         try probe.insertScheduledCampaigns(20, topics: 5, dueAt: Date(), label: "Slow day")  // 20 requests, one a run
         #expect(try await eventually(timeout: .seconds(60)) { slow.emulator.sendAttempts().count >= 10 })
         let inFlight = try probe.count("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner IS NOT NULL")
         let clock = ContinuousClock(), stopped = clock.now
         // Exited by itself well before FCM's first answer: the 10 s deadline and the time to exit.
-        #expect(stopping.stop(SIGTERM, timeout: .seconds(20)))
+        #expect(await stopping.stop(SIGTERM, timeout: .seconds(20)))
         let took = stopped.duration(to: clock.now)
         #expect(stopping.log.contains("drain deadline passed"))
 
         let fast = try EmulatorSink(handlerThreads: 32)
         let taking = try HeraldProcess(databaseURL: url, environment: Self.environment(fast, lease: 3))
-        defer { taking.stop(SIGTERM) }
-        try taking.waitUntilSending()
+        try await taking.waitUntilSending()
         #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 20
         })
@@ -133,8 +132,8 @@ import Glibc
         let lease = 3
         let victim = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: lease))
         let survivor = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: lease))
-        try victim.waitUntilSending()
-        try survivor.waitUntilSending()
+        try await victim.waitUntilSending()
+        try await survivor.waitUntilSending()
 
         // 300 campaigns of 50 topics: 3,000 requests (ten conditions each).
         try probe.insertScheduledCampaigns(300, topics: 50, dueAt: Date(), label: "Big run")
@@ -143,7 +142,7 @@ import Glibc
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= total / 5
         })
         // What the victim held when it died: claimed, perhaps sent, never recorded.
-        let inFlight = try victim.killHoldingWork {
+        let inFlight = try await victim.killHoldingWork {
             try probe.connection.query("""
                 SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(victim.pid):%")
                 """).first?.decode(Int.self, at: 0) ?? -1
@@ -187,17 +186,17 @@ extension DeliveryInstancesTests {
         defer { probe.close() }
         let sink = try EmulatorSink(faults: FaultInjection(slow: 1, slowDelay: .milliseconds(100)), handlerThreads: 64)
         let first = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
-        try first.waitUntilSending()
+        try await first.waitUntilSending()
         try probe.insertScheduledCampaigns(100, topics: 50, dueAt: Date(), label: "Restarted")  // 1,000 requests
         #expect(try await eventually(timeout: .seconds(60)) {
             try probe.count("SELECT count(*) FROM deliveries WHERE status = 'sent'") >= 200
         })
-        let inFlight = try first.killHoldingWork {
+        let inFlight = try await first.killHoldingWork {
             try probe.count("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner IS NOT NULL")
         }
 
         let restarted = try HeraldProcess(databaseURL: url, environment: Self.environment(sink, lease: 3))
-        try restarted.waitUntilSending()
+        try await restarted.waitUntilSending()
         #expect(try await eventually(timeout: .seconds(60)) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 100
         })

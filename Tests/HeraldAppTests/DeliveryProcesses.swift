@@ -64,14 +64,18 @@ final class HeraldProcess {
     }
 
     deinit {
-        stop(SIGKILL)
+        killAndReap()
         unlink(logPath)
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// Waits until the delivery engine has started (bounded), else throws with the log.
-    func waitUntilSending(timeout: Duration = waitingLimit) throws {
+    ///
+    /// Every wait here sleeps with `Task.sleep`, never `usleep`: Swift Testing runs the tests on
+    /// the cooperative pool, as many threads as cores (two on CI), and two tests blocking a thread
+    /// each in a poll stopped every other test of the suite for as long as they waited.
+    func waitUntilSending(timeout: Duration = waitingLimit) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while clock.now < deadline {
@@ -82,7 +86,7 @@ final class HeraldProcess {
                 throw SpawnFailed(description: "herald serve exited (status \(status)):\n\(log)")
             }
             // The child's log is the only sign it started: nothing to block on but a poll.
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw SpawnFailed(description: "herald serve did not start its engine in time:\n\(log)")
     }
@@ -91,26 +95,26 @@ final class HeraldProcess {
     /// rounds would test nothing, so the process is frozen (SIGSTOP) and `held` read: killed if it
     /// holds any, else let go on and tried again a moment later. Frozen, it changes nothing, so
     /// the count is exactly what it held when it died.
-    func killHoldingWork(timeout: Duration = waitingLimit, held: () throws -> Int) throws -> Int {
+    func killHoldingWork(timeout: Duration = waitingLimit, held: () throws -> Int) async throws -> Int {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while true {
             kill(pid, SIGSTOP)
-            waitUntilFrozen()
+            try await waitUntilFrozen()
             let count = try held()
             if count > 0 || clock.now >= deadline {
-                stop(SIGKILL)
+                killAndReap()
                 return count
             }
             kill(pid, SIGCONT)
             // Lets the child run on for a moment, until it holds work: the moment is the test's lever.
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     /// Waits (bounded) until the kernel shows the process stopped: SIGSTOP is delivered
     /// asynchronously, and a query read before it lands could race a round's last write.
-    private func waitUntilFrozen() {
+    private func waitUntilFrozen() async throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: waitingLimit)
         while clock.now < deadline {
@@ -118,14 +122,14 @@ final class HeraldProcess {
             // The state follows the command name, which is in parentheses and may hold spaces.
             if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "T" { return }
             // The kernel's state of another process can only be polled.
-            usleep(1_000)
+            try await Task.sleep(for: .milliseconds(1))
         }
     }
 
     /// Sends `signal` and reaps the process; one that is still there after `timeout` is killed.
     /// Returns whether it exited by itself.
     @discardableResult
-    func stop(_ signal: Int32, timeout: Duration = .seconds(45)) -> Bool {
+    func stop(_ signal: Int32, timeout: Duration = .seconds(45)) async -> Bool {
         guard !reaped else { return true }
         kill(pid, signal)
         let clock = ContinuousClock()
@@ -133,15 +137,22 @@ final class HeraldProcess {
         var status: Int32 = 0
         while waitpid(pid, &status, WNOHANG) == 0 {
             guard clock.now < deadline else {
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-                reaped = true
+                killAndReap()
                 return false
             }
             // Without SIGCHLD handling, a child's exit can only be polled.
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         reaped = true
         return true
+    }
+
+    /// SIGKILL and the reaping, which the kernel does at once: no wait worth leaving the thread for.
+    func killAndReap() {
+        guard !reaped else { return }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        reaped = true
     }
 }

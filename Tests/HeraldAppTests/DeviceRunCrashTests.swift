@@ -37,14 +37,14 @@ import Testing
         var inFlight = 0
         for _ in 0..<2 {
             let process = try HeraldProcess(databaseURL: url, environment: environment)
-            try process.waitUntilSending()
+            try await process.waitUntilSending()
             let sentBefore = try probe.streamed("sent")
             #expect(try await eventually(timeout: waitingLimit) { try probe.streamed("sent") >= sentBefore + 5_000 })
-            inFlight += try process.killHoldingWork { try probe.streamedInFlight(pid: process.pid) }
+            inFlight += try await process.killHoldingWork { try probe.streamedInFlight(pid: process.pid) }
             #expect(try probe.count("SELECT count(*) FROM runs WHERE planning") == 1)
         }
         let third = try HeraldProcess(databaseURL: url, environment: environment)
-        try third.waitUntilSending()
+        try await third.waitUntilSending()
         #expect(try await eventually(timeout: .seconds(180)) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 1
         })

@@ -28,7 +28,7 @@ import Testing
         let environment = DeliveryInstancesTests.environment(sink, lease: 3)
         let first = try HeraldProcess(databaseURL: url, environment: environment)
         let second = try HeraldProcess(databaseURL: url, environment: environment)
-        for process in [first, second] { try process.waitUntilSending() }
+        for process in [first, second] { try await process.waitUntilSending() }
         for title in ["Monday", "Tuesday", "Wednesday"] {
             _ = try probe.connection.execute("""
                 INSERT INTO campaigns (name, status, content, next_run_at)
@@ -37,9 +37,9 @@ import Testing
         }
         // Killed while it holds devices of a batch, halfway through.
         #expect(try await eventually(timeout: waitingLimit) { try probe.streamed("sent") >= Self.devices })
-        let inFlight = try first.killHoldingWork { try probe.streamedInFlight(pid: first.pid) }
+        let inFlight = try await first.killHoldingWork { try probe.streamedInFlight(pid: first.pid) }
         let third = try HeraldProcess(databaseURL: url, environment: environment)
-        try third.waitUntilSending()
+        try await third.waitUntilSending()
         #expect(try await eventually(timeout: .seconds(180)) {
             // All three ended; one that reached nobody (every device at its cap by then) ends nothing_sent.
             try probe.count("SELECT count(*) FROM campaigns WHERE status IN ('sent', 'nothing_sent')") == 3

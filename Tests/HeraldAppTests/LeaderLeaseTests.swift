@@ -62,7 +62,7 @@ import Glibc
         let lease = 3
         let environment = DeliveryInstancesTests.environment(sink).merging(["HERALD_LEADER_LEASE_SECONDS": String(lease)]) { $1 }
         let processes = try (0..<2).map { _ in try HeraldProcess(databaseURL: url, environment: environment) }
-        for process in processes { try process.waitUntilSending() }
+        for process in processes { try await process.waitUntilSending() }
 
         // Both report; the leader has folded the census, the other waits for the lease.
         var leaderPID: pid_t = 0
@@ -86,7 +86,7 @@ import Glibc
 
         // kill -9: no clean hand-over; the other instance takes the lease once it runs out.
         let before = try #require(try Self.leader(connection)).holder
-        leader.stop(SIGKILL)
+        leader.killAndReap()
         var after: LeaderLeaseStore.Holder?
         #expect(try await eventually(timeout: .seconds(60)) {
             after = try Self.leader(connection).flatMap { $0.pid == follower.pid ? $0.holder : nil }
@@ -100,7 +100,7 @@ import Glibc
         #expect(try await eventually(timeout: .seconds(60)) {
             (try Self.reported(connection)[follower.pid]?["census-fold"]?.steps ?? 0) > 0
         })
-        #expect(follower.stop(SIGTERM))
+        #expect(await follower.stop(SIGTERM))
         #expect(try Self.leader(connection) == nil, "a clean stop hands the lease back")
     }
 }

@@ -23,7 +23,7 @@ public final class EmulatorSink: Sendable {
         keyPath = NSTemporaryDirectory() + "herald-test-key-\(UUID().uuidString.prefix(8)).json"
         // The port is not known yet; Herald is given the real token URL by HERALD_OAUTH_TOKEN_URL.
         var configuration = try FCMEmulatorConfiguration.development(
-            projectID: "herald-test", tokenURI: "http://127.0.0.1/token", writingKeyFileTo: keyPath)
+            projectID: "herald-test", tokenURI: "http://127.0.0.1/token", writingKeyFileTo: keyPath, keys: try Self.keys.get())
         configuration.faults = faults
         configuration.unregisteredTokens = unregistered
         configuration.otherSendersTokens = otherSenders
@@ -40,10 +40,18 @@ public final class EmulatorSink: Sendable {
             host: "127.0.0.1", port: 0, eventLoops: 2, handlerThreads: handlerThreads))
     }
 
+    /// One key pair for every sink of the run: each sink still writes its own key file.
+    private static let keys = Result { try RSAKeyPair.generate() }
+
+    /// Stops taking requests at once; the wait for those in flight (a slow fault holds one for
+    /// seconds) is not the test's.
     deinit {
         server.shutdown()
-        server.wait()
-        unlink(keyPath)
+        let server = server, keyPath = keyPath
+        inTheBackground {
+            server.wait()
+            unlink(keyPath)
+        }
     }
 
     public var baseURL: String { "http://127.0.0.1:\(server.port)" }

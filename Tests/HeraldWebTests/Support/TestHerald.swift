@@ -44,10 +44,13 @@ final class TestHerald: Sendable {
         }
     }
 
+    /// Stops taking requests and tells the engine to stop at once; the wait for the rounds in
+    /// flight (up to the drain deadline) is not the test's.
     deinit {
         session.invalidateAndCancel()
         server.shutdown()
-        server.wait()
+        let server = server
+        inTheBackground { server.wait() }
     }
 
     /// Whether this instance's delivery engine (it must have one) has looked for work since the
