@@ -36,14 +36,27 @@ import Testing
         }
     }
 
-    /// The engine has one run writer: runs and their request rows are inserted in
-    /// `HeraldApp/Scheduling/RunWriter.swift` only, whatever kind of send makes them (a service
-    /// writes no engine SQL).
+    /// The engine has one run writer: runs and their requests (request rows and streamed batches)
+    /// are inserted in `HeraldApp/Scheduling/RunWriter.swift` only, whatever kind of send makes
+    /// them (a service writes no engine SQL).
     @Test func runsAndRequestsAreInsertedByTheOneRunWriter() throws {
         for file in try Self.sources() where file.path != "HeraldApp/Scheduling/RunWriter.swift" {
-            let found = try Self.lines(file.text, matching: #"(?i)insert\s+into\s+(runs|deliveries)\b"#)
+            let found = try Self.lines(file.text, matching: #"(?i)insert\s+into\s+(runs|deliveries|device_batches)\b"#)
             #expect(found.isEmpty, "\(file.path) inserts runs or requests outside RunWriter: \(found)")
         }
+    }
+
+    /// One claim module: requests (rows and streamed batches) are leased to a worker in
+    /// `Claims.swift` only, and what FCM answered is written by the one recorder, `Recorder.swift`.
+    @Test func requestsAreClaimedInOneModuleAndRecordedByOneRecorder() throws {
+        let claims = try Self.sources().filter {
+            try !Self.lines($0.text, matching: #"(?i)update\s+(deliveries|device_batches)\s+\w+\s+set\s+lease_owner\s*=\s*\\\(owner\)"#).isEmpty
+        }.map(\.path)
+        #expect(claims == ["HeraldApp/Scheduling/Claims.swift"], "\(claims)")
+        let recorders = try Self.sources().filter {
+            try !Self.lines($0.text, matching: #"(?i)insert\s+into\s+delivery_failures\b|update\s+deliveries\s+d\s+set\s+status\s*=\s*x\.status"#).isEmpty
+        }.map(\.path)
+        #expect(recorders == ["HeraldApp/Scheduling/Recorder.swift"], "\(recorders)")
     }
 
     /// No service writes the engine's tables: what a cancel, an erasure or a move does to runs
@@ -65,7 +78,7 @@ import Testing
             #expect(found.isEmpty, "\(file.path) writes a may-send rule outside SendRules: \(found)")
         }
         let claims = try Self.sources().filter { $0.text.contains("SendRules.runMaySendNow") }.map(\.path).sorted()
-        #expect(claims == ["HeraldApp/Scheduling/DeliveryStore.swift", "HeraldApp/Scheduling/StreamedRunStore.swift"], "\(claims)")
+        #expect(claims == ["HeraldApp/Scheduling/Claims.swift"], "\(claims)")
         let caps = try Self.sources().filter { $0.text.contains("applyCaps(") }.map(\.path).sorted()
         #expect(caps == ["HeraldApp/Contact/DeviceTouchStore.swift", "HeraldApp/Scheduling/SendRules.swift"], "caps applied outside the rules: \(caps)")
     }

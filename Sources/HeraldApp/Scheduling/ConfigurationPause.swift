@@ -82,22 +82,9 @@ struct ConfigurationPause {
             UPDATE deliveries SET status = \(DeliveryStatus.retrying), next_attempt_at = now(), updated_at = now()
             WHERE run_id = \(runID)::uuid AND status = \(DeliveryStatus.failed) AND error_code = ANY(\(Self.codes))
             """)
-        // Batches of 32, the smallest round a worker claims, so that any worker may take one.
-        let batches = try connection.query("""
-            WITH refused AS (
-                DELETE FROM delivery_failures WHERE run_id = \(runID)::uuid AND error_code = ANY(\(Self.codes))
-                RETURNING campaign_id, device_token, variant_key, attempts
-            ), numbered AS (
-                SELECT *, (row_number() OVER (ORDER BY device_token) - 1) / 32 AS chunk FROM refused
-            )
-            INSERT INTO device_batches (run_id, campaign_id, tokens, variants, devices, attempts, next_attempt_at)
-            SELECT \(runID)::uuid, (array_agg(campaign_id))[1], array_agg(device_token ORDER BY device_token),
-                   array_agg(variant_key ORDER BY device_token), count(*), max(attempts), now()
-            FROM numbered GROUP BY chunk
-            RETURNING variants
-            """).map { try $0.decode([String].self, column: "variants") }
+        let variants = try RunWriter().insertRefusedAgain(runID: runID, codes: Self.codes, on: connection)
         var counts = RunCounts()
-        for variant in batches.joined() {
+        for variant in variants {
             counts.add(runID, variant, DeliveryStatus.failed.rawValue, -1)
             counts.add(runID, variant, DeliveryStatus.retrying.rawValue)
         }

@@ -44,7 +44,8 @@ struct NewRun: Sendable {
 }
 
 /// The one writer of runs and their requests: every kind of run is inserted here, and every
-/// request row (`deliveries`) is written here, whatever sends it.
+/// request row (`deliveries`) and streamed batch (`device_batches`) is written here, whatever
+/// sends it.
 struct RunWriter: Sendable {
     /// Writes `runs` in one statement, skipping an occurrence that has a run already; returns the
     /// runs written, by their campaign.
@@ -183,5 +184,50 @@ struct RunWriter: Sendable {
                         \(batch.dues), \(batch.sendAts), \(batch.expiries))
                  AS x(v, t, kd, b, st, c, m, n, s, e)
             """)
+    }
+
+    // MARK: - A streamed run's batches
+
+    /// A claim's next range of a streamed run (the devices after `after` through `last`), leased
+    /// to `owner` as it is written; returns its id.
+    func insertRange(runID: String, campaignID: String, after: String?, last: String, devices: Int, owner: String, lease: Duration,
+                     on connection: PostgresConnection) throws -> Int64 {
+        try connection.query("""
+            INSERT INTO device_batches (run_id, campaign_id, after_token, last_token, devices, attempts, lease_owner, lease_expires_at)
+            VALUES (\(runID)::uuid, \(campaignID)::uuid, \(after), \(last), \(devices), 1, \(owner),
+                    now() + make_interval(secs => \(lease.seconds)))
+            RETURNING id
+            """).first?.decode(Int64.self, at: 0) ?? 0
+    }
+
+    /// Devices of a streamed run to send (again) after `delay` seconds, named one by one with
+    /// their variants; false when the run no longer sends (cancelled, expired), and nothing is written.
+    func insertDevices(runID: String, tokens: [String], variants: [String], attempts: Int, after delay: Double,
+                       on connection: PostgresConnection) throws -> Bool {
+        try !connection.query("""
+            INSERT INTO device_batches (run_id, campaign_id, tokens, variants, devices, attempts, next_attempt_at)
+            SELECT id, campaign_id, \(tokens), \(variants), \(tokens.count), \(attempts), now() + make_interval(secs => \(delay))
+            FROM runs WHERE id = \(runID)::uuid AND status = \(RunStatus.sending)
+            RETURNING id
+            """).isEmpty
+    }
+
+    /// The devices of a streamed run that FCM refused with one of `codes` (its failures), batched
+    /// again by 32, the smallest round a worker claims, so that any worker may take one; their
+    /// failures are deleted. Returns the variants of the devices batched.
+    func insertRefusedAgain(runID: String, codes: [String], on connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            WITH refused AS (
+                DELETE FROM delivery_failures WHERE run_id = \(runID)::uuid AND error_code = ANY(\(codes))
+                RETURNING campaign_id, device_token, variant_key, attempts
+            ), numbered AS (
+                SELECT *, (row_number() OVER (ORDER BY device_token) - 1) / 32 AS chunk FROM refused
+            )
+            INSERT INTO device_batches (run_id, campaign_id, tokens, variants, devices, attempts, next_attempt_at)
+            SELECT \(runID)::uuid, (array_agg(campaign_id))[1], array_agg(device_token ORDER BY device_token),
+                   array_agg(variant_key ORDER BY device_token), count(*), max(attempts), now()
+            FROM numbered GROUP BY chunk
+            RETURNING variants
+            """).flatMap { try $0.decode([String].self, column: "variants") }
     }
 }

@@ -35,10 +35,8 @@ extension StreamedRunStore {
                                                  controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)),
                       let device = try devices.active(messages.audience, only: fid, on: connection),
                       let request = messages.planner.request(for: device.device) else { continue }
-                _ = try connection.execute("""
-                    INSERT INTO device_batches (run_id, campaign_id, tokens, variants, devices, attempts, next_attempt_at)
-                    VALUES (\(runID)::uuid, \(campaignID)::uuid, \([fid]), \([request.variantKey]), 1, 0, now())
-                    """)
+                // The run is sending (the query above read only such runs, locked).
+                _ = try RunWriter().insertDevices(runID: runID, tokens: [fid], variants: [request.variantKey], attempts: 0, after: 0, on: connection)
                 // Planned, and waiting as a batch to try again is (its record moves it from waiting to its outcome).
                 counts.add(runID, request.variantKey, RunCounts.planned)
                 counts.add(runID, request.variantKey, DeliveryStatus.retrying.rawValue)
