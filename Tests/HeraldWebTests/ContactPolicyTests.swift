@@ -70,6 +70,15 @@ import Testing
         let thirdSpec = try CampaignSpec.parse(["name": "Third", "notification": ["title": "Third"], "segment": .string(everyone)]).get()
         let forecast = try #require(try herald.server.application.contactPolicy.reachForecast(thirdSpec, audience: 300))
         #expect(forecast.capped == 100 && forecast.controlGroup == 0 && forecast.expected == 200, "\(forecast)")
+        // The forecast reads the campaign's own devices, not the registry's average: to Germany
+        // alone, every device is at its cap; to France alone, none is. (A sample of the whole
+        // registry, where a third are at their cap, said "about 67 of 100" to both.)
+        let germany = try await Self.segment(herald, countries: ["DE"]), france = try await Self.segment(herald, countries: ["FR"])
+        for (segment, capped) in [(germany, 100), (france, 0)] {
+            let spec = try CampaignSpec.parse(["name": "One country", "notification": ["title": "Hi"], "segment": .string(segment)]).get()
+            let alone = try #require(try herald.server.application.contactPolicy.reachForecast(spec, audience: 100))
+            #expect(alone.capped == capped && alone.expected == 100 - capped, "\(alone)")
+        }
         let third = try await Self.send(herald, ["name": "Third", "notification": ["title": "Third"], "segment": .string(everyone),
                                                  "variants": [["key": "A", "weight": 1], ["key": "B", "weight": 1]]])
 

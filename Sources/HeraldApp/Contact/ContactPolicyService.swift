@@ -74,10 +74,6 @@ public struct ContactPolicyService: Sendable {
         }
     }
 
-    /// What a campaign to `audience` devices may reach under the policy now: the control group
-    /// left out (marketing), and the devices at a cap for its category, estimated from a sample of
-    /// the active devices' recent messages (as if the audience were like the rest). Nil when the policy
-    /// changes nothing for it (transactional, or no caps and no group).
     /// Whether the contact policy (caps or a control group) would limit this marketing campaign
     /// but cannot, because it goes to topics or a condition: FCM does not say which devices a topic
     /// reaches, so no device can be counted or held back. The one stated exemption of topics.
@@ -87,20 +83,22 @@ public struct ContactPolicyService: Sendable {
         return !policy.caps.isEmpty || policy.controlGroup.basisPoints > 0
     }
 
-    public func reachForecast(_ spec: CampaignSpec, audience: Int) throws -> ReachForecast? {
+    /// What a campaign to `audience` devices may reach under the policy now: the control group
+    /// left out (marketing), and the devices at a cap for its category, by the claim's own rules
+    /// on up to 5,000 of the campaign's own devices (`SendRules.forecast`), scaled to the
+    /// audience. `campaignID` places the devices in their A/B buckets (a holdout gets nothing to
+    /// cap). Nil when the policy changes nothing for it (transactional, or no caps and no group).
+    public func reachForecast(_ spec: CampaignSpec, campaignID: String? = nil, audience: Int) throws -> ReachForecast? {
         guard spec.audience.isPerDevice, !spec.delivery.transactional else { return nil }
         return try database.read { connection in
             let policy = try store.read(on: connection)
-            guard !policy.caps.isEmpty || policy.controlGroup.basisPoints > 0 else { return nil }
-            let control = Int((Double(audience) * Double(policy.controlGroup.basisPoints) / 10_000).rounded())
-            var capped = 0
-            if !policy.caps.isEmpty {
-                let (histories, now) = try DeviceTouchStore().sample(limit: 5_000, memory: policy.caps.memorySeconds ?? 0, on: connection)
-                let atCap = histories.filter { !policy.caps.allows($0, category: spec.delivery.category, now: now) }.count
-                let share = histories.isEmpty ? 0 : Double(atCap) / Double(histories.count)
-                capped = Int((Double(audience - control) * share).rounded())
-            }
-            return ReachForecast(audience: audience, controlGroup: control, capped: capped)
+            guard !policy.caps.isEmpty || policy.controlGroup.basisPoints > 0,
+                  let devices = try RunStarter.devices(of: spec.audience, on: connection) else { return nil }
+            let sample = try SendRules.forecast(spec, campaignID: campaignID ?? "", audience: devices, controlGroup: policy.controlGroup.forRun(of: spec),
+                                                caps: policy.caps, limit: 5_000, on: connection)
+            let scale = sample.read == 0 ? 0 : Double(audience) / Double(sample.read)
+            return ReachForecast(audience: audience, controlGroup: Int((Double(sample.controlGroup) * scale).rounded()),
+                                 capped: Int((Double(sample.capped) * scale).rounded()))
         }
     }
 

@@ -40,19 +40,36 @@ struct DeviceTouchStore: Sendable {
             // for every instance.
             let now = try Self.now(connection.query("SELECT extract(epoch FROM now())::float8, pg_advisory_xact_lock(\(Self.lockKey))"))
             let histories = try self.histories(of: tokens, run: runID, layout: layout, memory: memory, on: connection)
-            var again = Set<String>(), counted: [String] = []
-            for token in tokens {
-                let history = histories[token] ?? []
-                if history.contains(where: \.byThisRun) {
-                    again.insert(token)
-                } else if caps.allows(history.map { ($0.at, $0.category) }, category: category, now: now) {
-                    counted.append(token)
-                }
-            }
+            let (again, counted) = Self.decide(tokens, histories: histories, category: category, caps: caps, now: now)
             try record(counted, category: category, run: runID, layout: layout, on: connection)
             return again.union(counted)
         }
         return connection.isInTransaction ? try admit(connection) : try connection.transaction(admit)
+    }
+
+    /// Which of `tokens` the caps would let a message of `category` reach now, counting nothing:
+    /// the review's forecast, by the same histories and the same decision as `admit`.
+    func admissible(_ tokens: [String], category: String?, caps: FrequencyCaps, on connection: PostgresConnection) throws -> Set<String> {
+        guard !tokens.isEmpty, let memory = caps.memorySeconds else { return Set(tokens) }
+        let now = try Self.now(connection.query("SELECT extract(epoch FROM now())::float8"))
+        let histories = try histories(of: tokens, layout: .scattered, memory: memory, on: connection)
+        return Self.decide(tokens, histories: histories, category: category, caps: caps, now: now).counted.reduce(into: []) { $0.insert($1) }
+    }
+
+    /// The caps' decision for each of `tokens`: admitted again (its run had it already: a retry,
+    /// a batch taken over), or newly counted under the caps; the rest are capped.
+    private static func decide(_ tokens: [String], histories: [String: [Touch]], category: String?, caps: FrequencyCaps,
+                               now: Date) -> (again: Set<String>, counted: [String]) {
+        var again = Set<String>(), counted: [String] = []
+        for token in tokens {
+            let history = histories[token] ?? []
+            if history.contains(where: \.byThisRun) {
+                again.insert(token)
+            } else if caps.allows(history.map { ($0.at, $0.category) }, category: category, now: now) {
+                counted.append(token)
+            }
+        }
+        return (again, counted)
     }
 
     /// The touches of `tokens` within `memory` seconds before the transaction's start (`now()`),
@@ -120,21 +137,6 @@ struct DeviceTouchStore: Sendable {
             if request.failure == nil, !admitted.contains(token) { request.capped = true }
             return request
         }
-    }
-
-    /// The recent messages of up to about `limit` active devices drawn at random pages of the
-    /// table (a device never messaged has an empty history): what the reach forecast reads.
-    func sample(limit: Int, memory: Int, on connection: PostgresConnection) throws -> (histories: [[(at: Date, category: String?)]], now: Date) {
-        let estimated = try connection.query("SELECT reltuples::float8 FROM pg_class WHERE oid = 'devices'::regclass")
-            .first?.decode(Double.self, at: 0) ?? -1
-        // Never analysed (reltuples -1) or small: read it all, up to the limit.
-        let percent = estimated > Double(limit) ? max(0.01, min(100, Double(limit) / estimated * 100)) : 100
-        let tokens = try connection.query(PostgresQuery(unsafeSQL: """
-            SELECT token FROM devices TABLESAMPLE SYSTEM ($1::float8) WHERE \(DeviceStore.active) LIMIT $2::bigint
-            """, binds: [String(percent).postgresValue, String(limit).postgresValue])).map { try $0.decode(String.self, at: 0) }
-        let touches = try histories(of: tokens, layout: .scattered, memory: memory, on: connection)
-        let now = try Self.now(connection.query("SELECT extract(epoch FROM now())::float8"))
-        return (tokens.map { (touches[$0] ?? []).map { ($0.at, $0.category) } }, now)
     }
 
     /// The messages `token` got go with it to `fid` (unless the FID has some of its own), and are

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import HeraldJSON
 import HeraldPostgres
@@ -68,5 +69,34 @@ enum SendRules {
             for (index, request) in zip(indices, stopped) { checked[index] = request }
         }
         return checked
+    }
+
+    /// What the rules do now to a campaign to `audience`, read from up to `limit` of its devices
+    /// (the first in token order: tokens are random, so they are a fair sample): the same
+    /// decisions a claim makes, by the same code (`DevicePlanner`'s exclusions, then the caps'
+    /// decision of `DeviceTouchStore`), counting nothing. The review's forecast.
+    static func forecast(_ spec: CampaignSpec, campaignID: String, audience: DeviceAudience, controlGroup: ControlGroup?,
+                         caps: FrequencyCaps, limit: Int, on connection: PostgresConnection) throws -> Forecast {
+        let devices = try DeviceStore().active(audience, after: nil, limit: limit, on: connection)
+        var planner = DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: Date())
+        planner.controlGroup = controlGroup
+        var control = 0, sending: [String] = []
+        for stored in devices {
+            switch planner.skip(of: stored.device) {
+            case .controlGroup: control += 1
+            case nil: sending.append(stored.device.token)
+            case .holdout, .quietCategory: break
+            }
+        }
+        let admitted = spec.delivery.transactional || caps.isEmpty ? Set(sending)
+            : try DeviceTouchStore().admissible(sending, category: spec.delivery.category, caps: caps, on: connection)
+        return Forecast(read: devices.count, controlGroup: control, capped: sending.count - admitted.count)
+    }
+
+    /// Of the devices a forecast read, those in the control group and those the caps hold back.
+    struct Forecast: Sendable, Equatable {
+        var read: Int
+        var controlGroup: Int
+        var capped: Int
     }
 }
