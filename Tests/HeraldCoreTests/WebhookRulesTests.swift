@@ -4,19 +4,6 @@ import HeraldCore
 import Testing
 
 @Suite struct WebhookRulesTests {
-    @Test func retriesDoubleUpToTheMaximumAndStopAfterTheLastAttempt() {
-        let schedule = WebhookRetrySchedule()
-        #expect((1...5).map { schedule.delay(afterAttempt: $0, jitter: 0)! } == [10, 20, 40, 80, 160])  // five minutes of retries
-        #expect(schedule.delay(afterAttempt: 12, jitter: 0) == 3600)
-        #expect(schedule.delay(afterAttempt: 79, jitter: 0) == 3600)
-        #expect(schedule.delay(afterAttempt: 80, jitter: 0) == nil)
-        // About three days of trying before a delivery is given up.
-        let total = (1..<80).reduce(0.0) { $0 + schedule.delay(afterAttempt: $1, jitter: 0)! }
-        #expect(total > 2.9 * 86_400 && total < 3.1 * 86_400, "\(total / 86_400) days")
-        // Jitter spreads retries by up to a tenth, never shortens them.
-        #expect(schedule.delay(afterAttempt: 1, jitter: 0.999)! < 11 && schedule.delay(afterAttempt: 1, jitter: 0.5)! == 10.5)
-    }
-
     @Test func anEndpointURLIsAnAbsoluteHTTPURLWithoutCredentials() {
         #expect(WebhookEndpointRules.problem(url: "https://crm.example.com/hooks/herald?team=growth") == nil)
         #expect(WebhookEndpointRules.problem(url: "http://hooks.example.com:8080/hook") == nil)

@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldFCM
+import HeraldSync
 
 /// PostgreSQL: where it is, how many connections this process keeps, and the migrations.
 public struct DatabaseSettings: Sendable, Equatable {
@@ -114,7 +115,10 @@ public struct WebhookSettings: Sendable, Equatable {
 
     public init() {}
 
-    var retrySchedule: WebhookRetrySchedule {
-        WebhookRetrySchedule(base: Double(firstRetryMilliseconds) / 1000, maximum: Double(maxRetryMilliseconds) / 1000, attempts: maxAttempts)
+    /// The same schedule type as FCM's retries; a tenth of jitter on top, not full jitter: a
+    /// receiver that is down for days is tried at the pace the settings say.
+    var retrySchedule: Backoff {
+        Backoff(base: .milliseconds(firstRetryMilliseconds), maximum: .milliseconds(maxRetryMilliseconds), attempts: maxAttempts,
+                jitter: .upToATenthMore)
     }
 }

@@ -84,7 +84,7 @@ final class WebhookDispatcher: Sendable {
             case .success(let response): (false, Optional(response.status), Optional("The receiver answered HTTP \(response.status); only 2xx counts as delivered."))
             case .failure(let failure): (false, Int?.none, Optional("No answer: \(failure.message)"))
             }
-            let delay = delivered ? nil : settings.retrySchedule.delay(afterAttempt: delivery.attempts + 1, jitter: Double.random(in: 0..<1))
+            let delay = delivered ? nil : settings.retrySchedule.delay(afterAttempt: delivery.attempts + 1)
             metrics.increment("herald_webhook_attempts_total", [("outcome", delivered ? "delivered" : delay == nil ? "dead" : "retry")],
                               help: "Webhook posts by outcome: delivered (2xx), retry (failed, tried again later), dead (failed for the last time).")
             do {
@@ -98,7 +98,7 @@ final class WebhookDispatcher: Sendable {
             }
             if !delivered {
                 log.info("webhook not delivered", ["webhook": .string(claimed.webhookID), "delivery": .number(Double(delivery.id)),
-                                                   "error": .string(error ?? ""), "retry_in_seconds": delay.map { .number($0) } ?? .null])
+                                                   "error": .string(error ?? ""), "retry_in_seconds": delay.map { .number($0.seconds) } ?? .null])
                 if delay != nil { return }  // the rest wait behind it, in order
             }
         }

@@ -124,14 +124,14 @@ struct WebhookStore: Sendable {
     /// Records one attempt: delivered, or tried again after `retryDelay` (nil: given up, dead);
     /// the endpoint's lease runs on while its owner still works through the queue.
     func record(_ id: Int64, webhookID: String, owner: String, delivered: Bool, responseStatus: Int?, error: String?,
-                retryDelay: Double?, lease: Duration, on connection: PostgresConnection) throws {
+                retryDelay: Duration?, lease: Duration, on connection: PostgresConnection) throws {
         let status: WebhookDeliveryStatus = delivered ? .delivered : retryDelay == nil ? .dead : .pending
         try connection.transaction { connection in
             _ = try connection.execute("""
                 UPDATE webhook_deliveries SET status = \(status), attempts = attempts + 1, last_attempt_at = now(),
                     response_status = \(responseStatus), last_error = \(error),
                     delivered_at = CASE WHEN \(delivered) THEN now() END,
-                    next_attempt_at = now() + make_interval(secs => \(retryDelay ?? 0))
+                    next_attempt_at = now() + make_interval(secs => \(retryDelay?.seconds ?? 0))
                 WHERE id = \(id) AND status = \(WebhookDeliveryStatus.pending)
                 """)
             _ = try connection.execute("""

@@ -1,4 +1,5 @@
 import FCMMessage
+import HeraldSync
 
 /// When to try a failed send again, following FCM's guidance ("Best practices when sending FCM
 /// messages at scale"): exponential backoff with full jitter, at least a minute after
@@ -43,22 +44,20 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// As `delay(forAttempt:outcome:)`, drawing the jitter from `generator` (tests seed it).
     public func delay(forAttempt attempt: Int, outcome: SendOutcome, using generator: inout some RandomNumberGenerator) -> Duration? {
-        guard case .failed(let error) = outcome, error.isRetryable, attempt < maxAttempts else { return nil }
-        // Full jitter: uniform between zero and the exponential ceiling.
-        let ceiling = backoffCeiling(afterAttempt: attempt)
-        let ceilingNanoseconds = max(0, Int64(ceiling.seconds * 1e9))
-        var wait = Duration.nanoseconds(Int64.random(in: 0...ceilingNanoseconds, using: &generator))
+        guard case .failed(let error) = outcome, error.isRetryable,
+              var wait = backoff.delay(afterAttempt: attempt, using: &generator) else { return nil }
         if error.code == .quotaExceeded { wait = max(wait, quotaExceededMinimumDelay) }
         if let retryAfter = error.retryAfter { wait = max(wait, retryAfter) }
         if let longestWait, wait > longestWait { return nil }
         return wait
     }
 
+    /// The schedule under FCM's own additions: full jitter up to a doubling ceiling, as FCM asks.
+    public var backoff: Backoff { Backoff(base: baseDelay, maximum: maxDelay, attempts: maxAttempts, jitter: .full) }
+
     /// `min(maxDelay, baseDelay × 2^(attempt-1))`: the most the jittered backoff waits after
     /// attempt number `attempt`.
     public func backoffCeiling(afterAttempt attempt: Int) -> Duration {
-        let doublings = min(max(attempt - 1, 0), 62)
-        let seconds = baseDelay.seconds * Double(1 << Int64(doublings))
-        return seconds >= maxDelay.seconds ? maxDelay : .nanoseconds(Int64(seconds * 1e9))
+        backoff.ceiling(afterAttempt: attempt)
     }
 }
