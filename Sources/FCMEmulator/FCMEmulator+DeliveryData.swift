@@ -10,11 +10,22 @@ public struct DeliveryShares: Sendable, Equatable {
     public var droppedTooManyPendingMessages = 0.02
     public var droppedAppForceStopped = 0.01
     public var droppedDeviceInactive = 0.02
+    public var droppedTtlExpired = 0.01
+    /// The Data API's other objects of percents, given as they are for every row (the emulator
+    /// has no devices to time or to proxy for): FCM's names, as in its answers.
+    public var otherPercents: [String: [String: Double]] = [
+        "deliveryPerformancePercents": ["deliveredNoDelay": 80, "delayedDeviceOffline": 10, "delayedDeviceDoze": 5,
+                                        "delayedMessageThrottled": 2, "delayedUserStopped": 1],
+        "messageInsightPercents": ["priorityLowered": 3],
+        "proxyNotificationInsightPercents": ["proxied": 30, "failed": 1, "skippedNotThrottled": 55, "skippedOptedOut": 4,
+                                             "skippedUnconfigured": 6, "skippedUnsupported": 4],
+    ]
 
     public init() {}
 
     /// The Data API's names of the outcomes, in the order a draw walks them; delivered is the rest.
-    static let outcomes = ["pending", "collapsed", "droppedTooManyPendingMessages", "droppedAppForceStopped", "droppedDeviceInactive"]
+    static let outcomes = ["pending", "collapsed", "droppedTooManyPendingMessages", "droppedAppForceStopped", "droppedDeviceInactive",
+                           "droppedTtlExpired"]
 
     func share(_ outcome: String) -> Double {
         switch outcome {
@@ -23,6 +34,7 @@ public struct DeliveryShares: Sendable, Equatable {
         case "droppedTooManyPendingMessages": droppedTooManyPendingMessages
         case "droppedAppForceStopped": droppedAppForceStopped
         case "droppedDeviceInactive": droppedDeviceInactive
+        case "droppedTtlExpired": droppedTtlExpired
         default: 0
         }
     }
@@ -101,10 +113,14 @@ extension FCMEmulator {
             for outcome in ["delivered"] + DeliveryShares.outcomes {
                 outcomes[outcome] = .number(Double(tally.outcomes[outcome] ?? 0) * 100 / Double(max(1, tally.accepted)))
             }
+            var data: JSONObject = ["countMessagesAccepted": .string(String(tally.accepted)),
+                                    "countNotificationsAccepted": .string(String(tally.notifications)), "messageOutcomePercents": .object(outcomes)]
+            for (group, percents) in configuration.deliveryShares.otherPercents {
+                data[group] = .object(JSONObject(percents.sorted { $0.key < $1.key }.map { ($0.key, JSON.number($0.value)) }))
+            }
             return ["appId": .string(key.app), "analyticsLabel": .string(key.label),
                     "date": ["year": .number(Double(date[0])), "month": .number(Double(date[1])), "day": .number(Double(date[2]))],
-                    "data": ["countMessagesAccepted": .string(String(tally.accepted)), "countNotificationsAccepted": .string(String(tally.notifications)),
-                             "messageOutcomePercents": .object(outcomes)]]
+                    "data": .object(data)]
         }
         var body: JSONObject = ["androidDeliveryData": .array(items)]
         if start + size < rows.count { body["nextPageToken"] = .string(String(start + size)) }

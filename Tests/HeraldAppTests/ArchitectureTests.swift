@@ -85,11 +85,12 @@ import Testing
 
     /// Campaign, run and delivery statuses appear as text only in the file of their types: SQL
     /// binds them, Swift compares the enums. (A word used as a dictionary key, `"sent": 3`, or as
-    /// a column's name, `columns: "id", "sent"`, is a name of a count, not a status.)
+    /// a column's name, `columns: "id", "sent"`, is a name of a count, not a status. FCM's own
+    /// words, in the emulator, the FCM client and the Data API's figures, are FCM's.)
     @Test func statusesAreWrittenOnlyInTheirTypes() throws {
         let words = "draft|scheduled|sending|sent|partially_failed|failed|cancelled|pending|retrying"
         for file in try Self.sources() where file.path != "HeraldCore/Campaign/CampaignStatus.swift"
-            && !file.path.hasPrefix("FCMEmulator/") && !file.path.hasPrefix("HeraldFCM/") {
+            && !file.path.hasPrefix("FCMEmulator/") && !file.path.hasPrefix("HeraldFCM/") && file.path != "FCMMessage/FCMDeliveryFigures.swift" {
             let sql = try Self.lines(file.text, matching: "'(\(words))'")
             let swift = try Self.lines(Self.withoutColumnNames(file.text), matching: #""(\#(words))"(?!\s*:)"#)
             #expect(sql.isEmpty && swift.isEmpty, "\(file.path) spells a status: \(sql + swift)")

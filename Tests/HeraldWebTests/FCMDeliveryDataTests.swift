@@ -68,9 +68,21 @@ import Testing
             let emulator = try #require(tallies.first { $0.key.app == app && $0.key.label == label }?.value, "the emulator has \(label)")
             let line = try #require(report["variants"]?.arrayValue?.first { $0["key"]?.stringValue == key }?["fcm_delivery"])
             #expect(line["accepted"]?.intValue == emulator.accepted && emulator.accepted > 50)
-            for outcome in ["delivered", "pending", "droppedDeviceInactive", "droppedAppForceStopped"] {
+            for outcome in ["delivered", "pending", "droppedDeviceInactive", "droppedAppForceStopped", "droppedTtlExpired"] {
                 #expect(line["outcomes"]?[outcome]?.intValue == emulator.outcomes[outcome] ?? 0, "\(key) \(outcome)")
             }
+            // Every other figure FCM gives, as a count of what its percent is of: the delivered
+            // ones' delays and the lowered priorities of the messages, the proxied notifications
+            // of the notifications (the emulator gives the same percents every row).
+            let other = DeliveryShares().otherPercents
+            for (api, group, of) in [("delivery_performance", "deliveryPerformancePercents", emulator.accepted),
+                                     ("message_insights", "messageInsightPercents", emulator.accepted),
+                                     ("proxy_notifications", "proxyNotificationInsightPercents", emulator.notifications)] {
+                for (figure, percent) in other[group] ?? [:] {
+                    #expect(line[api]?[figure]?.intValue == Int((Double(of) * percent / 100).rounded()), "\(key) \(api).\(figure)")
+                }
+            }
+            #expect(line["notifications_accepted"]?.intValue == emulator.notifications && emulator.notifications > 0)
             #expect(line["first_day"]?.stringValue != nil)
             total += emulator.accepted
         }
@@ -80,8 +92,15 @@ import Testing
         // The page shows the same, per variant, with what the figures cover.
         let page = browser.get("/campaigns/\(id)/report").text
         #expect(page.contains("What FCM delivered (Android)") && page.contains("Android devices that share usage and diagnostics data only"))
-        let delivered = tallies.first { $0.key.label == "herald-\(id)-B" }?.value.outcomes["delivered"] ?? -1
-        #expect(page.contains("<td data-label=\"Delivered\">\(delivered)</td>"), "\(page.split(separator: "\n").filter { $0.contains("Delivered") }.prefix(3))")
+        // A figure a row, a variant a column: B's delivered, and B's delayed by doze (5 % of what it accepted).
+        let b = try #require(tallies.first { $0.key.label == "herald-\(id)-B" }?.value)
+        let row = { (name: String) in page.split(separator: "<tr>").first { $0.hasPrefix("<th scope=\"row\">\(name)</th>") }.map(String.init) ?? "" }
+        #expect(row("Delivered").contains("<td data-label=\"Variant B\">\(b.outcomes["delivered"] ?? -1)</td>"), "\(row("Delivered"))")
+        #expect(row("Delayed: device dozing").contains("<td data-label=\"Variant B\">\(Int((Double(b.accepted) * 5 / 100).rounded()))</td>"),
+                "\(row("Delayed: device dozing"))")
+        for heading in ["What became of the messages", "Insights", "Notifications shown by Google Play services"] {
+            #expect(page.contains("<th scope=\"colgroup\" colspan=\"4\">\(heading)"), "\(heading)")
+        }
         // A publisher reads the figures on demand from the page too.
         let again = browser.post("/campaigns/\(id)/fcm-delivery", [])
         #expect(again.status == 200 && again.text.contains("rows of FCM&#39;s figures for 1 apps") || again.text.contains("rows of FCM's figures for 1 apps"))

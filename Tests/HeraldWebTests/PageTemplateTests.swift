@@ -149,7 +149,7 @@ import Testing
                                        deliveredAt: nil, body: "{}")
         var figures = DeliveryFigures()
         figures.accepted = 10
-        figures.outcomes = ["delivered": 9, "droppedDeviceInactive": 1]
+        figures.counts = [.messageOutcomePercents: ["delivered": 9, "droppedDeviceInactive": 1], .deliveryPerformancePercents: ["delayedDeviceDoze": 2]]
         figures.firstDay = "2026-11-25"
         figures.lastDay = "2026-11-26"
         var segmentErrors = FormErrors()

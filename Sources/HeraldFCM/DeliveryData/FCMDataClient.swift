@@ -12,17 +12,17 @@ public struct AndroidDeliveryRow: Sendable, Equatable {
     public var label: String
     public var accepted: Int
     public var notificationsAccepted: Int
-    /// `messageOutcomePercents`: delivered, pending, collapsed, droppedTooManyPendingMessages,
-    /// droppedAppForceStopped, droppedDeviceInactive… (percent of `accepted`).
-    public var outcomePercents: [String: Double]
+    /// Each of FCM's objects of percents (`FCMDeliveryFigureGroup`), by FCM's names of its figures.
+    public var percents: [FCMDeliveryFigureGroup: [String: Double]]
 
-    public init(day: String, appID: String, label: String, accepted: Int, notificationsAccepted: Int, outcomePercents: [String: Double]) {
+    public init(day: String, appID: String, label: String, accepted: Int, notificationsAccepted: Int,
+                percents: [FCMDeliveryFigureGroup: [String: Double]]) {
         self.day = day
         self.appID = appID
         self.label = label
         self.accepted = accepted
         self.notificationsAccepted = notificationsAccepted
-        self.outcomePercents = outcomePercents
+        self.percents = percents
     }
 
     /// A `GoogleFirebaseFcmDataV1beta1AndroidDeliveryData` object (int64 counts come as strings).
@@ -36,11 +36,13 @@ public struct AndroidDeliveryRow: Sendable, Equatable {
         label = json["analyticsLabel"]?.stringValue ?? ""
         accepted = count(json["data"]?["countMessagesAccepted"])
         notificationsAccepted = count(json["data"]?["countNotificationsAccepted"])
-        var percents: [String: Double] = [:]
-        for (name, value) in json["data"]?["messageOutcomePercents"]?.objectValue ?? [:] {
-            if let number = value.doubleValue { percents[name] = number }
+        var percents: [FCMDeliveryFigureGroup: [String: Double]] = [:]
+        for group in FCMDeliveryFigureGroup.allCases {
+            for (name, value) in json["data"]?[group.rawValue]?.objectValue ?? [:] {
+                if let number = value.doubleValue { percents[group, default: [:]][name] = number }
+            }
         }
-        outcomePercents = percents
+        self.percents = percents
     }
 }
 

@@ -1,3 +1,4 @@
+import FCMMessage
 import Foundation
 import HeraldApp
 import HeraldCore
@@ -58,11 +59,24 @@ extension CampaignReport {
         ]
     }
 
-    /// FCM's figures of a label as the API gives them.
+    /// FCM's figures of a label as the API gives them: every figure of every group, as counts.
     static func json(_ figures: DeliveryFigures) -> JSON {
-        ["accepted": .number(Double(figures.accepted)), "notifications_accepted": .number(Double(figures.notifications)),
-         "outcomes": .object(JSONObject(DeliveryFigures.outcomeNames.map { ($0, JSON.number(Double(figures.outcomes[$0] ?? 0))) })),
-         "first_day": figures.firstDay.map(JSON.string) ?? .null, "last_day": figures.lastDay.map(JSON.string) ?? .null]
+        var object: JSONObject = ["accepted": .number(Double(figures.accepted)), "notifications_accepted": .number(Double(figures.notifications)),
+                                  "first_day": figures.firstDay.map(JSON.string) ?? .null, "last_day": figures.lastDay.map(JSON.string) ?? .null]
+        for group in FCMDeliveryFigureGroup.allCases {
+            object[Self.apiName(group)] = .object(JSONObject(group.figures.map { ($0, JSON.number(Double(figures.count(group, $0)))) }))
+        }
+        return .object(object)
+    }
+
+    /// The API's name of a group of FCM's figures.
+    static func apiName(_ group: FCMDeliveryFigureGroup) -> String {
+        switch group {
+        case .messageOutcomePercents: "outcomes"
+        case .deliveryPerformancePercents: "delivery_performance"
+        case .messageInsightPercents: "message_insights"
+        case .proxyNotificationInsightPercents: "proxy_notifications"
+        }
     }
 
     /// The report as CSV (RFC 4180): one row per variant (`total`), then one per hour (`hour`).

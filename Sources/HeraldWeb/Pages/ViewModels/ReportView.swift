@@ -122,40 +122,45 @@ struct ReportView: PageView {
     var fcm: FCMDelivery? = nil
 
     struct FCMDelivery: Sendable {
+        /// One of FCM's figures across the variants (a column each), or a group's heading row.
         struct Row: Sendable {
             let name: String
-            let accepted: String
-            let delivered: String
-            let pending: String
-            let collapsed: String
-            let droppedTooMany: String
-            let droppedForceStopped: String
-            let droppedInactive: String
-
-            init(name: String, _ figures: DeliveryFigures, words: Localized) {
-                func count(_ outcome: FCMDeliveryOutcome) -> String { words.number(figures.outcomes[outcome.rawValue] ?? 0) }
-                self.name = name
-                accepted = words.number(figures.accepted)
-                delivered = count(.delivered)
-                pending = count(.pending)
-                collapsed = count(.collapsed)
-                droppedTooMany = count(.droppedTooManyPendingMessages)
-                droppedForceStopped = count(.droppedAppForceStopped)
-                droppedInactive = count(.droppedDeviceInactive)
-            }
+            let values: [Cell]
+            let heading: Bool
         }
 
+        /// A figure of one variant, with the variant's name (a narrow screen stacks the cells).
+        struct Cell: Sendable {
+            let column: String
+            let value: String
+        }
+
+        /// The variants' names, the table's columns.
+        let columns: [String]
+        /// The messages accepted, then each group of FCM's figures under its heading.
         let rows: [Row]
         let hasRows: Bool
+        /// Columns and one for the figures' names, for a heading row's span.
+        let span: Int
         /// Which devices and days the figures cover, and when FCM was last asked.
         let scope: String
         let canRefresh: Bool
 
         init(_ delivery: CampaignDelivery, variantKeys: [String], canRefresh: Bool, words: Localized) {
-            var rows = variantKeys.compactMap { key in delivery.variants[key].map { Row(name: words.text("field.variant", key), $0, words: words) } }
-            if let whole = delivery.wholeCampaign { rows.append(Row(name: words.text("report.fcm.whole_campaign"), whole, words: words)) }
-            self.rows = rows
-            hasRows = !rows.isEmpty
+            var figures = variantKeys.compactMap { key in delivery.variants[key].map { (words.text("field.variant", key), $0) } }
+            if let whole = delivery.wholeCampaign { figures.append((words.text("report.fcm.whole_campaign"), whole)) }
+            columns = figures.map(\.0)
+            func row(_ name: String, _ value: (DeliveryFigures) -> Int) -> Row {
+                Row(name: name, values: figures.map { Cell(column: $0.0, value: words.number(value($0.1))) }, heading: false)
+            }
+            var rows = [row(words.text("report.fcm.accepted")) { $0.accepted }, row(words.text("report.fcm.notifications_accepted")) { $0.notifications }]
+            for group in FCMDeliveryFigureGroup.allCases {
+                rows.append(Row(name: words.text("report.fcm.group." + group.rawValue), values: [], heading: true))
+                rows += group.figures.map { figure in row(words.text("report.fcm.figure." + figure)) { $0.count(group, figure) } }
+            }
+            self.rows = figures.isEmpty ? [] : rows
+            hasRows = !figures.isEmpty
+            span = figures.count + 1
             let all = Array(delivery.variants.values) + [delivery.wholeCampaign].compactMap { $0 }
             let days = (all.compactMap(\.firstDay).min(), all.compactMap(\.lastDay).max())
             var scope = words.text("report.fcm.scope")
