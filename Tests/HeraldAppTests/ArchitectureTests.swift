@@ -69,6 +69,16 @@ import Testing
         }
     }
 
+    /// Nor does a service read them: what a campaign's or a send's runs and requests say (its
+    /// progress, its report, a send's outcome) is read through the engine's `ProgressStore`.
+    @Test func onlyTheEngineReadsRunsAndRequests() throws {
+        let tables = "runs|deliveries|device_batches|delivery_failures|run_skips|run_counts"
+        for file in try Self.sources() where !file.path.hasPrefix("HeraldApp/Scheduling/") {
+            let found = try Self.lines(file.text, matching: #"(?i)\b(from|join)\s+(\#(tables))\b"#)
+            #expect(found.isEmpty, "\(file.path) reads the engine's tables: \(found)")
+        }
+    }
+
     /// Whether a run or a request may be sent now (pause, expiry, sending hours, lease, due time)
     /// is written once, in SendRules, and every claim reads it there: a rule written twice was a
     /// rule one path forgot.

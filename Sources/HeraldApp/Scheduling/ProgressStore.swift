@@ -149,6 +149,23 @@ struct ProgressStore: Sendable {
         }
     }
 
+    /// A one-call send as it stands: its run and each request's outcome; nil when there is no such run.
+    func send(_ runID: RunID, on connection: PostgresConnection) throws -> SendProgress? {
+        guard let run = try connection.query("""
+            SELECT campaign_id, status, planned FROM runs WHERE id = \(runID)::uuid
+            """).first else { return nil }
+        let (campaignID, status, planned) = try run.decode((CampaignID, RunStatus, Int).self, columns: "campaign_id", "status", "planned")
+        let requests = try connection.query("""
+            SELECT target::text, variant_key, status, error_code, error_message, message_name, attempts FROM deliveries
+            WHERE run_id = \(runID)::uuid ORDER BY id
+            """).map { row in
+            let (target, variant, status, code, message, name, attempts) = try row.decode((String, String, DeliveryStatus, String?, String?, String?, Int).self, columns: "target", "variant_key", "status", "error_code", "error_message", "message_name", "attempts")
+            return SendProgress.Request(target: try Self.target(target), variant: variant, status: status, attempts: attempts,
+                                        errorCode: code, error: message, messageName: name)
+        }
+        return SendProgress(id: runID, campaignID: campaignID, status: status, planned: planned, requests: requests)
+    }
+
     /// A request's target as its row keeps it: one member, `{"token": …}`, `{"fid": …}`,
     /// `{"topic": …}` or `{"condition": …}`.
     static func target(_ text: String) throws -> DeliveryRecord.Target {

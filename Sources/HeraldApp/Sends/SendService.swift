@@ -176,19 +176,8 @@ public struct SendService: Sendable {
     /// A send as it stands: its run and each request's outcome (holdout recipients have none).
     public func get(_ runID: RunID) throws -> SendProgress {
         try database.read { connection in
-            guard let run = try connection.query("""
-                SELECT campaign_id, status, planned FROM runs WHERE id = \(runID)::uuid
-                """).first else { throw AppError.notFound(.send(runID.description)) }
-            let (campaignID, status, planned) = try run.decode((CampaignID, RunStatus, Int).self, columns: "campaign_id", "status", "planned")
-            let requests = try connection.query("""
-                SELECT target::text, variant_key, status, error_code, error_message, message_name, attempts FROM deliveries
-                WHERE run_id = \(runID)::uuid ORDER BY id
-                """).map { row in
-                let (target, variant, status, code, message, name, attempts) = try row.decode((String, String, DeliveryStatus, String?, String?, String?, Int).self, columns: "target", "variant_key", "status", "error_code", "error_message", "message_name", "attempts")
-                return SendProgress.Request(target: try ProgressStore.target(target), variant: variant, status: status, attempts: attempts,
-                                            errorCode: code, error: message, messageName: name)
-            }
-            return SendProgress(id: runID, campaignID: campaignID, status: status, planned: planned, requests: requests)
+            guard let progress = try ProgressStore().send(runID, on: connection) else { throw AppError.notFound(.send(runID.description)) }
+            return progress
         }
     }
 }
