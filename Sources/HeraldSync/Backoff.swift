@@ -32,21 +32,24 @@ public struct Backoff: Sendable, Equatable {
         return seconds >= maximum.seconds ? maximum : .nanoseconds(Int64(seconds * 1e9))
     }
 
-    /// The wait after failed attempt `attempt`, or nil when that was the last; the jitter drawn
-    /// from `generator` (tests seed it).
-    public func delay(afterAttempt attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration? {
-        guard attempt < attempts else { return nil }
-        let ceiling = ceiling(afterAttempt: attempt)
-        let nanoseconds = max(0, Int64(ceiling.seconds * 1e9))
-        switch jitter {
-        case .full: return .nanoseconds(Int64.random(in: 0...nanoseconds, using: &generator))
-        case .upToATenthMore: return .nanoseconds(nanoseconds + Int64.random(in: 0...nanoseconds / 10, using: &generator))
-        }
+    /// The wait after failed attempt `attempt`, or nil when that was the last; `draw`, in 0...1,
+    /// places it within the jitter (the caller draws it: tests seed their generator).
+    public func delay(afterAttempt attempt: Int, draw: Double) -> Duration? {
+        attempt < attempts ? wait(afterAttempt: attempt, draw: draw) : nil
     }
 
-    /// As `delay(afterAttempt:using:)`, with the system's generator.
+    /// As `delay(afterAttempt:draw:)`, drawn at random.
     public func delay(afterAttempt attempt: Int) -> Duration? {
-        var generator = SystemRandomNumberGenerator()
-        return delay(afterAttempt: attempt, using: &generator)
+        delay(afterAttempt: attempt, draw: Double.random(in: 0...1))
+    }
+
+    /// The jittered wait after failed attempt `attempt`, whether or not another is allowed.
+    public func wait(afterAttempt attempt: Int, draw: Double) -> Duration {
+        let ceiling = ceiling(afterAttempt: attempt).seconds
+        let seconds = switch jitter {
+        case .full: ceiling * draw
+        case .upToATenthMore: ceiling * (1 + draw / 10)
+        }
+        return .nanoseconds(Int64(seconds * 1e9))
     }
 }

@@ -13,6 +13,7 @@ import Testing
         let days = ceilings.reduce(Duration.zero, +).seconds / 86_400
         #expect(days > 2.9 && days < 3.1, "\(days) days")
         // The jitter spreads a retry by up to a tenth, never shortens it.
+        #expect(Self.webhooks.delay(afterAttempt: 1, draw: 0) == .seconds(10) && Self.webhooks.delay(afterAttempt: 1, draw: 1) == .seconds(11))
         for attempt in 1..<80 {
             let wait = Self.webhooks.delay(afterAttempt: attempt)!, ceiling = ceilings[attempt - 1]
             #expect(wait >= ceiling && wait <= ceiling + ceiling / 10, "attempt \(attempt): \(wait)")
