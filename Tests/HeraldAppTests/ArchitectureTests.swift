@@ -79,6 +79,15 @@ import Testing
         }
     }
 
+    /// Inside the engine, a run and a campaign are named by their types (`RunID`, `CampaignID`),
+    /// never by text: a run's id passed where a campaign's belongs does not compile.
+    @Test func theEngineNamesRunsAndCampaignsByTheirTypes() throws {
+        for file in try Self.sources() where file.path.hasPrefix("HeraldApp/Scheduling/") {
+            let found = try Self.lines(file.text, matching: #"\b(runID|campaignID|runIDs|campaignIDs|id)\??\s*:\s*(String|\[String\]|Set<String>)\??[\s,)=]"#)
+            #expect(found.isEmpty, "\(file.path) names a run or a campaign by text: \(found)")
+        }
+    }
+
     /// Whether a run or a request may be sent now (pause, expiry, sending hours, lease, due time)
     /// is written once, in SendRules, and every claim reads it there: a rule written twice was a
     /// rule one path forgot.

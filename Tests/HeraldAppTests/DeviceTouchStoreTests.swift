@@ -46,7 +46,7 @@ import Testing
         #expect(!expected.isEmpty && expected.count < tokens.count)
 
         // Read as a range (streamed, in batches of 100) and as scattered tokens: the same devices.
-        let run = UUID().uuidString.lowercased()
+        let run = RunID(UUID().uuidString)!
         func admitted(_ layout: DeviceTouchStore.Layout) throws -> Set<String> {
             try connection.transaction { connection in
                 try stride(from: 0, to: tokens.count, by: 100).reduce(into: Set<String>()) { admitted, start in
@@ -69,7 +69,7 @@ import Testing
 
         // The next run counts this one's messages: each admitted device's history is one longer.
         let next = try connection.transaction {
-            try DeviceTouchStore().admit(tokens, category: "promotions", run: UUID().uuidString, caps: caps, layout: .range, on: $0)
+            try DeviceTouchStore().admit(tokens, category: "promotions", run: RunID(UUID().uuidString)!, caps: caps, layout: .range, on: $0)
         }
         let later = Date()
         #expect(next == Set(tokens.filter { token in

@@ -104,7 +104,7 @@ import Testing
         let planned = try setup.database.transaction { connection -> Int in
             _ = try connection.execute("UPDATE campaigns SET status = 'sending', next_run_at = NULL WHERE id = \(campaign)::uuid")
             guard case .success(let spec) = CampaignSpec.parse(content), let audience = try RunStarter.devices(of: spec.audience, on: connection) else { return 0 }
-            let due = DeliveryStore.Due(campaignID: campaign, content: content, version: 1, occurrence: Date(), occurrenceText: "2026-01-01T00:00:00Z")
+            let due = DeliveryStore.Due(campaignID: CampaignID(campaign)!, content: content, version: 1, occurrence: Date(), occurrenceText: "2026-01-01T00:00:00Z")
             return try DeviceRunWriter().start(due, audience: audience, controlGroup: nil, on: connection)?.deliveries ?? 0
         }
         #expect(planned == 3)

@@ -24,8 +24,20 @@ extension UUIDIdentifier {
     }
 }
 
-extension CampaignID: PostgresEncodable, PostgresDecodable {}
-extension RunID: PostgresEncodable, PostgresDecodable {}
+extension UUIDIdentifier {
+    // Bound as text[], which the statements cast (`::uuid[]`), as they cast a text[] of ids.
+    public static var postgresArrayType: PostgresType { .textArray }
+    public static func postgresValue(ofArray array: [Self]) -> PostgresValue { String.postgresValue(ofArray: array.map(\.description)) }
+    public static func decodeArray(from cell: PostgresCell) throws -> [Self] {
+        try String.decodeArray(from: cell).map { text in
+            guard let id = Self(text) else { throw cell.mismatch(Self.self) }
+            return id
+        }
+    }
+}
+
+extension CampaignID: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
+extension RunID: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension WebhookID: PostgresEncodable, PostgresDecodable {}
 extension UserID: PostgresEncodable, PostgresDecodable {}
 extension APIKeyID: PostgresEncodable, PostgresDecodable {}

@@ -25,7 +25,7 @@ extension CampaignService {
             guard let record = try approvals.set(id, to: next, clearingDecision: true, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
             try audit.record(.campaignSubmitted, by: actor, object: .campaign(id),
                              details: ["version": .number(Double(record.version))], on: connection)
-            try WebhookOutbox.enqueueCampaignEvents([(.approvalRequested, id.description, ["actor": .string(actor.name)])], on: connection)
+            try WebhookOutbox.enqueueCampaignEvents([(.approvalRequested, id, ["actor": .string(actor.name)])], on: connection)
             return record
         }
     }
@@ -60,7 +60,7 @@ extension CampaignService {
                              details: details, on: connection)
             var told: JSONObject = ["actor": .string(actor.name)]
             if let comment, !comment.isEmpty { told["comment"] = .string(comment) }
-            try WebhookOutbox.enqueueCampaignEvents([(approve ? .approvalGiven : .approvalRefused, id.description, told)], on: connection)
+            try WebhookOutbox.enqueueCampaignEvents([(approve ? .approvalGiven : .approvalRefused, id, told)], on: connection)
             return record
         }
     }

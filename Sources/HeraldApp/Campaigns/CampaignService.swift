@@ -394,7 +394,7 @@ public struct CampaignService: Sendable {
             try audit.record(action, by: actor, object: .campaign(record.id),
                              details: ["version": .number(Double(record.version)), "status": .string(record.status.rawValue)], on: connection)
             if let event = Self.webhookEvent[action] {
-                try WebhookOutbox.enqueueCampaignEvents([(event, record.id.description, ["actor": .string(actor.name)])], on: connection)
+                try WebhookOutbox.enqueueCampaignEvents([(event, record.id, ["actor": .string(actor.name)])], on: connection)
             }
             return record
         case .notFound:

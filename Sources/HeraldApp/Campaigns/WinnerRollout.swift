@@ -48,7 +48,7 @@ struct WinnerRollout: Sendable {
             throw refuse("Nobody is left to send to: " + plan.warnings.joined(separator: "; ") + ". Only a test with a holdout leaves part of the audience.")
         }
         let started = try RunWriter().writeFanOuts(
-            [DeliveryStore.PlannedRun(campaignID: current.id.description, occurrenceText: CampaignService.occurrenceText(now), version: current.version,
+            [DeliveryStore.PlannedRun(campaignID: current.id, occurrenceText: CampaignService.occurrenceText(now), version: current.version,
                                       plan: plan, nextRun: nil, rolloutVariant: variantKey)], on: connection)
         guard started.first != nil else { throw refuse("A run for this moment already exists; try again.") }
         guard let record = try CampaignStore().find(id: current.id, on: connection) else { throw AppError.notFound(.campaign("\(current.id)")) }
@@ -71,7 +71,7 @@ struct WinnerRollout: Sendable {
         guard let audience = try RunStarter.devices(of: spec.audience, on: connection) else {
             throw refuse("The campaign's segment has been deleted.")
         }
-        let due = DeliveryStore.Due(campaignID: id.description, content: spec.toJSON(), version: current.version, occurrence: now, occurrenceText: CampaignService.occurrenceText(now))
+        let due = DeliveryStore.Due(campaignID: id, content: spec.toJSON(), version: current.version, occurrence: now, occurrenceText: CampaignService.occurrenceText(now))
         let control = try ContactPolicyStore().read(on: connection).controlGroup.forRun(of: spec)
         // Paced, within its sending hours and expiring as the campaign's runs do (not at the
         // recipients' time of the test's schedule, which has passed).
@@ -79,7 +79,7 @@ struct WinnerRollout: Sendable {
                                                       now: now, on: connection) else {
             throw refuse("A run for this moment already exists; try again.")
         }
-        try DeliveryStore().advance([(id.description, nil)], started: [run], on: connection)
+        try DeliveryStore().advance([(id, nil)], started: [run], on: connection)
         guard let record = try CampaignStore().find(id: id, on: connection) else { throw AppError.notFound(.campaign("\(id)")) }
         var entry = details
         entry["variant"] = .string(variantKey)

@@ -88,13 +88,13 @@ public struct ContactPolicyService: Sendable {
     /// on up to 5,000 of the campaign's own devices (`SendRules.forecast`), scaled to the
     /// audience. `campaignID` places the devices in their A/B buckets (a holdout gets nothing to
     /// cap). Nil when the policy changes nothing for it (transactional, or no caps and no group).
-    public func reachForecast(_ spec: CampaignSpec, campaignID: String? = nil, audience: Int) throws -> ReachForecast? {
+    public func reachForecast(_ spec: CampaignSpec, campaignID: CampaignID? = nil, audience: Int) throws -> ReachForecast? {
         guard spec.audience.isPerDevice, !spec.delivery.transactional else { return nil }
         return try database.read { connection in
             let policy = try store.read(on: connection)
             guard !policy.caps.isEmpty || policy.controlGroup.basisPoints > 0,
                   let devices = try RunStarter.devices(of: spec.audience, on: connection) else { return nil }
-            let sample = try SendRules.forecast(spec, campaignID: campaignID ?? "", audience: devices, controlGroup: policy.controlGroup.forRun(of: spec),
+            let sample = try SendRules.forecast(spec, campaignID: campaignID, audience: devices, controlGroup: policy.controlGroup.forRun(of: spec),
                                                 caps: policy.caps, limit: 5_000, on: connection)
             let scale = sample.read == 0 ? 0 : Double(audience) / Double(sample.read)
             return ReachForecast(audience: audience, controlGroup: Int((Double(sample.controlGroup) * scale).rounded()),

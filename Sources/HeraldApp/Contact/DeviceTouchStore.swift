@@ -31,7 +31,7 @@ struct DeviceTouchStore: Sendable {
     /// over after a crash) is admitted again without counting twice. Claims take turns on an
     /// advisory lock from the read to the commit, so two instances never both take a device's
     /// last message of a window; the rule read is `FrequencyCaps.allows`, the forecast's.
-    func admit(_ tokens: [String], category: String?, run runID: String, caps: FrequencyCaps, layout: Layout,
+    func admit(_ tokens: [String], category: String?, run runID: RunID, caps: FrequencyCaps, layout: Layout,
                on connection: PostgresConnection) throws -> Set<String> {
         // Nothing to count against: no send is remembered.
         guard !tokens.isEmpty, let memory = caps.memorySeconds else { return Set(tokens) }
@@ -74,7 +74,7 @@ struct DeviceTouchStore: Sendable {
 
     /// The touches of `tokens` within `memory` seconds before the transaction's start (`now()`),
     /// marked when `runID` sent them.
-    func histories(of tokens: [String], run runID: String? = nil, layout: Layout, memory: Int,
+    func histories(of tokens: [String], run runID: RunID? = nil, layout: Layout, memory: Int,
                    on connection: PostgresConnection) throws -> [String: [Touch]] {
         let rows: PostgresRows
         switch layout {
@@ -106,7 +106,7 @@ struct DeviceTouchStore: Sendable {
     }
 
     /// A message of `run` to each of `tokens`, sent now: one row for a range, one row each when scattered.
-    private func record(_ tokens: [String], category: String?, run runID: String, layout: Layout,
+    private func record(_ tokens: [String], category: String?, run runID: RunID, layout: Layout,
                         on connection: PostgresConnection) throws {
         guard !tokens.isEmpty else { return }
         switch layout {
@@ -127,7 +127,7 @@ struct DeviceTouchStore: Sendable {
 
     /// `claimed`, the requests of one run to devices, with those `caps` stop marked `capped`
     /// (recorded so, never sent). A transactional campaign's are never capped nor counted.
-    func applyCaps(_ caps: FrequencyCaps, to claimed: [DeliveryStore.Claimed], tokens: [String], spec: CampaignSpec, runID: String,
+    func applyCaps(_ caps: FrequencyCaps, to claimed: [DeliveryStore.Claimed], tokens: [String], spec: CampaignSpec, runID: RunID,
                    layout: Layout, on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
         guard !spec.delivery.transactional, !claimed.isEmpty, !caps.isEmpty else { return claimed }
         let sendable = zip(claimed, tokens).filter { $0.0.failure == nil }.map(\.1)

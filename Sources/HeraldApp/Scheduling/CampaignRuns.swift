@@ -18,7 +18,7 @@ struct CampaignRuns: Sendable {
             UPDATE deliveries SET status = \(DeliveryStatus.cancelled), updated_at = now()
             WHERE campaign_id = \(id)::uuid AND status = ANY(\(DeliveryStatus.open))
             """)
-        try StreamedRunStore().drop(campaign: id.description, as: .cancelled, on: connection)
+        try StreamedRunStore().drop(campaign: id, as: .cancelled, on: connection)
     }
 
     /// A spread campaign resumed goes on at its spread: what fell due while it was paused would

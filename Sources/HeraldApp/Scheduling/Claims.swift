@@ -71,9 +71,9 @@ extension DeliveryStore {
         let tokens = try rows.map { try $0.decode(String?.self, at: 5) ?? "" }
         // Each run's content says its category and whether it is transactional.
         let contents = try connection.query("""
-            SELECT id::text, content::text FROM runs WHERE id = ANY(\(Array(Set(claimed.map(\.runID))))::uuid[])
-            """).reduce(into: [String: CampaignSpec]()) { contents, row in
-            let (runID, content) = try row.decode((String, String).self, columns: "id", "content")
+            SELECT id, content::text FROM runs WHERE id = ANY(\(Array(Set(claimed.map(\.runID))))::uuid[])
+            """).reduce(into: [RunID: CampaignSpec]()) { contents, row in
+            let (runID, content) = try row.decode((RunID, String).self, columns: "id", "content")
             if let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) { contents[runID] = spec }
         }
         return try SendRules.applyContactPolicy(claimed, tokens: tokens, layout: .scattered, contents: contents, on: connection)
@@ -132,7 +132,7 @@ extension DeliveryStore {
 
     static func claimed(_ row: PostgresRow) throws -> Claimed {
         // By position (see `claimedColumns`): a claim of requests to devices reads their tokens after these.
-        let (id, runID, body) = (try row.decode(Int64.self, at: 0), try row.decode(String.self, at: 1), try row.decode(String.self, at: 2))
+        let (id, runID, body) = (try row.decode(Int64.self, at: 0), try row.decode(RunID.self, at: 1), try row.decode(String.self, at: 2))
         let (attempts, lateness) = (try row.decode(Int.self, at: 3), try row.decode(Double.self, at: 4))
         // Rendered when the run was planned (its occurrence): the iOS lifetime counts from now, as Android's does.
         return Claimed(id: id, runID: runID, body: APNSExpiration.rebased(Array(body.utf8), by: Int64(lateness.rounded(.down))),
@@ -178,7 +178,7 @@ extension StreamedRunStore {
                       r.control_salt, EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips
             """).first else { return nil }
         let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
-            try row.decode((Int64, String, String?, String?, [String]?, Int, String, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
+            try row.decode((Int64, RunID, String?, String?, [String]?, Int, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
         guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                     controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
             return (batchID, [])
@@ -207,7 +207,7 @@ extension StreamedRunStore {
             FOR UPDATE OF r
             """).first else { return nil }
         let (runID, after, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
-            try row.decode((String, String?, String, String, String, String?, Double, Int, String?).self, columns: "id", "plan_after", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
+            try row.decode((RunID, String?, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "plan_after", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
         guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                     controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
             _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(runID)::uuid")

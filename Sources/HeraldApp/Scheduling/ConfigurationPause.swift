@@ -27,10 +27,10 @@ struct ConfigurationPause {
 
     /// Pauses the campaigns of these runs whose answers call for it, and puts their refused
     /// requests back while they are paused.
-    func apply(runs runIDs: Set<String>, on connection: PostgresConnection) throws {
+    func apply(runs runIDs: Set<RunID>, on connection: PostgresConnection) throws {
         guard !runIDs.isEmpty else { return }
         let stopping = try connection.query("""
-            SELECT r.id::text, r.campaign_id, w.code, w.message, w.project_wide, w.foreign_tokens, t.total
+            SELECT r.id, r.campaign_id, w.code, w.message, w.project_wide, w.foreign_tokens, t.total
             FROM runs r CROSS JOIN LATERAL (
                 SELECT count(*) FILTER (WHERE f.code = ANY(\(Self.projectWide))) AS project_wide,
                        count(*) FILTER (WHERE f.code = \(Self.foreignTokens)) AS foreign_tokens,
@@ -47,7 +47,7 @@ struct ConfigurationPause {
             WHERE r.id = ANY(\(Array(runIDs))::uuid[]) AND r.status = \(RunStatus.sending)
               AND (w.project_wide > 0 OR (w.foreign_tokens >= 10 AND w.foreign_tokens * 2 >= t.total))
             """).map {
-                try $0.decode((String, CampaignID, String, String?, Int, Int, Int).self,
+                try $0.decode((RunID, CampaignID, String, String?, Int, Int, Int).self,
                               columns: "id", "campaign_id", "code", "message", "project_wide", "foreign_tokens", "total")
             }
         for (runID, campaignID, code, message, projectWide, foreign, total) in stopping {
@@ -77,7 +77,7 @@ struct ConfigurationPause {
     /// Makes the run's requests refused for its configuration sendable again: its own rows wait
     /// once more, and a streamed run's failed devices become batches to try again (their counts
     /// move from failed back to waiting).
-    private func putBack(_ runID: String, on connection: PostgresConnection) throws {
+    private func putBack(_ runID: RunID, on connection: PostgresConnection) throws {
         _ = try connection.execute("""
             UPDATE deliveries SET status = \(DeliveryStatus.retrying), next_attempt_at = now(), updated_at = now()
             WHERE run_id = \(runID)::uuid AND status = \(DeliveryStatus.failed) AND error_code = ANY(\(Self.codes))

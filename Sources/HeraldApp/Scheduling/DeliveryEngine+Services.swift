@@ -59,7 +59,7 @@ extension DeliveryEngine {
         try outbox.applyDeliveryControls(now: Date())
         let decided = try outbox.decideWinners(now: Date())
         for (campaign, decision) in decided {
-            log.info("automatic winner decided", ["campaign": .string(campaign), "variant": decision.variantToSend.map { .string($0) } ?? .null,
+            log.info("automatic winner decided", ["campaign": .string(campaign.description), "variant": decision.variantToSend.map { .string($0) } ?? .null,
                                                   "decision": .string(decision.sentence)])
         }
         if decided.contains(where: { $0.decision.variantToSend != nil }) { deliveryBell.ring() }
@@ -71,7 +71,7 @@ extension DeliveryEngine {
         for run in started {
             metrics.increment("herald_runs_started_total", help: "Campaign runs started by this process's scheduler.")
             // A streamed run's size is known as it sends (-1 here).
-            log.info("run started", ["campaign": .string(run.campaignID), "run": .string(run.runID),
+            log.info("run started", ["campaign": .string(run.campaignID.description), "run": .string(run.runID.description),
                                      "deliveries": run.deliveries < 0 ? .null : .number(Double(run.deliveries))])
         }
         // Runs to devices plan while they send, a chunk a pass: straight back while any has more.

@@ -212,7 +212,7 @@ public final class DeliveryEngine: Sendable {
         // Runs this worker sent a full round of and has not looked at closing since: a full round
         // leaves more behind as a rule, and the look (a probe of the run's waiting requests) is
         // left for a round that comes back short or empty.
-        var unclosed: Set<String> = []
+        var unclosed: Set<RunID> = []
         // Whether the last round sent something: an empty claim right after one is a run's tail
         // (the rest in flight at other workers), waited out briefly instead of asking the outbox
         // when the next request falls due, which reads every waiting request.
@@ -329,7 +329,7 @@ public final class DeliveryEngine: Sendable {
     }
 
     /// Sends one claimed batch, records each answer, and closes those of `closing` that are finished.
-    func send(_ claimed: [DeliveryStore.Claimed], closing: Set<String>) throws {
+    func send(_ claimed: [DeliveryStore.Claimed], closing: Set<RunID>) throws {
         for delivery in claimed where delivery.attempts == 1 {
             metrics.observe("herald_scheduler_lateness_seconds", max(0, delivery.lateness), bounds: Metrics.latenessBounds,
                             help: "Seconds from a run's due time to each delivery's first attempt.")

@@ -23,9 +23,9 @@ protocol DeliveryOutbox: Sendable {
     func renew(_ ids: [Int64], owner: String, lease: Duration) throws
     /// Writes what FCM answered for deliveries `owner` still holds, and closes those of `closing`
     /// that are finished.
-    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, closing runIDs: Set<String>) throws
+    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, closing runIDs: Set<RunID>) throws
     /// Closes those of these runs whose deliveries are all final.
-    func closeRuns(_ runIDs: Set<String>) throws
+    func closeRuns(_ runIDs: Set<RunID>) throws
     /// Closes every open run whose deliveries are all final, whoever recorded them.
     func closeFinishedRuns() throws
     /// Marks active devices unseen for `days` days stale; returns how many.
@@ -39,7 +39,7 @@ protocol DeliveryOutbox: Sendable {
     /// Seconds until the next delivery control falls due, or nil when none is pending.
     func secondsUntilNextControl() throws -> Double?
     /// Decides the A/B tests whose automatic winner deadline has passed, and rolls each out.
-    func decideWinners(now: Date) throws -> [(campaignID: String, decision: WinnerDecision)]
+    func decideWinners(now: Date) throws -> [(campaignID: CampaignID, decision: WinnerDecision)]
     /// Takes up to `wanted` tokens of the project's shared bucket, none while fewer than `minimum` are there.
     func takeTokens(_ wanted: Int, atLeast minimum: Int, limit: SendQuotaStore.Limit) throws -> (TokenBucket.Grant, SendQuotaStore.Snapshot)
     /// Returns tokens taken but not used.
@@ -101,11 +101,11 @@ struct PostgresOutbox: DeliveryOutbox {
         try pool.withConnection { try store.renew(ids, owner: owner, lease: lease, on: $0) }
     }
 
-    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, closing runIDs: Set<String>) throws {
+    func record(_ outcomes: [DeliveryStore.Outcome], owner: String, closing runIDs: Set<RunID>) throws {
         try pool.withConnection { try store.record(outcomes, owner: owner, runIDs: runIDs, on: $0) }
     }
 
-    func closeRuns(_ runIDs: Set<String>) throws {
+    func closeRuns(_ runIDs: Set<RunID>) throws {
         try pool.withConnection { connection in try connection.transaction { try store.closeRuns(Array(runIDs), on: $0) } }
     }
 
@@ -129,7 +129,7 @@ struct PostgresOutbox: DeliveryOutbox {
         try pool.withConnection { try starter.applyDeliveryControls(now: now, on: $0) }
     }
 
-    func decideWinners(now: Date) throws -> [(campaignID: String, decision: WinnerDecision)] {
+    func decideWinners(now: Date) throws -> [(campaignID: CampaignID, decision: WinnerDecision)] {
         try pool.withConnection { try WinnerDecider(buckets: starter.buckets, approvalsRequired: starter.approvalsRequired).decideDue(now: now, on: $0) }
     }
 

@@ -12,41 +12,41 @@ extension DeliveryStore {
         try connection.transaction { connection in
             // A run past its end plans no more: what it planned expires, and it closes.
             let stopped = try connection.query("""
-                UPDATE runs SET planning = false WHERE planning AND status = \(RunStatus.sending) AND expires_at <= now() RETURNING id::text
-                """).map { try $0.decode(String.self, at: 0) }
+                UPDATE runs SET planning = false WHERE planning AND status = \(RunStatus.sending) AND expires_at <= now() RETURNING id
+                """).map { try $0.decode(RunID.self, at: 0) }
             let streamed = try connection.query("""
-                SELECT id::text FROM runs WHERE streamed AND status = \(RunStatus.sending) AND expires_at <= now()
-                """).map { try $0.decode(String.self, at: 0) }
+                SELECT id FROM runs WHERE streamed AND status = \(RunStatus.sending) AND expires_at <= now()
+                """).map { try $0.decode(RunID.self, at: 0) }
             if !streamed.isEmpty { try StreamedRunStore().drop(runs: streamed, as: .expired, on: connection) }
             let runIDs = try connection.query("""
                 UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
                 FROM runs r
                 WHERE r.id = d.run_id AND r.status = \(RunStatus.sending) AND r.expires_at <= now() AND d.status = ANY(\(DeliveryStatus.open))
-                RETURNING d.run_id::text
-                """).map { try $0.decode(String.self, at: 0) }
+                RETURNING d.run_id
+                """).map { try $0.decode(RunID.self, at: 0) }
             let waveRunIDs = try connection.query("""
                 UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
                 -- The open statuses as constants in the statement, so that the partial index deliveries_expiring serves it.
                 WHERE d.expires_at <= now() AND d.status IN (\(constants: DeliveryStatus.open))
-                RETURNING d.run_id::text
-                """).map { try $0.decode(String.self, at: 0) }
+                RETURNING d.run_id
+                """).map { try $0.decode(RunID.self, at: 0) }
             try closeRuns(Array(Set(runIDs + waveRunIDs + stopped + streamed)), on: connection)
         }
     }
 
     /// Open runs whose sending hours closed, with their campaign's content, for the next stretch.
-    func runsWithClosedWindows(on connection: PostgresConnection) throws -> [(runID: String, content: JSON)] {
+    func runsWithClosedWindows(on connection: PostgresConnection) throws -> [(runID: RunID, content: JSON)] {
         try connection.query("""
-            SELECT r.id::text, c.content::text FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+            SELECT r.id, c.content::text FROM runs r JOIN campaigns c ON c.id = r.campaign_id
             WHERE r.status = \(RunStatus.sending) AND r.window_closes_at <= now()
             """).map { row in
-            let (id, content) = try row.decode((String, String).self, columns: "id", "content")
+            let (id, content) = try row.decode((RunID, String).self, columns: "id", "content")
             return (id, try JSON.parse(content))
         }
     }
 
     /// Moves each run on to its next stretch of sending hours.
-    func moveWindows(_ windows: [(runID: String, interval: SendingWindow.Interval)], on connection: PostgresConnection) throws {
+    func moveWindows(_ windows: [(runID: RunID, interval: SendingWindow.Interval)], on connection: PostgresConnection) throws {
         guard !windows.isEmpty else { return }
         _ = try connection.execute("""
             UPDATE runs r SET window_opens_at = to_timestamp(x.o::float8), window_closes_at = to_timestamp(x.c::float8)

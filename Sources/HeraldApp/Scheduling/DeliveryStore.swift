@@ -9,8 +9,8 @@ import HeraldPostgres
 struct DeliveryStore: Sendable {
     /// A run the scheduler started.
     struct StartedRun: Sendable, Equatable {
-        var campaignID: String
-        var runID: String
+        var campaignID: CampaignID
+        var runID: RunID
         var deliveries: Int
     }
 
@@ -18,7 +18,7 @@ struct DeliveryStore: Sendable {
     struct Claimed: Sendable {
         /// The delivery's id; a streamed run's batch's.
         var id: Int64
-        var runID: String
+        var runID: RunID
         var body: [UInt8]
         var attempts: Int
         /// Seconds since the run was due.
@@ -53,7 +53,7 @@ struct DeliveryStore: Sendable {
 
     /// A campaign whose run is due, locked for this transaction.
     struct Due: Sendable {
-        var campaignID: String
+        var campaignID: CampaignID
         /// The content the run sends: with approvals on, the version a publisher approved.
         var content: JSON
         var version: Int
@@ -64,7 +64,7 @@ struct DeliveryStore: Sendable {
 
     /// A run planned in Swift (`RunStarter`), to be written with its deliveries.
     struct PlannedRun: Sendable {
-        var campaignID: String
+        var campaignID: CampaignID
         var occurrenceText: String
         var version: Int
         var plan: FanOutPlan
@@ -88,13 +88,13 @@ struct DeliveryStore: Sendable {
     /// until a publisher approves it (each run of a recurring campaign checks again).
     func lockDue(limit: Int, approvalsRequired: Bool, on connection: PostgresConnection) throws -> [Due] {
         try connection.query("""
-            SELECT id::text, content::text, version, next_run_at, next_run_at::text AS occurrence_text FROM campaigns
+            SELECT id, content::text, version, next_run_at, next_run_at::text AS occurrence_text FROM campaigns
             WHERE next_run_at <= now() AND status = \(CampaignStatus.scheduled)
               -- Held: with approvals on, a version nobody approved (an edit after approval) waits.
               AND (NOT \(approvalsRequired) OR (approval = \(ApprovalState.approved) AND approved_version = version))
             ORDER BY campaigns.next_run_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
             """).map { row in
-            let (id, content, version, occurrence, text) = try row.decode((String, String, Int, Date, String).self, columns: "id", "content", "version", "next_run_at", "occurrence_text")
+            let (id, content, version, occurrence, text) = try row.decode((CampaignID, String, Int, Date, String).self, columns: "id", "content", "version", "next_run_at", "occurrence_text")
             return Due(campaignID: id, content: try JSON.parse(content), version: version, occurrence: occurrence, occurrenceText: text)
         }
     }
@@ -115,7 +115,7 @@ struct DeliveryStore: Sendable {
 
     /// Moves each campaign on to its next occurrence, or (no more) to `sending` (an occurrence
     /// already run moves on too), wakes the workers, and closes the started runs that have nothing to send.
-    func advance(_ campaigns: [(campaignID: String, nextRun: Date?)], started: [StartedRun], on connection: PostgresConnection) throws {
+    func advance(_ campaigns: [(campaignID: CampaignID, nextRun: Date?)], started: [StartedRun], on connection: PostgresConnection) throws {
         guard !campaigns.isEmpty else { return }
         _ = try connection.execute("""
             UPDATE campaigns c SET next_run_at = to_timestamp(nullif(x.n, '')::float8),
@@ -126,7 +126,7 @@ struct DeliveryStore: Sendable {
         if !started.isEmpty {
             _ = try connection.query("SELECT pg_notify(\(Self.deliveryChannel), '')")
             try WebhookOutbox.enqueueCampaignEvents(started.map { run in
-                (.campaignStarted, run.campaignID, ["run": ["id": .string(run.runID),
+                (.campaignStarted, run.campaignID, ["run": ["id": .string(run.runID.description),
                                                             "requests": run.deliveries < 0 ? .null : .number(Double(run.deliveries))]])
             }, on: connection)
             // A plan with no request is finished as soon as it starts.
@@ -184,17 +184,17 @@ struct DeliveryStore: Sendable {
     func closeFinishedRuns(on connection: PostgresConnection) throws {
         // An index probe per open run (deliveries_run), not a count of a large run's deliveries.
         let finished = try connection.query("""
-            SELECT r.id::text FROM runs r WHERE r.status = \(RunStatus.sending) AND NOT r.planning AND NOT EXISTS (
+            SELECT r.id FROM runs r WHERE r.status = \(RunStatus.sending) AND NOT r.planning AND NOT EXISTS (
                 SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open)))
               AND NOT EXISTS (SELECT 1 FROM device_batches b WHERE b.run_id = r.id AND b.status = \(DeliveryStatus.pending))
-            """).map { try $0.decode(String.self, at: 0) }
+            """).map { try $0.decode(RunID.self, at: 0) }
         try connection.transaction { connection in try closeRuns(finished, on: connection) }
     }
 
     /// Closes each of these runs whose deliveries are all final, and then its campaign when no run
     /// of a campaign that is `sending` (or paused while sending: its last round finished it) remains open. What a run and its campaign become is
     /// `RunStatus.closed` (HeraldCore); the status guards make racing closers harmless.
-    func closeRuns(_ runIDs: [String], on connection: PostgresConnection) throws {
+    func closeRuns(_ runIDs: [RunID], on connection: PostgresConnection) throws {
         guard !runIDs.isEmpty else { return }
         // An index probe per run first (deliveries_run): a large run still sending is passed over
         // without counting its deliveries, which every worker round would otherwise do. The probe
@@ -207,7 +207,7 @@ struct DeliveryStore: Sendable {
                   AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.run_id = r.id AND o.status IN (\(constants: DeliveryStatus.open)))
                   AND NOT EXISTS (SELECT 1 FROM device_batches b WHERE b.run_id = r.id AND b.status = \(DeliveryStatus.pending))
             )
-            SELECT done.id::text,
+            SELECT done.id,
                    (SELECT count(*) FROM deliveries d WHERE d.run_id = done.id AND d.status = \(DeliveryStatus.sent))
                    + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = done.id AND c.outcome = \(DeliveryStatus.sent))::bigint AS sent,
                    -- An expired request was not delivered: it counts as failed for the run's outcome.
@@ -215,7 +215,7 @@ struct DeliveryStore: Sendable {
                    + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = done.id
                         AND c.outcome IN (\(constants: [DeliveryStatus.failed, .expired])))::bigint AS failed
             FROM done
-            """).map { try $0.decode((String, Int, Int).self, columns: "id", "sent", "failed") }
+            """).map { try $0.decode((RunID, Int, Int).self, columns: "id", "sent", "failed") }
         // A streamed run is folded when it closes: its planned count is its counters', written once,
         // and its batches (done) are dropped; its counts and failed devices are what it keeps.
         _ = try connection.execute("""
@@ -229,8 +229,8 @@ struct DeliveryStore: Sendable {
             UPDATE runs r SET finished_at = now(), status = x.status
             FROM unnest(\(finished.map(\.0)), \(finished.map { RunStatus.closed(sent: $0.1, failed: $0.2) })) AS x(id, status)
             WHERE r.id = x.id::uuid AND r.status = \(RunStatus.sending)
-            RETURNING r.campaign_id::text, r.status, r.id::text
-            """).map { try $0.decode((String, String, String).self, columns: "campaign_id", "status", "id") }
+            RETURNING r.campaign_id, r.status, r.id
+            """).map { try $0.decode((CampaignID, String, RunID).self, columns: "campaign_id", "status", "id") }
         guard !closed.isEmpty else { return }
         let ended = try connection.query("""
             UPDATE campaigns c SET status = x.status
@@ -238,14 +238,14 @@ struct DeliveryStore: Sendable {
             WHERE c.id = x.id::uuid
               AND (c.status = \(CampaignStatus.sending) OR (c.status = \(CampaignStatus.paused) AND c.paused_from = \(CampaignStatus.sending)))
               AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(RunStatus.sending))
-            RETURNING c.id::text, c.status
-            """).map { try $0.decode((String, CampaignStatus).self, columns: "id", "status") }
+            RETURNING c.id, c.status
+            """).map { try $0.decode((CampaignID, CampaignStatus).self, columns: "id", "status") }
         let counts = Dictionary(finished.map { ($0.0, (sent: $0.1, failed: $0.2)) }, uniquingKeysWith: { first, _ in first })
-        let runEvents = closed.map { campaign, status, run -> (type: WebhookEventType, campaignID: String, extra: JSONObject) in
-            (.runFinished, campaign, ["run": ["id": .string(run), "status": .string(status),
+        let runEvents = closed.map { campaign, status, run -> (type: WebhookEventType, campaignID: CampaignID, extra: JSONObject) in
+            (.runFinished, campaign, ["run": ["id": .string(run.description), "status": .string(status),
                                              "sent": .number(Double(counts[run]?.sent ?? 0)), "failed": .number(Double(counts[run]?.failed ?? 0))]])
         }
-        let campaignEvents = ended.map { campaign, status -> (type: WebhookEventType, campaignID: String, extra: JSONObject) in
+        let campaignEvents = ended.map { campaign, status -> (type: WebhookEventType, campaignID: CampaignID, extra: JSONObject) in
             (status == .failed ? .campaignFailed : status == .nothingSent ? .campaignNothingSent : .campaignFinished, campaign, [:])
         }
         try WebhookOutbox.enqueueCampaignEvents(runEvents + campaignEvents, on: connection)

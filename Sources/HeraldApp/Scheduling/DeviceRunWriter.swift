@@ -96,8 +96,8 @@ struct DeviceRunWriter: Sendable {
 
 /// A run to devices still planning, as its row froze it: what the next chunk needs.
 struct PlanningRun: Sendable {
-    var id: String
-    var campaignID: String
+    var id: RunID
+    var campaignID: CampaignID
     var planner: DevicePlanner
     var audience: DeviceAudience
     /// The last device token planned; nil before the first chunk.
@@ -110,16 +110,16 @@ struct PlanningRun: Sendable {
     /// The run, locked for this transaction (nil when it is not planning, or another transaction
     /// holds it and `waiting` is false). A run whose frozen content no longer parses ends its
     /// planning with what it planned.
-    static func locked(_ id: String, waiting: Bool, on connection: PostgresConnection) throws -> PlanningRun? {
+    static func locked(_ id: RunID, waiting: Bool, on connection: PostgresConnection) throws -> PlanningRun? {
         let lock: PostgresQuery = waiting ? "FOR UPDATE" : "FOR UPDATE SKIP LOCKED"
         guard let row = try connection.query("""
-            SELECT campaign_id::text, content::text, audience::text, rollout_variant, plan_after, planned, unsendable, spacing,
+            SELECT campaign_id, content::text, audience::text, rollout_variant, plan_after, planned, unsendable, spacing,
                    extract(epoch FROM occurrence)::float8 AS occurrence, extract(epoch FROM started_at)::float8 AS started_at,
                    control_basis_points, control_salt
             FROM runs WHERE id = \(id)::uuid AND planning AND NOT streamed AND status = \(RunStatus.sending) \(fragment: lock)
             """).first else { return nil }
         let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started, basisPoints, salt) =
-            try row.decode((String, String, String, String?, String?, Int, Int, Double?, Double, Double, Int, String?).self, columns: "campaign_id", "content", "audience", "rollout_variant", "plan_after", "planned", "unsendable", "spacing", "occurrence", "started_at", "control_basis_points", "control_salt")
+            try row.decode((CampaignID, String, String, String?, String?, Int, Int, Double?, Double, Double, Int, String?).self, columns: "campaign_id", "content", "audience", "rollout_variant", "plan_after", "planned", "unsendable", "spacing", "occurrence", "started_at", "control_basis_points", "control_salt")
         guard let messages = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                          controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt),
                                          sendTime: Date(timeIntervalSince1970: occurrence)) else {
@@ -131,11 +131,11 @@ struct PlanningRun: Sendable {
     }
 
     /// Runs still planning that no other transaction holds, the earliest first.
-    static func waiting(limit: Int, on connection: PostgresConnection) throws -> [String] {
+    static func waiting(limit: Int, on connection: PostgresConnection) throws -> [RunID] {
         // A run stopped while planning (cancelled, expired, closed) plans no more.
         _ = try connection.execute("UPDATE runs SET planning = false WHERE planning AND status <> \(RunStatus.sending)")
-        return try connection.query("SELECT id::text FROM runs WHERE planning AND NOT streamed ORDER BY occurrence LIMIT \(limit)")
-            .map { try $0.decode(String.self, at: 0) }
+        return try connection.query("SELECT id FROM runs WHERE planning AND NOT streamed ORDER BY occurrence LIMIT \(limit)")
+            .map { try $0.decode(RunID.self, at: 0) }
     }
 }
 

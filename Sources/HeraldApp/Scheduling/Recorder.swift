@@ -9,7 +9,7 @@ import HeraldPostgres
 extension DeliveryStore {
     /// Writes the outcomes of deliveries `owner` still holds (a lease taken over by another worker
     /// after expiry is theirs to record), then closes the runs that are finished.
-    func record(_ outcomes: [Outcome], owner: String, runIDs: Set<String>, on connection: PostgresConnection) throws {
+    func record(_ outcomes: [Outcome], owner: String, runIDs: Set<RunID>, on connection: PostgresConnection) throws {
         guard !outcomes.isEmpty else { return }
         try connection.transaction { connection in
             try StreamedRunStore().record(outcomes, owner: owner, on: connection)
@@ -19,8 +19,8 @@ extension DeliveryStore {
             let refused = outcomes.filter { $0.status == .failed && ConfigurationPause.concerns($0.errorCode) }
             if !refused.isEmpty {
                 let deliveryRuns = try connection.query("""
-                    SELECT DISTINCT run_id::text FROM deliveries WHERE id = ANY(\(refused.filter { $0.device == nil }.map { String($0.id) })::bigint[])
-                    """).map { try $0.decode(String.self, at: 0) }
+                    SELECT DISTINCT run_id FROM deliveries WHERE id = ANY(\(refused.filter { $0.device == nil }.map { String($0.id) })::bigint[])
+                    """).map { try $0.decode(RunID.self, at: 0) }
                 try ConfigurationPause().apply(runs: Set(deliveryRuns + refused.compactMap { $0.device?.batch.runID }), on: connection)
             }
             // In the same transaction: one commit a round, and a run is closed with its last answers.
@@ -93,7 +93,7 @@ extension StreamedRunStore {
         // wait a batch: a device's 429 asks a minute, a 503's Retry-After two seconds, and neither
         // waits for the other), each batch after the longest wait of its devices; a run stopped
         // meanwhile (cancelled, expired) tries nothing again: they count as dropped.
-        var dropped: [String: DeliveryStatus] = [:]
+        var dropped: [RunID: DeliveryStatus] = [:]
         let retrying = Dictionary(grouping: mine.filter { $0.status == .retrying }) { outcome in
             "\(outcome.device!.batch.id):\(Self.waitClass(outcome.retryDelay?.seconds ?? 1))"
         }

@@ -15,14 +15,14 @@ struct RunStarter: Sendable {
         try connection.transaction { connection in
             var planned: [DeliveryStore.PlannedRun] = []
             var unplannable: [(due: DeliveryStore.Due, reason: String)] = []
-            var deviceRuns: [DeliveryStore.StartedRun] = [], deviceCampaigns: [(campaignID: String, nextRun: Date?)] = []
+            var deviceRuns: [DeliveryStore.StartedRun] = [], deviceCampaigns: [(campaignID: CampaignID, nextRun: Date?)] = []
             // The control group each marketing run to devices freezes as it starts.
             var policy: ContactPolicy?
             for var due in try store.lockDue(limit: limit, approvalsRequired: approvalsRequired, on: connection) {
                 // The labelling the run sends with, decided now against the day's budget and frozen in its content.
                 var parsed = CampaignSpec.parse(due.content)
                 if case .success(var spec) = parsed {
-                    spec.options.labels = try LabelDayStore().resolve(spec, campaignID: due.campaignID, on: connection)
+                    spec.options.labels = try LabelDayStore().resolve(spec, campaignID: due.campaignID.description, on: connection)
                     due.content = LabelDayStore.content(due.content, labelled: spec.options.labels ?? .auto)
                     parsed = .success(spec)
                 }
@@ -48,10 +48,10 @@ struct RunStarter: Sendable {
                         // Recipient time on topics: a wave per zone, through the zones' time-zone topics.
                         let zones = try spec.delivery.recipientTime?.timeZones ?? DeviceStore().timeZones(on: connection)
                         plan = FanOutPlanner.planInZones(campaign: spec.forSending, zones: zones, buckets: buckets,
-                                                         campaignID: due.campaignID, sendTime: due.occurrence)
+                                                         campaignID: due.campaignID.description, sendTime: due.occurrence)
                         slots = plan.requests.map { waves.slot(for: $0.zone) }
                     } else {
-                        plan = FanOutPlanner.plan(campaign: spec.forSending, buckets: buckets, campaignID: due.campaignID, sendTime: due.occurrence)
+                        plan = FanOutPlanner.plan(campaign: spec.forSending, buckets: buckets, campaignID: due.campaignID.description, sendTime: due.occurrence)
                     }
                     planned.append(DeliveryStore.PlannedRun(
                         campaignID: due.campaignID, occurrenceText: due.occurrenceText, version: due.version, plan: plan,
@@ -122,7 +122,7 @@ struct RunStarter: Sendable {
     func applyDeliveryControls(now: Date, on connection: PostgresConnection) throws {
         try store.expireLateRuns(on: connection)
         let closed = try store.runsWithClosedWindows(on: connection)
-        let moved = closed.compactMap { run -> (runID: String, interval: SendingWindow.Interval)? in
+        let moved = closed.compactMap { run -> (runID: RunID, interval: SendingWindow.Interval)? in
             guard case .success(let spec) = CampaignSpec.parse(run.content), let window = spec.delivery.window else {
                 // The window was edited away (not possible once sending) or the content no longer
                 // parses: the run sends at any hour rather than never.

@@ -24,7 +24,7 @@ enum RunKind: Sendable, Equatable {
 /// A run to write: its kind, its campaign's occurrence and version, and what it freezes.
 struct NewRun: Sendable {
     var kind: RunKind
-    var campaignID: String
+    var campaignID: CampaignID
     /// The occurrence exactly as stored; nil: now, after the campaign's last run (one-call sends
     /// of one template within one clock tick must not collide on the unique occurrence).
     var occurrence: String?
@@ -49,7 +49,7 @@ struct NewRun: Sendable {
 struct RunWriter: Sendable {
     /// Writes `runs` in one statement, skipping an occurrence that has a run already; returns the
     /// runs written, by their campaign.
-    func insert(_ runs: [NewRun], on connection: PostgresConnection) throws -> [(campaignID: String, runID: String)] {
+    func insert(_ runs: [NewRun], on connection: PostgresConnection) throws -> [(campaignID: CampaignID, runID: RunID)] {
         guard !runs.isEmpty else { return [] }
         func text(_ value: Bool) -> String { value ? "true" : "false" }
         return try connection.query("""
@@ -71,8 +71,8 @@ struct RunWriter: Sendable {
                         \(runs.map { DeliveryStore.epoch($0.window?.opens) }), \(runs.map { DeliveryStore.epoch($0.window?.closes) }),
                         \(runs.map { String($0.controlGroup?.basisPoints ?? 0) }), \(runs.map { $0.controlGroup?.salt ?? "" }))
                  AS x(c, o, p, w, pd, st, pl, rv, v, ct, au, sp, e, wo, wc, cb, cs)
-            ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id::text, id::text
-            """).map { try $0.decode((String, String).self, columns: "campaign_id", "id") }
+            ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id, id
+            """).map { try $0.decode((CampaignID, RunID).self, columns: "campaign_id", "id") }
     }
 
     /// Writes a failed run, with its reason, for each due campaign whose content cannot be planned.
@@ -98,7 +98,7 @@ struct RunWriter: Sendable {
                    window: run.window)
         }, on: connection)
         let byCampaign = Dictionary(runs.map { ($0.campaignID, $0) }, uniquingKeysWith: { first, _ in first })
-        var runIDs: [String] = [], campaignIDs: [String] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
+        var runIDs: [RunID] = [], campaignIDs: [CampaignID] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
         var offsets: [String] = [], statuses: [String] = [], dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
         var started: [DeliveryStore.StartedRun] = []
         for (campaign, run) in created {
@@ -148,11 +148,13 @@ struct RunWriter: Sendable {
     /// Starts a one-call send's run with a request per recipient (`requests`: rendered, with how
     /// each device is addressed), and wakes the workers. Nothing to send (each over FCM's limit)
     /// closes the run at once.
-    func startOneCall(campaignID: String, version: Int, content: JSON, requests: [(request: DeviceRequest, kind: DeviceKind)],
+    func startOneCall(campaignID: CampaignID, version: Int, content: JSON, requests: [(request: DeviceRequest, kind: DeviceKind)],
                       on connection: PostgresConnection) throws -> RunID {
         guard let written = try insert([NewRun(kind: .oneCall, campaignID: campaignID, occurrence: nil, version: version,
-                                               planned: requests.count, content: content)], on: connection).first,
-              let runID = RunID(written.runID) else { throw AppError.unavailable("The send's run could not be written; try again.") }
+                                               planned: requests.count, content: content)], on: connection).first else {
+            throw AppError.unavailable("The send's run could not be written; try again.")
+        }
+        let runID = written.runID
         var batch = RunRows.Batch()
         for (request, kind) in requests {
             batch.variants.append(request.variantKey)
@@ -173,7 +175,7 @@ struct RunWriter: Sendable {
     }
 
     /// Writes one request row per device of `batch` (a planned run's chunk, a one-call send's recipients).
-    func insertDeviceRequests(runID: String, campaignID: String, _ batch: RunRows.Batch, on connection: PostgresConnection) throws {
+    func insertDeviceRequests(runID: RunID, campaignID: CampaignID, _ batch: RunRows.Batch, on connection: PostgresConnection) throws {
         guard !batch.tokens.isEmpty else { return }
         _ = try connection.execute("""
             INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message,
@@ -190,7 +192,7 @@ struct RunWriter: Sendable {
 
     /// A claim's next range of a streamed run (the devices after `after` through `last`), leased
     /// to `owner` as it is written; returns its id.
-    func insertRange(runID: String, campaignID: String, after: String?, last: String, devices: Int, owner: String, lease: Duration,
+    func insertRange(runID: RunID, campaignID: CampaignID, after: String?, last: String, devices: Int, owner: String, lease: Duration,
                      on connection: PostgresConnection) throws -> Int64 {
         try connection.query("""
             INSERT INTO device_batches (run_id, campaign_id, after_token, last_token, devices, attempts, lease_owner, lease_expires_at)
@@ -202,7 +204,7 @@ struct RunWriter: Sendable {
 
     /// Devices of a streamed run to send (again) after `delay` seconds, named one by one with
     /// their variants; false when the run no longer sends (cancelled, expired), and nothing is written.
-    func insertDevices(runID: String, tokens: [String], variants: [String], attempts: Int, after delay: Double,
+    func insertDevices(runID: RunID, tokens: [String], variants: [String], attempts: Int, after delay: Double,
                        on connection: PostgresConnection) throws -> Bool {
         try !connection.query("""
             INSERT INTO device_batches (run_id, campaign_id, tokens, variants, devices, attempts, next_attempt_at)
@@ -215,7 +217,7 @@ struct RunWriter: Sendable {
     /// The devices of a streamed run that FCM refused with one of `codes` (its failures), batched
     /// again by 32, the smallest round a worker claims, so that any worker may take one; their
     /// failures are deleted. Returns the variants of the devices batched.
-    func insertRefusedAgain(runID: String, codes: [String], on connection: PostgresConnection) throws -> [String] {
+    func insertRefusedAgain(runID: RunID, codes: [String], on connection: PostgresConnection) throws -> [String] {
         try connection.query("""
             WITH refused AS (
                 DELETE FROM delivery_failures WHERE run_id = \(runID)::uuid AND error_code = ANY(\(codes))

@@ -56,7 +56,7 @@ enum SendRules {
     /// content says its category and whether it is transactional, which passes by. A request
     /// the caps stop comes back `capped`, and is recorded so, never sent.
     static func applyContactPolicy(_ claimed: [DeliveryStore.Claimed], tokens: [String], layout: DeviceTouchStore.Layout,
-                                   contents: [String: CampaignSpec], on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
+                                   contents: [RunID: CampaignSpec], on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
         guard !claimed.isEmpty else { return claimed }
         let caps = try ContactPolicyStore().caps(on: connection)
         guard !caps.isEmpty else { return claimed }
@@ -75,10 +75,11 @@ enum SendRules {
     /// (the first in token order: tokens are random, so they are a fair sample): the same
     /// decisions a claim makes, by the same code (`DevicePlanner`'s exclusions, then the caps'
     /// decision of `DeviceTouchStore`), counting nothing. The review's forecast.
-    static func forecast(_ spec: CampaignSpec, campaignID: String, audience: DeviceAudience, controlGroup: ControlGroup?,
+    static func forecast(_ spec: CampaignSpec, campaignID: CampaignID?, audience: DeviceAudience, controlGroup: ControlGroup?,
                          caps: FrequencyCaps, limit: Int, on connection: PostgresConnection) throws -> Forecast {
         let devices = try DeviceStore().active(audience, after: nil, limit: limit, on: connection)
-        var planner = DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: Date())
+        // A campaign not saved yet has no id: its devices fall in buckets of the empty one.
+        var planner = DevicePlanner(campaign: spec.forSending, campaignID: campaignID?.description ?? "", sendTime: Date())
         planner.controlGroup = controlGroup
         var control = 0, sending: [String] = []
         for stored in devices {

@@ -17,7 +17,7 @@ extension StreamedRunStore {
             WHERE status = \(DeliveryStatus.pending) AND \(token) = ANY(tokens)
             """)
         let runs = try connection.query("""
-            SELECT id::text, campaign_id::text, content::text, audience::text, rollout_variant, control_basis_points, control_salt,
+            SELECT id, campaign_id, content::text, audience::text, rollout_variant, control_basis_points, control_salt,
                    coalesce(\(token) <= plan_after, false) AS token_read, coalesce(\(fid) <= plan_after, false) AS fid_read
             FROM runs WHERE streamed AND planning AND status = \(RunStatus.sending)
             ORDER BY id FOR UPDATE
@@ -25,7 +25,7 @@ extension StreamedRunStore {
         var counts = RunCounts()
         for row in runs {
             let (runID, campaignID, content, audience, rollout, basisPoints, salt, tokenRead, fidRead) =
-                try row.decode((String, String, String, String, String?, Int, String?, Bool, Bool).self,
+                try row.decode((RunID, CampaignID, String, String, String?, Int, String?, Bool, Bool).self,
                                columns: "id", "campaign_id", "content", "audience", "rollout_variant", "control_basis_points", "control_salt",
                                "token_read", "fid_read")
             if tokenRead && !fidRead {
@@ -47,7 +47,7 @@ extension StreamedRunStore {
 
     /// `found` less the devices the run skips (moved to an FID it had read under their token);
     /// `skips`: whether the run has any, as its claim read with the run.
-    func withoutSkipped(_ found: [StoredDevice], runID: String, skips: Bool, on connection: PostgresConnection) throws -> [StoredDevice] {
+    func withoutSkipped(_ found: [StoredDevice], runID: RunID, skips: Bool, on connection: PostgresConnection) throws -> [StoredDevice] {
         guard skips, !found.isEmpty else { return found }
         let skipped = Set(try connection.query("""
             SELECT token FROM run_skips WHERE run_id = \(runID)::uuid AND token = ANY(\(found.map(\.device.token)))

@@ -35,15 +35,15 @@ struct StreamedRunStore: Sendable {
 
     /// Drops the waiting batches of these runs (cancelled or expired): the devices of a batch to
     /// try again count as `status`; a range never recorded was never counted as planned.
-    func drop(runs runIDs: [String]? = nil, campaign campaignID: String? = nil, as status: DeliveryStatus, on connection: PostgresConnection) throws {
+    func drop(runs runIDs: [RunID]? = nil, campaign campaignID: CampaignID? = nil, as status: DeliveryStatus, on connection: PostgresConnection) throws {
         let dropped = try connection.query("""
             UPDATE device_batches SET status = \(status)
             -- A batch in flight is its worker's to record (what it sent reached FCM).
             WHERE status = \(DeliveryStatus.pending) AND (lease_expires_at IS NULL OR lease_expires_at < now())
               AND (\(campaignID)::uuid IS NULL OR campaign_id = \(campaignID)::uuid)
               AND (\(runIDs)::uuid[] IS NULL OR run_id = ANY(\(runIDs)::uuid[]))
-            RETURNING run_id::text, variants
-            """).map { try $0.decode((String, [String]?).self, columns: "run_id", "variants") }
+            RETURNING run_id, variants
+            """).map { try $0.decode((RunID, [String]?).self, columns: "run_id", "variants") }
         var counts = RunCounts()
         for (runID, variants) in dropped {
             for variant in variants ?? [] {
@@ -58,7 +58,7 @@ struct StreamedRunStore: Sendable {
 /// A leased batch, as each of its requests carries it back to be recorded.
 struct StreamedBatch: Sendable, Equatable {
     var id: Int64
-    var runID: String
+    var runID: RunID
     /// A first reading of a range of the audience: its devices count as planned when recorded
     /// (devices to try again were counted when first read).
     var counted: Bool
@@ -83,12 +83,12 @@ struct RunMessages {
     /// now: `apns-expiration` counts from the send, as Android's `ttl` does); a run that stores its
     /// requests renders at its occurrence, and each request's expiry moves on when it is claimed.
     /// `controlGroup`: what the run froze of the project's control group when it started.
-    init?(campaignID: String, content: String, audience: String, rollout: String?, controlGroup: ControlGroup?, sendTime: Date = Date()) {
+    init?(campaignID: CampaignID, content: String, audience: String, rollout: String?, controlGroup: ControlGroup?, sendTime: Date = Date()) {
         guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json),
               let parsedAudience = (try? JSON.parse(audience)).flatMap(DeviceAudience.init(json:)) else { return nil }
         self.spec = spec
-        planner = rollout.flatMap { DevicePlanner(rollout: $0, of: spec.forSending, campaignID: campaignID, sendTime: sendTime) }
-            ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: sendTime)
+        planner = rollout.flatMap { DevicePlanner(rollout: $0, of: spec.forSending, campaignID: campaignID.description, sendTime: sendTime) }
+            ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID.description, sendTime: sendTime)
         planner.controlGroup = controlGroup
         self.audience = parsedAudience
     }
@@ -123,10 +123,10 @@ struct RunMessages {
 /// into this hour's row of this connection's shard.
 struct RunCounts {
     static let planned = "planned"
-    private var counts: [String: (run: String, variant: String, outcome: String, n: Int)] = [:]
+    private var counts: [String: (run: RunID, variant: String, outcome: String, n: Int)] = [:]
 
-    mutating func add(_ run: String, _ variant: String, _ outcome: String, _ n: Int = 1) {
-        let key = run + "\u{0}" + variant + "\u{0}" + outcome
+    mutating func add(_ run: RunID, _ variant: String, _ outcome: String, _ n: Int = 1) {
+        let key = run.description + "\u{0}" + variant + "\u{0}" + outcome
         counts[key, default: (run, variant, outcome, 0)].n += n
     }
 

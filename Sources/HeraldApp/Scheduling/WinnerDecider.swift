@@ -15,10 +15,10 @@ struct WinnerDecider: Sendable {
     static let actor = Actor(name: "scheduler")
 
     /// Decides every campaign whose deadline has passed; returns their decisions.
-    func decideDue(now: Date, on connection: PostgresConnection) throws -> [(campaignID: String, decision: WinnerDecision)] {
+    func decideDue(now: Date, on connection: PostgresConnection) throws -> [(campaignID: CampaignID, decision: WinnerDecision)] {
         try connection.transaction { connection in
             let due = try connection.query("""
-                SELECT c.id::text FROM campaigns c
+                SELECT c.id FROM campaigns c
                 WHERE c.content ? 'auto_winner' AND c.status = ANY(\([CampaignStatus.sent, .partiallyFailed]))
                   AND NOT EXISTS (SELECT 1 FROM winner_decisions w WHERE w.campaign_id = c.id)
                   AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.rollout_variant IS NOT NULL)
@@ -26,7 +26,7 @@ struct WinnerDecider: Sendable {
                       + make_interval(mins => (c.content -> 'auto_winner' ->> 'after_minutes')::integer) <= \(now)
                 ORDER BY c.id LIMIT 20 FOR UPDATE OF c SKIP LOCKED
                 """).map { try $0.decode(CampaignID.self, at: 0) }
-            return try due.compactMap { id in try decide(id, now: now, on: connection).map { (id.description, $0) } }
+            return try due.compactMap { id in try decide(id, now: now, on: connection).map { (id, $0) } }
         }
     }
 

@@ -59,11 +59,11 @@ public struct SendService: Sendable {
     /// The run, its deliveries and what became of each recipient, in the caller's transaction.
     private func make(_ request: SendRequest, by actor: Actor, now: Date, on connection: PostgresConnection) throws -> AcceptedSend {
         var (record, spec, variant) = try template(request, by: actor, on: connection)
-        let campaignID = record.id.description
+        let campaignID = record.id
         // The labelling the send goes with, decided against the day's budget as a run's is, and counted in it.
-        spec.options.labels = try LabelDayStore().resolve(spec, campaignID: campaignID, on: connection)
-        guard var planner = variant.map({ DevicePlanner(only: $0, of: spec.forSending, campaignID: campaignID, sendTime: now) })
-                ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID, sendTime: now) else {
+        spec.options.labels = try LabelDayStore().resolve(spec, campaignID: campaignID.description, on: connection)
+        guard var planner = variant.map({ DevicePlanner(only: $0, of: spec.forSending, campaignID: campaignID.description, sendTime: now) })
+                ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID.description, sendTime: now) else {
             throw AppError.invalidField("variant", "the campaign has no variant \"\(variant ?? "")\"; it has \(spec.effectiveVariants.map(\.key).joined(separator: ", "))",
                                         code: "unknown_variant", title: "The send is not valid")
         }

@@ -40,19 +40,19 @@ enum WebhookOutbox {
 
     /// Events about campaigns, each with the campaign as receivers read it (id, name, status,
     /// version) beside its own `extra` members. Looks nothing up when no endpoint exists.
-    static func enqueueCampaignEvents(_ items: [(type: WebhookEventType, campaignID: String, extra: JSONObject)],
+    static func enqueueCampaignEvents(_ items: [(type: WebhookEventType, campaignID: CampaignID, extra: JSONObject)],
                                       on connection: PostgresConnection) throws {
         guard !items.isEmpty else { return }
         let campaigns = try connection.query("""
-            SELECT id::text, name, status, version FROM campaigns
+            SELECT id, name, status, version FROM campaigns
             WHERE id = ANY(\(items.map(\.campaignID))::uuid[]) AND EXISTS (SELECT 1 FROM webhooks)
-            """).reduce(into: [String: JSON]()) { found, row in
-            let (id, name, status, version) = try row.decode((String, String, String, Int).self, columns: "id", "name", "status", "version")
-            found[id] = ["id": .string(id), "name": .string(name), "status": .string(status), "version": .number(Double(version))]
+            """).reduce(into: [CampaignID: JSON]()) { found, row in
+            let (id, name, status, version) = try row.decode((CampaignID, String, String, Int).self, columns: "id", "name", "status", "version")
+            found[id] = ["id": .string(id.description), "name": .string(name), "status": .string(status), "version": .number(Double(version))]
         }
         guard !campaigns.isEmpty else { return }
         try enqueue(items.compactMap { item in
-            campaigns[item.campaignID.lowercased()].map { campaign in
+            campaigns[item.campaignID].map { campaign in
                 var data: JSONObject = ["campaign": campaign]
                 for (key, value) in item.extra { data[key] = value }
                 return Event(type: item.type, data: data)

@@ -321,7 +321,7 @@ extension CampaignPages {
         case .tokens(let tokens): audience = tokens.count
         case .topics, .condition: return try contactPolicy.leavesTopicsUncapped(spec) ? words.text("review.contact_topics") : nil
         }
-        return try contactPolicy.reachForecast(spec, campaignID: record.id.description, audience: audience).map { Self.contactReachText($0, words: words) }
+        return try contactPolicy.reachForecast(spec, campaignID: record.id, audience: audience).map { Self.contactReachText($0, words: words) }
     }
 
     /// "Under the contact policy: about 180 of its 300 devices get it (…)".
