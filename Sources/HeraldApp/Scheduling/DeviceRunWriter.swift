@@ -74,8 +74,8 @@ struct DeviceRunWriter: Sendable {
         // from before it (a few waiting requests), claims chose to read and sort all of its 100,000
         // each round (70 ms) instead of reading its first few in order (1 ms). Analysed inside
         // this transaction, its rows are counted, and the statistics land with its first chunk.
-        if run.planned == 0, after == nil, batch.tokens.count >= Self.batch { _ = try connection.execute("ANALYZE deliveries") }
-        return (batch.tokens.count, found.count < Self.batch ? nil : found.last?.device.token)
+        if run.planned == 0, after == nil, batch.count >= Self.batch { _ = try connection.execute("ANALYZE deliveries") }
+        return (batch.count, found.count < Self.batch ? nil : found.last?.device.token)
     }
 
     /// Ends the run's planning: its planned count and warnings.
@@ -141,14 +141,6 @@ struct PlanningRun: Sendable {
 
 /// The deliveries of a run to devices, rendered a batch at a time, with the counts the run keeps.
 final class RunRows: @unchecked Sendable {
-    /// One batch's columns, as the INSERT binds them.
-    struct Batch: Sendable {
-        /// `kinds` names each device's target member (`token` or `fid`), as its body does.
-        var variants: [String] = [], tokens: [String] = [], kinds: [String] = [], bodies: [String] = []
-        var statuses: [String] = [], codes: [String] = [], reasons: [String] = []
-        var dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
-    }
-
     let planner: DevicePlanner
     var waves: RecipientWaves?
     let spacing: Double?
@@ -167,53 +159,42 @@ final class RunRows: @unchecked Sendable {
         if alreadyPlanned > 0 { spreadIndex[nil] = alreadyPlanned }
     }
 
-    func render(_ devices: [StoredDevice]) -> Batch {
-        var batch = Batch()
+    func render(_ devices: [StoredDevice]) -> [RequestRow] {
+        var rows: [RequestRow] = []
         for device in devices {
             guard let request = planner.request(for: device.device) else { continue }
-            var status = DeliveryStatus.pending, code = "", reason = ""
+            var row = RequestRow(variant: request.variantKey, target: .device(token: request.token, kind: device.device.kind), body: request.body ?? "")
             if let failure = request.failure {
                 // A device whose message cannot be sent is recorded as failed at once, with the reason.
-                (status, code, reason) = (.failed, "PAYLOAD_TOO_LARGE", failure)
+                (row.status, row.errorCode, row.reason) = (.failed, "PAYLOAD_TOO_LARGE", failure)
                 unsendable += 1
             }
             switch waves?.slot(for: device.device.timeZone) {
             case nil:
-                batch.dues.append(dueAt(nil))
-                batch.sendAts.append("")
-                batch.expiries.append("")
+                row.due = dueAt(nil)
             case .due(let at, let expires):
-                batch.dues.append(dueAt(at))
-                batch.sendAts.append(DeliveryStore.epoch(at))
-                batch.expiries.append(DeliveryStore.epoch(expires))
+                (row.due, row.sendAt, row.expiresAt) = (dueAt(at), at, expires)
                 if let expires, lastExpiry.map({ expires > $0 }) ?? true { lastExpiry = expires }
             case .missed(let at):
                 // Its local time had passed and the campaign skips such devices: expired, never sent.
-                batch.dues.append(DeliveryStore.epoch(at))
-                batch.sendAts.append(DeliveryStore.epoch(at))
-                batch.expiries.append("")
-                if status == .pending {
-                    (status, reason) = (.expired, DeliveryStore.missedWave)
+                (row.due, row.sendAt) = (at, at)
+                if row.status == .pending {
+                    (row.status, row.reason) = (.expired, DeliveryStore.missedWave)
                     missed += 1
                 }
             }
-            batch.variants.append(request.variantKey)
-            batch.tokens.append(request.token)
-            batch.kinds.append(device.device.kind.rawValue)
-            batch.bodies.append(request.body ?? "")
-            batch.statuses.append(status.rawValue)
-            batch.codes.append(code)
-            batch.reasons.append(reason)
+            rows.append(row)
         }
-        planned += batch.tokens.count
-        return batch
+        planned += rows.count
+        return rows
     }
 
-    /// When a request falls due: its wave, or with a spread that many spacings after its wave's first.
-    private func dueAt(_ wave: Date?) -> String {
-        guard let spacing else { return DeliveryStore.epoch(wave) }
+    /// When a request falls due: its wave, or with a spread that many spacings after its wave's
+    /// first (nil: as soon as it is written).
+    private func dueAt(_ wave: Date?) -> Date? {
+        guard let spacing else { return wave }
         let index = spreadIndex[wave, default: 0]
         spreadIndex[wave] = index + 1
-        return DeliveryStore.epoch((wave ?? start).addingTimeInterval(Double(index) * spacing))
+        return (wave ?? start).addingTimeInterval(Double(index) * spacing)
     }
 }

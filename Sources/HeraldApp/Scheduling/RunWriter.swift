@@ -98,47 +98,35 @@ struct RunWriter: Sendable {
                    window: run.window)
         }, on: connection)
         let byCampaign = Dictionary(runs.map { ($0.campaignID, $0) }, uniquingKeysWith: { first, _ in first })
-        var runIDs: [RunID] = [], campaignIDs: [CampaignID] = [], variants: [String] = [], targets: [String] = [], bodies: [String] = []
-        var offsets: [String] = [], statuses: [String] = [], dues: [String] = [], sendAts: [String] = [], expiries: [String] = []
+        var rows: [(run: RunID, campaign: CampaignID, row: RequestRow)] = []
         var started: [DeliveryStore.StartedRun] = []
         for (campaign, run) in created {
             let planned = byCampaign[campaign]!
             for (index, request) in planned.plan.requests.enumerated() {
                 // A spread campaign's requests fall due one spacing apart.
-                offsets.append(String(Double(index) * (planned.spacing ?? 0)))
-                runIDs.append(run)
-                campaignIDs.append(campaign)
-                variants.append(request.variantKey)
-                targets.append(request.target.json.serializedString())
-                bodies.append(request.message.json().serializedString())
+                var row = RequestRow(variant: request.variantKey, target: .fanOut(request.target.json), body: request.message.json().serializedString(),
+                                     delay: Double(index) * (planned.spacing ?? 0))
                 // At recipient time each request waits for its zone's wave; one whose wave had passed is expired.
                 switch planned.slots?[index] {
-                case nil:
-                    statuses.append(DeliveryStatus.pending.rawValue)
-                    dues.append("")
-                    expiries.append("")
-                case .due(let at, let expires):
-                    statuses.append(DeliveryStatus.pending.rawValue)
-                    dues.append(DeliveryStore.epoch(at))
-                    expiries.append(DeliveryStore.epoch(expires))
-                case .missed(let at):
-                    statuses.append(DeliveryStatus.expired.rawValue)
-                    dues.append(DeliveryStore.epoch(at))
-                    expiries.append("")
+                case nil: break
+                case .due(let at, let expires): (row.due, row.sendAt, row.expiresAt) = (at, at, expires)
+                case .missed(let at): (row.status, row.reason, row.due, row.sendAt) = (.expired, DeliveryStore.missedWave, at, at)
                 }
-                sendAts.append(dues[dues.count - 1])
+                rows.append((run, campaign, row))
             }
             started.append(DeliveryStore.StartedRun(campaignID: campaign, runID: run, deliveries: planned.plan.requests.count))
         }
-        if !runIDs.isEmpty {
+        if !rows.isEmpty {
             _ = try connection.execute("""
                 INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, status, error_message, next_attempt_at, send_at, expires_at)
-                SELECT r::uuid, c::uuid, v, t::jsonb, b, s,
-                       CASE WHEN s = \(DeliveryStatus.expired) THEN \(DeliveryStore.missedWave) END,
+                SELECT r::uuid, c::uuid, v, t::jsonb, b, s, nullif(m, ''),
                        coalesce(to_timestamp(nullif(n, '')::float8), now() + make_interval(secs => o::float8)),
                        to_timestamp(nullif(a, '')::float8), to_timestamp(nullif(e, '')::float8)
-                FROM unnest(\(runIDs), \(campaignIDs), \(variants), \(targets), \(bodies), \(offsets), \(statuses), \(dues), \(sendAts), \(expiries))
-                     AS x(r, c, v, t, b, o, s, n, a, e)
+                FROM unnest(\(rows.map(\.run)), \(rows.map(\.campaign)), \(rows.map(\.row.variant)), \(rows.map(\.row.targetJSON)),
+                            \(rows.map(\.row.body)), \(rows.map { String($0.row.delay) }), \(rows.map(\.row.status.rawValue)),
+                            \(rows.map { $0.row.reason ?? "" }), \(rows.map { DeliveryStore.epoch($0.row.due) }),
+                            \(rows.map { DeliveryStore.epoch($0.row.sendAt) }), \(rows.map { DeliveryStore.epoch($0.row.expiresAt) }))
+                     AS x(r, c, v, t, b, o, s, m, n, a, e)
                 """)
         }
         try DeliveryStore().advance(runs.map { ($0.campaignID, $0.nextRun) }, started: started, on: connection)
@@ -155,36 +143,29 @@ struct RunWriter: Sendable {
             throw AppError.unavailable("The send's run could not be written; try again.")
         }
         let runID = written.runID
-        var batch = RunRows.Batch()
-        for (request, kind) in requests {
-            batch.variants.append(request.variantKey)
-            batch.tokens.append(request.token)
-            batch.kinds.append(kind.rawValue)
-            batch.bodies.append(request.body ?? "")
-            batch.statuses.append((request.failure == nil ? DeliveryStatus.pending : .failed).rawValue)
-            batch.codes.append("")
-            batch.reasons.append(request.failure ?? "")
-            batch.dues.append("")
-            batch.sendAts.append("")
-            batch.expiries.append("")
+        let rows = requests.map { request, kind in
+            RequestRow(variant: request.variantKey, target: .device(token: request.token, kind: kind), body: request.body ?? "",
+                       status: request.failure == nil ? .pending : .failed, reason: request.failure)
         }
-        try insertDeviceRequests(runID: written.runID, campaignID: campaignID, batch, on: connection)
+        try insertDeviceRequests(runID: written.runID, campaignID: campaignID, rows, on: connection)
         if !requests.isEmpty { _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')") }
         if requests.allSatisfy({ $0.request.failure != nil }) { try DeliveryStore().closeRuns([written.runID], on: connection) }
         return runID
     }
 
-    /// Writes one request row per device of `batch` (a planned run's chunk, a one-call send's recipients).
-    func insertDeviceRequests(runID: RunID, campaignID: CampaignID, _ batch: RunRows.Batch, on connection: PostgresConnection) throws {
-        guard !batch.tokens.isEmpty else { return }
+    /// Writes one request row per device of `rows` (a planned run's chunk, a one-call send's recipients).
+    func insertDeviceRequests(runID: RunID, campaignID: CampaignID, _ rows: [RequestRow], on connection: PostgresConnection) throws {
+        guard !rows.isEmpty else { return }
         _ = try connection.execute("""
             INSERT INTO deliveries (run_id, campaign_id, variant_key, target, body, device_token, status, error_code, error_message,
                                     next_attempt_at, send_at, expires_at)
-            SELECT \(runID)::uuid, \(campaignID)::uuid, v, jsonb_build_object(kd, t), b, t, st, nullif(c, ''), nullif(m, ''),
+            SELECT \(runID)::uuid, \(campaignID)::uuid, v, t::jsonb, b, nullif(d, ''), st, nullif(c, ''), nullif(m, ''),
                    coalesce(to_timestamp(nullif(n, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
-            FROM unnest(\(batch.variants), \(batch.tokens), \(batch.kinds), \(batch.bodies), \(batch.statuses), \(batch.codes), \(batch.reasons),
-                        \(batch.dues), \(batch.sendAts), \(batch.expiries))
-                 AS x(v, t, kd, b, st, c, m, n, s, e)
+            FROM unnest(\(rows.map(\.variant)), \(rows.map(\.targetJSON)), \(rows.map { $0.token ?? "" }), \(rows.map(\.body)),
+                        \(rows.map(\.status.rawValue)), \(rows.map { $0.errorCode ?? "" }), \(rows.map { $0.reason ?? "" }),
+                        \(rows.map { DeliveryStore.epoch($0.due) }), \(rows.map { DeliveryStore.epoch($0.sendAt) }),
+                        \(rows.map { DeliveryStore.epoch($0.expiresAt) }))
+                 AS x(v, t, d, b, st, c, m, n, s, e)
             """)
     }
 
