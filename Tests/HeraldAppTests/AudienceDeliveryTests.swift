@@ -290,9 +290,9 @@ extension DeliveryInstancesTests {
             """).first?.decode(String.self, at: 0))
 
         // Killed mid-run, while it holds a round: sent some, and requests of its own in flight.
-        #expect(try await eventually(timeout: waitingLimit) { try probe.streamed("sent") >= 4000 })
         // The devices of its batches, the holdout's among them: at least the requests it had in flight.
-        let inFlight = try await victim.killHoldingWork { try probe.streamedInFlight(pid: victim.pid) }
+        let inFlight = try await victim.killHoldingWork(once: { try probe.streamed("sent") >= 4000 }) { try probe.streamedInFlight(pid: victim.pid) }
+        #expect(try probe.streamed("sent") >= 4000)
         #expect(try await eventually(timeout: waitingLimit) {
             try probe.count("SELECT count(*) FROM campaigns WHERE status = 'sent'") == 1
         })

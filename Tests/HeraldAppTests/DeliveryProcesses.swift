@@ -91,16 +91,29 @@ final class HeraldProcess {
         throw SpawnFailed(description: "herald serve did not start its engine in time:\n\(log)")
     }
 
-    /// Kills the process while it holds work, and returns how much it held. A kill between two
-    /// rounds would test nothing, so the process is frozen (SIGSTOP) and `held` read: killed if it
-    /// holds any, else let go on and tried again a moment later. Frozen, it changes nothing, so
-    /// the count is exactly what it held when it died.
-    func killHoldingWork(timeout: Duration = waitingLimit, held: () throws -> Int) async throws -> Int {
+    /// Kills the process while it holds work, once `ready` (the moment the test waits for: so
+    /// much sent), and returns how much it held. A kill between two rounds would test nothing, so
+    /// the process is frozen (SIGSTOP) and `held` read: killed if it holds any, else let go on and
+    /// tried again a moment later. Frozen, it changes nothing, so the count is exactly what it held
+    /// when it died.
+    ///
+    /// The whole of it runs on a thread of its own: polled from the test's pool, the moment came
+    /// seconds late on a busy suite while the child sent on (once it had read its whole audience
+    /// before the kill, and the test's premise failed).
+    func killHoldingWork(once ready: @escaping () throws -> Bool = { true }, timeout: Duration = waitingLimit,
+                         held: @escaping () throws -> Int) async throws -> Int {
+        let work = Unchecked { [self] in try killHoldingWorkNow(once: ready, timeout: timeout, held: held) }
+        return try await offThePool { try work.value() }
+    }
+
+    private func killHoldingWorkNow(once ready: () throws -> Bool, timeout: Duration, held: () throws -> Int) throws -> Int {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
+        // What the test waits for has no hook of its own: a poll, on this thread.
+        while try !ready(), clock.now < deadline { usleep(10_000) }
         while true {
             kill(pid, SIGSTOP)
-            try await waitUntilFrozen()
+            waitUntilFrozen()
             let count = try held()
             if count > 0 || clock.now >= deadline {
                 killAndReap()
@@ -108,13 +121,13 @@ final class HeraldProcess {
             }
             kill(pid, SIGCONT)
             // Lets the child run on for a moment, until it holds work: the moment is the test's lever.
-            try await Task.sleep(for: .milliseconds(20))
+            usleep(20_000)
         }
     }
 
     /// Waits (bounded) until the kernel shows the process stopped: SIGSTOP is delivered
     /// asynchronously, and a query read before it lands could race a round's last write.
-    private func waitUntilFrozen() async throws {
+    private func waitUntilFrozen() {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: waitingLimit)
         while clock.now < deadline {
@@ -122,7 +135,7 @@ final class HeraldProcess {
             // The state follows the command name, which is in parentheses and may hold spaces.
             if let close = stat.lastIndex(of: ")"), stat[close...].dropFirst(2).first == "T" { return }
             // The kernel's state of another process can only be polled.
-            try await Task.sleep(for: .milliseconds(1))
+            usleep(1_000)
         }
     }
 

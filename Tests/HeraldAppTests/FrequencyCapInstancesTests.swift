@@ -36,8 +36,8 @@ import Testing
                 """)
         }
         // Killed while it holds devices of a batch, halfway through.
-        #expect(try await eventually(timeout: waitingLimit) { try probe.streamed("sent") >= Self.devices })
-        let inFlight = try await first.killHoldingWork { try probe.streamedInFlight(pid: first.pid) }
+        let inFlight = try await first.killHoldingWork(once: { try probe.streamed("sent") >= Self.devices }) { try probe.streamedInFlight(pid: first.pid) }
+        #expect(try probe.streamed("sent") >= Self.devices)
         let third = try HeraldProcess(databaseURL: url, environment: environment)
         try await third.waitUntilSending()
         #expect(try await eventually(timeout: .seconds(180)) {

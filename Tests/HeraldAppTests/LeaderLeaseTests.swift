@@ -64,24 +64,29 @@ import Glibc
         let processes = try (0..<2).map { _ in try HeraldProcess(databaseURL: url, environment: environment) }
         for process in processes { try await process.waitUntilSending() }
 
-        // Both report; the leader has folded the census, the other waits for the lease.
+        // Both report; the leader has run every chore (they take turns, so a report may come
+        // between two of them: waited for, not assumed), the other waits for the lease and runs
+        // what every instance runs.
+        let chores = ["census-fold", "run-closing", "stale-devices", "delivery-retention", "webhook-retention", "idempotency-expiry"]
+        let everywhere = ["scheduler", "webhook-dispatch", "leader-lease"]
         var leaderPID: pid_t = 0
         #expect(try await eventually(timeout: .seconds(90)) {
             guard let leader = try Self.leader(connection), leader.holder.secondsLeft > 0 else { return false }
             leaderPID = leader.pid
             let reports = try Self.reported(connection)
             guard reports.count == 2, let follower = reports.first(where: { $0.key != leader.pid })?.value else { return false }
-            return (reports[leader.pid]?["census-fold"]?.steps ?? 0) > 0 && follower["census-fold"]?.waiting == true
+            return chores.allSatisfy { (reports[leader.pid]?[$0]?.steps ?? 0) > 0 && follower[$0]?.waiting == true }
+                && everywhere.allSatisfy { (follower[$0]?.steps ?? 0) > 0 }
         })
         let reports = try Self.reported(connection)
         let follower = try #require(processes.first { $0.pid != leaderPID })
         let leader = try #require(processes.first { $0.pid == leaderPID })
-        for chore in ["census-fold", "run-closing", "stale-devices", "delivery-retention", "webhook-retention", "idempotency-expiry"] {
+        for chore in chores {
             #expect((reports[leaderPID]?[chore]?.steps ?? 0) > 0, "\(chore) ran on the leader")
             #expect(reports[follower.pid]?[chore]?.steps == 0, "\(chore) did not run on the other instance")
         }
-        for everywhere in ["scheduler", "webhook-dispatch", "leader-lease"] {
-            #expect((reports[follower.pid]?[everywhere]?.steps ?? 0) > 0, "\(everywhere) runs on every instance")
+        for service in everywhere {
+            #expect((reports[follower.pid]?[service]?.steps ?? 0) > 0, "\(service) runs on every instance")
         }
 
         // kill -9: no clean hand-over; the other instance takes the lease once it runs out.

@@ -18,3 +18,10 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) 
 public func inTheBackground(_ body: @escaping @Sendable () -> Void) {
     Thread.detachNewThread(body)
 }
+
+/// A value handed to such a thread as it is: for what the test does not touch meanwhile (it
+/// awaits the thread), which the compiler cannot know.
+public struct Unchecked<Value>: @unchecked Sendable {
+    public let value: Value
+    public init(_ value: Value) { self.value = value }
+}
