@@ -39,10 +39,10 @@ import Testing
             let process = try HeraldProcess(databaseURL: url, environment: environment)
             try await process.waitUntilSending()
             let sentBefore = try probe.streamed("sent")
-            inFlight += try await process.killHoldingWork(once: { try probe.streamed("sent") >= sentBefore + 5_000 }) {
+            inFlight += try await process.killHoldingWork(once: { try probe.streamed("sent") >= sentBefore + 2_000 }) {
                 try probe.streamedInFlight(pid: process.pid)
             }
-            #expect(try probe.streamed("sent") >= sentBefore + 5_000)
+            #expect(try probe.streamed("sent") >= sentBefore + 2_000)
             #expect(try probe.count("SELECT count(*) FROM runs WHERE planning") == 1)
         }
         let third = try HeraldProcess(databaseURL: url, environment: environment)
