@@ -42,6 +42,9 @@ import Testing
         let segment = try setup.segments.create(["name": "Everyone", "rule": ["all": [["field": "platform", "equals": "android"]]]], by: actor)
         let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
         defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+        // The engine's own retention pass runs as it starts; the test's passes below come after
+        // it, not beside it (two passes at once may deadlock, which the service would retry).
+        #expect(try await eventually(timeout: waitingLimit) { engine.backgroundSteps(of: "delivery-retention") > 0 })
 
         // A streamed run to devices (its failed devices are detail) and a run to a topic (its requests are).
         let devices = try setup.schedule(["name": "To devices", "notification": ["title": "One"], "segment": .string(segment.id.description)])

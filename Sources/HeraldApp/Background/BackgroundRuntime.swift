@@ -71,6 +71,9 @@ final class BackgroundRuntime: Sendable {
     @discardableResult
     func waitUntilStopped(timeout: Duration) -> Bool { threads.waitUntilStopped(timeout: timeout) }
 
+    /// How many steps the service `name` has made (0 for one it does not run).
+    func steps(of name: String) -> Int { states.withLock { $0[name]?.steps ?? 0 } }
+
     /// The services as they ran so far, in the order they were given.
     var report: [BackgroundService.State] {
         let states = states.withLock { $0 }

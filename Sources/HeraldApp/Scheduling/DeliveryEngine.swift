@@ -129,6 +129,9 @@ public final class DeliveryEngine: Sendable {
     let threads = RunningThreads()
     /// The background services when the engine runs them itself (`start`).
     let ownServices = Mutex<BackgroundRuntime?>(nil)
+
+    /// How many steps this engine's own background service `name` has made (`start()` runs them).
+    func backgroundSteps(of name: String) -> Int { ownServices.withLock { $0 }?.steps(of: name) ?? 0 }
     /// The shared bucket as this process saw it last, for the metrics.
     let lastBucket = Mutex<SendQuotaStore.Snapshot?>(nil)
     /// The day's analytics labels (every instance's) as the scheduler last counted them.
