@@ -55,7 +55,7 @@ extension DeliveryStore {
                     ORDER BY d.next_attempt_at, d.id LIMIT \(limit)
                     FOR UPDATE OF d SKIP LOCKED
                 ) p
-                WHERE r.per_device AND \(fragment: SendRules.runMaySendNow)
+                WHERE r.kind IN (\(constants: RunKind.toDevices)) AND \(fragment: SendRules.runMaySendNow)
                 ORDER BY p.next_attempt_at, p.id LIMIT \(limit)
             )
             UPDATE deliveries d SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(lease.seconds)),
@@ -87,7 +87,7 @@ extension DeliveryStore {
             WITH ready AS (
                 SELECT r.id FROM runs r
                 -- A paused campaign's deliveries wait where they are, unclaimed, until it is resumed.
-                WHERE NOT r.per_device AND \(fragment: SendRules.runMaySendNow)
+                WHERE r.kind = \(constants: [RunKind.fanOut]) AND \(fragment: SendRules.runMaySendNow)
                   -- FCM answered 429 to a fan-out: every instance's fan-outs wait what it asked.
                   AND NOT EXISTS (SELECT 1 FROM send_buckets h WHERE h.project = \(fanOutHold) AND h.not_before > clock_timestamp())
                   AND EXISTS (SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND \(fragment: SendRules.requestMaySendNow))
@@ -107,7 +107,7 @@ extension DeliveryStore {
                                    -- Read through the topic runs sending (few), not the whole outbox.
                                    ELSE greatest(0, \(fanOutsAtOnce)::integer - (
                                        SELECT count(*) FROM runs fr JOIN deliveries l ON l.run_id = fr.id
-                                       WHERE fr.status = \(RunStatus.sending) AND NOT fr.per_device
+                                       WHERE fr.status = \(RunStatus.sending) AND fr.kind = \(constants: [RunKind.fanOut])
                                          AND l.status IN (\(constants: DeliveryStatus.open))
                                          AND l.lease_expires_at >= now() AND NOT (l.target ? 'token'))) END)
             )
@@ -202,7 +202,7 @@ extension StreamedRunStore {
             SELECT r.id::text, r.plan_after, r.campaign_id::text, r.content::text, r.audience::text, r.rollout_variant,
                    extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points, r.control_salt,
                    EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips
-            FROM runs r WHERE r.streamed AND r.planning AND \(fragment: SendRules.runMaySendNow)
+            FROM runs r WHERE r.kind = \(constants: [RunKind.devicesStreamed]) AND r.planning AND \(fragment: SendRules.runMaySendNow)
             ORDER BY r.occurrence, r.id LIMIT 1
             FOR UPDATE OF r
             """).first else { return nil }
@@ -238,7 +238,7 @@ extension StreamedRunStore {
     func secondsUntilNextBatch(on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
             SELECT least(
-                (SELECT 0::float8 FROM runs r WHERE r.streamed AND r.planning AND \(fragment: SendRules.runMaySendNow) LIMIT 1),
+                (SELECT 0::float8 FROM runs r WHERE r.kind = \(constants: [RunKind.devicesStreamed]) AND r.planning AND \(fragment: SendRules.runMaySendNow) LIMIT 1),
                 (SELECT extract(epoch FROM min(greatest(b.next_attempt_at, coalesce(b.lease_expires_at, b.next_attempt_at),
                                                         coalesce(r.window_opens_at, b.next_attempt_at))) - now())::float8
                  FROM device_batches b JOIN runs r ON r.id = b.run_id

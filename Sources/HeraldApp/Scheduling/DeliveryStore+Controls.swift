@@ -15,7 +15,7 @@ extension DeliveryStore {
                 UPDATE runs SET planning = false WHERE planning AND status = \(RunStatus.sending) AND expires_at <= now() RETURNING id
                 """).map { try $0.decode(RunID.self, at: 0) }
             let streamed = try connection.query("""
-                SELECT id FROM runs WHERE streamed AND status = \(RunStatus.sending) AND expires_at <= now()
+                SELECT id FROM runs WHERE kind = \(constants: [RunKind.devicesStreamed]) AND status = \(RunStatus.sending) AND expires_at <= now()
                 """).map { try $0.decode(RunID.self, at: 0) }
             if !streamed.isEmpty { try StreamedRunStore().drop(runs: streamed, as: .expired, on: connection) }
             let runIDs = try connection.query("""

@@ -220,7 +220,7 @@ struct DeliveryStore: Sendable {
         // and its batches (done) are dropped; its counts and failed devices are what it keeps.
         _ = try connection.execute("""
             UPDATE runs r SET planned = (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(RunCounts.planned))
-            WHERE r.id = ANY(\(finished.map(\.0))::uuid[]) AND r.streamed
+            WHERE r.id = ANY(\(finished.map(\.0))::uuid[]) AND r.kind = \(constants: [RunKind.devicesStreamed])
             """)
         _ = try connection.execute("DELETE FROM device_batches WHERE run_id = ANY(\(finished.map(\.0))::uuid[])")
         guard !finished.isEmpty else { return }

@@ -11,7 +11,7 @@ struct ProgressStore: Sendable {
         let rows = try connection.query("""
             SELECT r.id::text, r.status,
                    -- A streamed run counts what it planned as it goes; its row has the total once it ends.
-                   CASE WHEN r.streamed AND r.status = \(RunStatus.sending)
+                   CASE WHEN r.kind = \(constants: [RunKind.devicesStreamed]) AND r.status = \(RunStatus.sending)
                         THEN (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(RunCounts.planned))::integer
                         ELSE r.planned END AS planned,
                    r.warnings::text AS warnings, r.rollout_variant, r.campaign_version, r.occurrence, r.started_at, r.finished_at,
@@ -257,12 +257,12 @@ struct ProgressStore: Sendable {
                     WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.sent)
                       AND d.run_id NOT IN (SELECT id FROM folded))
                    + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
-                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.per_device AND c.outcome = \(DeliveryStatus.sent))::bigint AS reached,
+                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.kind IN (\(constants: RunKind.toDevices)) AND c.outcome = \(DeliveryStatus.sent))::bigint AS reached,
                    (SELECT count(DISTINCT d.device_token) FROM deliveries d
                     WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.failed)
                       AND d.run_id NOT IN (SELECT id FROM folded))
                    + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
-                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.per_device AND c.outcome = \(DeliveryStatus.failed))::bigint AS failed,
+                      WHERE r.campaign_id = \(campaignID.description)::uuid AND r.kind IN (\(constants: RunKind.toDevices)) AND c.outcome = \(DeliveryStatus.failed))::bigint AS failed,
                    (SELECT count(DISTINCT t) FROM (
                        SELECT device_token AS t FROM deliveries WHERE campaign_id = \(campaignID.description)::uuid AND device_token IS NOT NULL
                        UNION SELECT device_token FROM delivery_failures WHERE campaign_id = \(campaignID.description)::uuid) AS f

@@ -3,23 +3,28 @@ import HeraldCore
 import HeraldJSON
 import HeraldPostgres
 
-/// What kind of run it is: how its requests come to be. Written once, here, as the columns the
-/// claims read (`per_device`, `streamed`, `planning`).
-enum RunKind: Sendable, Equatable {
+/// What kind of run it is: how its requests come to be. Stored as `runs.kind`, written once,
+/// here; the claims and the progress read it by its cases (`\(constants:)` in their SQL, so the
+/// partial indexes that name a kind serve them).
+enum RunKind: String, Sendable, Equatable, CaseIterable {
     /// Topic or condition requests, written with the run.
-    case fanOut
+    case fanOut = "fan_out"
     /// A row per device, planned a chunk at a time from the audience in token order.
-    case devicesPlanned
+    case devicesPlanned = "devices_planned"
     /// No row per device: the workers read the audience in token order as they send.
-    case devicesStreamed
-    /// A one-call send's recipients, written with the run.
-    case oneCall
+    case devicesStreamed = "devices_streamed"
+    /// A one-call send's recipients (or a test send's), written with the run.
+    case oneCall = "one_call"
+    /// Its content could not be planned: it failed before it had a request.
+    case unplanned
 
-    var perDevice: Bool { self != .fanOut }
-    var streamed: Bool { self == .devicesStreamed }
+    /// The kinds whose requests are to devices (a request row or a streamed batch per device).
+    static let toDevices: [RunKind] = [.devicesPlanned, .devicesStreamed, .oneCall]
     /// Whether it starts still reading its audience.
     var startsPlanning: Bool { self == .devicesPlanned || self == .devicesStreamed }
 }
+
+extension RunKind: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 
 /// A run to write: its kind, its campaign's occurrence and version, and what it freezes.
 struct NewRun: Sendable {
@@ -51,26 +56,25 @@ struct RunWriter: Sendable {
     /// runs written, by their campaign.
     func insert(_ runs: [NewRun], on connection: PostgresConnection) throws -> [(campaignID: CampaignID, runID: RunID)] {
         guard !runs.isEmpty else { return [] }
-        func text(_ value: Bool) -> String { value ? "true" : "false" }
         return try connection.query("""
-            INSERT INTO runs (campaign_id, occurrence, planned, warnings, per_device, streamed, planning, rollout_variant, campaign_version,
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings, kind, planning, rollout_variant, campaign_version,
                               content, audience, spacing, expires_at, window_opens_at, window_closes_at, control_basis_points, control_salt)
             SELECT x.c::uuid,
                    coalesce(nullif(x.o, '')::timestamptz,
                             greatest(clock_timestamp(), (SELECT max(occurrence) + interval '1 microsecond' FROM runs WHERE campaign_id = x.c::uuid))),
-                   x.p::integer, x.w::jsonb, x.pd::boolean, x.st::boolean, x.pl::boolean, nullif(x.rv, ''), x.v::integer,
+                   x.p::integer, x.w::jsonb, x.k, x.pl::boolean, nullif(x.rv, ''), x.v::integer,
                    nullif(x.ct, '')::jsonb, nullif(x.au, '')::jsonb, nullif(x.sp, '')::float8,
                    to_timestamp(nullif(x.e, '')::float8), to_timestamp(nullif(x.wo, '')::float8), to_timestamp(nullif(x.wc, '')::float8),
                    x.cb::integer, nullif(x.cs, '')
             FROM unnest(\(runs.map(\.campaignID)), \(runs.map { $0.occurrence ?? "" }), \(runs.map { String($0.planned) }),
                         \(runs.map { JSON.array($0.warnings.map(JSON.string)).serializedString() }),
-                        \(runs.map { text($0.kind.perDevice) }), \(runs.map { text($0.kind.streamed) }), \(runs.map { text($0.kind.startsPlanning) }),
+                        \(runs.map(\.kind)), \(runs.map { $0.kind.startsPlanning ? "true" : "false" }),
                         \(runs.map { $0.rolloutVariant ?? "" }), \(runs.map { String($0.version) }),
                         \(runs.map { $0.content?.serializedString() ?? "" }), \(runs.map { $0.audience?.json.serializedString() ?? "" }),
                         \(runs.map { $0.spacing.map { String($0) } ?? "" }), \(runs.map { DeliveryStore.epoch($0.expiresAt) }),
                         \(runs.map { DeliveryStore.epoch($0.window?.opens) }), \(runs.map { DeliveryStore.epoch($0.window?.closes) }),
                         \(runs.map { String($0.controlGroup?.basisPoints ?? 0) }), \(runs.map { $0.controlGroup?.salt ?? "" }))
-                 AS x(c, o, p, w, pd, st, pl, rv, v, ct, au, sp, e, wo, wc, cb, cs)
+                 AS x(c, o, p, w, k, pl, rv, v, ct, au, sp, e, wo, wc, cb, cs)
             ON CONFLICT (campaign_id, occurrence) DO NOTHING RETURNING campaign_id, id
             """).map { try $0.decode((CampaignID, RunID).self, columns: "campaign_id", "id") }
     }
@@ -78,8 +82,8 @@ struct RunWriter: Sendable {
     /// Writes a failed run, with its reason, for each due campaign whose content cannot be planned.
     func insertFailed(_ campaigns: [(due: DeliveryStore.Due, reason: String)], on connection: PostgresConnection) throws {
         _ = try connection.execute("""
-            INSERT INTO runs (campaign_id, occurrence, planned, warnings, status, finished_at, campaign_version)
-            SELECT c::uuid, o::timestamptz, 0, jsonb_build_array(w), \(RunStatus.failed), now(), v::integer
+            INSERT INTO runs (campaign_id, occurrence, planned, warnings, kind, status, finished_at, campaign_version)
+            SELECT c::uuid, o::timestamptz, 0, jsonb_build_array(w), \(RunKind.unplanned), \(RunStatus.failed), now(), v::integer
             FROM unnest(\(campaigns.map(\.due.campaignID)), \(campaigns.map(\.due.occurrenceText)), \(campaigns.map(\.reason)),
                         \(campaigns.map { String($0.due.version) })) AS x(c, o, w, v)
             ON CONFLICT (campaign_id, occurrence) DO NOTHING

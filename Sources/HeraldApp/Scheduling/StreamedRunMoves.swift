@@ -19,7 +19,7 @@ extension StreamedRunStore {
         let runs = try connection.query("""
             SELECT id, campaign_id, content::text, audience::text, rollout_variant, control_basis_points, control_salt,
                    coalesce(\(token) <= plan_after, false) AS token_read, coalesce(\(fid) <= plan_after, false) AS fid_read
-            FROM runs WHERE streamed AND planning AND status = \(RunStatus.sending)
+            FROM runs WHERE kind = \(constants: [RunKind.devicesStreamed]) AND planning AND status = \(RunStatus.sending)
             ORDER BY id FOR UPDATE
             """)
         var counts = RunCounts()
