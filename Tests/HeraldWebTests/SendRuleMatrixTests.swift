@@ -36,6 +36,18 @@ import Testing
         case fidMove
         /// The campaign says `max_per_minute`: its requests go out a spacing apart.
         case maxPerMinute
+        /// Outside its sending hours: nothing goes out until they open, then every device once.
+        case sendingHours
+        /// Paused while it waits for its hours: nothing goes out once they open, then resumed, every device once.
+        case pause
+        /// Cancelled while it waits for its hours: nothing goes out once they open.
+        case cancel
+        /// Its latest-delivery time passes while it waits for its hours: nothing goes out, and it does not read "sent".
+        case expiry
+
+        /// The rules whose cell holds a campaign's run behind sending hours that are closed now,
+        /// acts, then opens them (as the clock would: the run's times are set in the database).
+        var holdsTheRun: Bool { [.sendingHours, .pause, .cancel, .expiry].contains(self) }
     }
 
     enum Effect: Equatable, CustomStringConvertible {
@@ -54,6 +66,10 @@ import Testing
     static func effect(_ rule: Rule, on kind: Kind) -> Effect {
         switch (rule, kind) {
         case (.approval, _), (.labelBudget, _): .holds
+        case (let held, .oneCallInline) where held.holdsTheRun, (let held, .oneCallTemplate) where held.holdsTheRun:
+            .exempt("a one-call send goes out as it is accepted: no sending hours or latest-delivery time of a template apply, and nothing waits to be paused")
+        case (let held, .testSend) where held.holdsTheRun: .exempt("a test goes out at once, whatever the campaign's hours: it is no run to pause")
+        case (let held, _) where held.holdsTheRun: .holds
         case (_, .topic), (_, .condition): .exempt("FCM does not say which devices a topic reaches, so none can be counted or held out")
         case (_, .testSend): .exempt("a test goes to the devices the tester named")
         case (.maxPerMinute, .oneCallInline), (.maxPerMinute, .oneCallTemplate):
@@ -76,26 +92,60 @@ import Testing
     /// A campaign of `kind` (its audience and, for a planned run, the pace that makes it planned);
     /// under the `maxPerMinute` rule, paced (and a fan-out in two variants, two requests to space).
     static func campaign(_ kind: Kind, for rule: Rule, title: String = "Matrix") -> JSON {
-        var object: JSONObject = ["name": .string(title), "notification": ["title": .string(title)],
-                                  "delivery": ["category": .string(category)]]
+        var object: JSONObject = ["name": .string(title), "notification": ["title": .string(title)]]
+        var delivery: JSONObject = ["category": .string(category)]
         if rule == .maxPerMinute {
-            object["delivery"] = ["category": .string(category), "max_per_minute": .number(Double(pace))]
+            delivery["max_per_minute"] = .number(Double(pace))
             if kind.isFanOut { object["variants"] = [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["title": "Matrix B"]]] }
         }
+        if rule.holdsTheRun { delivery["window"] = closedWindow() }
+        if rule == .expiry { delivery["latest_delivery_minutes"] = 30 }
         switch kind {
         case .topic: object["topics"] = ["matrix"]
         case .condition: object["condition"] = "'matrix' in topics && 'vip' in topics"
         case .devicesPlanned:
             object["tokens"] = .array(tokens.map(JSON.string))
             // Paced runs write a request per device (a streamed batch has no pace).
-            if rule != .maxPerMinute { object["delivery"] = ["category": .string(category), "max_per_minute": 60_000] }
+            if rule != .maxPerMinute { delivery["max_per_minute"] = 60_000 }
         case .winnerRollout:
             object["tokens"] = .array(tokens.map(JSON.string))
             object["variants"] = [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["title": "Matrix B"]]]
             object["holdout_percent"] = 50
         default: object["tokens"] = .array(tokens.map(JSON.string))
         }
+        object["delivery"] = .object(delivery)
         return .object(object)
+    }
+
+    /// Sending hours (UTC) that open two hours from now, for an hour.
+    static func closedWindow() -> JSON {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        func time(_ hoursAhead: Int) -> JSON {
+            let parts = calendar.dateComponents([.hour, .minute], from: Date().addingTimeInterval(Double(hoursAhead) * 3600))
+            return .string(String(format: "%02d:%02d", parts.hour!, parts.minute!))
+        }
+        return ["start": time(2), "end": time(3), "time_zone": "UTC"]
+    }
+
+    /// The clock reaches the campaign's sending hours: its runs' window opens now.
+    static func openHours(_ herald: TestHerald, _ id: String) async throws {
+        try herald.server.application.database.pool.withConnection { connection in
+            _ = try connection.execute(PostgresQuery(unsafeSQL: """
+                UPDATE runs SET window_opens_at = now() - interval '1 minute', window_closes_at = now() + interval '1 hour'
+                WHERE campaign_id = '\(id)' AND finished_at IS NULL
+                """))
+        }
+        #expect(try await herald.engineLooksAgain())
+    }
+
+    /// Waits until the campaign has `count` runs, each started and waiting for its hours, and the
+    /// engine has looked at them since.
+    static func waitHeld(_ herald: TestHerald, _ id: String, runs count: Int) async throws {
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await herald.request("GET", "/api/v1/campaigns/\(id)/runs").json?["items"]?.arrayValue?.count ?? 0 >= count
+        })
+        #expect(try await herald.engineLooksAgain())
     }
 
     static func create(_ herald: TestHerald, _ campaign: JSON) async throws -> String {
@@ -114,16 +164,18 @@ import Testing
     }
 
     /// Whether the campaign has a run and every one of its runs has ended.
-    static func runsFinished(_ herald: TestHerald, _ id: String, runs count: Int = 1) async throws -> Bool {
+    static func runsFinished(_ herald: TestHerald, _ id: String, runs count: Int = 1, statuses: Set<String> = finished) async throws -> Bool {
         let status = try await herald.request("GET", "/api/v1/campaigns/\(id)").json?["status"]?.stringValue ?? ""
         let runs = try await herald.request("GET", "/api/v1/campaigns/\(id)/runs").json?["items"]?.arrayValue ?? []
-        return finished.contains(status) && runs.count >= count && runs.allSatisfy { $0["finished_at"]?.stringValue != nil }
+        return statuses.contains(status) && runs.count >= count && runs.allSatisfy { $0["finished_at"]?.stringValue != nil }
     }
 
-    /// What a send answered: refused (with the answer), or accepted and finished.
+    /// What a send answered: refused (with the answer), accepted and finished, or (a rule that
+    /// holds the run) accepted and waiting for its hours, with the runs the campaign then has.
     enum Outcome {
         case refused(TestHerald.Response)
         case finished
+        case held(campaign: String, runs: Int)
     }
 
     /// Sends `kind` (the campaign `prepared` made, for a template or a roll-out) to `targeted`.
@@ -132,7 +184,11 @@ import Testing
         switch kind {
         case .topic, .condition, .devicesStreamed, .devicesPlanned:
             let id = try await create(herald, campaign(kind, for: rule))
-            return try await scheduleAndWait(herald, id).map(Outcome.refused) ?? .finished
+            guard rule.holdsTheRun else { return try await scheduleAndWait(herald, id).map(Outcome.refused) ?? .finished }
+            let scheduled = try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""])
+            guard scheduled.status == 200 else { return .refused(scheduled) }
+            try await waitHeld(herald, id, runs: 1)
+            return .held(campaign: id, runs: 1)
         case .oneCallInline, .oneCallTemplate:
             let to = JSON.array(targeted.map { ["token": .string($0)] })
             let body: JSON = kind == .oneCallInline
@@ -152,6 +208,10 @@ import Testing
             let id = try #require(prepared)
             let rollout = try await herald.request("POST", "/api/v1/campaigns/\(id)/send-winner", json: ["variant": "B"])
             guard rollout.status == 200 else { return .refused(rollout) }
+            if rule.holdsTheRun {
+                try await waitHeld(herald, id, runs: 2)
+                return .held(campaign: id, runs: 2)
+            }
             #expect(try await eventually(timeout: waitingLimit) { try await runsFinished(herald, id, runs: 2) })
             return .finished
         }
@@ -182,7 +242,16 @@ import Testing
             targeted = Array(Self.tokens.prefix(20))  // a test reaches at most 20
         case .winnerRollout:
             let id = try await Self.create(herald, Self.campaign(.winnerRollout, for: rule))
-            #expect(try await Self.scheduleAndWait(herald, id) == nil)
+            if rule.holdsTheRun {
+                // Its test goes out in its hours, as the roll-out will.
+                let scheduled = try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""])
+                #expect(scheduled.status == 200)
+                try await Self.waitHeld(herald, id, runs: 1)
+                try await Self.openHours(herald, id)
+                #expect(try await eventually(timeout: waitingLimit) { try await Self.runsFinished(herald, id) })
+            } else {
+                #expect(try await Self.scheduleAndWait(herald, id) == nil)
+            }
             let tested = Set(sink.emulator.messages().compactMap { $0.message["token"]?.stringValue })
             targeted = Self.tokens.filter { !tested.contains($0) }  // the holdout: what the roll-out reaches
             try #require(!targeted.isEmpty && targeted.count < Self.tokens.count, "a holdout of half leaves some devices")
@@ -196,7 +265,7 @@ import Testing
 
         // Arrange the rule.
         switch rule {
-        case .approval, .labelBudget, .maxPerMinute: break
+        case .approval, .labelBudget, .maxPerMinute, .sendingHours, .pause, .cancel, .expiry: break
         case .frequencyCap:
             #expect(try await herald.request("PUT", "/api/v1/frequency-caps", json: ["marketing": ["day": 1]]).status == 200)
             // Every targeted device got its one marketing message of the day already.
@@ -240,6 +309,48 @@ import Testing
                 try connection.query("SELECT label FROM label_days WHERE day = (now() AT TIME ZONE 'UTC')::date").map { try $0.decode(String.self, at: 0) }
             })
             #expect(!sent.isEmpty && !seen.isEmpty && seen.isSubset(of: counted), "\(context): FCM saw \(seen.sorted()), counted \(counted.sorted())")
+        case (.sendingHours, .holds), (.pause, .holds), (.cancel, .holds), (.expiry, .holds):
+            let held = rule
+            guard case .held(let id, let runs) = outcome else { Issue.record("\(context): not held: \(outcome)"); return }
+            #expect(sent.isEmpty, "\(context): nothing goes out before its hours")
+            func campaign() async throws -> TestHerald.Response { try await herald.request("GET", "/api/v1/campaigns/\(id)") }
+            func control(_ action: String) async throws {
+                let etag = try #require(try await campaign().header("ETag"))
+                let answer = try await herald.request("POST", "/api/v1/campaigns/\(id)/\(action)", headers: ["If-Match": etag])
+                #expect(answer.status == 200, "\(context): \(action) \(answer.status) \(answer.json as Any)")
+            }
+            switch held {
+            case .pause:
+                try await control("pause")
+                try await Self.openHours(herald, id)
+                #expect(sink.emulator.messages().count == before, "\(context): nothing goes out while paused")
+                try await control("resume")
+            case .cancel: try await control("cancel")
+            case .expiry:
+                // Its thirty minutes pass before its hours open.
+                try herald.server.application.database.pool.withConnection { connection in
+                    _ = try connection.execute(PostgresQuery(unsafeSQL: "UPDATE runs SET expires_at = now() WHERE campaign_id = '\(id)' AND finished_at IS NULL"))
+                }
+            default: break
+            }
+            if held != .pause { try await Self.openHours(herald, id) }
+            let status: Set<String> = held == .cancel ? ["cancelled"] : Self.finished
+            let ended = try await eventually(timeout: waitingLimit) { try await Self.runsFinished(herald, id, runs: runs, statuses: status) }
+            let endedAs = try await campaign().json?["status"]?.stringValue ?? "?"
+            #expect(ended, "\(context): \(endedAs)")
+            let afterwards = Array(sink.emulator.messages().dropFirst(before))
+            let reachedAfterwards = afterwards.compactMap { $0.message["token"]?.stringValue }
+            switch held {
+            case .sendingHours, .pause:
+                if kind.isFanOut {
+                    #expect(afterwards.contains { $0.message["topic"] != nil || $0.message["condition"] != nil }, "\(context): the fan-out goes out in its hours")
+                } else {
+                    #expect(reachedAfterwards.sorted() == targeted.sorted(), "\(context): every device once, \(reachedAfterwards.count) of \(targeted.count)")
+                }
+            default:
+                #expect(afterwards.isEmpty, "\(context): \(afterwards.count) went out")
+                if held == .expiry { #expect(endedAs != "sent", "\(context): nothing sent reads as sent") }
+            }
         case (_, .exempt):
             guard case .finished = outcome else { Issue.record("\(context): refused"); return }
             if kind.isFanOut {
