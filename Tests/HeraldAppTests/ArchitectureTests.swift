@@ -88,6 +88,15 @@ import Testing
         }
     }
 
+    /// A run's kind is one column, `runs.kind`, read and written by its cases: the booleans the
+    /// release before used (`per_device`, `streamed`) are kept in step by the database for it alone.
+    @Test func aRunsKindIsReadByItsCasesNotByBooleans() throws {
+        for file in try Self.sources() {
+            let found = try Self.lines(file.text, matching: #"\bper_device\b|\b(r|fr)\.streamed\b|\b(WHERE|AND|NOT) streamed\b"#)
+            #expect(found.isEmpty, "\(file.path) reads a run's kind by the old booleans: \(found)")
+        }
+    }
+
     /// Whether a run or a request may be sent now (pause, expiry, sending hours, lease, due time)
     /// is written once, in SendRules, and every claim reads it there: a rule written twice was a
     /// rule one path forgot.
