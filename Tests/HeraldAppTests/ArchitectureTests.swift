@@ -81,10 +81,12 @@ import Testing
 
     /// Inside the engine, a run and a campaign are named by their types (`RunID`, `CampaignID`),
     /// never by text: a run's id passed where a campaign's belongs does not compile.
-    @Test func theEngineNamesRunsAndCampaignsByTheirTypes() throws {
+    @Test func theEngineNamesRunsCampaignsAndDevicesByTheirTypes() throws {
         for file in try Self.sources() where file.path.hasPrefix("HeraldApp/Scheduling/") {
             let found = try Self.lines(file.text, matching: #"\b(runID|campaignID|runIDs|campaignIDs|id)\??\s*:\s*(String|\[String\]|Set<String>)\??[\s,)=]"#)
             #expect(found.isEmpty, "\(file.path) names a run or a campaign by text: \(found)")
+            let devices = try Self.lines(file.text, matching: #"\b(token|tokens|fid|after|last|lastToken)\??\s*:\s*(String|\[String\]|Set<String>)\??([\s,)=]|$)"#)
+            #expect(devices.isEmpty, "\(file.path) names a device by text: \(devices)")
         }
     }
 

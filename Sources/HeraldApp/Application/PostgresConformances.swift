@@ -53,3 +53,12 @@ extension EventID: PostgresEncodable, PostgresDecodable {
         return id
     }
 }
+
+extension DeviceToken: PostgresEncodable, PostgresDecodable, PostgresArrayElement {
+    public static var postgresType: PostgresType { .text }
+    public var postgresValue: PostgresValue { description.postgresValue }
+    public static func decode(from cell: PostgresCell) throws -> DeviceToken { DeviceToken(try String.decode(from: cell)) }
+    public static var postgresArrayType: PostgresType { .textArray }
+    public static func postgresValue(ofArray array: [DeviceToken]) -> PostgresValue { String.postgresValue(ofArray: array.map(\.description)) }
+    public static func decodeArray(from cell: PostgresCell) throws -> [DeviceToken] { try String.decodeArray(from: cell).map(DeviceToken.init) }
+}

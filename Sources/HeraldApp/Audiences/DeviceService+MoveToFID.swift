@@ -85,7 +85,7 @@ extension DeviceStore {
             WHERE token = \(token)
             """)
         var history = MovedHistory()
-        (history.deliveries, history.failures) = try CampaignRuns().reaim(token, to: fid, on: connection)
+        (history.deliveries, history.failures) = try CampaignRuns().reaim(DeviceToken(token), to: DeviceToken(fid), on: connection)
         history.events = try connection.execute("UPDATE events SET device_token = \(fid) WHERE device_token = \(token)")
         // Its frequency caps' count goes with it (an FID registered anew has none yet).
         try DeviceTouchStore().move(token, to: fid, on: connection)

@@ -80,7 +80,7 @@ struct DeviceStore: Sendable {
         try connection.transaction { connection in
             guard try connection.execute("DELETE FROM devices WHERE token = \(token)") > 0 else { return false }
             // A device moved to its FID had its history moved with it: its old token is forgotten with these rows.
-            try CampaignRuns().forget(token, on: connection)
+            try CampaignRuns().forget(DeviceToken(token), on: connection)
             // The app's own events are the device's alone; a campaign's stay counted without it.
             _ = try connection.execute("DELETE FROM events WHERE device_token = \(token) AND campaign_id IS NULL")
             _ = try connection.execute("UPDATE events SET device_token = NULL WHERE device_token = \(token)")

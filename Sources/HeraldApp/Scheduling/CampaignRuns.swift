@@ -42,7 +42,7 @@ struct CampaignRuns: Sendable {
 
     /// An erased device's token leaves every run: its failures and skips are deleted, its requests
     /// keep their counts but lose its token and message, and one not sent yet is cancelled.
-    func forget(_ token: String, on connection: PostgresConnection) throws {
+    func forget(_ token: DeviceToken, on connection: PostgresConnection) throws {
         _ = try connection.execute("DELETE FROM delivery_failures WHERE device_token = \(token)")
         _ = try connection.execute("DELETE FROM run_skips WHERE token = \(token)")
         _ = try connection.execute("""
@@ -55,7 +55,7 @@ struct CampaignRuns: Sendable {
     /// A device moved from `token` to `fid`: its requests not sent yet are re-aimed at the FID (the
     /// target, and the first member of every rendered message); sent ones keep the target they
     /// were sent to. Its failures go with it, and streamed runs follow it. Returns how many requests and failures moved.
-    func reaim(_ token: String, to fid: String, on connection: PostgresConnection) throws -> (deliveries: Int, failures: Int) {
+    func reaim(_ token: DeviceToken, to fid: DeviceToken, on connection: PostgresConnection) throws -> (deliveries: Int, failures: Int) {
         let deliveries = try connection.execute("""
             UPDATE deliveries SET device_token = \(fid),
                 target = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN jsonb_build_object('fid', \(fid)::text) ELSE target END,

@@ -68,7 +68,7 @@ extension DeliveryStore {
         try rows.requireColumns(Self.claimedColumns + ["device_token"])
         let claimed = try rows.map(Self.claimed)
         guard !claimed.isEmpty else { return claimed }
-        let tokens = try rows.map { try $0.decode(String?.self, at: 5) ?? "" }
+        let tokens = try rows.map { try $0.decode(DeviceToken?.self, at: 5) ?? DeviceToken("") }
         // Each run's content says its category and whether it is transactional.
         let contents = try connection.query("""
             SELECT id, content::text FROM runs WHERE id = ANY(\(Array(Set(claimed.map(\.runID))))::uuid[])
@@ -178,16 +178,16 @@ extension StreamedRunStore {
                       r.control_salt, EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips
             """).first else { return nil }
         let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
-            try row.decode((Int64, RunID, String?, String?, [String]?, Int, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
+            try row.decode((Int64, RunID, DeviceToken?, DeviceToken?, [DeviceToken]?, Int, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
         guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                     controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
             return (batchID, [])
         }
         let found: [StoredDevice]
         if let tokens {
-            found = try devices.active(.tokens(tokens), after: nil, through: nil, limit: tokens.count, on: connection)
+            found = try devices.active(.tokens(tokens.map(\.description)), after: nil, through: nil, limit: tokens.count, on: connection)
         } else {
-            found = try withoutSkipped(devices.active(run.audience, after: after, through: last, limit: limit, on: connection), runID: runID,
+            found = try withoutSkipped(devices.active(run.audience, after: after?.description, through: last?.description, limit: limit, on: connection), runID: runID,
                                        skips: try row.decode(Bool.self, column: "skips"), on: connection)
         }
         let batch = StreamedBatch(id: batchID, runID: runID, counted: tokens == nil, attempts: attempts)
@@ -207,15 +207,15 @@ extension StreamedRunStore {
             FOR UPDATE OF r
             """).first else { return nil }
         let (runID, after, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
-            try row.decode((RunID, String?, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "plan_after", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
+            try row.decode((RunID, DeviceToken?, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "plan_after", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
         guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                     controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
             _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(runID)::uuid")
             try DeliveryStore().closeRuns([runID], on: connection)
             return nil
         }
-        let found = try devices.active(run.audience, after: after, through: nil, limit: limit, on: connection)
-        guard let last = found.last?.device.token else {
+        let found = try devices.active(run.audience, after: after?.description, through: nil, limit: limit, on: connection)
+        guard let last = found.last.map({ DeviceToken($0.device.token) }) else {
             // The audience is exhausted: the run ends once its batches in flight are recorded.
             _ = try connection.execute("UPDATE runs SET planning = false, plan_after = NULL WHERE id = \(runID)::uuid")
             try DeliveryStore().closeRuns([runID], on: connection)

@@ -30,7 +30,7 @@ struct DeviceRunWriter: Sendable {
         if let waves {
             // Recipient time: every device now, and the run ends with its last wave.
             let rows = RunRows(planner: run.planner, waves: waves, spacing: spacing, start: run.startedAt, alreadyPlanned: 0)
-            var after: String?
+            var after: DeviceToken?
             while true {
                 let chunk = try write(run, rows: rows, after: after, on: connection)
                 planned += chunk.planned
@@ -66,8 +66,8 @@ struct DeviceRunWriter: Sendable {
 
     /// One chunk: the next devices after `after` in token order, rendered and written. The last
     /// token is nil when the audience has no more devices (a short chunk is the last).
-    private func write(_ run: PlanningRun, rows: RunRows, after: String?, on connection: PostgresConnection) throws -> (planned: Int, lastToken: String?) {
-        let found = try devices.active(run.audience, after: after, limit: Self.batch, on: connection)
+    private func write(_ run: PlanningRun, rows: RunRows, after: DeviceToken?, on connection: PostgresConnection) throws -> (planned: Int, lastToken: DeviceToken?) {
+        let found = try devices.active(run.audience, after: after?.description, limit: Self.batch, on: connection)
         let batch = rows.render(found)
         try RunWriter().insertDeviceRequests(runID: run.id, campaignID: run.campaignID, batch, on: connection)
         // A large run changes what the planner should know of the outbox at once: with statistics
@@ -75,7 +75,7 @@ struct DeviceRunWriter: Sendable {
         // each round (70 ms) instead of reading its first few in order (1 ms). Analysed inside
         // this transaction, its rows are counted, and the statistics land with its first chunk.
         if run.planned == 0, after == nil, batch.count >= Self.batch { _ = try connection.execute("ANALYZE deliveries") }
-        return (batch.count, found.count < Self.batch ? nil : found.last?.device.token)
+        return (batch.count, found.count < Self.batch ? nil : found.last.map { DeviceToken($0.device.token) })
     }
 
     /// Ends the run's planning: its planned count and warnings.
@@ -101,7 +101,7 @@ struct PlanningRun: Sendable {
     var planner: DevicePlanner
     var audience: DeviceAudience
     /// The last device token planned; nil before the first chunk.
-    var after: String?
+    var after: DeviceToken?
     var planned: Int
     var unsendable: Int
     var spacing: Double?
@@ -119,7 +119,7 @@ struct PlanningRun: Sendable {
             FROM runs WHERE id = \(id)::uuid AND planning AND kind = \(constants: [RunKind.devicesPlanned]) AND status = \(RunStatus.sending) \(fragment: lock)
             """).first else { return nil }
         let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started, basisPoints, salt) =
-            try row.decode((CampaignID, String, String, String?, String?, Int, Int, Double?, Double, Double, Int, String?).self, columns: "campaign_id", "content", "audience", "rollout_variant", "plan_after", "planned", "unsendable", "spacing", "occurrence", "started_at", "control_basis_points", "control_salt")
+            try row.decode((CampaignID, String, String, String?, DeviceToken?, Int, Int, Double?, Double, Double, Int, String?).self, columns: "campaign_id", "content", "audience", "rollout_variant", "plan_after", "planned", "unsendable", "spacing", "occurrence", "started_at", "control_basis_points", "control_salt")
         guard let messages = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                          controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt),
                                          sendTime: Date(timeIntervalSince1970: occurrence)) else {
@@ -163,7 +163,7 @@ final class RunRows: @unchecked Sendable {
         var rows: [RequestRow] = []
         for device in devices {
             guard let request = planner.request(for: device.device) else { continue }
-            var row = RequestRow(variant: request.variantKey, target: .device(token: request.token, kind: device.device.kind), body: request.body ?? "")
+            var row = RequestRow(variant: request.variantKey, target: .device(token: DeviceToken(request.token), kind: device.device.kind), body: request.body ?? "")
             if let failure = request.failure {
                 // A device whose message cannot be sent is recorded as failed at once, with the reason.
                 (row.status, row.errorCode, row.reason) = (.failed, "PAYLOAD_TOO_LARGE", failure)

@@ -8,7 +8,7 @@ struct RequestRow: Sendable {
     /// Whom FCM is to send it to.
     enum Target: Sendable {
         /// A device, by its token or FID (`kind` names the target's member, as the body does).
-        case device(token: String, kind: DeviceKind)
+        case device(token: DeviceToken, kind: DeviceKind)
         /// A topic or condition (FCM fans it out), as the body's target object.
         case fanOut(JSON)
     }
@@ -28,14 +28,14 @@ struct RequestRow: Sendable {
     var expiresAt: Date? = nil
 
     /// The device's token, or nil for a fan-out.
-    var token: String? {
+    var token: DeviceToken? {
         if case .device(let token, _) = target { token } else { nil }
     }
 
     /// The target as the `target` column keeps it.
     var targetJSON: String {
         switch target {
-        case .device(let token, let kind): JSON.object([kind.rawValue: .string(token)]).serializedString()
+        case .device(let token, let kind): JSON.object([kind.rawValue: .string(token.description)]).serializedString()
         case .fanOut(let json): json.serializedString()
         }
     }

@@ -148,7 +148,7 @@ struct RunWriter: Sendable {
         }
         let runID = written.runID
         let rows = requests.map { request, kind in
-            RequestRow(variant: request.variantKey, target: .device(token: request.token, kind: kind), body: request.body ?? "",
+            RequestRow(variant: request.variantKey, target: .device(token: DeviceToken(request.token), kind: kind), body: request.body ?? "",
                        status: request.failure == nil ? .pending : .failed, reason: request.failure)
         }
         try insertDeviceRequests(runID: written.runID, campaignID: campaignID, rows, on: connection)
@@ -165,7 +165,7 @@ struct RunWriter: Sendable {
                                     next_attempt_at, send_at, expires_at)
             SELECT \(runID)::uuid, \(campaignID)::uuid, v, t::jsonb, b, nullif(d, ''), st, nullif(c, ''), nullif(m, ''),
                    coalesce(to_timestamp(nullif(n, '')::float8), now()), to_timestamp(nullif(s, '')::float8), to_timestamp(nullif(e, '')::float8)
-            FROM unnest(\(rows.map(\.variant)), \(rows.map(\.targetJSON)), \(rows.map { $0.token ?? "" }), \(rows.map(\.body)),
+            FROM unnest(\(rows.map(\.variant)), \(rows.map(\.targetJSON)), \(rows.map { $0.token?.description ?? "" }), \(rows.map(\.body)),
                         \(rows.map(\.status.rawValue)), \(rows.map { $0.errorCode ?? "" }), \(rows.map { $0.reason ?? "" }),
                         \(rows.map { DeliveryStore.epoch($0.due) }), \(rows.map { DeliveryStore.epoch($0.sendAt) }),
                         \(rows.map { DeliveryStore.epoch($0.expiresAt) }))
@@ -177,7 +177,7 @@ struct RunWriter: Sendable {
 
     /// A claim's next range of a streamed run (the devices after `after` through `last`), leased
     /// to `owner` as it is written; returns its id.
-    func insertRange(runID: RunID, campaignID: CampaignID, after: String?, last: String, devices: Int, owner: String, lease: Duration,
+    func insertRange(runID: RunID, campaignID: CampaignID, after: DeviceToken?, last: DeviceToken, devices: Int, owner: String, lease: Duration,
                      on connection: PostgresConnection) throws -> Int64 {
         try connection.query("""
             INSERT INTO device_batches (run_id, campaign_id, after_token, last_token, devices, attempts, lease_owner, lease_expires_at)
@@ -189,7 +189,7 @@ struct RunWriter: Sendable {
 
     /// Devices of a streamed run to send (again) after `delay` seconds, named one by one with
     /// their variants; false when the run no longer sends (cancelled, expired), and nothing is written.
-    func insertDevices(runID: RunID, tokens: [String], variants: [String], attempts: Int, after delay: Double,
+    func insertDevices(runID: RunID, tokens: [DeviceToken], variants: [String], attempts: Int, after delay: Double,
                        on connection: PostgresConnection) throws -> Bool {
         try !connection.query("""
             INSERT INTO device_batches (run_id, campaign_id, tokens, variants, devices, attempts, next_attempt_at)

@@ -55,7 +55,7 @@ enum SendRules {
     /// The contact policy on requests to devices just claimed (`tokens` beside them): each run's
     /// content says its category and whether it is transactional, which passes by. A request
     /// the caps stop comes back `capped`, and is recorded so, never sent.
-    static func applyContactPolicy(_ claimed: [DeliveryStore.Claimed], tokens: [String], layout: DeviceTouchStore.Layout,
+    static func applyContactPolicy(_ claimed: [DeliveryStore.Claimed], tokens: [DeviceToken], layout: DeviceTouchStore.Layout,
                                    contents: [RunID: CampaignSpec], on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
         guard !claimed.isEmpty else { return claimed }
         let caps = try ContactPolicyStore().caps(on: connection)
@@ -64,7 +64,7 @@ enum SendRules {
         for (runID, spec) in contents where !spec.delivery.transactional {
             let indices = claimed.indices.filter { claimed[$0].runID == runID }
             guard !indices.isEmpty else { continue }
-            let stopped = try DeviceTouchStore().applyCaps(caps, to: indices.map { claimed[$0] }, tokens: indices.map { tokens[$0] },
+            let stopped = try DeviceTouchStore().applyCaps(caps, to: indices.map { claimed[$0] }, tokens: indices.map { tokens[$0].description },
                                                            spec: spec, runID: runID, layout: layout, on: connection)
             for (index, request) in zip(indices, stopped) { checked[index] = request }
         }

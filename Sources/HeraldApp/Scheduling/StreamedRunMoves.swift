@@ -11,7 +11,7 @@ extension StreamedRunStore {
     /// - its token not read yet and its FID behind the position: the run gets a batch of the FID
     ///   (when the device is in its audience and gets a request), counted as planned.
     /// Batches waiting to be tried again name the FID instead of the token.
-    func followMove(from token: String, to fid: String, on connection: PostgresConnection) throws {
+    func followMove(from token: DeviceToken, to fid: DeviceToken, on connection: PostgresConnection) throws {
         _ = try connection.execute("""
             UPDATE device_batches SET tokens = array_replace(tokens, \(token), \(fid))
             WHERE status = \(DeliveryStatus.pending) AND \(token) = ANY(tokens)
@@ -33,7 +33,7 @@ extension StreamedRunStore {
             } else if !tokenRead && fidRead {
                 guard let messages = RunMessages(campaignID: campaignID, content: content, audience: audience, rollout: rollout,
                                                  controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)),
-                      let device = try devices.active(messages.audience, only: fid, on: connection),
+                      let device = try devices.active(messages.audience, only: fid.description, on: connection),
                       let request = messages.planner.request(for: device.device) else { continue }
                 // The run is sending (the query above read only such runs, locked).
                 _ = try RunWriter().insertDevices(runID: runID, tokens: [fid], variants: [request.variantKey], attempts: 0, after: 0, on: connection)
@@ -50,8 +50,8 @@ extension StreamedRunStore {
     func withoutSkipped(_ found: [StoredDevice], runID: RunID, skips: Bool, on connection: PostgresConnection) throws -> [StoredDevice] {
         guard skips, !found.isEmpty else { return found }
         let skipped = Set(try connection.query("""
-            SELECT token FROM run_skips WHERE run_id = \(runID)::uuid AND token = ANY(\(found.map(\.device.token)))
-            """).map { try $0.decode(String.self, column: "token") })
-        return skipped.isEmpty ? found : found.filter { !skipped.contains($0.device.token) }
+            SELECT token FROM run_skips WHERE run_id = \(runID)::uuid AND token = ANY(\(found.map { DeviceToken($0.device.token) }))
+            """).map { try $0.decode(DeviceToken.self, column: "token") })
+        return skipped.isEmpty ? found : found.filter { !skipped.contains(DeviceToken($0.device.token)) }
     }
 }

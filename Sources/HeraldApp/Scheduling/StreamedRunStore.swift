@@ -68,7 +68,7 @@ struct StreamedBatch: Sendable, Equatable {
 /// The device a streamed request goes to.
 struct StreamedDevice: Sendable, Equatable {
     var batch: StreamedBatch
-    var token: String
+    var token: DeviceToken
     var variant: String
 }
 
@@ -102,7 +102,7 @@ struct RunMessages {
     /// The requests of a streamed batch, rendered and checked against the frequency caps.
     func claimed(_ devices: [StoredDevice], batch: StreamedBatch, lateness: Double, on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
         let rendered = render(devices, batch: batch, lateness: lateness)
-        return try SendRules.applyContactPolicy(rendered, tokens: rendered.map { $0.device?.token ?? "" }, layout: .range,
+        return try SendRules.applyContactPolicy(rendered, tokens: rendered.map { $0.device?.token ?? DeviceToken("") }, layout: .range,
                                                 contents: [batch.runID: spec], on: connection)
     }
 
@@ -113,7 +113,7 @@ struct RunMessages {
             guard let request = planner.request(for: stored.device) else { return nil }
             return DeliveryStore.Claimed(id: batch.id, runID: batch.runID, body: request.failure == nil ? Array((request.body ?? "").utf8) : [],
                                          attempts: batch.attempts, lateness: lateness,
-                                         device: StreamedDevice(batch: batch, token: request.token, variant: request.variantKey),
+                                         device: StreamedDevice(batch: batch, token: DeviceToken(request.token), variant: request.variantKey),
                                          failure: request.failure)
         }
     }
