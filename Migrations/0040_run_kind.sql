@@ -35,7 +35,9 @@ ALTER TABLE runs ALTER COLUMN kind SET NOT NULL;
 -- Every claim looks for a streamed run with devices left to read (as `runs_streaming` did by the boolean).
 CREATE INDEX runs_streaming_kind ON runs (occurrence, id) WHERE kind = 'devices_streamed' AND planning;
 
--- The fold of finished runs (0019) tells a streamed run (counted as it went) by its kind.
+-- The fold of finished runs (0019) tells a streamed run (counted as it went) by its kind, and
+-- takes its counts' rows in key order, as the recorder does: two folds of the same runs at once (a
+-- leader's retention pass and the next leader's) wait for each other instead of deadlocking.
 CREATE OR REPLACE FUNCTION herald_fold_runs(ids uuid[]) RETURNS void LANGUAGE sql AS $$
     INSERT INTO run_counts (run_id, variant_key, outcome, hour, shard, n)
     SELECT d.run_id, d.variant_key, o.outcome, o.hour, 0, count(*)
@@ -44,6 +46,7 @@ CREATE OR REPLACE FUNCTION herald_fold_runs(ids uuid[]) RETURNS void LANGUAGE sq
                                (d.status, date_trunc('hour', coalesce(d.sent_at, d.updated_at)))) AS o(outcome, hour)
     WHERE r.id = ANY(ids) AND r.finished_at IS NOT NULL AND NOT r.folded AND r.kind <> 'devices_streamed'
     GROUP BY 1, 2, 3, 4
+    ORDER BY 1, 2, 3, 4
     ON CONFLICT (run_id, variant_key, outcome, hour, shard) DO UPDATE SET n = run_counts.n + excluded.n;
     UPDATE runs SET folded = true WHERE id = ANY(ids) AND finished_at IS NOT NULL AND NOT folded;
 $$;

@@ -85,6 +85,43 @@ import Testing
     }
 }
 
+/// Two retention passes at once (a leader's, and the next leader's as it starts) fold a run once.
+@Suite(.serialized) struct DeliveryFoldRaceTests {
+    @Test(.timeLimit(.minutes(3)))
+    func aRunTwoPassesFoldAtOnceIsCountedOnce() async throws {
+        let sink = try EmulatorSink()
+        let setup = try AudienceDeliveryTests.Setup()
+        defer { setup.probe.close() }
+        let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
+        let topic = try setup.schedule(["name": "To a topic", "notification": ["title": "Once"], "topics": ["news"]])
+        #expect(try await eventually(timeout: waitingLimit) { try setup.status(topic) == "sent" })
+        engine.stop()
+        engine.waitUntilStopped(timeout: .seconds(10))
+        _ = try setup.probe.connection.execute("UPDATE runs SET finished_at = now() - interval '2 hours'")
+
+        // One pass is folding the run, its transaction still open.
+        let first = try PostgresConnection(url: setup.url)
+        defer { first.close() }
+        _ = try first.execute("BEGIN")
+        _ = try first.query("SELECT herald_fold_runs(ARRAY(SELECT id FROM runs WHERE NOT folded))")
+        // The other pass, meanwhile: it may skip the run or wait for it, not count it again.
+        let second = try PostgresConnection(url: setup.url)
+        defer { second.close() }
+        let pid = second.backendPID
+        let secondPass = Unchecked(second)
+        async let folded = offThePool { try DeliveryRetention(days: 30).fold(on: secondPass.value) }
+        #expect(try await eventually(timeout: waitingLimit) {
+            try setup.probe.connection.query("""
+                SELECT count(*)::integer FROM pg_stat_activity WHERE pid = \(Int(pid)) AND (wait_event_type = 'Lock' OR (state = 'idle' AND query = 'COMMIT'))
+                """)[0].decode(Int.self, at: 0) == 1
+        })
+        _ = try first.execute("COMMIT")
+        #expect(try await folded == 0)
+        #expect(try setup.probe.count("SELECT coalesce(sum(n), 0) FROM run_counts WHERE outcome = 'sent'") == 1)
+        #expect(try setup.probe.count("SELECT coalesce(sum(n), 0) FROM run_counts WHERE outcome = 'planned'") == 1)
+    }
+}
+
 /// The label budget's record of each day's labels is kept for the retention period, not forever.
 @Suite struct LabelDayRetentionTests {
     @Test func labelsOfDaysPastTheRetentionPeriodAreForgottenAndTodaysKept() throws {

@@ -36,12 +36,15 @@ struct DeliveryRetention: Sendable {
         return pass
     }
 
-    /// Folds the runs that finished long enough ago, a bounded number a pass.
+    /// Folds the runs that finished long enough ago, a bounded number a pass. A run another pass
+    /// is folding (a leader's, while the next leader starts) is skipped, not folded twice: the
+    /// second fold's counts would be added to the first's.
     func fold(limit: Int = 1000, on connection: PostgresConnection) throws -> Int {
         try connection.transaction { connection in
             let ids = try connection.query("""
                 SELECT id::text FROM runs WHERE NOT folded AND finished_at <= now() - make_interval(mins => \(Self.foldAfterMinutes)::integer)
                 ORDER BY finished_at LIMIT \(limit)
+                FOR UPDATE SKIP LOCKED
                 """).map { try $0.decode(String.self, at: 0) }
             if !ids.isEmpty { _ = try connection.query("SELECT herald_fold_runs(\(ids)::uuid[])") }
             return ids.count
