@@ -75,7 +75,7 @@ enum Routes {
         t.add(.post, "/api/v1/delivery-data/refresh", .api(.api(.publisher), h.deliveryDataAPI.refresh).onSlowHandlers())
         t.add(.post, "/api/v1/topic-subscriptions", .api(.api(.publisher), h.devicesAPI.changeTopic).onSlowHandlers())
         t.add(.get, "/api/v1/topic-subscriptions/{id}", .api(.api(.viewer), h.devicesAPI.topicJob))
-        t.add(.post, "/api/v1/time-zone-topics", .api(.api(.publisher), h.devicesAPI.assignTimeZoneTopics).onSlowHandlers())
+        t.add(.post, "/api/v1/time-zone-topics", .api(.api(.publisher), h.devicesAPI.assignTimeZoneTopics))
 
         // Accounts API: `me` for anyone signed in, the rest for admins.
         t.add(.get, "/api/v1/me", .api(.api(.viewer), h.accountsAPI.me))

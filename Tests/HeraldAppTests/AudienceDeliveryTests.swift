@@ -465,15 +465,15 @@ extension AudienceDeliveryTests {
             if let zone = device.zone { document["time_zone"] = .string(zone) }
             return .object(document)
         })
-        let first = try setup.devices.assignTimeZoneTopics(by: actor)
-        #expect(first.devices == 4 && first.subscribed == 4 && first.unsubscribed == 0)
+        let first = try setup.devices.assignTimeZoneTopicsToTheEnd(by: actor)
+        #expect(first.devices == 4 && first.changed == 4 && first.unsubscribed == 0)
         #expect(first.zones == ["Asia/Tehran", "Europe/Berlin", "America/New_York"])
         #expect(sink.emulator.subscribers(of: "tz.Asia.Tehran") == [Self.token(1), Self.token(2)])
-        #expect(try setup.devices.assignTimeZoneTopics(by: actor).devices == 0)  // nothing changed since
+        #expect(try setup.devices.assignTimeZoneTopicsToTheEnd(by: actor).devices == 0)  // nothing changed since
         // A device that moves to Tehran leaves Berlin's topic for Tehran's.
         _ = try setup.devices.register(token: Self.token(3), document: ["platform": "android", "time_zone": "Asia/Tehran"])
-        let moved = try setup.devices.assignTimeZoneTopics(by: actor)
-        #expect(moved.devices == 1 && moved.unsubscribed == 1 && moved.subscribed == 1)
+        let moved = try setup.devices.assignTimeZoneTopicsToTheEnd(by: actor)
+        #expect(moved.devices == 1 && moved.unsubscribed == 1 && moved.changed == 1)
         #expect(sink.emulator.subscribers(of: "tz.Europe.Berlin").isEmpty && sink.emulator.subscribers(of: "tz.Asia.Tehran").count == 3)
 
         let local = WallClock.local(at: Date().addingTimeInterval(3), in: TimeZone(identifier: "Asia/Tehran")!)

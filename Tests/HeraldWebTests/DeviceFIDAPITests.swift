@@ -179,6 +179,42 @@ import Testing
         #expect(try await running.request("GET", "/api/v1/topic-subscriptions/not-a-job").status == 404)
     }
 
+    /// Assigning time-zone topics is background work too: 202 with the job at once (the one under
+    /// way, if one is), then its progress until an instance has moved every device whose zone changed.
+    @Test(.timeLimit(.minutes(2)))
+    func timeZoneTopicsAreBackgroundWorkWithProgress() async throws {
+        let idle = try TestHerald(environment: emulator.environment.merging(["HERALD_SCHEDULER": "false"]) { _, new in new })
+        let zones = ["Asia/Tehran", "Europe/Berlin", "America/New_York"]
+        let devices = (0..<1500).map { "{\"token\": \"\(Self.fid($0))\", \"kind\": \"fid\", \"platform\": \"android\", \"time_zone\": \"\(zones[$0 % 3])\"}" }
+        #expect(try await idle.request("POST", "/api/v1/device-imports", body: Array(devices.joined(separator: "\n").utf8),
+                                        headers: ["Content-Type": "application/x-ndjson"]).json?["created"] == 1500)
+        let queued = try await idle.request("POST", "/api/v1/time-zone-topics")
+        #expect(queued.status == 202)
+        let location = try #require(queued.header("Location"))
+        #expect(location == "/api/v1/topic-subscriptions/\(queued.json?["id"]?.stringValue ?? "")")
+        #expect(queued.json?["kind"] == "time_zones" && queued.json?["topic"] == .null && queued.json?["segment"] == .null)
+        #expect(queued.json?["status"] == "queued" && queued.json?["reach"] == 1500)
+        // Asked again while it waits: the same job, not a second one.
+        let again = try await idle.request("POST", "/api/v1/time-zone-topics")
+        #expect(again.status == 202 && again.header("Location") == location)
+
+        // An instance that works through jobs takes it.
+        let running = try TestHerald(databaseURL: idle.databaseURL, environment: emulator.environment)
+        var job: JSON?
+        #expect(try await eventually(timeout: .seconds(60)) {
+            job = try await running.request("GET", location).json
+            return job?["status"] == "done"
+        })
+        // This suite's emulator does not know fid(99) (a Tehran device): reported, and marked invalid.
+        #expect(job?["devices"] == 1500 && job?["changed"] == 1499 && job?["unsubscribed"] == 0 && job?["failed"] == 1)
+        #expect(job?["zones"] == .array(zones.sorted().map(JSON.string)))
+        #expect(job?["failures"] == [["token": .string(Self.fid(99)), "reason": "UNREGISTERED"]])
+        #expect(emulator.emulator.subscribers(of: "tz.Asia.Tehran").count == 499 && emulator.emulator.subscribers(of: "tz.Europe.Berlin").count == 500)
+        // Every active device is in its zone's topic: the next job has nothing to do.
+        let next = try await running.request("POST", "/api/v1/time-zone-topics")
+        #expect(next.status == 202 && next.header("Location") != location && next.json?["reach"] == 0)
+    }
+
     /// The Instance ID fallback, chosen for an old project: documented for registration tokens
     /// only, so FID devices are left out and the answer says how many and why.
     @Test func theInstanceIDFallbackLeavesFIDDevicesOutAndSaysSo() async throws {

@@ -10,6 +10,7 @@ extension EventType: PostgresEncodable, PostgresDecodable {}
 extension WebhookDeliveryStatus: PostgresEncodable, PostgresDecodable {}
 extension ApprovalState: PostgresEncodable, PostgresDecodable {}
 extension TopicJob.Status: PostgresEncodable, PostgresDecodable {}
+extension TopicJob.Kind: PostgresEncodable, PostgresDecodable {}
 extension Role: PostgresEncodable, PostgresDecodable {}
 extension APIKeyScope: PostgresEncodable, PostgresDecodable {}
 extension Attribution.Kind: PostgresEncodable, PostgresDecodable {}

@@ -4,78 +4,80 @@ import HeraldFCM
 import HeraldJSON
 import HeraldPostgres
 
+/// Time-zone topics (`TimeZoneTopic`, for recipient time on topics): each active device is
+/// subscribed to its zone's topic, and moved out of its old zone's when its zone changes, as
+/// background work (a job of the "topic-subscriptions" service, as a segment's subscription is).
 extension DeviceService {
-    /// What assigning time-zone topics did.
-    public struct TimeZoneTopicChange: Sendable, Equatable {
-        /// Devices whose zone had changed since their last assignment (or never had one).
-        public var devices = 0
-        public var subscribed = 0
-        public var unsubscribed = 0
-        public var failed = 0
-        /// Calls to FCM made (see `TopicChange.calls`).
-        public var calls = 0
-        /// The zones whose topics gained devices.
-        public var zones: Set<String> = []
+    /// The active devices whose zone differs from the one last assigned, of the kinds `api`
+    /// takes (the Instance ID API is documented for registration tokens only).
+    private static func zoneChanged(_ api: TopicAPI) -> PostgresQuery {
+        api.takesInstallationIDs
+            ? "status = \(constants: [DeviceStatus.active]) AND subscribed_time_zone IS DISTINCT FROM time_zone"
+            : "status = \(constants: [DeviceStatus.active]) AND kind = \(constants: [DeviceKind.token]) AND subscribed_time_zone IS DISTINCT FROM time_zone"
+    }
 
-        /// The audit entry's details: the counts and the zones.
-        var auditDetails: JSONObject {
-            ["devices": .number(Double(devices)), "subscribed": .number(Double(subscribed)), "unsubscribed": .number(Double(unsubscribed)),
-             "failed": .number(Double(failed)), "calls": .number(Double(calls)), "zones": .array(zones.sorted().map(JSON.string))]
+    /// Queues the assignment of every changed device's time-zone topic, or returns the one
+    /// already queued or running (`queued` false): one is enough, and it reads the registry as it
+    /// goes. Audited when queued, with how many devices it has to move.
+    public func queueTimeZoneTopics(by actor: Actor) throws -> (job: TopicJob, queued: Bool) {
+        guard let sender else { throw AppError.sendingNotConfigured }
+        return try database.transaction { connection in
+            let reach = try connection.query("SELECT count(*)::bigint FROM devices WHERE \(fragment: Self.zoneChanged(sender.configuration.topicAPI))")[0]
+                .decode(Int.self, at: 0)
+            let (job, queued) = try jobs.insertTimeZones(reach: reach, by: actor, on: connection)
+            if queued {
+                try AuditLog().record(.timeZoneTopicsAssigned, by: actor,
+                                      details: ["job": .string(job.id.description), "reach": .number(Double(reach))], on: connection)
+            }
+            return (job, queued)
         }
     }
 
-    /// Subscribes each active device to its zone's time-zone topic (`TimeZoneTopic`) through the
-    /// configured topic API, and a device whose zone changed out of its old one, so that recipient time
-    /// on topics reaches it in its own wave. Only devices whose zone differs from the one last
-    /// assigned are touched, a batch at a time; devices FCM says are gone are marked invalid. Audited.
-    /// Devices registered by an installation ID are touched only through v1 (see `TopicChange.skippedFIDs`).
-    public func assignTimeZoneTopics(by actor: Actor) throws -> TimeZoneTopicChange {
-        guard let sender else { throw AppError.sendingNotConfigured }
+    /// A time-zone job's next devices after `after` in token order: each out of its old zone's
+    /// topic and into its new one's. The zone each ends up assigned is the one it was moved to (a
+    /// device whose zone changes again meanwhile is moved by the next job); a device FCM refused
+    /// keeps its old assignment, to be tried again; the ones FCM says are gone are marked invalid.
+    func timeZoneBatch(after: String?, sender: FCMSender) throws -> Batch {
         let api = sender.configuration.topicAPI
+        let batch = try database.read { connection in
+            try connection.query("""
+                SELECT token, time_zone, subscribed_time_zone FROM devices
+                WHERE \(fragment: Self.zoneChanged(api)) AND token > \(after ?? "")
+                ORDER BY token LIMIT \(Self.jobBatch)
+                """).map { try $0.decode((String, String?, String?).self, columns: "token", "time_zone", "subscribed_time_zone") }
+        }
+        guard let last = batch.last?.0 else { return .over(failure: nil) }
         let permits = subscriptionPermits(sender)
-        // The kinds of registration the API takes: the Instance ID API is documented for tokens only.
-        let kinds = api.takesInstallationIDs ? DeviceKind.allCases.map(\.rawValue) : [DeviceKind.token.rawValue]
-        var change = TimeZoneTopicChange()
-        var after = ""
-        while true {
-            let done = try database.transaction { connection -> Bool in
-                let batch = try connection.query("""
-                    SELECT token, time_zone, subscribed_time_zone FROM devices
-                    WHERE status = \(constants: [DeviceStatus.active]) AND kind = ANY(\(kinds)) AND subscribed_time_zone IS DISTINCT FROM time_zone AND token > \(after)
-                    ORDER BY token LIMIT \(10 * FCMSender.topicManagementBatch)
-                    """).map { try $0.decode((String, String?, String?).self, columns: "token", "time_zone", "subscribed_time_zone") }
-                guard let last = batch.last else { return true }
-                after = last.0
-                change.devices += batch.count
-                var refused: Set<String> = []
-                func apply(_ result: TopicManagementResult) throws {
-                    change.calls += result.calls
-                    change.failed += result.failures.count
-                    refused.formUnion(result.failures.map(\.token))
-                    try markGone(result, api: api, on: connection)
-                }
-                for (zone, rows) in Dictionary(grouping: batch.filter { $0.2 != nil }, by: { $0.2! }) {
-                    let result = try sender.unsubscribe(rows.map(\.0), from: TimeZoneTopic.name(zone), permits: permits, policy: Self.withinARequest)
-                    change.unsubscribed += result.succeeded
-                    try apply(result)
-                }
-                for (zone, rows) in Dictionary(grouping: batch.filter { $0.1 != nil }, by: { $0.1! }) {
-                    let result = try sender.subscribe(rows.map(\.0), to: TimeZoneTopic.name(zone), permits: permits, policy: Self.withinARequest)
-                    change.subscribed += result.succeeded
-                    change.zones.insert(zone)
-                    try apply(result)
-                }
-                let moved = batch.map(\.0).filter { !refused.contains($0) }
-                _ = try connection.execute("""
-                    UPDATE devices SET subscribed_time_zone = time_zone WHERE token = ANY(\(moved))
-                    """)
-                return false
-            }
-            if done { break }
+        var delta = TopicChange()
+        delta.devices = batch.count
+        var results: [TopicManagementResult] = []
+        func count(_ result: TopicManagementResult) {
+            delta.calls += result.calls
+            delta.throttled += result.throttled
+            delta.failed += result.failures.count
+            delta.failures += result.failures.prefix(max(0, TopicChange.maximumFailures - delta.failures.count))
+            results.append(result)
         }
-        try database.transaction { connection in
-            try AuditLog().record(.timeZoneTopicsAssigned, by: actor, details: change.auditDetails, on: connection)
+        for (zone, rows) in Dictionary(grouping: batch.filter { $0.2 != nil }, by: { $0.2! }) {
+            let result = try sender.unsubscribe(rows.map(\.0), from: TimeZoneTopic.name(zone), permits: permits, policy: nil)
+            delta.unsubscribed += result.succeeded
+            count(result)
         }
-        return change
+        for (zone, rows) in Dictionary(grouping: batch.filter { $0.1 != nil }, by: { $0.1! }) {
+            let result = try sender.subscribe(rows.map(\.0), to: TimeZoneTopic.name(zone), permits: permits, policy: nil)
+            delta.changed += result.succeeded
+            if result.succeeded > 0 { delta.zones.insert(zone) }
+            count(result)
+        }
+        let refused = Set(results.flatMap { $0.failures.map(\.token) })
+        let moved = batch.filter { !refused.contains($0.0) }
+        return .done(last: last, delta: delta, write: { connection in
+            for result in results { try markGone(result, api: api, on: connection) }
+            _ = try connection.execute("""
+                UPDATE devices d SET subscribed_time_zone = nullif(x.zone, '')
+                FROM unnest(\(moved.map(\.0)), \(moved.map { $0.1 ?? "" })) AS x(token, zone)
+                WHERE d.token = x.token
+                """)
+        })
     }
 }

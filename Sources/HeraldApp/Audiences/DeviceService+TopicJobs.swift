@@ -1,6 +1,7 @@
 import HeraldCore
 import HeraldFCM
 import HeraldJSON
+import HeraldPostgres
 
 /// A segment's subscription to a topic as background work: queued by a request, worked through by
 /// any instance's "topic-subscriptions" service a batch at a time, its progress readable meanwhile.
@@ -57,6 +58,13 @@ extension DeviceService {
         return finished
     }
 
+    /// What one batch of a job did: the job is over (with why it failed, or nil), or FCM was
+    /// asked about the devices up to `last`, and `delta` and `write` record it with the position.
+    enum Batch {
+        case over(failure: String?)
+        case done(last: String, delta: TopicChange, write: (PostgresConnection) throws -> Void)
+    }
+
     /// Runs one claimed job to its end; false when it stopped before (the lease was lost, or this
     /// instance is stopping).
     private func run(_ job: TopicJob, owner: String, sender: FCMSender, isStopping: () -> Bool) throws -> Bool {
@@ -66,24 +74,35 @@ extension DeviceService {
                 try database.read { try jobs.release(job.id, owner: owner, on: $0) }
                 return false
             }
-            // The segment as it is now (a device that joins it before its turn comes is subscribed too).
-            guard let segment = try database.read({ try SegmentService.load(job.segmentID, on: $0) }) else {
-                return try database.read { try jobs.finish(job.id, owner: owner, failure: "the segment was deleted", on: $0) }
-            }
-            let batch = try database.read { try store.active(.segment(segment.rule), after: after, limit: Self.jobBatch, on: $0) }
-            guard let last = batch.last?.device.token else {
-                return try database.read { try jobs.finish(job.id, owner: owner, failure: nil, on: $0) }
-            }
             // No connection is held while FCM answers; the batch's outcome and the position are written together.
-            var delta = TopicChange()
-            let result = try changeTopic(of: batch, topic: job.topic, unsubscribe: job.unsubscribe, sender: sender, policy: nil, into: &delta)
-            let kept = try database.transaction { connection in
-                guard try jobs.progress(job.id, owner: owner, after: last, delta: delta, leaseSeconds: Self.jobLeaseSeconds, on: connection) else { return false }
-                try markGone(result, api: sender.configuration.topicAPI, on: connection)
-                return true
+            let batch = switch job.kind {
+            case .segment: try segmentBatch(job, after: after, sender: sender)
+            case .timeZones: try timeZoneBatch(after: after, sender: sender)
             }
-            guard kept else { return false }
-            after = last
+            switch batch {
+            case .over(let failure):
+                return try database.read { try jobs.finish(job.id, owner: owner, failure: failure, on: $0) }
+            case .done(let last, let delta, let write):
+                let kept = try database.transaction { connection in
+                    guard try jobs.progress(job.id, owner: owner, after: last, delta: delta, leaseSeconds: Self.jobLeaseSeconds, on: connection) else { return false }
+                    try write(connection)
+                    return true
+                }
+                guard kept else { return false }
+                after = last
+            }
         }
+    }
+
+    /// A segment job's next devices, subscribed to (or unsubscribed from) its topic.
+    private func segmentBatch(_ job: TopicJob, after: String?, sender: FCMSender) throws -> Batch {
+        // The segment as it is now (a device that joins it before its turn comes is subscribed too).
+        guard let segmentID = job.segmentID, let topic = job.topic,
+              let segment = try database.read({ try SegmentService.load(segmentID, on: $0) }) else { return .over(failure: "the segment was deleted") }
+        let batch = try database.read { try store.active(.segment(segment.rule), after: after, limit: Self.jobBatch, on: $0) }
+        guard let last = batch.last?.device.token else { return .over(failure: nil) }
+        var delta = TopicChange()
+        let result = try changeTopic(of: batch, topic: topic, unsubscribe: job.unsubscribe, sender: sender, policy: nil, into: &delta)
+        return .done(last: last, delta: delta, write: { try markGone(result, api: sender.configuration.topicAPI, on: $0) })
     }
 }

@@ -9,6 +9,10 @@ extension DeviceService {
     public struct TopicChange: Sendable, Equatable {
         public var devices = 0
         public var changed = 0
+        /// A time-zone job's devices taken out of their former zone's topic (`changed`: put into their zone's).
+        public var unsubscribed = 0
+        /// A time-zone job's zones whose topics gained devices.
+        public var zones: Set<String> = []
         public var failed = 0
         /// Calls to FCM made, retries included: one a device through v1's `topicSubscriptions`,
         /// one per 1,000 tokens through the Instance ID API.
@@ -26,8 +30,8 @@ extension DeviceService {
         public static let fidSkipReason = "devices registered by a Firebase installation ID were left out: the Instance ID API (HERALD_FCM_TOPIC_API=instance-id) is documented for registration tokens only; choose v1 or subscribe them from the app"
 
         public static func == (lhs: TopicChange, rhs: TopicChange) -> Bool {
-            (lhs.devices, lhs.changed, lhs.failed, lhs.calls, lhs.throttled, lhs.skippedFIDs)
-                == (rhs.devices, rhs.changed, rhs.failed, rhs.calls, rhs.throttled, rhs.skippedFIDs)
+            (lhs.devices, lhs.changed, lhs.unsubscribed, lhs.failed) == (rhs.devices, rhs.changed, rhs.unsubscribed, rhs.failed)
+                && (lhs.calls, lhs.throttled, lhs.skippedFIDs, lhs.zones) == (rhs.calls, rhs.throttled, rhs.skippedFIDs, rhs.zones)
                 && lhs.failures.elementsEqual(rhs.failures) { $0.token == $1.token && $0.reason == $1.reason }
         }
     }

@@ -3,16 +3,26 @@ import HeraldCore
 import HeraldJSON
 import HeraldPostgres
 
-/// A segment's subscription to a topic (or unsubscription), run in the background.
+/// A segment's subscription to a topic (or unsubscription), or the assignment of every device's
+/// time-zone topic, run in the background.
 public struct TopicJob: Sendable, Equatable {
     public enum Status: String, Sendable, CaseIterable { case queued, running, done, failed }
+    /// What it changes.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// A segment's devices, to or from `topic`.
+        case segment
+        /// Every active device whose zone changed, out of its old zone's topic and into its new one's.
+        case timeZones = "time_zones"
+    }
 
     public var id: TopicJobID
-    public var topic: String
+    public var kind: Kind
+    /// The topic and the segment of a segment's job (nil for a time-zone job).
+    public var topic: String?
     public var unsubscribe: Bool
-    public var segmentID: SegmentID
+    public var segmentID: SegmentID?
     public var status: Status
-    /// The segment's devices when the job was made.
+    /// The devices it had to do when it was made (the segment's, or those whose zone had changed).
     public var reach: Int
     /// The last device done, in token order (nil before the first batch).
     public var afterToken: String?
@@ -31,8 +41,8 @@ public struct TopicJob: Sendable, Equatable {
 struct TopicJobStore: Sendable {
     static let channel = "herald_topic_jobs"
     static let columns = """
-        id, topic, unsubscribe, segment_id, status, reach, after_token, devices, changed, failed, throttled, skipped_fids, calls,
-        failures::text, error, created_by, created_at, started_at, finished_at
+        id, kind, topic, unsubscribe, segment_id, status, reach, after_token, devices, changed, unsubscribed, zones, failed, throttled,
+        skipped_fids, calls, failures::text, error, created_by, created_at, started_at, finished_at
         """
 
     func insert(topic: String, unsubscribe: Bool, segment: SegmentID, reach: Int, by actor: Actor, on connection: PostgresConnection) throws -> TopicJob {
@@ -45,6 +55,22 @@ struct TopicJobStore: Sendable {
         _ = try connection.query("SELECT pg_notify(\(Self.channel), '')")
         guard let job else { throw AppError.unavailable("the job was not stored") }
         return job
+    }
+
+    /// Queues the time-zone job, or returns the one already queued or running (there is one at most).
+    func insertTimeZones(reach: Int, by actor: Actor, on connection: PostgresConnection) throws -> (job: TopicJob, queued: Bool) {
+        let inserted = try connection.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO topic_subscription_jobs (kind, unsubscribe, reach, created_by) VALUES ('time_zones', false, $1, $2)
+            ON CONFLICT DO NOTHING RETURNING \(Self.columns)
+            """, binds: [reach.postgresValue, actor.name.postgresValue])).map(Self.decode).first
+        if let inserted {
+            _ = try connection.query("SELECT pg_notify(\(Self.channel), '')")
+            return (inserted, true)
+        }
+        guard let open = try connection.query(PostgresQuery(unsafeSQL: """
+            SELECT \(Self.columns) FROM topic_subscription_jobs WHERE kind = 'time_zones' AND status IN ('queued', 'running')
+            """)).map(Self.decode).first else { throw AppError.unavailable("the time-zone job was not stored; try again") }
+        return (open, false)
     }
 
     func get(_ id: TopicJobID, on connection: PostgresConnection) throws -> TopicJob? {
@@ -75,11 +101,13 @@ struct TopicJobStore: Sendable {
             UPDATE topic_subscription_jobs SET after_token = $3, devices = devices + $4, changed = changed + $5, failed = failed + $6,
                 throttled = throttled + $7, skipped_fids = skipped_fids + $8, calls = calls + $9,
                 failures = jsonb_path_query_array(failures || $10::jsonb, '$[0 to \(DeviceService.TopicChange.maximumFailures - 1)]'),
-                lease_until = now() + make_interval(secs => $11)
+                lease_until = now() + make_interval(secs => $11), unsubscribed = unsubscribed + $12,
+                zones = ARRAY(SELECT DISTINCT z FROM unnest(zones || $13::text[]) AS z ORDER BY z)
             WHERE id = $1 AND lease_owner = $2 AND status = 'running'
             """, binds: [id.postgresValue, owner.postgresValue, token.postgresValue, delta.devices.postgresValue, delta.changed.postgresValue,
                          delta.failed.postgresValue, delta.throttled.postgresValue, delta.skippedFIDs.postgresValue, delta.calls.postgresValue,
-                         failures.postgresValue, leaseSeconds.postgresValue])) == 1
+                         failures.postgresValue, leaseSeconds.postgresValue, delta.unsubscribed.postgresValue,
+                         String.postgresValue(ofArray: delta.zones.sorted())])) == 1
     }
 
     /// Ends the job `done` or `failed` (with why), while the lease is `owner`'s.
@@ -102,6 +130,8 @@ struct TopicJobStore: Sendable {
         var change = DeviceService.TopicChange()
         change.devices = try row.decode(Int.self, column: "devices")
         change.changed = try row.decode(Int.self, column: "changed")
+        change.unsubscribed = try row.decode(Int.self, column: "unsubscribed")
+        change.zones = Set(try row.decode([String].self, column: "zones"))
         change.failed = try row.decode(Int.self, column: "failed")
         change.throttled = try row.decode(Int.self, column: "throttled")
         change.skippedFIDs = try row.decode(Int.self, column: "skipped_fids")
@@ -110,8 +140,9 @@ struct TopicJobStore: Sendable {
             guard let token = failure["token"]?.stringValue, let reason = failure["reason"]?.stringValue else { return nil }
             return (token, reason)
         } ?? []
-        return TopicJob(id: try row.decode(TopicJobID.self, column: "id"), topic: try row.decode(String.self, column: "topic"),
-                        unsubscribe: try row.decode(Bool.self, column: "unsubscribe"), segmentID: try row.decode(SegmentID.self, column: "segment_id"),
+        return TopicJob(id: try row.decode(TopicJobID.self, column: "id"), kind: try row.decode(TopicJob.Kind.self, column: "kind"),
+                        topic: try row.decode(String?.self, column: "topic"), unsubscribe: try row.decode(Bool.self, column: "unsubscribe"),
+                        segmentID: try row.decode(SegmentID?.self, column: "segment_id"),
                         status: try row.decode(TopicJob.Status.self, column: "status"), reach: try row.decode(Int.self, column: "reach"),
                         afterToken: try row.decode(String?.self, column: "after_token"), change: change,
                         error: try row.decode(String?.self, column: "error"), createdBy: try row.decode(String.self, column: "created_by"),

@@ -42,15 +42,22 @@ extension DeviceService.TopicChange {
 }
 
 extension TopicJob {
-    /// A segment's subscription job as the topics API answers it: its state, the segment's reach
-    /// when it was made, and what the devices done so far did (the counts of a topic change).
+    /// A subscription job as the topics API answers it: its kind and state, the devices it had to
+    /// do when it was made, and what the devices done so far did (the counts of a topic change; a
+    /// time-zone job's `changed` are the devices put into their zone's topic, `unsubscribed` those
+    /// taken out of their former zone's, `zones` the zones whose topics gained devices).
     var json: JSON {
         guard case .object(var object) = change.json else { return .null }
         object["skipped_reason"] = nil
         object["id"] = .string(id.description)
-        object["topic"] = .string(topic)
+        object["kind"] = .string(kind.rawValue)
+        object["topic"] = topic.map(JSON.string) ?? .null
         object["unsubscribe"] = .bool(unsubscribe)
-        object["segment"] = .string(segmentID.description)
+        object["segment"] = segmentID.map { .string($0.description) } ?? .null
+        if kind == .timeZones {
+            object["unsubscribed"] = .number(Double(change.unsubscribed))
+            object["zones"] = .array(change.zones.sorted().map(JSON.string))
+        }
         object["status"] = .string(status.rawValue)
         object["reach"] = .number(Double(reach))
         object["error"] = error.map(JSON.string) ?? .null
@@ -59,13 +66,5 @@ extension TopicJob {
         object["started_at"] = startedAt.map(JSON.time) ?? .null
         object["finished_at"] = finishedAt.map(JSON.time) ?? .null
         return .object(object)
-    }
-}
-
-extension DeviceService.TimeZoneTopicChange {
-    /// What assigning time-zone topics did, as the API answers it.
-    var json: JSON {
-        ["devices": .number(Double(devices)), "subscribed": .number(Double(subscribed)), "unsubscribed": .number(Double(unsubscribed)),
-         "failed": .number(Double(failed)), "calls": .number(Double(calls)), "zones": .array(zones.sorted().map(JSON.string))]
     }
 }

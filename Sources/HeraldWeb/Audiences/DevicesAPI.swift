@@ -157,9 +157,11 @@ struct DevicesAPI: Sendable {
         APIResponse(status: 200, body: try devices.topicJob(context.parameter("id")).json)
     }
 
-    /// Moves every device whose zone changed into its zone's time-zone topic (recipient time on topics).
+    /// Queues the move of every device whose zone changed into its zone's time-zone topic (recipient
+    /// time on topics), or answers the job already under way; its progress is the job's.
     func assignTimeZoneTopics(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: try devices.assignTimeZoneTopics(by: context.actor).json)
+        let (job, _) = try devices.queueTimeZoneTopics(by: context.actor)
+        return APIResponse(status: 202, body: job.json, headers: [("Location", "/api/v1/topic-subscriptions/\(job.id.description)")])
     }
 
     /// Every device as CSV, with a column per property.
