@@ -204,6 +204,9 @@ import Testing
             ["any": [["property": "city", "equals": "Tehran"], ["field": "country", "equals": "VN"]]],
             ["all": [["property": "city", "exists": true], ["field": "language", "not_in": ["de"]]]],
             ["all": [["last_seen_within_days": 1], ["any": [["field": "country", "in": ["IR", "IL"]], ["field": "app_version", "equals": "6"]]]]],
+            ["all": [["property": "city", "in": ["Tehran", "Yazd"]]]],
+            ["all": [["property": "city", "not_in": ["Tehran"]], ["field": "platform", "not_in": ["web"]]]],
+            ["any": [["property": "city", "not_in": ["Shiraz"]], ["field": "country", "equals": "VN"]]],
         ]
         let stored = try setup.devices.list(DeviceFilter(), after: nil, limit: 1000)
         #expect(stored.count == 600)

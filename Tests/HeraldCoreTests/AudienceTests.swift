@@ -55,6 +55,27 @@ import Testing
         #expect(SegmentRule.condition(.lastSeenWithinDays(30)).matches(sara, daysSinceSeen: 31) == false)
     }
 
+    /// A property takes the lists a field takes: "is one of" and "is not one of" ("not equals" is
+    /// the latter with one value), which a device without the property matches neither of.
+    @Test func aPropertyIsOneOfOrNoneOfSomeValues() throws {
+        let oneOf: JSON = ["all": [["property": "city", "in": ["Tehran", "Shiraz"]]]]
+        let noneOf: JSON = ["all": [["property": "city", "not_in": ["Tehran"]]]]
+        guard case .success(let isIn) = SegmentRule.parse(oneOf), case .success(let notIn) = SegmentRule.parse(noneOf) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(isIn.toJSON() == oneOf && notIn.toJSON() == noneOf)
+        let devices = try ["Tehran", "Shiraz", "Berlin", nil].enumerated().map { index, city in
+            try device("p\(index)", city.map { ["platform": "android", "properties": ["city": .string($0)]] } ?? ["platform": "android"])
+        }
+        #expect(devices.map { isIn.matches($0, daysSinceSeen: 0) } == [true, true, false, false])
+        #expect(devices.map { notIn.matches($0, daysSinceSeen: 0) } == [false, true, true, false])
+        guard case .failure(let errors) = SegmentRule.parse(["all": [["property": "city", "in": []], ["property": "city", "not_in": "Tehran"],
+                                                                      ["property": "city"]]])
+        else { Issue.record("accepted"); return }
+        #expect(errors.errors.map(\.path) == ["rule.all[0].in", "rule.all[1].not_in", "rule.all[2]"])
+    }
+
     @Test func aBadSegmentRuleSaysWhatIsWrongWhere() {
         guard case .failure(let errors) = SegmentRule.parse(["all": [["field": "colour", "equals": "red"], ["field": "language"],
                                                                       ["field": "country", "at_least": "5"], ["last_seen_within_days": 0]]])

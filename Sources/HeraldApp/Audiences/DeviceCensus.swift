@@ -117,6 +117,7 @@ enum DeviceCensus {
         init?(_ rule: SegmentRule) {
             switch rule {
             case .condition(.propertyEquals(let name, let value)): (self.name, values) = (name, [value])
+            case .condition(.propertyIn(let name, let list)): (self.name, values) = (name, list)
             case .condition(.propertyExists(let name)): (self.name, values) = (name, nil)
             case .any(let rules):
                 let tests = rules.compactMap(PropertyTest.init)
@@ -135,7 +136,7 @@ extension SegmentRule {
     var namesAProperty: Bool {
         switch self {
         case .all(let rules), .any(let rules): rules.contains(where: \.namesAProperty)
-        case .condition(.propertyEquals), .condition(.propertyExists): true
+        case .condition(.propertyEquals), .condition(.propertyIn), .condition(.propertyNotIn), .condition(.propertyExists): true
         case .condition: false
         }
     }

@@ -57,6 +57,13 @@ enum SegmentSQL {
             case .propertyEquals(let name, let value):
                 guard source == .devices else { return censusHasNoProperties() }
                 return "properties @> \(bind(PostgresJSONB(DeviceStore.propertiesJSON([name: value]))))"
+            case .propertyIn(let name, let values):
+                guard source == .devices else { return censusHasNoProperties() }
+                // One containment a value, so that the properties' GIN index serves each.
+                return "(" + values.map { "properties @> \(bind(PostgresJSONB(DeviceStore.propertiesJSON([name: $0]))))" }.joined(separator: " OR ") + ")"
+            case .propertyNotIn(let name, let values):
+                guard source == .devices else { return censusHasNoProperties() }
+                return "(properties ? \(bind(name)) AND NOT (properties ->> \(bind(name)) = ANY(\(bind(values)))))"
             case .propertyExists(let name):
                 guard source == .devices else { return censusHasNoProperties() }
                 return "properties ? \(bind(name))"

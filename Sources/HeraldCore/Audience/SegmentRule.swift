@@ -9,9 +9,14 @@ import HeraldJSON
 ///   {"field": "language", "in": ["fa"]},
 ///   {"field": "app_version", "at_least": "5.2"},
 ///   {"last_seen_within_days": 30},
-///   {"any": [{"property": "city", "equals": "Tehran"}, {"property": "vip", "exists": true}]}
+///   {"any": [{"property": "city", "equals": "Tehran"}, {"property": "vip", "exists": true}]},
+///   {"property": "plan", "not_in": ["trial"]}
 /// ]}
 /// ```
+///
+/// A property takes `equals`, `in`, `not_in` and `exists`, as a field takes `equals`, `in` and
+/// `not_in`; "not equals" is `not_in` with one value. `not_in` matches devices that have the
+/// property or field with another value: one without it is in no list.
 ///
 /// A language without a region matches every region of it ("fa" matches "fa-IR"). Last seen
 /// within N days counts whole UTC days: seen today (UTC) or on one of the N days before.
@@ -88,6 +93,9 @@ public enum SegmentCondition: Sendable, Equatable {
     case appVersionAtLeast(String)
     case lastSeenWithinDays(Int)
     case propertyEquals(String, String)
+    case propertyIn(String, [String])
+    /// The property is set, to none of these values (as a field's `not_in`: a device without it is in no list).
+    case propertyNotIn(String, [String])
     case propertyExists(String)
 
     static func parse(_ object: JSONObject, at path: String, reader: inout JSONReader) -> SegmentCondition? {
@@ -102,17 +110,22 @@ public enum SegmentCondition: Sendable, Equatable {
             return .lastSeenWithinDays(days)
         }
         if reader.member(object, "property") != nil {
-            reader.rejectUnknown(object, known: ["property", "equals", "exists"], at: path)
+            reader.rejectUnknown(object, known: ["property", "equals", "in", "not_in", "exists"], at: path)
             guard let name = reader.string(object, "property", at: path) else { return nil }
             guard DeviceLimits.isPropertyName(name) else {
                 reader.report(JSONReader.path(path, "property"), "invalid_key", "a property name has letters, digits and _, starting with a letter, found \"\(name)\"")
                 return nil
             }
-            // Both read first, so a wrong type in either is refused whichever decides.
+            // Every member read first, so a wrong type in one is refused whichever decides.
             let exists = reader.bool(object, "exists", at: path)
-            if let value = reader.string(object, "equals", at: path) { return .propertyEquals(name, value) }
+            let equals = reader.string(object, "equals", at: path)
+            let lists = valueLists(object, at: path, reader: &reader)
+            if let equals { return .propertyEquals(name, equals) }
+            if let values = lists.in { return .propertyIn(name, values) }
+            if let values = lists.notIn { return .propertyNotIn(name, values) }
             if exists == true { return .propertyExists(name) }
-            reader.report(path, "required", "a property condition needs \"equals\" (a string) or \"exists\": true")
+            if lists.given { return nil }  // a list of the wrong type or size was reported as such
+            reader.report(path, "required", "a property condition needs \"equals\" (a string), \"in\" or \"not_in\" (lists of strings), or \"exists\": true")
             return nil
         }
         reader.rejectUnknown(object, known: ["field", "equals", "in", "not_in", "at_least"], at: path)
@@ -127,14 +140,7 @@ public enum SegmentCondition: Sendable, Equatable {
         // Every member read first (null is absent), so a wrong type in one is refused whichever decides.
         let atLeast = reader.string(object, "at_least", at: path)
         let equals = reader.string(object, "equals", at: path)
-        let lists = [("in", SegmentCondition.isIn), ("not_in", SegmentCondition.notIn)].map { key, build in
-            let values = reader.strings(object, key, at: path)
-            if let values, !(1...SegmentRule.maximumValues).contains(values.count) {
-                reader.report(JSONReader.path(path, key), "out_of_range", "give 1 to \(SegmentRule.maximumValues) values, found \(values.count)",
-                              limit: SegmentRule.maximumValues)
-            }
-            return (key: key, build: build, values: values)
-        }
+        let lists = valueLists(object, at: path, reader: &reader)
         if let minimum = atLeast {
             guard field == .appVersion else {
                 reader.report(JSONReader.path(path, "at_least"), "invalid_value", "\"at_least\" takes an app version such as 5.2, on the field app_version")
@@ -148,13 +154,27 @@ public enum SegmentCondition: Sendable, Equatable {
             return .appVersionAtLeast(minimum)
         }
         if let equals { return .equals(field, field.normalized(equals)) }
-        if let list = lists.first(where: { $0.values != nil }), let values = list.values {
-            return list.build(field, values.map(field.normalized))
-        }
-        // A list of the wrong type was reported as such.
-        if lists.contains(where: { reader.member(object, $0.key) != nil }) { return nil }
+        if let values = lists.in { return .isIn(field, values.map(field.normalized)) }
+        if let values = lists.notIn { return .notIn(field, values.map(field.normalized)) }
+        // A list of the wrong type or size was reported as such.
+        if lists.given { return nil }
         reader.report(path, "required", "a field condition needs \"equals\", \"in\", \"not_in\" or (for app_version) \"at_least\"")
         return nil
+    }
+
+    /// A condition's `in` and `not_in` lists, each 1 to `maximumValues` strings (nil when absent
+    /// or refused); `given`: whether either member is there at all.
+    static func valueLists(_ object: JSONObject, at path: String, reader: inout JSONReader) -> (in: [String]?, notIn: [String]?, given: Bool) {
+        let lists = ["in", "not_in"].map { key -> [String]? in
+            guard let values = reader.strings(object, key, at: path) else { return nil }
+            guard (1...SegmentRule.maximumValues).contains(values.count) else {
+                reader.report(JSONReader.path(path, key), "out_of_range", "give 1 to \(SegmentRule.maximumValues) values, found \(values.count)",
+                              limit: SegmentRule.maximumValues)
+                return nil
+            }
+            return values
+        }
+        return (lists[0], lists[1], reader.member(object, "in") != nil || reader.member(object, "not_in") != nil)
     }
 
     func toJSON() -> JSON {
@@ -165,6 +185,8 @@ public enum SegmentCondition: Sendable, Equatable {
         case .appVersionAtLeast(let minimum): ["field": "app_version", "at_least": .string(minimum)]
         case .lastSeenWithinDays(let days): ["last_seen_within_days": .number(Double(days))]
         case .propertyEquals(let name, let value): ["property": .string(name), "equals": .string(value)]
+        case .propertyIn(let name, let values): ["property": .string(name), "in": .array(values.map(JSON.string))]
+        case .propertyNotIn(let name, let values): ["property": .string(name), "not_in": .array(values.map(JSON.string))]
         case .propertyExists(let name): ["property": .string(name), "exists": true]
         }
     }
@@ -179,6 +201,8 @@ public enum SegmentCondition: Sendable, Equatable {
         case .appVersionAtLeast(let minimum): device.appVersion.map { AppVersion.isAtLeast($0, minimum) } ?? false
         case .lastSeenWithinDays(let days): daysSinceSeen <= Double(days)
         case .propertyEquals(let name, let value): device.properties[name] == value
+        case .propertyIn(let name, let values): device.properties[name].map(values.contains) ?? false
+        case .propertyNotIn(let name, let values): device.properties[name].map { !values.contains($0) } ?? false
         case .propertyExists(let name): device.properties[name] != nil
         }
     }

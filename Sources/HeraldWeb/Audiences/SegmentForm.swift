@@ -124,6 +124,8 @@ struct SegmentForm: Sendable {
         case .appVersionAtLeast(let minimum): Row(field: "app_version", op: "at_least", value: minimum)
         case .lastSeenWithinDays(let days): Row(field: "last_seen", op: "within_days", value: String(days))
         case .propertyEquals(let name, let value): Row(field: "property", op: "is", name: name, value: value)
+        case .propertyIn(let name, let values): Row(field: "property", op: "is_one_of", name: name, value: values.joined(separator: ", "))
+        case .propertyNotIn(let name, let values): Row(field: "property", op: "is_not_one_of", name: name, value: values.joined(separator: ", "))
         case .propertyExists(let name): Row(field: "property", op: "exists", name: name)
         }
     }
@@ -168,6 +170,8 @@ struct SegmentForm: Sendable {
         switch (row.field, row.op) {
         case ("last_seen", _): return ["last_seen_within_days": Int(row.value.trimmingCharacters(in: .whitespaces)).map { .number(Double($0)) } ?? .string(row.value)]
         case ("property", "exists"): return ["property": .string(row.name), "exists": true]
+        case ("property", "is_one_of"): return ["property": .string(row.name), "in": list]
+        case ("property", "is_not_one_of"): return ["property": .string(row.name), "not_in": list]
         case ("property", _): return ["property": .string(row.name), "equals": .string(row.value)]
         case (_, "is_one_of"): return ["field": .string(row.field), "in": list]
         case (_, "is_not_one_of"): return ["field": .string(row.field), "not_in": list]
