@@ -109,6 +109,16 @@ public struct CampaignService: Sendable {
         return (record, zip(requests, outcomes).map { Validated(variantKey: $0.variantKey, target: $0.target, outcome: $1) })
     }
 
+    /// How many devices of a Live Activity campaign's audience it reaches (iOS, with an activity
+    /// token); nil for any other campaign.
+    public func liveActivityReach(of spec: CampaignSpec) throws -> Int? {
+        guard spec.liveActivity != nil else { return nil }
+        return try database.read { connection -> Int in
+            guard let audience = try RunStarter.devices(of: spec.audience, on: connection) else { return 0 }
+            return try DeviceStore().countWithLiveActivity(audience, on: connection)
+        }
+    }
+
     /// The first `limit` active devices of a campaign's audience (none for topics and
     /// conditions): what a dry run checks and what the review previews a personalised text for.
     public func sampleDevices(of spec: CampaignSpec, limit: Int) throws -> [StoredDevice] {

@@ -28,6 +28,9 @@ public struct CampaignSpec: Sendable, Equatable {
     public var delivery = DeliveryControls()
     /// The A/B test's winner picked and sent by the scheduler (`auto_winner`).
     public var autoWinner: WinnerRule?
+    /// Sent as an update (or end) of each device's Live Activity, not as a notification
+    /// (`live_activity`; devices with an activity token only).
+    public var liveActivity: LiveActivity?
 
     public init(
         name: String, notification: NotificationContent? = nil, audience: Audience, data: StringMap = [:],
@@ -199,6 +202,9 @@ public struct CampaignOptions: Sendable, Equatable {
     public var collapseKey: String?
     /// Raw per-platform blocks merged over the rendered ones.
     public var overrides: PlatformOverrides
+
+    /// The sound Apple devices play: `ios_sound`, else `sound`.
+    public var appleSound: String? { iosSound ?? sound }
 
     public init(
         androidChannelID: String? = nil, priority: Priority? = nil, sound: String? = nil, icon: String? = nil,

@@ -1,0 +1,96 @@
+import FCMMessage
+import Foundation
+import HeraldJSON
+
+/// `live_activity`: a campaign that updates or ends each device's Live Activity (see `LiveActivity`).
+extension CampaignParser {
+    static let liveActivityFields: Set<String> = ["event", "content_state", "dismissal_date"]
+
+    /// What a notification shows that a Live Activity does not (its alert is a title, a text and
+    /// a sound), and what only Android and the web read: with nothing to do, each is refused
+    /// rather than dropped unseen.
+    static let notForLiveActivities: Set<String> = [
+        "android_channel_id", "icon", "web_icon", "color", "click_action", "ios_badge", "ios_category", "web_link",
+    ]
+
+    /// `{"event": "update" | "end", "content_state": {…}, "dismissal_date"?: RFC 3339 (end only)}`.
+    mutating func parseLiveActivity(_ object: JSONObject) -> LiveActivity? {
+        let path = "live_activity"
+        guard let block = reader.object(object, path, at: "") else { return nil }
+        reader.rejectUnknown(block, known: Self.liveActivityFields, at: path)
+        var event = LiveActivity.Event.update
+        if let text = reader.string(block, "event", at: path, required: true) {
+            if let known = LiveActivity.Event(rawValue: text) {
+                event = known
+            } else {
+                reader.report("live_activity.event", "invalid_value",
+                    "the event is \"update\" or \"end\" (a start needs a push-to-start token, which devices do not register), found \"\(text)\"")
+            }
+        }
+        let state = reader.object(block, "content_state", at: path, required: true) ?? [:]
+        checkSentAsWritten(.object(state), at: "live_activity.content_state", values: "content state values", reaching: "the activity")
+        var dismissal: Date?
+        if let stamp = reader.string(block, "dismissal_date", at: path) {
+            if RFC3339.isStorable(stamp), let seconds = RFC3339.secondsSince1970(stamp) {
+                // APNs reads whole seconds.
+                dismissal = Date(timeIntervalSince1970: seconds.rounded(.down))
+            } else {
+                reader.report("live_activity.dismissal_date", "invalid_value", "a time is RFC 3339, such as 2026-11-27T18:00:00Z, found \"\(stamp)\"")
+            }
+            if event != .end {
+                reader.report("live_activity.dismissal_date", "end_only",
+                    "a dismissal date says when an ended activity leaves the Lock Screen: give it with the event \"end\", not \"\(event.rawValue)\"")
+            }
+        }
+        return LiveActivity(event: event, contentState: state, dismissalDate: dismissal)
+    }
+
+    /// What a Live Activity campaign may not have: an audience of topics (FCM takes one activity
+    /// token a request), data (no app code runs for an activity's update), an image, and the
+    /// options of notifications and other platforms; a sound needs an alert to play with.
+    mutating func checkLiveActivity(_ spec: CampaignSpec, audienceGiven: Bool) {
+        guard spec.liveActivity != nil else { return }
+        if audienceGiven, !spec.audience.isPerDevice {
+            reader.report("live_activity", "needs_devices",
+                "a Live Activity is reached by its own token, one request per device: target a segment or tokens, not topics or a condition")
+        }
+        func refuse(_ path: String, _ why: String) {
+            reader.report(path, "not_with_live_activity", why)
+        }
+        let dataWhy = "a Live Activity's update carries its content in live_activity.content_state; no app code runs to read data"
+        if !spec.data.isEmpty { refuse("data", dataWhy) }
+        if spec.notification?.image != nil { refuse("notification.image", "a Live Activity's alert shows no image") }
+        for (index, variant) in spec.variants.enumerated() {
+            let prefix = JSONReader.path("variants", index: index)
+            if !variant.data.isEmpty { refuse(JSONReader.path(prefix, "data"), dataWhy) }
+            if variant.notification?.image != nil { refuse(JSONReader.path(prefix, "notification.image"), "a Live Activity's alert shows no image") }
+        }
+        for key in spec.options.toJSON().objectValue?.keys ?? [] where Self.notForLiveActivities.contains(key) {
+            refuse(JSONReader.path("options", key), "a Live Activity shows its content state and an alert of a title and text on iOS: \(key) has no effect there")
+        }
+        if let sound = spec.options.iosSound != nil ? "ios_sound" : spec.options.sound != nil ? "sound" : nil,
+           let silent = spec.effectiveVariants.first(where: { !$0.notification.hasText }) {
+            refuse(JSONReader.path("options", sound),
+                "a Live Activity plays a sound only with its alert, and variant \(silent.key) has no title or text")
+        }
+    }
+
+    /// Reports a variable in `value`'s strings, which are sent as written, not filled in per
+    /// device: `{{first_name}}` would reach the app (or its activity) literally.
+    mutating func checkSentAsWritten(_ value: JSON, at path: String, values: String, reaching: String) {
+        switch value {
+        case .string(let text):
+            guard text.contains("{{"), case .success(let template) = MessageTemplate.parse(text), template.hasVariables else { return }
+            reader.report(path, "variables_in_data",
+                "\(values) are sent as written, not filled in per device: {{\(template.variables[0].name)}} would reach \(reaching) literally; use variables in the title and text")
+        case .object(let members):
+            for (key, member) in members { checkSentAsWritten(member, at: JSONReader.path(path, key), values: values, reaching: reaching) }
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                checkSentAsWritten(element, at: JSONReader.path(path, index: index), values: values, reaching: reaching)
+            }
+        default:
+            return
+        }
+    }
+}
