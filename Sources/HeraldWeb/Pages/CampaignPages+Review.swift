@@ -27,7 +27,9 @@ extension CampaignPages {
         return pages.page(ReviewView(
             chrome: chrome(context, title: words.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer, segments: summaries, words: words),
             variants: ReviewView.variants(spec, device: device, words: words), sample: sample, requests: ReviewView.requests(plan, words: words), warnings: plan.notes.map(words.planWarning),
-            labels: labels, reach: reach, holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
+            labels: labels, reach: reach,
+            liveActivityReach: try campaigns.liveActivityReach(of: spec).map { words.text("review.live_activity_reach", words.number($0)) },
+            holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
             holdoutText: words.text("review.holdout", words.percent(whole: spec.holdoutPercent)),
             actions: ReviewView.Actions(
                 scheduleLabel: canPublish ? when.scheduled.map { words.text("review.schedule_for", $0.local ?? $0.text) } : nil,
