@@ -43,6 +43,8 @@ import Testing
         let ignored = try codes(Self.document(Self.update, more: ##", "data": {"k": "v"}, "notification": {"title": "Goal", "image": "https://x.example/a.png"}, "options": {"ios_badge": 3, "color": "#ff0000", "sound": "ding"}"##))
         #expect(ignored == ["data": "not_with_live_activity", "notification.image": "not_with_live_activity",
                             "options.ios_badge": "not_with_live_activity", "options.color": "not_with_live_activity"])
+        #expect(try codes(Self.document(Self.update, more: #", "options": {"overrides": {"apns": {"headers": {"apns-push-type": "alert"}}}}"#))
+                == ["options.overrides.apns.headers.apns-push-type": "not_with_live_activity"])
         // A sound plays only with an alert.
         #expect(try codes(Self.document(Self.update, more: #", "options": {"ios_sound": "goal.caf"}"#)) == ["options.ios_sound": "not_with_live_activity"])
     }

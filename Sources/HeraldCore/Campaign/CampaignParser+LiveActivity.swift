@@ -46,8 +46,9 @@ extension CampaignParser {
     }
 
     /// What a Live Activity campaign may not have: an audience of topics (FCM takes one activity
-    /// token a request), data (no app code runs for an activity's update), an image, and the
-    /// options of notifications and other platforms; a sound needs an alert to play with.
+    /// token a request), data (no app code runs for an activity's update), an image, the options
+    /// of notifications and other platforms, and an override naming another push type; a sound
+    /// needs an alert to play with.
     mutating func checkLiveActivity(_ spec: CampaignSpec, audienceGiven: Bool) {
         guard spec.liveActivity != nil else { return }
         if audienceGiven, !spec.audience.isPerDevice {
@@ -67,6 +68,11 @@ extension CampaignParser {
         }
         for key in spec.options.toJSON().objectValue?.keys ?? [] where Self.notForLiveActivities.contains(key) {
             refuse(JSONReader.path("options", key), "a Live Activity shows its content state and an alert of a title and text on iOS: \(key) has no effect there")
+        }
+        let pushType = spec.options.overrides.apns?["headers"]?.objectValue?.first { $0.key.lowercased() == "apns-push-type" }
+        if let pushType, pushType.value.stringValue != "liveactivity" {
+            refuse(JSONReader.path("options.overrides.apns.headers", pushType.key),
+                "a Live Activity is pushed as liveactivity, found \(pushType.value.serializedString())")
         }
         if let sound = spec.options.iosSound != nil ? "ios_sound" : spec.options.sound != nil ? "sound" : nil,
            let silent = spec.effectiveVariants.first(where: { !$0.notification.hasText }) {
