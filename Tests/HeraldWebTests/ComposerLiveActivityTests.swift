@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldHTTP
 import HeraldJSON
 import Testing
@@ -10,9 +11,13 @@ import Testing
 /// the composer's Live Activity fields kept through a failed save, the `aps` previewed from the
 /// form without JavaScript, and the campaign saved, read back over the API and reviewed.
 @Suite(.serialized) final class ComposerLiveActivityTests {
+    let sink: EmulatorSink
     let browser: PagesBrowser
 
-    init() throws { browser = try PagesBrowser() }
+    init() throws {
+        sink = try EmulatorSink()
+        browser = try PagesBrowser(environment: sink.environment)
+    }
 
     static func token(_ index: Int) -> String { "device-\(index):APA91b" + String(repeating: "k", count: 120) }
     static let activity = String(repeating: "9f", count: 32)
@@ -84,5 +89,15 @@ import Testing
         let review = browser.get("/campaigns/\(id)/review").text
         #expect(review.contains("&quot;event&quot;: &quot;end&quot;"))
         #expect(review.contains("(iOS, with an activity token), 1 now"), "\(review.components(separatedBy: "contact-reach").dropFirst().first?.prefix(300) ?? "no reach line")")
+
+        // A test reaches a registered device's activity; one without an activity token is refused by its line, nothing sent.
+        let refused = browser.post("/campaigns/\(id)/test", [("tokens", Self.token(1) + "\n" + Self.token(2))])
+        #expect(refused.text.contains("the device on line 2 is not registered with a live_activity_token"), "\(refused.status)")
+        #expect(sink.emulator.messages().isEmpty)
+        let tested = browser.post("/campaigns/\(id)/test", [("tokens", Self.token(1))])
+        #expect(tested.status == 200)
+        let sent = try #require(sink.emulator.messages().first?.message)
+        #expect(sent["token"] == .string(Self.token(1)) && sent["apns"]?["live_activity_token"] == .string(Self.activity))
+        #expect(sent["apns"]?["payload"]?["aps"]?["event"] == "end" && sent["notification"] == nil)
     }
 }
