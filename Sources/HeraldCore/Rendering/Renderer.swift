@@ -25,6 +25,7 @@ public typealias Target = Message.Target
 /// | `android_channel_id` | `notification.channel_id` | — | — |
 /// | `collapse_key` | `collapse_key` | header `apns-collapse-id` | header `Topic` |
 /// | analytics label | top-level `fcm_options.analytics_label`, which FCM applies to every platform |
+/// | `live_activity` | — | `live_activity_token` (the device's), `apns-push-type: liveactivity`, `aps` of `timestamp`, `event`, `content-state`, title and text as `alert`, `dismissal-date` | — |
 ///
 /// Title and body go in the common `notification`; the data in the common `data`. The image is
 /// written to each platform's own field, as the seeds do, rather than also to the common
