@@ -1,3 +1,4 @@
+import Foundation
 import HeraldApp
 import HeraldCore
 import HeraldJSON
