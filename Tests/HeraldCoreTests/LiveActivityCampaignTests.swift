@@ -23,7 +23,7 @@ import Testing
 
     @Test func aLiveActivityNeedsNoNotificationAndRoundTrips() throws {
         let spec = try campaign(Self.document(#"{"event": "end", "content_state": {"score": "3-1"}, "dismissal_date": "2026-11-27T18:00:00Z"}"#))
-        #expect(spec.liveActivity == LiveActivity(event: .end, contentState: ["score": "3-1"], dismissalDate: Date(timeIntervalSince1970: 1_764_266_400)))
+        #expect(spec.liveActivity == LiveActivity(event: .end, contentState: ["score": "3-1"], dismissalDate: Date(timeIntervalSince1970: 1_795_802_400)))
         #expect(CampaignSpec.parse(spec.toJSON()) == .success(spec))
     }
 
@@ -82,7 +82,7 @@ import Testing
                                             sendTime: Self.sendTime, liveActivityToken: Self.activityToken)).json()
         #expect(json["apns"]?["headers"] == ["apns-push-type": "liveactivity", "apns-priority": "5", "apns-expiration": "1764240600"])
         #expect(json["apns"]?["payload"]?["aps"] == ["timestamp": 1_764_240_000, "event": "end", "content-state": ["score": "3-1"],
-                                                      "dismissal-date": 1_764_266_400])
+                                                      "dismissal-date": 1_795_802_400])
         #expect(json["notification"] == nil && json["android"] == nil && json["webpush"] == nil && json["data"] == nil)
         #expect(json["fcm_options"]?["analytics_label"] == "herald-c1-A")
     }

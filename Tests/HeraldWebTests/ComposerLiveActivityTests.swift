@@ -71,7 +71,7 @@ import Testing
         let saved = browser.post("/campaigns", Self.fields([]))
         #expect(saved.status == 200)
         #expect(saved.text.contains("What each activity receives (aps)"))
-        for member in ["&quot;event&quot;: &quot;end&quot;", "&quot;content-state&quot;", "&quot;dismissal-date&quot;: 1764266400", "&quot;title&quot;: &quot;Full time&quot;"] {
+        for member in ["&quot;event&quot;: &quot;end&quot;", "&quot;content-state&quot;", "&quot;dismissal-date&quot;: 1795802400", "&quot;title&quot;: &quot;Full time&quot;"] {
             #expect(saved.text.contains(member), "the preview lacks \(member)")
         }
         let list = try await herald.request("GET", "/api/v1/campaigns")
