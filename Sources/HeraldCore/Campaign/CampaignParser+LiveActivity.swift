@@ -52,8 +52,10 @@ extension CampaignParser {
     mutating func checkLiveActivity(_ spec: CampaignSpec, audienceGiven: Bool) {
         guard spec.liveActivity != nil else { return }
         if audienceGiven, !spec.audience.isPerDevice {
+            // The one thing to change: the rest is a notification's, fine once live_activity goes.
             reader.report("live_activity", "needs_devices",
                 "a Live Activity is reached by its own token, one request per device: target a segment or tokens, not topics or a condition")
+            return
         }
         func refuse(_ path: String, _ why: String) {
             reader.report(path, "not_with_live_activity", why)
