@@ -25,7 +25,7 @@ import Testing
 
     static func fields(_ overrides: [(String, String)]) -> [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = [
-            ("name", "Final score"), ("message_kind", "live_activity"), ("title", "Full time"), ("body", ""),
+            ("name", "Final score"), ("message_kind", "live_activity"), ("title", "Full time"), ("body", "{{first_name | default: \"Fans\"}}, it ends 3-1"),
             ("target_kind", "tokens"), ("tokens", token(1) + "\n" + token(2)), ("schedule_kind", "none"), ("time_zone", "UTC"),
             ("live_activity_event", "end"), ("live_activity_state", #"{"score": "3-1"}"#), ("live_activity_dismissal", "2026-11-27T18:00:00Z"),
         ]
@@ -71,7 +71,7 @@ import Testing
         let saved = browser.post("/campaigns", Self.fields([]))
         #expect(saved.status == 200)
         #expect(saved.text.contains("What each activity receives (aps)"))
-        for member in ["&quot;event&quot;: &quot;end&quot;", "&quot;content-state&quot;", "&quot;dismissal-date&quot;: 1795802400", "&quot;title&quot;: &quot;Full time&quot;"] {
+        for member in ["&quot;event&quot;: &quot;end&quot;", "&quot;content-state&quot;", "&quot;dismissal-date&quot;: 1795802400", "&quot;title&quot;: &quot;Full time&quot;", "&quot;body&quot;: &quot;Fans, it ends 3-1&quot;"] {
             #expect(saved.text.contains(member), "the preview lacks \(member)")
         }
         let list = try await herald.request("GET", "/api/v1/campaigns")
