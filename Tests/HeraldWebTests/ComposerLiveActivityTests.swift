@@ -99,5 +99,13 @@ import Testing
         let sent = try #require(sink.emulator.messages().first?.message)
         #expect(sent["token"] == .string(Self.token(1)) && sent["apns"]?["live_activity_token"] == .string(Self.activity))
         #expect(sent["apns"]?["payload"]?["aps"]?["event"] == "end" && sent["notification"] == nil)
+
+        // As a one-call send's template: the device without an activity token is answered failed, with why.
+        let oneCall = try await herald.request("POST", "/api/v1/sends", json: ["campaign": .string(id), "to": [["token": .string(Self.token(1))], ["token": .string(Self.token(2))]]],
+                                               headers: ["Idempotency-Key": "final-whistle"])
+        #expect(oneCall.status == 202, "\(oneCall.json as Any)")
+        let recipients = oneCall.json?["recipients"]?.arrayValue ?? []
+        #expect(recipients.map { $0["status"]?.stringValue } == ["pending", "failed"])
+        #expect(recipients.last?["error"]?.stringValue?.contains("no Live Activity to update") == true, "\(recipients)")
     }
 }
