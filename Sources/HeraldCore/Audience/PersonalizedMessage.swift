@@ -89,7 +89,9 @@ struct PersonalizedMessage: Sendable {
     /// `device`'s message, or nil when it must be rendered in full.
     func body(for device: Device) -> String? {
         var values: [Slot: String] = [.token: JSON.string(device.token).serializedString()]
-        if let activity = device.liveActivityToken { values[.liveActivityToken] = JSON.string(activity).serializedString() }
+        if sent.slots.contains(.liveActivityToken), let activity = device.liveActivityToken {
+            values[.liveActivityToken] = JSON.string(activity).serializedString()
+        }
         for (slot, template) in [(Slot.title, title), (.body, body)] {
             guard let template else { continue }
             let text = template.render(for: device)
