@@ -192,11 +192,7 @@ struct DeviceStore: Sendable {
     /// Active devices of `audience` a Live Activity campaign reaches: iOS devices that registered
     /// their activity's token (the others get nothing from it).
     func countWithLiveActivity(_ audience: DeviceAudience, on connection: PostgresConnection) throws -> Int {
-        let condition: (sql: String, binds: [PostgresValue])
-        switch audience {
-        case .segment(let rule): condition = SegmentSQL.condition(rule, firstParameter: 1)
-        case .tokens(let tokens): condition = ("(token = ANY($1) OR bucket_key = ANY($1))", [tokens.postgresValue])
-        }
+        let condition = audience.condition(firstParameter: 1)
         return try connection.query(PostgresQuery(unsafeSQL: """
             SELECT count(*) FROM devices WHERE \(Self.active) AND platform = 'ios' AND live_activity_token IS NOT NULL AND \(condition.sql)
             """, binds: condition.binds)).map { try $0.decode(Int.self, at: 0) }.first ?? 0
@@ -220,12 +216,7 @@ struct DeviceStore: Sendable {
             binds.append(only.postgresValue)
             keyset += " AND token = $\(binds.count)"
         }
-        let condition: (sql: String, binds: [PostgresValue])
-        switch audience {
-        case .segment(let rule): condition = SegmentSQL.condition(rule, firstParameter: binds.count + 1)
-        case .tokens(let tokens):
-            condition = ("(token = ANY($\(binds.count + 1)) OR bucket_key = ANY($\(binds.count + 1)))", [tokens.postgresValue])
-        }
+        let condition = audience.condition(firstParameter: binds.count + 1)
         return try connection.query(PostgresQuery(unsafeSQL: """
             SELECT \(Self.columns.sql) FROM devices WHERE \(Self.active)\(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
             """, binds: binds + condition.binds)).devices()
@@ -301,6 +292,15 @@ enum DeviceAudience: Sendable {
         switch self {
         case .segment(let rule): ["segment": rule.toJSON()]
         case .tokens(let tokens): ["tokens": .array(tokens.map(JSON.string))]
+        }
+    }
+
+    /// Its devices as a condition over `devices`, the parameters numbered from `firstParameter`:
+    /// a list of tokens names devices by their identifier or by the token they moved from.
+    func condition(firstParameter: Int) -> (sql: String, binds: [PostgresValue]) {
+        switch self {
+        case .segment(let rule): SegmentSQL.condition(rule, firstParameter: firstParameter)
+        case .tokens(let tokens): ("(token = ANY($\(firstParameter)) OR bucket_key = ANY($\(firstParameter)))", [tokens.postgresValue])
         }
     }
 
