@@ -36,8 +36,8 @@ import Testing
                 == ["live_activity.dismissal_date": "end_only"])
         #expect(try codes(Self.document(#"{"event": "end", "content_state": {}, "dismissal_date": "tomorrow"}"#))
                 == ["live_activity.dismissal_date": "invalid_value"])
-        #expect(try codes(Self.document(#"{"event": "update", "content_state": {"name": "{{first_name}}"}}"#))
-                == ["live_activity.content_state.name": "variables_in_data"])
+        #expect(try codes(Self.document(#"{"event": "update", "content_state": {"fan": {"name": "{{first_name}}"}}}"#))
+                == ["live_activity.content_state.fan.name": "missing_default"])
         #expect(try codes(Self.document(#"{"event": "update", "content_state": {}, "surprise": 1}"#)) == ["live_activity.surprise": "unknown_field"])
         // What a Live Activity does not show is refused, not dropped unseen.
         let ignored = try codes(Self.document(Self.update, more: ##", "data": {"k": "v"}, "notification": {"title": "Goal", "image": "https://x.example/a.png"}, "options": {"ios_badge": 3, "color": "#ff0000", "sound": "ding"}"##))
@@ -88,18 +88,27 @@ import Testing
     }
 
     @Test func plansOnlyIOSDevicesWithAnActivityTokenEachTheirOwn() throws {
-        let spec = try campaign(Self.document(Self.update, more: #", "notification": {"title": "Hi {{first_name | default: \"fan\"}}"}"#))
+        let spec = try campaign(Self.document(#"{"event": "update", "content_state": {"score": "2-1", "seat": "{{seat | default: \"-\"}}"}}"#,
+                                              more: #", "notification": {"title": "Hi {{first_name | default: \"fan\"}}"}"#))
         let planner = DevicePlanner(campaign: spec, campaignID: "c1", sendTime: Self.sendTime)
-        let ana = Device(token: "tok-ana", platform: .ios, properties: ["first_name": "Ana"], liveActivityToken: Self.activityToken)
+        let ana = Device(token: "tok-ana", platform: .ios, properties: ["first_name": "Ana", "seat": "B12"], liveActivityToken: Self.activityToken)
         let other = Device(token: "tok-bo", platform: .ios, liveActivityToken: String(repeating: "cd", count: 32))
         let request = try #require(planner.request(for: ana))
         let body = try JSON.parse(try #require(request.body))
         #expect(body["token"] == "tok-ana" && body["apns"]?["live_activity_token"] == .string(Self.activityToken))
         #expect(body["apns"]?["payload"]?["aps"]?["alert"]?["title"] == "Hi Ana")
+        // The content state's variables too, each device its own.
+        #expect(body["apns"]?["payload"]?["aps"]?["content-state"] == ["score": "2-1", "seat": "B12"])
         // Each device's own activity token, and the bytes the renderer gives for it.
         let full = Renderer.render(campaign: spec, variant: spec.effectiveVariants[0].personalized(for: other), target: other.target,
                                    campaignID: "c1", sendTime: Self.sendTime, liveActivityToken: other.liveActivityToken)
         #expect(planner.request(for: other)?.body == full.json().serializedString())
+        // Without variables in the content state, the prepared message gives the same bytes.
+        let plainState = try campaign(Self.document(Self.update, more: #", "notification": {"title": "Hi {{first_name | default: \"fan\"}}"}"#))
+        let prepared = DevicePlanner(campaign: plainState, campaignID: "c1", sendTime: Self.sendTime)
+        let rendered = Renderer.render(campaign: plainState, variant: plainState.effectiveVariants[0].personalized(for: ana), target: ana.target,
+                                       campaignID: "c1", sendTime: Self.sendTime, liveActivityToken: ana.liveActivityToken)
+        #expect(prepared.request(for: ana)?.body == rendered.json().serializedString())
         // No activity to update: nothing, as for a device in the holdout.
         #expect(planner.request(for: Device(token: "tok-cy", platform: .ios)) == nil)
         #expect(planner.request(for: Device(token: "tok-dee", platform: .android)) == nil)

@@ -205,9 +205,9 @@ extension Variant {
         return copy
     }
 
-    /// Whether the title or text holds variables.
+    /// Whether the title or text (or a Live Activity's content state) holds variables.
     public var isPersonalized: Bool {
-        [notification.title, notification.body].contains { $0.map(Self.hasVariables) ?? false }
+        [notification.title, notification.body].contains { $0.map(Self.hasVariables) ?? false } || liveActivity?.hasVariables == true
     }
 
     /// This variant for one device: its variables filled in from the device.
@@ -229,6 +229,7 @@ extension Variant {
         }
         copy.notification.title = apply(notification.title)
         copy.notification.body = apply(notification.body)
+        copy.liveActivity = liveActivity?.mappingStrings { apply($0) ?? $0 }
         return copy
     }
 

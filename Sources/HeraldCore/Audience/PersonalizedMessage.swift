@@ -63,6 +63,8 @@ struct PersonalizedMessage: Sendable {
     /// Nil when the variant cannot be prepared so (the full render is used for each device).
     /// The message for devices of `kind` (its target `token` or `fid`).
     init?(_ campaign: CampaignSpec, _ variant: Variant, kind: DeviceKind, campaignID: String, sendTime: Date) {
+        // A content state's variables are filled in by the full render: they have no stand-ins here.
+        if variant.liveActivity?.hasVariables == true { return nil }
         func template(_ text: String?) -> MessageTemplate? {
             guard let text, Variant.hasVariables(text), case .success(let parsed) = MessageTemplate.parse(text) else { return nil }
             return parsed

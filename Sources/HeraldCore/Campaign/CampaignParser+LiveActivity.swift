@@ -28,7 +28,6 @@ extension CampaignParser {
             }
         }
         let state = reader.object(block, "content_state", at: path, required: true) ?? [:]
-        checkSentAsWritten(.object(state), at: "live_activity.content_state", values: "content state values", reaching: "the activity")
         var dismissal: Date?
         if let stamp = reader.string(block, "dismissal_date", at: path) {
             if RFC3339.isStorable(stamp), let seconds = RFC3339.secondsSince1970(stamp) {
@@ -80,25 +79,6 @@ extension CampaignParser {
            let silent = spec.effectiveVariants.first(where: { !$0.notification.hasText }) {
             refuse(JSONReader.path("options", sound),
                 "a Live Activity plays a sound only with its alert, and variant \(silent.key) has no title or text")
-        }
-    }
-
-    /// Reports a variable in `value`'s strings, which are sent as written, not filled in per
-    /// device: `{{first_name}}` would reach the app (or its activity) literally.
-    mutating func checkSentAsWritten(_ value: JSON, at path: String, values: String, reaching: String) {
-        switch value {
-        case .string(let text):
-            guard text.contains("{{"), case .success(let template) = MessageTemplate.parse(text), template.hasVariables else { return }
-            reader.report(path, "variables_in_data",
-                "\(values) are sent as written, not filled in per device: {{\(template.variables[0].name)}} would reach \(reaching) literally; use variables in the title and text")
-        case .object(let members):
-            for (key, member) in members { checkSentAsWritten(member, at: JSONReader.path(path, key), values: values, reaching: reaching) }
-        case .array(let elements):
-            for (index, element) in elements.enumerated() {
-                checkSentAsWritten(element, at: JSONReader.path(path, index: index), values: values, reaching: reaching)
-            }
-        default:
-            return
         }
     }
 }

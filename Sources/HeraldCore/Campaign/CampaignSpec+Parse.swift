@@ -22,7 +22,7 @@ extension CampaignSpec {
     /// | `schedule` | object | optional; see `Schedule.toJSON()` (now, once, daily, weekly in an IANA zone) |
     /// | `delivery` | object | optional: `max_per_minute` 1…600000, `latest_delivery_minutes` 1…40320, `window` `{start, end, time_zone}` (local hours it may send in) |
     /// | `auto_winner` | object | optional, with ≥ 2 variants and a holdout: `after_minutes` (required), `metric` opens \| conversions, `confidence` 90 \| 95 \| 99, `fallback` baseline \| none |
-    /// | `live_activity` | object | optional, to a segment or tokens: `event` update \| end (required), `content_state` object (required, sent as written), `dismissal_date` RFC 3339 (end only); sent to each iOS device's Live Activity token instead of a notification, the title and text as its alert; no data, image or options other platforms or notifications read |
+    /// | `live_activity` | object | optional, to a segment or tokens: `event` update \| end (required), `content_state` object (required; its strings may hold variables, as the title and text do), `dismissal_date` RFC 3339 (end only); sent to each iOS device's Live Activity token instead of a notification, the title and text as its alert; no data, image or options other platforms or notifications read |
     ///
     /// Title and body may hold variables (`{{first_name | default: "there"}}`, see `MessageTemplate`)
     /// when the audience is devices (a segment or tokens); every variable a device may lack needs a default.
@@ -206,7 +206,10 @@ public struct CampaignParser {
         for (key, value) in pairs {
             let keyPath = JSONReader.path(path, key)
             // Data goes to the app as written: a variable there would arrive as "{{first_name}}".
-            checkSentAsWritten(.string(value), at: keyPath, values: "data values", reaching: "the app")
+            if value.contains("{{"), case .success(let template) = MessageTemplate.parse(value), template.hasVariables {
+                reader.report(keyPath, "variables_in_data",
+                    "data values are sent as written, not filled in per device: {{\(template.variables[0].name)}} would reach the app literally; use variables in the title and text")
+            }
             if key.isEmpty {
                 reader.report(keyPath, "required", "data keys must not be empty")
             } else if Message.isReservedDataKey(key) {

@@ -144,7 +144,7 @@ extension CampaignSpec {
             "description": "Sent as an update or end of each device's Live Activity instead of a notification (FCM's \"Send Live Activity updates\"): to the iOS devices of a segment or tokens that registered a live_activity_token, the others left out. Each gets apns.live_activity_token, apns-push-type liveactivity, apns-priority 10 (5 with priority normal) and an aps of timestamp (the send's), event, content-state, the title and text as its alert (optional) and dismissal-date. Not with topics, a condition, data, an image or options only notifications or other platforms read.",
             "properties": [
                 "event": ["enum": .array(LiveActivity.Event.allCases.map { .string($0.rawValue) })],
-                "content_state": ["type": "object", "description": "The activity's ContentState, sent as written (no {{variables}})."],
+                "content_state": ["type": "object", "description": "The activity's ContentState; its strings may hold {{variables}}, filled in per device as the title and text are."],
                 "dismissal_date": ["type": "string", "format": "date-time",
                                    "description": "With event end: when iOS removes the ended activity from the Lock Screen (RFC 3339)."],
             ],

@@ -46,6 +46,26 @@ public struct LiveActivity: Sendable, Equatable {
         return aps
     }
 
+    /// The content state's strings, each at its path under `path` (`…content_state.player.name`).
+    public func strings(at path: String) -> [(path: String, text: String)] {
+        var found: [(path: String, text: String)] = []
+        _ = JSON.object(contentState).mappingStrings(at: path) { path, text in
+            found.append((path, text))
+            return text
+        }
+        return found
+    }
+
+    /// Whether the content state holds variables, filled in per device as the title and text are.
+    public var hasVariables: Bool { strings(at: "").contains { Variant.hasVariables($0.text) } }
+
+    /// This activity with each string of its content state transformed (its variables filled in).
+    public func mappingStrings(_ transform: (String) -> String) -> LiveActivity {
+        var copy = self
+        copy.contentState = JSON.object(contentState).mappingStrings(at: "") { transform($1) }.objectValue ?? contentState
+        return copy
+    }
+
     /// Why a device gets no request from a Live Activity campaign.
     public static let unreachable = "the device has no Live Activity to update: a Live Activity campaign reaches iOS devices that registered a live_activity_token"
 
@@ -68,5 +88,22 @@ public struct LiveActivity: Sendable, Equatable {
             return "a Live Activity token has at least \(DeviceLimits.liveActivityTokenMinimumCharacters) hex digits (Apple's are 64), found \(token.unicodeScalars.count)"
         }
         return nil
+    }
+}
+
+extension JSON {
+    /// This value with each string, at any depth, replaced by `transform(path, string)`; paths are
+    /// written as `JSONReader` writes them, under `path`.
+    func mappingStrings(at path: String, _ transform: (_ path: String, _ text: String) -> String) -> JSON {
+        switch self {
+        case .string(let text):
+            .string(transform(path, text))
+        case .object(let members):
+            .object(JSONObject(members.map { ($0.key, $0.value.mappingStrings(at: JSONReader.path(path, $0.key), transform)) }))
+        case .array(let elements):
+            .array(elements.enumerated().map { $0.element.mappingStrings(at: JSONReader.path(path, index: $0.offset), transform) })
+        default:
+            self
+        }
     }
 }

@@ -46,7 +46,8 @@ public enum Renderer {
         let options = campaign.options
         let content = variant.notification
         var message = Message(target: target)
-        if let activity = campaign.liveActivity {
+        // The variant's activity has its content state's variables filled in for the device.
+        if let activity = campaign.liveActivity.map({ variant.liveActivity ?? $0 }) {
             message.apns = liveActivityAPNs(activity, options, content, token: liveActivityToken ?? LiveActivity.placeholderToken, sendTime: sendTime)
         } else {
             if content.hasText {

@@ -63,14 +63,14 @@ struct LiveActivityFormFields: Sendable, Equatable {
     }
 
     /// The `aps` a device's activity receives when sent at `now`, as pretty JSON: the alert from
-    /// the title and text as typed, their variables at their defaults (as the review shows them
-    /// without a sample device). Nil until the content state is a JSON object.
+    /// the title and text as typed, their variables (and the content state's) at their defaults,
+    /// as the review shows them without a sample device. Nil until the content state is a JSON object.
     func apsPreview(title: String, body: String, sound: String, now: Date) -> String? {
         guard case .object(let state)? = try? JSON.parse(contentState) else { return nil }
         let dismissal = RFC3339.secondsSince1970(dismissalDate.trimmingSpaces).map { Date(timeIntervalSince1970: $0) }
         let activity = LiveActivity(event: LiveActivity.Event(rawValue: event) ?? .update, contentState: state, dismissalDate: dismissal)
         let typed = NotificationContent(title: title.isEmpty ? nil : title, body: body.isEmpty ? nil : body)
-        let alert = Variant(key: "A", weight: 1, notification: typed).withDefaults.notification
-        return JSON.object(activity.aps(alert: alert, sound: sound.isEmpty ? nil : sound, sendTime: now)).prettyString()
+        let shown = Variant(key: "A", weight: 1, notification: typed, liveActivity: activity).withDefaults
+        return JSON.object((shown.liveActivity ?? activity).aps(alert: shown.notification, sound: sound.isEmpty ? nil : sound, sendTime: now)).prettyString()
     }
 }

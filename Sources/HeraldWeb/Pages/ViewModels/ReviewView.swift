@@ -187,7 +187,7 @@ struct ReviewView: PageView {
             return Variant(key: variant.key, weight: variant.weight, characters: variant.notification.characterCount,
                            preview: NotificationPreview(title: shown.notification.title ?? "", body: shown.notification.body ?? "",
                                                         imageURL: shown.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? "", words: words),
-                           aps: spec.liveActivity.map { JSON.object($0.aps(alert: shown.notification, sound: options.appleSound, sendTime: Date())).prettyString() },
+                           aps: shown.liveActivity.map { JSON.object($0.aps(alert: shown.notification, sound: options.appleSound, sendTime: Date())).prettyString() },
                            words: words)
         }
     }
