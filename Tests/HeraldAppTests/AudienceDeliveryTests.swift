@@ -236,9 +236,9 @@ import Testing
         var exported = ""
         try setup.devices.exportCSV { exported += $0 }
         // Each device's kind goes out beside its token (an export imports back as it was).
-        #expect(exported == "token,kind,platform,app_id,app_version,language,country,time_zone,last_seen_at,quiet_categories,properties.first_name\r\n"
-            + "tok-1,token,android,,5.2,fa-IR,,,\(try setup.lastSeen("tok-1")),,Sara\r\n"
-            + "tok-4,token,ios,,,,,,\(try setup.lastSeen("tok-4")),,\"Lee, Jr.\"\r\n")
+        #expect(exported == "token,kind,platform,app_id,app_version,language,country,time_zone,last_seen_at,quiet_categories,live_activity_token,properties.first_name\r\n"
+            + "tok-1,token,android,,5.2,fa-IR,,,\(try setup.lastSeen("tok-1")),,,Sara\r\n"
+            + "tok-4,token,ios,,,,,,\(try setup.lastSeen("tok-4")),,,\"Lee, Jr.\"\r\n")
     }
 }
 

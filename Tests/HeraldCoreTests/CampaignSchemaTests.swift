@@ -28,8 +28,10 @@ import Testing
              "auto_winner": {"after_minutes": 60, "metric": "opens", "confidence": 99, "fallback": "none"}}
             """
         let parsed = try JSON.parse(document)
-        // The other audiences are each exactly-one-of with topics, so they cannot be in one document.
-        #expect(Set(parsed.objectValue?.keys ?? []).union(["condition", "segment", "tokens"]) == keys(schema, []))
+        // The other audiences are each exactly-one-of with topics, so they cannot be in one document;
+        // a Live Activity is for devices, without data (LiveActivityCampaignTests sets it).
+        #expect(Set(parsed.objectValue?.keys ?? []).union(["condition", "segment", "tokens", "live_activity"]) == keys(schema, []))
+        #expect(CampaignParser.liveActivityFields == keys(schema, ["properties", "live_activity"]))
         #expect(Set(parsed["options"]?.objectValue?.keys ?? []) == keys(schema, ["properties", "options"]))
         // Translations are for device audiences only (AudienceTests sets them).
         #expect(Set(parsed["notification"]?.objectValue?.keys ?? []).union(["translations"]) == keys(schema, ["properties", "notification"]))

@@ -79,6 +79,13 @@ import Testing
         let liveActivity: JSON = ["token": "fcm-token-1", "apns": ["live_activity_token": "LA_PUSH_TOKEN", "headers": ["apns-priority": "10"],
                                                                    "payload": ["aps": ["timestamp": 1685952000, "event": "update", "content-state": ["demo": 1]]]]]
         #expect(try send(liveActivity).0 == 200)
+        // Without what an activity reads, or pushed as another type, it is refused.
+        let withoutTimestamp: JSON = ["token": "fcm-token-1", "apns": ["live_activity_token": "LA_PUSH_TOKEN", "headers": ["apns-priority": "10"],
+                                                                       "payload": ["aps": ["event": "update", "content-state": ["demo": 1]]]]]
+        #expect(try refusal(withoutTimestamp).message.contains("timestamp"))
+        let asAlert: JSON = ["token": "fcm-token-1", "apns": ["live_activity_token": "LA_PUSH_TOKEN", "headers": ["apns-push-type": "alert"],
+                                                              "payload": ["aps": ["timestamp": 1685952000, "event": "update", "content-state": [:]]]]]
+        #expect(try refusal(asAlert).message.contains("liveactivity"))
     }
 
     @Test func acceptsAValidTopicMessageAndListsIt() throws {

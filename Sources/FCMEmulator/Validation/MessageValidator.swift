@@ -132,9 +132,9 @@ public enum MessageValidator {
         }
     }
 
-    /// What APNs refuses, and FCM with it: `aps` members of the wrong type, and a background push
+    /// What APNs refuses, and FCM with it: `aps` members of the wrong type, a background push
     /// (content-available alone, or the background push type) at priority 10, which Apple accepts
-    /// only at 5. Checked here on its own terms, so a gap in Herald's renderer or validation shows.
+    /// only at 5, and a Live Activity update without its timestamp, event or content state. Checked here on its own terms, so a gap in Herald's renderer or validation shows.
     private static func checkAPNs(_ apns: JSONObject?) -> ValidationFailure? {
         guard let apns else { return nil }
         let headers = apns["headers"]?.objectValue ?? [:]
@@ -160,6 +160,24 @@ public enum MessageValidator {
         }
         if header("apns-push-type") == "background" && aps["alert"] != nil {
             return failure("headers.apns-push-type", "a background push cannot carry an alert; use the alert push type")
+        }
+        if apns["live_activity_token"] != nil {
+            // "Send Live Activity updates": an aps of timestamp, event and content-state, pushed as a Live Activity.
+            if let type = header("apns-push-type"), type != "liveactivity" {
+                return failure("headers.apns-push-type", "a Live Activity update is pushed as liveactivity, found \(type)")
+            }
+            if aps["timestamp"]?.intValue == nil {
+                return failure("payload.aps.timestamp", "a Live Activity update needs the time of its content in seconds since 1970")
+            }
+            guard let event = aps["event"]?.stringValue, ["start", "update", "end"].contains(event) else {
+                return failure("payload.aps.event", "a Live Activity's event is start, update or end")
+            }
+            if aps["content-state"]?.objectValue == nil {
+                return failure("payload.aps.content-state", "a Live Activity update needs its content-state as an object")
+            }
+            if let date = aps["dismissal-date"], date.intValue == nil {
+                return failure("payload.aps.dismissal-date", "the dismissal date is seconds since 1970")
+            }
         }
         return nil
     }

@@ -14,11 +14,12 @@ struct DeviceStore: Sendable {
     static let columns: PostgresQuery = """
         token, platform, app_id, app_version, language, country, time_zone, properties::text AS properties,
         last_seen_at, registered_at, status, invalid_reason, kind, bucket_key,
-        quiet_categories
+        quiet_categories, live_activity_token
         """
     /// `columns` by name, in order: `devices(_:)` checks them once per result and reads each row by position.
     static let columnNames = ["token", "platform", "app_id", "app_version", "language", "country", "time_zone", "properties",
-                              "last_seen_at", "registered_at", "status", "invalid_reason", "kind", "bucket_key", "quiet_categories"]
+                              "last_seen_at", "registered_at", "status", "invalid_reason", "kind", "bucket_key", "quiet_categories",
+                              "live_activity_token"]
 
     /// Registers or updates devices in one statement (each a new registration: an invalid or
     /// stale device becomes active again). Returns how many were new. A token given twice is
@@ -43,18 +44,19 @@ struct DeviceStore: Sendable {
         func column(_ value: (Device) -> String?) -> [String] { devices.map { value($0) ?? "" } }
         return """
             INSERT INTO devices AS d (token, kind, platform, app_id, app_version, app_version_key, language, country, time_zone, properties, last_seen_at,
-                                     quiet_categories)
+                                     quiet_categories, live_activity_token)
             SELECT t, kd, p, nullif(a, ''), nullif(v, ''), nullif(k, '')::integer[], nullif(l, ''), nullif(c, ''), nullif(z, ''), j::jsonb,
-                   coalesce(nullif(s, '')::timestamptz, now()), q::text[]
+                   coalesce(nullif(s, '')::timestamptz, now()), q::text[], nullif(la, '')
             FROM unnest(\(column(\.token)), \(column(\.kind.rawValue)), \(column(\.platform.rawValue)), \(column(\.appID)), \(column(\.appVersion)),
                         \(column { $0.appVersion.flatMap(AppVersion.key).map { "{" + $0.map(String.init).joined(separator: ",") + "}" } }),
                         \(column(\.language)), \(column(\.country)), \(column(\.timeZone)),
                         \(column { Self.propertiesJSON($0.properties) }), \(column { $0.lastSeen.map { RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970) } }),
-                        \(column { "{" + $0.quietCategories.joined(separator: ",") + "}" }))
-                 AS x(t, kd, p, a, v, k, l, c, z, j, s, q)
+                        \(column { "{" + $0.quietCategories.joined(separator: ",") + "}" }), \(column(\.liveActivityToken)))
+                 AS x(t, kd, p, a, v, k, l, c, z, j, s, q, la)
             ON CONFLICT (token) DO UPDATE SET kind = excluded.kind, platform = excluded.platform, app_id = excluded.app_id, app_version = excluded.app_version,
                 app_version_key = excluded.app_version_key, language = excluded.language, country = excluded.country,
                 time_zone = excluded.time_zone, properties = excluded.properties, quiet_categories = excluded.quiet_categories,
+                live_activity_token = excluded.live_activity_token,
                 last_seen_at = greatest(d.last_seen_at, excluded.last_seen_at), status = \(constants: [DeviceStatus.active]), invalid_reason = NULL, updated_at = now()
             RETURNING (xmax = 0)
             """
@@ -187,6 +189,15 @@ struct DeviceStore: Sendable {
         }
     }
 
+    /// Active devices of `audience` a Live Activity campaign reaches: iOS devices that registered
+    /// their activity's token (the others get nothing from it).
+    func countWithLiveActivity(_ audience: DeviceAudience, on connection: PostgresConnection) throws -> Int {
+        let condition = audience.condition(firstParameter: 1)
+        return try connection.query(PostgresQuery(unsafeSQL: """
+            SELECT count(*) FROM devices WHERE \(Self.active) AND platform = 'ios' AND live_activity_token IS NOT NULL AND \(condition.sql)
+            """, binds: condition.binds)).map { try $0.decode(Int.self, at: 0) }.first ?? 0
+    }
+
     /// Up to `limit` active devices of `audience` after the token `after` (and up to `last`), in token order: a
     /// keyset page read along the primary key, whose cost is the page's, wherever it starts.
     func active(_ audience: DeviceAudience, after: String?, through last: String? = nil, only: String? = nil, limit: Int,
@@ -205,12 +216,7 @@ struct DeviceStore: Sendable {
             binds.append(only.postgresValue)
             keyset += " AND token = $\(binds.count)"
         }
-        let condition: (sql: String, binds: [PostgresValue])
-        switch audience {
-        case .segment(let rule): condition = SegmentSQL.condition(rule, firstParameter: binds.count + 1)
-        case .tokens(let tokens):
-            condition = ("(token = ANY($\(binds.count + 1)) OR bucket_key = ANY($\(binds.count + 1)))", [tokens.postgresValue])
-        }
+        let condition = audience.condition(firstParameter: binds.count + 1)
         return try connection.query(PostgresQuery(unsafeSQL: """
             SELECT \(Self.columns.sql) FROM devices WHERE \(Self.active)\(keyset) AND \(condition.sql) ORDER BY token LIMIT $1
             """, binds: binds + condition.binds)).devices()
@@ -258,13 +264,14 @@ struct DeviceStore: Sendable {
                                                       try row.decode(DeviceStatus.self, at: 10), try text(11))
         let (kind, bucketKey) = (DeviceKind(rawValue: try row.decode(String.self, at: 12)) ?? .token, try text(13))
         let quiet = try row.decode([String].self, at: 14)
+        let liveActivityToken = try text(15)
         var map: [String: String] = [:]
         if properties != "{}", case .object(let object)? = try? JSON.parse(properties) {
             for (key, value) in object { map[key] = value.stringValue }
         }
         return StoredDevice(device: Device(token: token, kind: kind, platform: DevicePlatform(rawValue: platform) ?? .android, appID: appID,
                                            appVersion: appVersion, language: language, country: country, timeZone: timeZone, properties: map,
-                                           lastSeen: lastSeen, bucketKey: bucketKey, quietCategories: quiet),
+                                           lastSeen: lastSeen, bucketKey: bucketKey, quietCategories: quiet, liveActivityToken: liveActivityToken),
                             registeredAt: registered, status: status, invalidReason: reason)
     }
 
@@ -285,6 +292,15 @@ enum DeviceAudience: Sendable {
         switch self {
         case .segment(let rule): ["segment": rule.toJSON()]
         case .tokens(let tokens): ["tokens": .array(tokens.map(JSON.string))]
+        }
+    }
+
+    /// Its devices as a condition over `devices`, the parameters numbered from `firstParameter`:
+    /// a list of tokens names devices by their identifier or by the token they moved from.
+    func condition(firstParameter: Int) -> (sql: String, binds: [PostgresValue]) {
+        switch self {
+        case .segment(let rule): SegmentSQL.condition(rule, firstParameter: firstParameter)
+        case .tokens(let tokens): ("(token = ANY($\(firstParameter)) OR bucket_key = ANY($\(firstParameter)))", [tokens.postgresValue])
         }
     }
 

@@ -109,6 +109,16 @@ public struct CampaignService: Sendable {
         return (record, zip(requests, outcomes).map { Validated(variantKey: $0.variantKey, target: $0.target, outcome: $1) })
     }
 
+    /// How many devices of a Live Activity campaign's audience it reaches (iOS, with an activity
+    /// token); nil for any other campaign.
+    public func liveActivityReach(of spec: CampaignSpec) throws -> Int? {
+        guard spec.liveActivity != nil else { return nil }
+        return try database.read { connection -> Int in
+            guard let audience = try RunStarter.devices(of: spec.audience, on: connection) else { return 0 }
+            return try DeviceStore().countWithLiveActivity(audience, on: connection)
+        }
+    }
+
     /// The first `limit` active devices of a campaign's audience (none for topics and
     /// conditions): what a dry run checks and what the review previews a personalised text for.
     public func sampleDevices(of spec: CampaignSpec, limit: Int) throws -> [StoredDevice] {
@@ -359,11 +369,13 @@ public struct CampaignService: Sendable {
         }
         // No connection is held while FCM answers; the audit entry follows with what happened.
         let devices = tokens.map { ($0, DeviceKind.token) } + fids.map { ($0, DeviceKind.fid) }
+        let activities = spec.liveActivity == nil ? [:] : try liveActivityTokens(tokens: tokens, fids: fids)
         // Its own label, counted in the day's budget (nil, and unlabelled, once the day has no room).
         let label = try database.transaction {
             try LabelDayStore().admit(TestSend.analyticsLabel(campaignID: record.id.description), campaignID: record.id.description, on: $0)
         }
-        let results = TestSend.send(record.id.description, spec, variant: variant, devices: devices, label: label, sender: sender, now: now)
+        let results = TestSend.send(record.id.description, spec, variant: variant, devices: devices, label: label, sender: sender, now: now,
+                                    liveActivityTokens: activities)
         let sent = results.filter { $0.outcome.error == nil }.count
         // A registered device FCM no longer knows is sent nothing again, whoever asked.
         let gone = results.filter { $0.outcome.error?.code == .unregistered }
@@ -375,6 +387,25 @@ public struct CampaignService: Sendable {
             ], on: connection)
         }
         return (record, variant, results)
+    }
+
+    /// The activity tokens a Live Activity's test goes to, by device: each typed device must be
+    /// registered with one (a Live Activity is reached by its own token, not the FCM token alone).
+    func liveActivityTokens(tokens: [String], fids: [String]) throws -> [String: String] {
+        let named = tokens.enumerated().map { ("tokens", $0.offset, $0.element) } + fids.enumerated().map { ("fids", $0.offset, $0.element) }
+        var found: [String: String] = [:], errors: [FieldError] = []
+        try database.read { connection in
+            for (list, index, identifier) in named {
+                if let activity = try DeviceStore().named(by: identifier, on: connection)?.device.liveActivityToken {
+                    found[identifier] = activity
+                } else {
+                    errors.append(FieldError(path: JSONReader.path(list, index: index), code: "no_live_activity",
+                        message: "the device on line \(index + 1) is not registered with a live_activity_token: a Live Activity's test reaches only a device whose activity token Herald knows"))
+                }
+            }
+        }
+        if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The test message request is not valid") }
+        return found
     }
 
     // MARK: - Helpers

@@ -50,16 +50,18 @@ public enum TestSend {
     public static func analyticsLabel(campaignID: String) -> String { "herald-test-\(campaignID.prefix(8))" }
 
     /// Sends to `devices`, each named by the target its kind says (`token` or `fid`), with
-    /// `label` (the test label the day's budget admitted, or none: never the campaign's).
+    /// `label` (the test label the day's budget admitted, or none: never the campaign's); a Live
+    /// Activity to each device's activity token in `liveActivityTokens`.
     static func send(_ campaignID: String, _ spec: CampaignSpec, variant: Variant, devices: [(id: String, kind: DeviceKind)], label: String?,
-                     sender: FCMSender, now: Date) -> [Result] {
+                     sender: FCMSender, now: Date, liveActivityTokens: [String: String] = [:]) -> [Result] {
         // A person waits for this answer: a retry FCM asks to come later than 2 s is not waited
         // for; the error and its retry time are the answer.
         let quick = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(200), maxDelay: .seconds(2), quotaExceededMinimumDelay: .seconds(2),
                                 longestWait: .seconds(2))
         let messages = devices.map { device in
             let target = Device(token: device.id, kind: device.kind, platform: .android).target
-            var message = Renderer.render(campaign: spec, variant: variant, target: target, campaignID: campaignID, sendTime: now)
+            var message = Renderer.render(campaign: spec, variant: variant, target: target, campaignID: campaignID, sendTime: now,
+                                          liveActivityToken: liveActivityTokens[device.id])
             message.fcmOptions = label.map { Message.FCMOptions(analyticsLabel: $0) }
             return message
         }

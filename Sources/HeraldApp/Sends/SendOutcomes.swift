@@ -5,7 +5,7 @@ import HeraldCore
 public struct AcceptedSend: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
         case pending
-        /// Refused before sending (the message over FCM's size for this device), with the reason.
+        /// Refused before sending (the message over FCM's size for this device, or no Live Activity to update), with the reason.
         case failed(String)
         /// No request: the holdout, the control group or a category the device silenced.
         case skipped(DevicePlanner.Skip)

@@ -89,6 +89,9 @@ public struct SendService: Sendable {
         return AcceptedSend(runID: runID, campaignID: record.id, recipients: recipients.map { recipient, device, planned in
             let outcome: AcceptedSend.Outcome = if let planned {
                 planned.failure.map { .failed($0) } ?? .pending
+            } else if !planner.reaches(device) {
+                // Not a skip of the campaign's rules: nothing could be sent to it at all.
+                .failed(LiveActivity.unreachable)
             } else {
                 .skipped(planner.skip(of: device) ?? .holdout)
             }

@@ -40,10 +40,13 @@ public struct Device: Sendable, Equatable {
     /// The campaign categories its owner switched off ("promotions"), sorted: no campaign of
     /// them reaches it.
     public var quietCategories: [String]
+    /// The push token of the app's Live Activity on an iOS device (hex, lower case): what a Live
+    /// Activity campaign updates or ends. Nil: the device has no activity to update.
+    public var liveActivityToken: String?
 
     public init(token: String, kind: DeviceKind = .token, platform: DevicePlatform, appID: String? = nil, appVersion: String? = nil, language: String? = nil,
                 country: String? = nil, timeZone: String? = nil, properties: [String: String] = [:], lastSeen: Date? = nil,
-                bucketKey: String? = nil, quietCategories: [String] = []) {
+                bucketKey: String? = nil, quietCategories: [String] = [], liveActivityToken: String? = nil) {
         self.token = token
         self.kind = kind
         self.platform = platform
@@ -56,6 +59,7 @@ public struct Device: Sendable, Equatable {
         self.lastSeen = lastSeen
         self.bucketKey = bucketKey
         self.quietCategories = quietCategories
+        self.liveActivityToken = liveActivityToken
     }
 
     /// The v1 target that reaches this device: `token`, or `fid` for an installation ID.
@@ -82,7 +86,7 @@ public struct Device: Sendable, Equatable {
 
     /// The fields of a device document; `token` comes from the URL when registering one.
     static let fields: Set<String> = ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "properties", "last_seen_at",
-                                           "quiet_categories"]
+                                           "quiet_categories", "live_activity_token"]
 
     /// Reads and validates a device document (`PUT /api/v1/devices/{token}`, a line of NDJSON, a
     /// row of CSV turned into an object), every problem at once. `kind` (`token`, the default, or
@@ -176,9 +180,14 @@ public struct Device: Sendable, Equatable {
             }
         }
         let quiet = quietCategories(object, reader: &reader)
+        let activity = text("live_activity_token", limit: DeviceLimits.liveActivityTokenCharacters)
+        if let activity, let problem = LiveActivity.tokenProblem(activity, platform: platform) {
+            reader.report("live_activity_token", "invalid_value", problem)
+        }
         guard reader.issues.isEmpty else { return .failure(ValidationErrors(errors: reader.issues)) }
         return .success(Device(token: token, kind: kind, platform: platform, appID: appID, appVersion: appVersion, language: language,
-                               country: country, timeZone: timeZone, properties: properties, lastSeen: lastSeen, quietCategories: quiet))
+                               country: country, timeZone: timeZone, properties: properties, lastSeen: lastSeen, quietCategories: quiet,
+                               liveActivityToken: activity?.lowercased()))
     }
 
     /// `quiet_categories`: a list of categories (a CSV cell's is split before), sorted, each once.
@@ -229,6 +238,10 @@ public enum DeviceLimits {
     public static let versionCharacters = 50
     public static let languageCharacters = 35
     public static let quietCategories = 50
+    /// Hex digits of a Live Activity push token: Apple's tokens are 32 bytes (64 digits) today,
+    /// and Apple says not to count on their length; 100 bytes leaves room.
+    public static let liveActivityTokenCharacters = 200
+    public static let liveActivityTokenMinimumCharacters = 32
 
     /// `first_name`, `city`, `plan2`: a letter, then letters, digits and `_`.
     public static func isPropertyName(_ name: String) -> Bool {

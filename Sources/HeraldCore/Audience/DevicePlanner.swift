@@ -61,7 +61,8 @@ public struct DevicePlanner: Sendable {
                 // Once per kind of device: a token's message names it by `token`, an FID's by `fid`.
                 for kind in DeviceKind.allCases {
                     let key = Self.preparedKey(variant.key, language, kind)
-                    guard !localized.isPersonalized else {
+                    // A Live Activity's message names the device twice (its token and its activity's).
+                    guard !localized.isPersonalized, campaign.liveActivity == nil else {
                         personalized[key] = PersonalizedMessage(campaign, localized, kind: kind, campaignID: campaignID, sendTime: sendTime)
                         continue
                     }
@@ -103,9 +104,10 @@ public struct DevicePlanner: Sendable {
     }
 
     /// The variant `device` gets, or nil when it gets nothing: in the holdout, in the control
-    /// group (a marketing campaign), or with the campaign's category switched off.
+    /// group (a marketing campaign), with the campaign's category switched off, or without a
+    /// Live Activity for a Live Activity campaign to update (such a device is not of its audience).
     public func variant(for device: Device) -> Variant? {
-        guard exclusion(of: device) == nil else { return nil }
+        guard exclusion(of: device) == nil, reaches(device) else { return nil }
         return variantOfBucket[Self.bucket(of: device.bucketKey ?? device.token, campaignID: campaignID)]
     }
 
@@ -115,6 +117,12 @@ public struct DevicePlanner: Sendable {
         if let category = campaign.delivery.category, device.quietCategories.contains(category) { return .quietCategory }
         if !campaign.delivery.transactional, controlGroup?.contains(device.bucketKey ?? device.token) ?? false { return .controlGroup }
         return nil
+    }
+
+    /// Whether the campaign can reach `device` at all: a Live Activity campaign only an iOS device
+    /// that registered its activity's token.
+    public func reaches(_ device: Device) -> Bool {
+        campaign.liveActivity == nil || (device.platform == .ios && device.liveActivityToken != nil)
     }
 
     /// Why a device gets nothing from a plan.
@@ -144,7 +152,8 @@ public struct DevicePlanner: Sendable {
         // The full render: a message near FCM's limit (where the derived analytics label may give
         // way), an empty personalised text, or a variant that could not be prepared.
         let personal = variant.localized(language).personalized(for: device)
-        let message = Renderer.render(campaign: campaign, variant: personal, target: device.target, campaignID: campaignID, sendTime: sendTime)
+        let message = Renderer.render(campaign: campaign, variant: personal, target: device.target, campaignID: campaignID, sendTime: sendTime,
+                                      liveActivityToken: device.liveActivityToken)
         let size = message.payloadSize
         guard size <= Message.tokenPayloadLimit else {
             return DeviceRequest(variantKey: variant.key, token: device.token, body: nil,
@@ -196,9 +205,9 @@ extension Variant {
         return copy
     }
 
-    /// Whether the title or text holds variables.
+    /// Whether the title or text (or a Live Activity's content state) holds variables.
     public var isPersonalized: Bool {
-        [notification.title, notification.body].contains { $0.map(Self.hasVariables) ?? false }
+        [notification.title, notification.body].contains { $0.map(Self.hasVariables) ?? false } || liveActivity?.hasVariables == true
     }
 
     /// This variant for one device: its variables filled in from the device.
@@ -220,6 +229,7 @@ extension Variant {
         }
         copy.notification.title = apply(notification.title)
         copy.notification.body = apply(notification.body)
+        copy.liveActivity = liveActivity?.mappingStrings { apply($0) ?? $0 }
         return copy
     }
 

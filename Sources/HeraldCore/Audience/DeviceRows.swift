@@ -3,7 +3,7 @@ import HeraldJSON
 
 /// A CSV file of devices: its header names the columns (`token`, `kind`, `platform`, `app_id`,
 /// `app_version`, `language`, `country`, `time_zone`, `last_seen_at`, `quiet_categories` separated by
-/// spaces, commas or semicolons); every other column is a
+/// spaces, commas or semicolons, `live_activity_token`); every other column is a
 /// property (`first_name`, or `properties.first_name`). Each row becomes a device document that
 /// `Device.parse` checks like any other, so import and the API share one set of rules.
 public struct DeviceCSVLayout: Sendable {
@@ -62,14 +62,15 @@ public struct DeviceCSVLayout: Sendable {
 
     /// The header row of an export: `kind` beside `token`, so that an export imports back as it was.
     public static func exportHeader(properties: [String]) -> [String] {
-        ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "last_seen_at", "quiet_categories"]
-            + properties.map { "properties." + $0 }
+        ["token", "kind", "platform", "app_id", "app_version", "language", "country", "time_zone", "last_seen_at", "quiet_categories",
+         "live_activity_token"] + properties.map { "properties." + $0 }
     }
 
     /// A device as an export row under `exportHeader(properties:)`.
     public static func exportRow(_ device: Device, properties: [String]) -> String {
         let fields = [device.token, device.kind.rawValue, device.platform.rawValue, device.appID ?? "", device.appVersion ?? "", device.language ?? "",
-                      device.country ?? "", device.timeZone ?? "", device.lastSeen.map { RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970) } ?? "", device.quietCategories.joined(separator: " ")]
+                      device.country ?? "", device.timeZone ?? "", device.lastSeen.map { RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970) } ?? "", device.quietCategories.joined(separator: " "),
+                      device.liveActivityToken ?? ""]
         return (fields.map { quoted($0) } + properties.map { quoted(device.properties[$0] ?? "", guardingFormulas: true) }).joined(separator: ",")
     }
 

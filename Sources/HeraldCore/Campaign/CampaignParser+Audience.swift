@@ -169,8 +169,9 @@ extension CampaignParser {
 }
 
 extension CampaignParser {
-    /// The variables in titles and texts: well formed, only for device audiences (a topic message
-    /// is one text for everyone), and with a default wherever a device may lack the value.
+    /// The variables in titles and texts (and a Live Activity's content state): well formed, only
+    /// for device audiences (a topic message is one text for everyone), and with a default
+    /// wherever a device may lack the value.
     mutating func checkVariables(_ spec: CampaignSpec) {
         var texts: [(path: String, text: String?)] = []
         func add(_ content: NotificationContent?, at path: String) {
@@ -189,6 +190,10 @@ extension CampaignParser {
         add(spec.notification, at: "notification")
         for (index, variant) in spec.variants.enumerated() {
             add(variant.notification, at: JSONReader.path(JSONReader.path("variants", index: index), "notification"))
+        }
+        // A Live Activity's content state is filled in per device as the text is (to topics it is refused whole).
+        if spec.audience.isPerDevice, let activity = spec.liveActivity {
+            texts += activity.strings(at: "live_activity.content_state").map { ($0.path, $0.text) }
         }
         for (path, text) in texts {
             guard let text, text.contains("{{") else { continue }

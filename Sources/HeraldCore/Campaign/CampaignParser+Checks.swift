@@ -10,7 +10,8 @@ extension CampaignParser {
         for (index, variant) in spec.effectiveVariants.enumerated() {
             let prefix = explicit ? JSONReader.path("variants", index: index) : ""
             let own = explicit ? spec.variants[index].notification : spec.notification
-            if !variant.notification.hasText && variant.data.isEmpty {
+            // A Live Activity's content is its content state; its title and text are an optional alert.
+            if !variant.notification.hasText && variant.data.isEmpty && spec.liveActivity == nil {
                 reader.report(JSONReader.path(prefix, "notification"), "no_content",
                     "a notification needs a title or a body (or the message needs data)")
             }
@@ -41,7 +42,9 @@ extension CampaignParser {
     mutating func checkRenderedPayloads(_ spec: CampaignSpec) {
         let explicit = !spec.variants.isEmpty
         for (index, budget) in spec.budgets().enumerated() where budget.bytes > budget.byteLimit {
-            let path = explicit ? JSONReader.path("variants", index: index) : spec.notification == nil ? "data" : "notification"
+            // A Live Activity over the limit without its text is its content state's doing.
+            let path = spec.liveActivity != nil && budget.charactersToCut == nil ? "live_activity.content_state"
+                : explicit ? JSONReader.path("variants", index: index) : spec.notification == nil ? "data" : "notification"
             reader.report(path, "payload_too_large",
                 "the message is \(budget.bytes) bytes; FCM accepts at most \(budget.byteLimit) for \(spec.audience.isPerDevice ? "a message to one device" : "topic and condition messages"). \(budget.advice ?? "")",
                 limit: budget.byteLimit)
@@ -62,10 +65,10 @@ extension CampaignParser {
     /// Apple takes `apns-priority: 10` only for a push it shows: an override that asks for it on
     /// a variant with nothing to show (a background push) would be refused by APNs. A Live
     /// Activity update (or any push type the override names) is not a background push: its
-    /// content is the `aps` of the override, and 10 is what FCM's documentation sends.
+    /// content is the `aps` of the override (or of `live_activity`), and 10 is what FCM's documentation sends.
     mutating func checkBackgroundPriority(_ spec: CampaignSpec) {
         guard spec.options.overrides.apns?["headers"]?["apns-priority"]?.stringValue == "10",
-              !spec.options.overrides.namesItsOwnAPNsPushType else { return }
+              !spec.options.overrides.namesItsOwnAPNsPushType, spec.liveActivity == nil else { return }
         for variant in spec.effectiveVariants {
             let message = render(campaign: spec, variant: variant.withDefaults, target: spec.audience.sampleTarget,
                                  campaignID: nil, sendTime: Date(timeIntervalSince1970: 0)).json()

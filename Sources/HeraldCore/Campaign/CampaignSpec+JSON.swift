@@ -21,6 +21,7 @@ extension CampaignSpec {
         object["schedule"] = schedule?.toJSON()
         if !delivery.isEmpty { object["delivery"] = delivery.toJSON() }
         object["auto_winner"] = autoWinner?.toJSON()
+        object["live_activity"] = liveActivity?.toJSON()
         return .object(object)
     }
 }
@@ -77,6 +78,15 @@ extension CampaignOptions {
             if let webpush = overrides.webpush { blocks["webpush"] = .object(webpush) }
             object["overrides"] = .object(blocks)
         }
+        return .object(object)
+    }
+}
+
+extension LiveActivity {
+    /// `{"event", "content_state", "dismissal_date"?}`.
+    public func toJSON() -> JSON {
+        var object: JSONObject = ["event": .string(event.rawValue), "content_state": .object(contentState)]
+        if let dismissalDate { object["dismissal_date"] = .string(RFC3339.utc(secondsSince1970: dismissalDate.timeIntervalSince1970)) }
         return .object(object)
     }
 }

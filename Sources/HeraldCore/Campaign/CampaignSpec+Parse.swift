@@ -22,6 +22,7 @@ extension CampaignSpec {
     /// | `schedule` | object | optional; see `Schedule.toJSON()` (now, once, daily, weekly in an IANA zone) |
     /// | `delivery` | object | optional: `max_per_minute` 1…600000, `latest_delivery_minutes` 1…40320, `window` `{start, end, time_zone}` (local hours it may send in) |
     /// | `auto_winner` | object | optional, with ≥ 2 variants and a holdout: `after_minutes` (required), `metric` opens \| conversions, `confidence` 90 \| 95 \| 99, `fallback` baseline \| none |
+    /// | `live_activity` | object | optional, to a segment or tokens: `event` update \| end (required), `content_state` object (required; its strings may hold variables, as the title and text do), `dismissal_date` RFC 3339 (end only); sent to each iOS device's Live Activity token instead of a notification, the title and text as its alert; no data, image or options other platforms or notifications read |
     ///
     /// Title and body may hold variables (`{{first_name | default: "there"}}`, see `MessageTemplate`)
     /// when the audience is devices (a segment or tokens); every variable a device may lack needs a default.
@@ -61,7 +62,7 @@ public struct CampaignParser {
 
     static let topLevelFields: Set<String> = [
         "name", "notification", "topics", "condition", "segment", "tokens", "data", "options", "variants", "holdout_percent", "schedule",
-        "delivery", "auto_winner",
+        "delivery", "auto_winner", "live_activity",
     ]
 
     /// `checkingPayloads` false skips rendering each variant (a draft's budget renders them itself).
@@ -96,7 +97,9 @@ public struct CampaignParser {
             options: options, variants: variants, holdoutPercent: holdout, schedule: schedule)
         spec.delivery = parseDelivery(object)
         spec.autoWinner = parseAutoWinner(object, variants: variants.count, holdout: holdout)
+        spec.liveActivity = parseLiveActivity(object)
         checkRecipientTime(spec, audienceGiven: audience.map { !$0.isEmptyTopics } ?? false)
+        checkLiveActivity(spec, audienceGiven: audience.map { !$0.isEmptyTopics } ?? false)
         checkConditionRoom(spec)
         checkVariants(spec)
         checkVariables(spec)

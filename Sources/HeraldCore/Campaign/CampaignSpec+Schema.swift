@@ -139,12 +139,22 @@ extension CampaignSpec {
                 "fallback": ["enum": ["baseline", "none"]],
             ],
         ]
+        let liveActivity: JSON = [
+            "type": "object", "additionalProperties": false, "required": ["event", "content_state"],
+            "description": "Sent as an update or end of each device's Live Activity instead of a notification (FCM's \"Send Live Activity updates\"): to the iOS devices of a segment or tokens that registered a live_activity_token, the others left out. Each gets apns.live_activity_token, apns-push-type liveactivity, apns-priority 10 (5 with priority normal) and an aps of timestamp (the send's), event, content-state, the title and text as its alert (optional) and dismissal-date. Not with topics, a condition, data, an image or options only notifications or other platforms read.",
+            "properties": [
+                "event": ["enum": .array(LiveActivity.Event.allCases.map { .string($0.rawValue) })],
+                "content_state": ["type": "object", "description": "The activity's ContentState; its strings may hold {{variables}}, filled in per device as the title and text are."],
+                "dismissal_date": ["type": "string", "format": "date-time",
+                                   "description": "With event end: when iOS removes the ended activity from the Lock Screen (RFC 3339)."],
+            ],
+        ]
         return [
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": "Campaign",
             "type": "object", "additionalProperties": false, "required": ["name"],
             "oneOf": [["required": ["topics"]], ["required": ["condition"]], ["required": ["segment"]], ["required": ["tokens"]]],
-            // Something to send: a title or a body, custom data, or variants (each of which needs
+            // Something to send: a title or a body, custom data, a Live Activity, or variants (each of which needs
             // its own text or data when the campaign has none — a rule stated, not schema'd).
             "anyOf": [
                 ["required": ["notification"], "properties": ["notification": ["anyOf": [
@@ -153,6 +163,7 @@ extension CampaignSpec {
                 ]]]],
                 ["required": ["data"], "properties": ["data": ["minProperties": 1]]],
                 ["required": ["variants"]],
+                ["required": ["live_activity"]],
             ],
             "properties": [
                 "name": ["type": "string", "minLength": 1, "maxLength": .number(Double(CampaignLimits.nameCharacters)), "pattern": .string(nonSpace),
@@ -183,6 +194,7 @@ extension CampaignSpec {
                 "schedule": schedule,
                 "delivery": delivery,
                 "auto_winner": autoWinner,
+                "live_activity": liveActivity,
             ],
         ]
     }

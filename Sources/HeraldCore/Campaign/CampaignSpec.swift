@@ -28,6 +28,9 @@ public struct CampaignSpec: Sendable, Equatable {
     public var delivery = DeliveryControls()
     /// The A/B test's winner picked and sent by the scheduler (`auto_winner`).
     public var autoWinner: WinnerRule?
+    /// Sent as an update (or end) of each device's Live Activity, not as a notification
+    /// (`live_activity`; devices with an activity token only).
+    public var liveActivity: LiveActivity?
 
     public init(
         name: String, notification: NotificationContent? = nil, audience: Audience, data: StringMap = [:],
@@ -48,13 +51,13 @@ public struct CampaignSpec: Sendable, Equatable {
     /// data merged over the campaign's. Without explicit variants, the single variant "A" (weight 100).
     public var effectiveVariants: [Variant] {
         if variants.isEmpty {
-            return [Variant(key: "A", weight: 100, notification: notification ?? NotificationContent(), data: data)]
+            return [Variant(key: "A", weight: 100, notification: notification ?? NotificationContent(), data: data, liveActivity: liveActivity)]
         }
         return variants.map { spec in
             Variant(
                 key: spec.key, weight: spec.weight,
                 notification: (notification ?? NotificationContent()).overlaid(by: spec.notification),
-                data: data.merging(spec.data))
+                data: data.merging(spec.data), liveActivity: liveActivity)
         }
     }
 
@@ -151,18 +154,21 @@ public struct VariantSpec: Sendable, Equatable {
     }
 }
 
-/// A variant as sent: complete notification and merged data.
+/// A variant as sent: complete notification and merged data, and the campaign's Live Activity,
+/// whose content state is personalised with the text.
 public struct Variant: Sendable, Equatable {
     public var key: String
     public var weight: Int
     public var notification: NotificationContent
     public var data: StringMap
+    public var liveActivity: LiveActivity?
 
-    public init(key: String, weight: Int, notification: NotificationContent, data: StringMap = [:]) {
+    public init(key: String, weight: Int, notification: NotificationContent, data: StringMap = [:], liveActivity: LiveActivity? = nil) {
         self.key = key
         self.weight = weight
         self.notification = notification
         self.data = data
+        self.liveActivity = liveActivity
     }
 }
 
@@ -199,6 +205,9 @@ public struct CampaignOptions: Sendable, Equatable {
     public var collapseKey: String?
     /// Raw per-platform blocks merged over the rendered ones.
     public var overrides: PlatformOverrides
+
+    /// The sound Apple devices play: `ios_sound`, else `sound`.
+    public var appleSound: String? { iosSound ?? sound }
 
     public init(
         androidChannelID: String? = nil, priority: Priority? = nil, sound: String? = nil, icon: String? = nil,

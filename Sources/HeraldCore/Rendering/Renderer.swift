@@ -25,6 +25,7 @@ public typealias Target = Message.Target
 /// | `android_channel_id` | `notification.channel_id` | — | — |
 /// | `collapse_key` | `collapse_key` | header `apns-collapse-id` | header `Topic` |
 /// | analytics label | top-level `fcm_options.analytics_label`, which FCM applies to every platform |
+/// | `live_activity` | — | `live_activity_token` (the device's), `apns-push-type: liveactivity`, `aps` of `timestamp`, `event`, `content-state`, title and text as `alert`, `dismissal-date` | — |
 ///
 /// Title and body go in the common `notification`; the data in the common `data`. The image is
 /// written to each platform's own field, as the seeds do, rather than also to the common
@@ -36,19 +37,27 @@ public enum Renderer {
     /// explicit `analytics_label`, no label is written. A derived label is left out when it alone
     /// would push the message over FCM's payload limit (so 1000 characters of Persian text still
     /// go to a topic); an explicit label is always written and counted when the campaign is checked.
+    ///
+    /// A Live Activity campaign renders the Apple block alone (`liveActivityAPNs`), for the
+    /// device's `liveActivityToken` (a stand-in as long as any token when there is no device).
     public static func render(
-        campaign: CampaignSpec, variant: Variant, target: Target, campaignID: String?, sendTime: Date
+        campaign: CampaignSpec, variant: Variant, target: Target, campaignID: String?, sendTime: Date, liveActivityToken: String? = nil
     ) -> Message {
         let options = campaign.options
         let content = variant.notification
         var message = Message(target: target)
-        if content.hasText {
-            message.notification = Message.Notification(title: content.title, body: content.body)
+        // The variant's activity has its content state's variables filled in for the device.
+        if let activity = campaign.liveActivity.map({ variant.liveActivity ?? $0 }) {
+            message.apns = liveActivityAPNs(activity, options, content, token: liveActivityToken ?? LiveActivity.placeholderToken, sendTime: sendTime)
+        } else {
+            if content.hasText {
+                message.notification = Message.Notification(title: content.title, body: content.body)
+            }
+            message.data = variant.data.isEmpty ? nil : variant.data
+            message.android = android(options, content)
+            message.apns = apns(options, content, sendTime: sendTime, ownPushType: options.overrides.namesItsOwnAPNsPushType)
+            message.webpush = webpush(options, content)
         }
-        message.data = variant.data.isEmpty ? nil : variant.data
-        message.android = android(options, content)
-        message.apns = apns(options, content, sendTime: sendTime, ownPushType: options.overrides.namesItsOwnAPNsPushType)
-        message.webpush = webpush(options, content)
         if let label = analyticsLabel(campaign: campaign, variantKey: variant.key, campaignID: campaignID) {
             message.fcmOptions = Message.FCMOptions(analyticsLabel: label)
         }
@@ -104,7 +113,7 @@ public enum Renderer {
         // for: a background push, which Apple accepts only with priority 5, `content-available: 1`
         // and the background push type — "10" would be refused. Without a priority the message is
         // left as FCM's own data-message examples write it.
-        let sound = options.iosSound ?? options.sound
+        let sound = options.appleSound
         let category = options.iosCategory ?? options.clickAction
         let background = options.priority != nil && content.title == nil && content.body == nil && content.image == nil
             && options.iosBadge == nil && sound == nil && category == nil && !ownPushType
@@ -114,10 +123,7 @@ public enum Renderer {
         } else if let priority = options.priority {
             headers["apns-priority"] = priority == .high ? "10" : "5"
         }
-        if let expiry = options.expirySeconds {
-            let epoch = Int64(sendTime.timeIntervalSince1970.rounded(.down)) + Int64(expiry)
-            headers["apns-expiration"] = expiry == 0 ? "0" : String(epoch)
-        }
+        if let expiry = options.expirySeconds { headers["apns-expiration"] = expiration(expiry, sendTime: sendTime) }
         if let key = options.collapseKey { headers["apns-collapse-id"] = key }
         var config = APNSConfig()
         config.headers = headers.isEmpty ? nil : headers
@@ -132,6 +138,25 @@ public enum Renderer {
         if background { aps["content-available"] = 1 }
         config.aps = aps
         return config == APNSConfig() ? nil : config
+    }
+
+    /// FCM's Live Activity request ("Send Live Activity updates"): the activity's token, the
+    /// `liveactivity` push type APNs requires for it, priority 10 (5 for `priority: normal`, which
+    /// Apple budgets less strictly), and the activity's `aps`. The title and text are the `aps`
+    /// alert, not a `notification`, which would make FCM send an alert push instead of the update.
+    static func liveActivityAPNs(_ activity: LiveActivity, _ options: CampaignOptions, _ content: NotificationContent,
+                                 token: String, sendTime: Date) -> APNSConfig {
+        var headers: StringMap = ["apns-push-type": "liveactivity", "apns-priority": options.priority == .normal ? "5" : "10"]
+        if let expiry = options.expirySeconds { headers["apns-expiration"] = expiration(expiry, sendTime: sendTime) }
+        if let key = options.collapseKey { headers["apns-collapse-id"] = key }
+        var config = APNSConfig(headers: headers, liveActivityToken: token)
+        config.aps = activity.aps(alert: content, sound: options.appleSound, sendTime: sendTime)
+        return config
+    }
+
+    /// `apns-expiration` for an expiry of `seconds` from `sendTime`: an epoch, or "0" (deliver now or never).
+    static func expiration(_ seconds: Int, sendTime: Date) -> String {
+        seconds == 0 ? "0" : String(Int64(sendTime.timeIntervalSince1970.rounded(.down)) + Int64(seconds))
     }
 
     static func webpush(_ options: CampaignOptions, _ content: NotificationContent) -> WebpushConfig? {

@@ -24,10 +24,13 @@ struct DevicesView: PageView {
         let lastSeen: String
         /// Registered by its Firebase installation ID: the list marks it, as FCM addresses it by `fid`.
         let isFID: Bool
+        /// The push token of its Live Activity (iOS), which Live Activity campaigns send to; nil without one.
+        let liveActivityToken: String?
 
         init(_ stored: StoredDevice, words: Localized) {
             token = stored.device.token
             isFID = stored.device.kind == .fid
+            liveActivityToken = stored.device.liveActivityToken
             platform = stored.device.platform.rawValue
             language = stored.device.language ?? ""
             country = stored.device.country ?? ""

@@ -17,6 +17,7 @@ extension StoredDevice {
         object["status"] = .string(status.rawValue)
         object["invalid_reason"] = invalidReason.map(JSON.string) ?? .null
         object["quiet_categories"] = .array(device.quietCategories.map(JSON.string))
+        object["live_activity_token"] = device.liveActivityToken.map(JSON.string) ?? .null
         return .object(object)
     }
 }

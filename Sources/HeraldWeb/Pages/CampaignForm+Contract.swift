@@ -98,6 +98,7 @@ extension CampaignForm {
             object["schedule"] = .object(schedule)
         }
         delivery.addContract(to: &object, scheduleZone: timeZone, errors: &errors)
+        if isLiveActivity { liveActivity.addContract(to: &object, errors: &errors, words: words) }
         return .object(object)
     }
 
@@ -156,6 +157,7 @@ extension CampaignForm {
         ]
         if let field = simple[path] { return field }
         if let field = DeliveryFormFields.field(for: path) { return field }
+        if let field = LiveActivityFormFields.field(for: path) { return field }
         if path.hasPrefix("topics[") { return "topics" }
         if path.hasPrefix("notification.translations") { return "translations" }
         if path.hasPrefix("tokens[") { return "tokens" }

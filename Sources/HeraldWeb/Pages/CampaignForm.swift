@@ -41,7 +41,8 @@ struct CampaignForm: Sendable, Equatable {
     var name = "", title = "", body = "", imageURL = ""
     /// The text in other languages, as JSON (`{"fa": {"title": …, "body": …}}`); devices get their language's.
     var translations = ""
-    /// "notification" (shown to the user) or "data" (data only: a silent message the app handles).
+    /// "notification" (shown to the user), "data" (data only: a silent message the app handles) or
+    /// "live_activity" (an update or end of each device's Live Activity, the title and text its alert).
     var messageKind = "notification"
     var targetKind = "topics", topics = "", condition = "", segment = "", tokens = ""
     /// none (keep as a draft), now, once, daily or weekly.
@@ -58,6 +59,8 @@ struct CampaignForm: Sendable, Equatable {
     var version: Int?
     /// Spread, sending hours, latest-delivery time and the automatic winner.
     var delivery = DeliveryFormFields()
+    /// The Live Activity's event, content state and dismissal date (kept whatever the message type).
+    var liveActivity = LiveActivityFormFields()
 
     /// A new campaign's empty form.
     static func blank(timeZone: String = "UTC") -> CampaignForm {
@@ -79,7 +82,7 @@ struct CampaignForm: Sendable, Equatable {
         }
         name = value("name"); title = multiline("title"); body = multiline("body"); imageURL = value("image_url")
         translations = multiline("translations")
-        messageKind = value("message_kind") == "data" ? "data" : "notification"
+        messageKind = ["data", "live_activity"].contains(value("message_kind")) ? value("message_kind") : "notification"
         targetKind = ["condition", "segment", "tokens"].contains(value("target_kind")) ? value("target_kind") : "topics"
         topics = value("topics"); condition = value("condition"); segment = value("segment"); tokens = multiline("tokens")
         scheduleKind = ["now", "once", "daily", "weekly"].contains(value("schedule_kind")) ? value("schedule_kind") : "none"
@@ -100,6 +103,7 @@ struct CampaignForm: Sendable, Equatable {
         data = rows("data_key_").map { DataRow(id: $0, key: value("data_key_\($0)"), value: multiline("data_value_\($0)")) }
         version = Int(value("version"))
         delivery = DeliveryFormFields(value)
+        liveActivity = LiveActivityFormFields(value)
     }
 
     /// The form showing a stored campaign, with spare rows to add to.
@@ -122,7 +126,8 @@ struct CampaignForm: Sendable, Equatable {
             scheduleDays = (schedule["days"]?.arrayValue ?? []).compactMap(\.stringValue)
         }
         let shown = spec.notification != nil || spec.variants.contains { $0.notification != nil }
-        messageKind = shown ? "notification" : "data"
+        messageKind = spec.liveActivity != nil ? "live_activity" : shown ? "notification" : "data"
+        liveActivity = spec.liveActivity.map(LiveActivityFormFields.init) ?? LiveActivityFormFields()
         variants = spec.variants.enumerated().map { index, variant in
             VariantRow(id: index, key: variant.key, weight: String(variant.weight), title: variant.notification?.title ?? "",
                        body: variant.notification?.body ?? "", image: variant.notification?.image ?? "",
@@ -145,6 +150,7 @@ struct CampaignForm: Sendable, Equatable {
     }
 
     var isDataOnly: Bool { messageKind == "data" }
+    var isLiveActivity: Bool { messageKind == "live_activity" }
 
     /// What the author should know about a data-only message before sending it (not errors: a
     /// campaign made over the API that says these things still saves unchanged).

@@ -23,11 +23,14 @@ extension CampaignPages {
         let canPublish = record.status == .draft && role.may(.publish) && record.approval.state.allowsSending(required: campaigns.approvalsOn)
         let (device, sample) = try previewSample(record, spec: spec, context: context)
         let labels = record.status == .draft || record.status == .scheduled ? ReviewView.LabelNote(try campaigns.labelForecast(record), words: words) : nil
-        let reach = try reachLine(record, spec: spec, summaries: summaries, words: words)
+        let activityReach = try campaigns.liveActivityReach(of: spec)
+        let reach = try reachLine(record, spec: spec, summaries: summaries, activityReach: activityReach, words: words)
         return pages.page(ReviewView(
             chrome: chrome(context, title: words.text("review.title", record.name)), campaign: CampaignRow(record, viewer: context.viewer, segments: summaries, words: words),
             variants: ReviewView.variants(spec, device: device, words: words), sample: sample, requests: ReviewView.requests(plan, words: words), warnings: plan.notes.map(words.planWarning),
-            labels: labels, reach: reach, holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
+            labels: labels, reach: reach,
+            liveActivityReach: activityReach.map { words.text("review.live_activity_reach", words.number($0)) },
+            holdout: spec.holdoutPercent, hasHoldout: spec.holdoutPercent > 0,
             holdoutText: words.text("review.holdout", words.percent(whole: spec.holdoutPercent)),
             actions: ReviewView.Actions(
                 scheduleLabel: canPublish ? when.scheduled.map { words.text("review.schedule_for", $0.local ?? $0.text) } : nil,
@@ -313,14 +316,17 @@ extension CampaignPages {
     }
 
     /// "Under the contact policy: about 180 of its 300 devices …", for a campaign to devices the
-    /// caps or the control group change; nil otherwise.
-    func reachLine(_ record: CampaignRecord, spec: CampaignSpec, summaries: [SegmentID: SegmentSummary], words: Localized) throws -> String? {
-        let audience: Int
+    /// caps or the control group change; nil otherwise. A Live Activity's audience is its devices
+    /// with an activity token (`activityReach`).
+    func reachLine(_ record: CampaignRecord, spec: CampaignSpec, summaries: [SegmentID: SegmentSummary], activityReach: Int?,
+                   words: Localized) throws -> String? {
+        var audience: Int
         switch spec.audience {
         case .segment: guard let devices = record.segmentID.flatMap({ summaries[$0]?.devices }) else { return nil }; audience = devices
         case .tokens(let tokens): audience = tokens.count
         case .topics, .condition: return try contactPolicy.leavesTopicsUncapped(spec) ? words.text("review.contact_topics") : nil
         }
+        if let activityReach { audience = activityReach }
         return try contactPolicy.reachForecast(spec, campaignID: record.id, audience: audience).map { Self.contactReachText($0, words: words) }
     }
 

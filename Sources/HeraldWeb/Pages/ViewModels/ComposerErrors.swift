@@ -53,9 +53,15 @@ struct ComposerErrors: Sendable {
     let winnerFallback: [String]
     let category: [String]
     let transactional: [String]
+    let liveActivityEvent: [String]
+    let liveActivityState: [String]
+    let liveActivityDismissal: [String]
 
     init(_ errors: FormErrors) {
         form = errors["form"]
+        liveActivityEvent = errors["live_activity_event"]
+        liveActivityState = errors["live_activity_state"]
+        liveActivityDismissal = errors["live_activity_dismissal"]
         maxPerMinute = errors["max_per_minute"]
         category = errors["category"]
         transactional = errors["transactional"]

@@ -100,6 +100,14 @@ struct ComposerFields: Sendable {
     let imageURL: String
     let dataOnly: Bool
     let dataOnlyWarnings: [String]
+    /// The message type: a notification (neither of the others), data only, or a Live Activity.
+    let notificationKind: Bool
+    let liveActivityKind: Bool
+    let liveActivityEvents: [Choice]
+    let liveActivityState: String
+    let liveActivityDismissal: String
+    /// The `aps` each device's activity would receive if sent now (nil until the state is JSON).
+    let apsPreview: String?
     let targetTopics: Bool
     let targetCondition: Bool
     let targetSegment: Bool
@@ -163,6 +171,16 @@ struct ComposerFields: Sendable {
         imageURL = form.imageURL
         dataOnly = form.isDataOnly
         dataOnlyWarnings = form.dataOnlyWarnings(words)
+        notificationKind = !form.isDataOnly && !form.isLiveActivity
+        liveActivityKind = form.isLiveActivity
+        liveActivityEvents = LiveActivity.Event.allCases.map {
+            Choice($0.rawValue, text: words.text("composer.live_activity.event.\($0.rawValue)"), selected: form.liveActivity.event == $0.rawValue)
+        }
+        liveActivityState = form.liveActivity.contentState
+        liveActivityDismissal = form.liveActivity.dismissalDate
+        apsPreview = form.isLiveActivity
+            ? form.liveActivity.apsPreview(title: form.title, body: form.body, sound: form.options["ios_sound"].flatMap { $0.isEmpty ? nil : $0 } ?? form.options["sound"] ?? "", now: Date())
+            : nil
         targetTopics = form.targetKind == "topics"
         targetCondition = form.targetKind == "condition"
         targetSegment = form.targetKind == "segment"

@@ -107,6 +107,7 @@ struct ComposerView: PageView {
         "schedule_time", "schedule_until", "time_zone", "schedule_days", "holdout_percent", "variants", "data", "form", "version",
         "android_channel_id", "priority", "sound", "icon", "web_icon", "color", "click_action", "ios_badge", "ios_sound",
         "ios_category", "web_link", "expiry_seconds", "analytics_label", "labels", "collapse_key", "overrides", "options",
+        "live_activity_event", "live_activity_state", "live_activity_dismissal",
     ]
 
     /// A person's name for a form field, for the error summary.

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldApp
 import HeraldCore
 import HeraldJSON
@@ -10,14 +11,17 @@ struct ReviewView: PageView {
         let weight: Int
         let characters: Int
         let preview: NotificationPreview
+        /// A Live Activity campaign's `aps`, as the device's activity receives it (pretty JSON), shown instead of the notification.
+        let aps: String?
         /// "· weight 50 · 120 / 1000 characters".
         let summary: String
 
-        init(key: String, weight: Int, characters: Int, preview: NotificationPreview, words: Localized) {
+        init(key: String, weight: Int, characters: Int, preview: NotificationPreview, aps: String? = nil, words: Localized) {
             self.key = key
             self.weight = weight
             self.characters = characters
             self.preview = preview
+            self.aps = aps
             summary = words.text("review.variant_summary", words.number(weight), words.number(characters),
                                      words.number(CampaignLimits.notificationCharacters))
         }
@@ -146,6 +150,8 @@ struct ReviewView: PageView {
     var labels: LabelNote? = nil
     /// The audience under the contact policy (control group, caps), when it changes anything.
     var reach: String? = nil
+    /// A Live Activity campaign's devices: those of its audience with an activity token.
+    var liveActivityReach: String? = nil
     let holdout: Int
     let hasHoldout: Bool
     /// "Holdout: 10% of the audience gets nothing (the control group)."
@@ -167,7 +173,8 @@ struct ReviewView: PageView {
     let hasTests: Bool
 
     /// Each variant as `device` reads it: in its language, its variables filled in from it (with
-    /// their defaults when `device` is nil); as written when it has no variables.
+    /// their defaults when `device` is nil); as written when it has no variables. A Live Activity's
+    /// `aps` is shown as if sent now.
     static func variants(_ spec: CampaignSpec, device: HeraldCore.Device? = nil, words: Localized) -> [Variant] {
         let options = spec.options
         return spec.effectiveVariants.map { variant in
@@ -179,7 +186,9 @@ struct ReviewView: PageView {
             }
             return Variant(key: variant.key, weight: variant.weight, characters: variant.notification.characterCount,
                            preview: NotificationPreview(title: shown.notification.title ?? "", body: shown.notification.body ?? "",
-                                                        imageURL: shown.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? "", words: words), words: words)
+                                                        imageURL: shown.notification.image ?? "", color: options.color ?? "", icon: options.icon ?? "", words: words),
+                           aps: shown.liveActivity.map { JSON.object($0.aps(alert: shown.notification, sound: options.appleSound, sendTime: Date())).prettyString() },
+                           words: words)
         }
     }
 
