@@ -56,6 +56,9 @@
       .catch(function () { /* the counter keeps its last figures; saving still checks */ });
   }
   function scheduleMeasure() {
+    // What the server measured before this keystroke is out of date: its answer is dropped, not
+    // shown over the count of what is typed now.
+    budgetRequest++;
     if (budget) {
       // Characters are known at once; the bytes follow when the server has measured them.
       var n = count(title.value) + count(body.value);

@@ -11,6 +11,8 @@ extension CampaignSpec {
     public static let nonSpace = #"[^\t\n\u000b\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"#
 
     /// A wall-clock time as `LocalTime` reads it: "HH:MM" or "HH:MM:SS".
+    /// An RFC 3339 time Herald can keep: a real year, and a UTC offset within ±15:59 (PostgreSQL's).
+    static let storableTimePattern = "^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-](0[0-9]|1[0-5]):[0-5][0-9])$"
     static let localTimePattern = "^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$"
     /// A real calendar date (29 February in leap years only) and a time, as `LocalDateTime` reads it.
     static let localDateTimePattern = "^((?!0000)[0-9]{4}-((0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])|(0[469]|11)-(0[1-9]|[12][0-9]|30)|02-(0[1-9]|1[0-9]|2[0-8]))"
@@ -145,8 +147,8 @@ extension CampaignSpec {
             "properties": [
                 "event": ["enum": .array(LiveActivity.Event.allCases.map { .string($0.rawValue) })],
                 "content_state": ["type": "object", "description": "The activity's ContentState; its strings may hold {{variables}}, filled in per device as the title and text are."],
-                "dismissal_date": ["type": "string", "format": "date-time",
-                                   "description": "With event end: when iOS removes the ended activity from the Lock Screen (RFC 3339)."],
+                "dismissal_date": ["type": "string", "format": "date-time", "maxLength": 40, "pattern": .string(Self.storableTimePattern),
+                                   "description": "With event end: when iOS removes the ended activity from the Lock Screen (RFC 3339, its UTC offset within ±15:59)."],
             ],
         ]
         return [
