@@ -44,6 +44,11 @@ import Testing
         case cancel
         /// Its latest-delivery time passes while it waits for its hours: nothing goes out, and it does not read "sent".
         case expiry
+        /// Every request FCM receives was sent with a token of the project's shared quota (the bucket every instance shares).
+        case sharedQuota
+        /// iOS devices, a lifetime of an hour, and the run due an hour before it starts (as after an
+        /// outage): each message lives its hour from its send, not from when it was due.
+        case renderAtSend
 
         /// The rules whose cell holds a campaign's run behind sending hours that are closed now,
         /// acts, then opens them (as the clock would: the run's times are set in the database).
@@ -66,6 +71,8 @@ import Testing
     static func effect(_ rule: Rule, on kind: Kind) -> Effect {
         switch (rule, kind) {
         case (.approval, _), (.labelBudget, _): .holds
+        case (.sharedQuota, .testSend): .exempt("a test goes out at once: one to twenty messages, which FCM counts against the same quota")
+        case (.sharedQuota, _), (.renderAtSend, _): .holds
         case (let held, .oneCallInline) where held.holdsTheRun, (let held, .oneCallTemplate) where held.holdsTheRun:
             .exempt("a one-call send goes out as it is accepted: no sending hours or latest-delivery time of a template apply, and nothing waits to be paused")
         case (let held, .testSend) where held.holdsTheRun: .exempt("a test goes out at once, whatever the campaign's hours: it is no run to pause")
@@ -99,6 +106,7 @@ import Testing
             if kind.isFanOut { object["variants"] = [["key": "A", "weight": 1], ["key": "B", "weight": 1, "notification": ["title": "Matrix B"]]] }
         }
         if rule.holdsTheRun { delivery["window"] = closedWindow() }
+        if rule == .renderAtSend { object["options"] = ["expiry_seconds": .number(Double(lifetime))] }
         if rule == .expiry { delivery["latest_delivery_minutes"] = 30 }
         switch kind {
         case .topic: object["topics"] = ["matrix"]
@@ -116,6 +124,9 @@ import Testing
         object["delivery"] = .object(delivery)
         return .object(object)
     }
+
+    /// The iOS lifetime under the `renderAtSend` rule, in seconds.
+    static let lifetime = 3600
 
     /// Sending hours (UTC) that open two hours from now, for an hour.
     static func closedWindow() -> JSON {
@@ -183,7 +194,23 @@ import Testing
         let key = ["Authorization": "Bearer \(sendsKey)", "Idempotency-Key": UUID().uuidString]
         switch kind {
         case .topic, .condition, .devicesStreamed, .devicesPlanned:
-            let id = try await create(herald, campaign(kind, for: rule))
+            var content = campaign(kind, for: rule)
+            if rule == .renderAtSend, case .object(var object) = content {
+                object["schedule"] = ["kind": "once", "at": .string(tomorrow()), "time_zone": "UTC"]
+                content = .object(object)
+            }
+            let id = try await create(herald, content)
+            if rule == .renderAtSend {
+                let scheduled = try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""])
+                guard scheduled.status == 200 else { return .refused(scheduled) }
+                // It falls due an hour ago: its run starts late, as after an outage.
+                try herald.server.application.database.pool.withConnection { connection in
+                    _ = try connection.execute(PostgresQuery(unsafeSQL: "UPDATE campaigns SET next_run_at = now() - interval '1 hour' WHERE id = '\(id)'"))
+                }
+                #expect(try await herald.engineLooksAgain())
+                #expect(try await eventually(timeout: waitingLimit) { try await runsFinished(herald, id) })
+                return .finished
+            }
             guard rule.holdsTheRun else { return try await scheduleAndWait(herald, id).map(Outcome.refused) ?? .finished }
             let scheduled = try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""])
             guard scheduled.status == 200 else { return .refused(scheduled) }
@@ -191,9 +218,9 @@ import Testing
             return .held(campaign: id, runs: 1)
         case .oneCallInline, .oneCallTemplate:
             let to = JSON.array(targeted.map { ["token": .string($0)] })
-            let body: JSON = kind == .oneCallInline
-                ? ["message": ["notification": ["title": "Matrix"], "delivery": ["category": .string(category)]], "to": to]
-                : ["campaign": .string(try #require(prepared)), "to": to]
+            var message: JSONObject = ["notification": ["title": "Matrix"], "delivery": ["category": .string(category)]]
+            if rule == .renderAtSend { message["options"] = ["expiry_seconds": .number(Double(lifetime))] }
+            let body: JSON = kind == .oneCallInline ? ["message": .object(message), "to": to] : ["campaign": .string(try #require(prepared)), "to": to]
             let sent = try await herald.request("POST", "/api/v1/sends", json: body, headers: key)
             guard sent.status == 202, let id = sent.json?["id"]?.stringValue else { return .refused(sent) }
             #expect(try await eventually(timeout: waitingLimit) {
@@ -217,10 +244,25 @@ import Testing
         }
     }
 
-    static func register(_ herald: TestHerald, _ tokens: [String], quiet: [String] = []) throws {
+    static func register(_ herald: TestHerald, _ tokens: [String], quiet: [String] = [], platform: DevicePlatform = .android) throws {
         _ = try herald.server.application.database.pool.withConnection { connection in
-            try DeviceStore().upsert(tokens.map { Device(token: $0, platform: .android, quietCategories: quiet) }, on: connection)
+            try DeviceStore().upsert(tokens.map { Device(token: $0, platform: platform, quietCategories: quiet) }, on: connection)
         }
+    }
+
+    /// Nine tomorrow morning, UTC, as a schedule's local time.
+    static func tomorrow() -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let day = calendar.dateComponents([.year, .month, .day], from: Date().addingTimeInterval(86_400))
+        return String(format: "%04d-%02d-%02dT09:00", day.year!, day.month!, day.day!)
+    }
+
+    /// The requests this instance sent with a token of the project's shared bucket (its workers
+    /// take tokens before they claim, and give back what they did not send).
+    static func tokensUsed(_ herald: TestHerald) throws -> Int {
+        _ = try #require(herald.server.application.engine?.quotaLimit, "production runs with the shared quota")
+        return Int(herald.server.application.metrics.value("herald_fcm_tokens_taken_total"))
     }
 
     @Test(.timeLimit(.minutes(4)), arguments: Rule.allCases, Kind.allCases)
@@ -265,7 +307,8 @@ import Testing
 
         // Arrange the rule.
         switch rule {
-        case .approval, .labelBudget, .maxPerMinute, .sendingHours, .pause, .cancel, .expiry: break
+        case .approval, .labelBudget, .maxPerMinute, .sendingHours, .pause, .cancel, .expiry, .sharedQuota: break
+        case .renderAtSend: try Self.register(herald, targeted, platform: .ios)
         case .frequencyCap:
             #expect(try await herald.request("PUT", "/api/v1/frequency-caps", json: ["marketing": ["day": 1]]).status == 200)
             // Every targeted device got its one marketing message of the day already.
@@ -286,6 +329,7 @@ import Testing
             }
         }
         let before = sink.emulator.messages().count
+        let usedBefore = rule == .sharedQuota ? try Self.tokensUsed(herald) : 0
 
         let outcome = try await Self.act(kind, for: rule, herald, prepared: prepared, targeted: targeted, sendsKey: key)
         let sent = Array(sink.emulator.messages().dropFirst(before))
@@ -350,6 +394,20 @@ import Testing
             default:
                 #expect(afterwards.isEmpty, "\(context): \(afterwards.count) went out")
                 if held == .expiry { #expect(endedAs != "sent", "\(context): nothing sent reads as sent") }
+            }
+        case (.sharedQuota, .holds):
+            guard case .finished = outcome else { Issue.record("\(context): refused"); return }
+            let used = try Self.tokensUsed(herald) - usedBefore
+            #expect(!sent.isEmpty && used == sent.count, "\(context): FCM received \(sent.count), with a token of the shared quota \(used)")
+            if !kind.isFanOut { #expect(reached == Set(targeted), "\(context): every device once") }
+        case (.renderAtSend, .holds):
+            guard case .finished = outcome else { Issue.record("\(context): refused"); return }
+            #expect(!sent.isEmpty, "\(context)")
+            for message in sent {
+                let expiration = message.message["apns"]?["headers"]?["apns-expiration"]?.stringValue.flatMap(Double.init)
+                // Its hour from the send (a second or two either way for rounding), not from an hour before.
+                #expect(expiration.map { abs($0 - (message.receivedAt.seconds + Double(Self.lifetime))) <= 2 } == true,
+                        "\(context): apns-expiration \(expiration.map { $0 - message.receivedAt.seconds } as Any) s after the send")
             }
         case (_, .exempt):
             guard case .finished = outcome else { Issue.record("\(context): refused"); return }
