@@ -59,18 +59,24 @@ struct TopicJobStore: Sendable {
 
     /// Queues the time-zone job, or returns the one already queued or running (there is one at most).
     func insertTimeZones(reach: Int, by actor: Actor, on connection: PostgresConnection) throws -> (job: TopicJob, queued: Bool) {
-        let inserted = try connection.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO topic_subscription_jobs (kind, unsubscribe, reach, created_by) VALUES ('time_zones', false, $1, $2)
-            ON CONFLICT DO NOTHING RETURNING \(Self.columns)
-            """, binds: [reach.postgresValue, actor.name.postgresValue])).map(Self.decode).first
-        if let inserted {
-            _ = try connection.query("SELECT pg_notify(\(Self.channel), '')")
-            return (inserted, true)
+        // The open job may end between the insert that met it and the read of it (a registry with
+        // nothing to move is done in milliseconds): then a new one is queued after all.
+        for _ in 0..<5 {
+            let inserted = try connection.query(PostgresQuery(unsafeSQL: """
+                INSERT INTO topic_subscription_jobs (kind, unsubscribe, reach, created_by) VALUES ('time_zones', false, $1, $2)
+                ON CONFLICT DO NOTHING RETURNING \(Self.columns)
+                """, binds: [reach.postgresValue, actor.name.postgresValue])).map(Self.decode).first
+            if let inserted {
+                _ = try connection.query("SELECT pg_notify(\(Self.channel), '')")
+                return (inserted, true)
+            }
+            if let open = try connection.query(PostgresQuery(unsafeSQL: """
+                SELECT \(Self.columns) FROM topic_subscription_jobs WHERE kind = 'time_zones' AND status IN ('queued', 'running')
+                """)).map(Self.decode).first {
+                return (open, false)
+            }
         }
-        guard let open = try connection.query(PostgresQuery(unsafeSQL: """
-            SELECT \(Self.columns) FROM topic_subscription_jobs WHERE kind = 'time_zones' AND status IN ('queued', 'running')
-            """)).map(Self.decode).first else { throw AppError.unavailable("the time-zone job was not stored; try again") }
-        return (open, false)
+        throw AppError.unavailable("the time-zone job was not stored; try again")
     }
 
     func get(_ id: TopicJobID, on connection: PostgresConnection) throws -> TopicJob? {
