@@ -33,8 +33,11 @@ import Testing
             "live_activity": ["event": "update", "content_state": ["score": "2-1", "minute": 67, "fan": "{{first_name | default: \"fan\"}}"]],
         ])
         let engine = try DeliveryOutboxTests.startEngine(url: setup.url, sink: sink)
-        defer { engine.stop(); engine.waitUntilStopped(timeout: .seconds(10)) }
+        defer { engine.stop() }
         #expect(try await eventually(timeout: waitingLimit) { try setup.status(campaign) == "sent" })
+        // Its threads joined off the test pool, before the registry is changed under it below.
+        engine.stop()
+        #expect(try await offThePool { engine.waitUntilStopped(timeout: waitingLimit) })
         let finished = Int64(Date().timeIntervalSince1970)
 
         let received = sink.emulator.messages().map(\.message)

@@ -201,7 +201,7 @@ import Testing
         // An instance that works through jobs takes it.
         let running = try TestHerald(databaseURL: idle.databaseURL, environment: emulator.environment)
         var job: JSON?
-        #expect(try await eventually(timeout: .seconds(60)) {
+        #expect(try await eventually(timeout: waitingLimit) {
             job = try await running.request("GET", location).json
             return job?["status"] == "done"
         })

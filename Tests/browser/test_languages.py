@@ -49,9 +49,7 @@ def english_left(driver, language):
 LATIN_ALLOWED = {"Herald", "Android", "iOS", "IOS", "ANDROID", "FCM", "JSON", "API", "URL", "PNG", "JPEG", "GIF", "KB", "CSV", "HTTP",
                  "JavaScript", "IANA", "Asia", "Tehran", "Dubai", "New_York", "Firebase", "Cloud", "Messaging", "UTC", "POST", "api",
                  "events", "null", "android", "apns", "webpush", "news", "English", "Tiếng", "Việt", "herald", "campaign", "variant",
-                 "https", "http", "example", "com", "full", "Idempotency", "Key", "NUL",
-                 # Apple's product name and its Swift types, as Firebase Cloud Messaging is Google's; RFC 3339 times.
-                 "Live", "Activity", "ActivityAttributes", "ContentState", "RFC"}
+                 "https", "http", "example", "com", "full", "Idempotency", "Key", "NUL"}
 
 
 def latin_words_left(driver):

@@ -11,9 +11,8 @@ extension DeviceService {
     /// The active devices whose zone differs from the one last assigned, of the kinds `api`
     /// takes (the Instance ID API is documented for registration tokens only).
     private static func zoneChanged(_ api: TopicAPI) -> PostgresQuery {
-        api.takesInstallationIDs
-            ? "status = \(constants: [DeviceStatus.active]) AND subscribed_time_zone IS DISTINCT FROM time_zone"
-            : "status = \(constants: [DeviceStatus.active]) AND kind = \(constants: [DeviceKind.token]) AND subscribed_time_zone IS DISTINCT FROM time_zone"
+        let kinds = api.takesInstallationIDs ? DeviceKind.allCases : [.token]
+        return "status = \(constants: [DeviceStatus.active]) AND kind IN (\(constants: kinds)) AND subscribed_time_zone IS DISTINCT FROM time_zone"
     }
 
     /// Queues the assignment of every changed device's time-zone topic, or returns the one
