@@ -87,6 +87,9 @@ struct DeviceStore: Sendable {
             _ = try connection.execute("DELETE FROM events WHERE device_token = \(token) AND campaign_id IS NULL")
             _ = try connection.execute("UPDATE events SET device_token = NULL WHERE device_token = \(token)")
             try DeviceTouchStore().forget(token, on: connection)
+            // What it did and where it was in each journey.
+            try AppEventStore().forget(token, on: connection)
+            _ = try connection.execute("DELETE FROM journey_states WHERE device_token = \(token)")
             return true
         }
     }
