@@ -66,7 +66,7 @@ let welcomeJourney: JSON = [
         let found = Set(errors(.object(broken)).map { "\($0.path) \($0.code)" })
         for expected in ["entry.event invalid_value", "entry.days required", "holdout_percent out_of_range", "steps[0] required",
                          "steps[1].if.opened no_message", "steps[1].then backward_step", "steps[1].else unknown_step",
-                         "steps[2].name duplicate", "steps[2].message.tokens unknown_field", "steps[3].until.segment unknown_field",
+                         "steps[2].name duplicate", "steps[2].message.tokens unknown_field", "steps[3].until.segment not_for_waits",
                          "steps[4].type invalid_value"] {
             #expect(found.contains(expected), "\(expected) in \(found.sorted())")
         }

@@ -260,9 +260,12 @@ extension JourneyDefinition {
                 reader.append(errors.errors)
                 return nil
             }
+        case "segment":
+            reader.report(JSONReader.path(path, key), "not_for_waits", "a wait listens for an event, an open or a conversion; a segment is a branch's to ask")
+            return nil
         default:
             reader.report(JSONReader.path(path, key), "unknown_field",
-                          "a condition is \"event\", \"opened\", \"converted\"\(allowSegment ? " or \"segment\"" : " (a wait cannot wait for a segment)")")
+                          "a condition is \"event\", \"opened\", \"converted\"\(allowSegment ? " or \"segment\"" : "")")
             return nil
         }
     }
