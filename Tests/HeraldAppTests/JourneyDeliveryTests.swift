@@ -75,6 +75,11 @@ import Testing
         _ = try journeys.publish(journey.id, expectedVersion: journey.version, moveDevices: false, by: actor)
         // Two marketing messages a day: a device sent another campaign besides the welcome is capped.
         _ = try ContactPolicyService(database: setup.database).setCaps(["marketing": ["day": 2]], expectedVersion: nil, by: actor)
+        // A CRM listens to who enters, leaves and buys.
+        _ = try setup.probe.connection.execute("""
+            INSERT INTO webhooks (url, events, secret, created_by)
+            VALUES ('https://crm.example.com/hooks', '{journey.entered,journey.exited,journey.goal_reached}', 'whsec_test', 'test')
+            """)
         let clock = Clock()
         let engine = try Self.startEngine(url: setup.url, sink: sink, clock: clock)
         defer { engine.stop() }
@@ -170,5 +175,17 @@ import Testing
         #expect(steps["reminder"]?.sent == due.count && steps["reminder"]?.capped == capped.count
                 && steps["reminder"]?.delivered == due.count - capped.count)
         #expect(report.comparison != nil)
+
+        // One webhook event per device and happening, naming the journey, the device and why it left.
+        let told = Dictionary(uniqueKeysWithValues: try setup.probe.connection.query("""
+            SELECT event_type, count(*)::bigint AS n FROM webhook_deliveries GROUP BY 1
+            """).map { try $0.decode((String, Int).self, columns: "event_type", "n") })
+        #expect(told == ["journey.entered": n, "journey.exited": n, "journey.goal_reached": bought.count], "\(told)")
+        let goal = try #require(try setup.probe.connection.query("""
+            SELECT body FROM webhook_deliveries WHERE event_type = 'journey.goal_reached' LIMIT 1
+            """).first?.decode(String.self, at: 0))
+        let data = try JSON.parse(goal)["data"]
+        #expect(data?["journey"]?["id"]?.stringValue == journey.id.description && data?["journey"]?["name"] == "Welcome")
+        #expect(data?["event"] == "purchased" && data?["device"]?["token"]?.stringValue.map { bought.map(Self.token).contains($0) } == true)
     }
 }

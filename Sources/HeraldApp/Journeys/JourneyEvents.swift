@@ -50,14 +50,17 @@ public struct JourneyEvents: Sendable {
             FROM journeys j, unnest(\(tokens), \(names)) AS e(t, n)
             WHERE j.goal_event = e.n AND j.status IN (\(constants: [JourneyStatus.live, .paused]))
               AND s.journey_id = j.id AND s.device_token = e.t AND s.status = \(constants: [JourneyPlaceStatus.active])
-            RETURNING s.journey_id, s.version, s.step, s.holdout
-            """).map { try $0.decode((JourneyID, Int, Int, Bool).self, columns: "journey_id", "version", "step", "holdout") }
+            RETURNING s.journey_id, s.version, s.step, s.holdout, s.device_token, e.n
+            """).map { try $0.decode((JourneyID, Int, Int, Bool, String, String).self, columns: "journey_id", "version", "step", "holdout", "device_token", "n") }
         var counts = JourneyCounts()
-        for (journey, version, step, holdout) in left {
+        for (journey, version, step, holdout, _, _) in left {
             counts.add(journey, version, step: JourneyCounts.wholeJourney, .goal, holdout: holdout)
             counts.add(journey, version, step: step, .left, holdout: holdout)
         }
         try counts.write(on: connection)
+        try WebhookOutbox.enqueueJourneyEvents(.journeyGoalReached, left.map { ($0.0, $0.1, $0.4, ["event": .string($0.5)]) }, on: connection)
+        try WebhookOutbox.enqueueJourneyEvents(.journeyExited, left.map { ($0.0, $0.1, $0.4, ["reason": .string(JourneyPlaceStatus.goal.rawValue)]) },
+                                               on: connection)
     }
 
     /// Starts the live journeys these events enter, for each device that may enter: registered
@@ -93,9 +96,11 @@ public struct JourneyEvents: Sendable {
                         holdout = excluded.holdout, status = \(JourneyPlaceStatus.active), entered_at = now(), left_at = NULL, entries = s.entries + 1
                     WHERE s.status <> \(JourneyPlaceStatus.active) AND \(definition.entry.frequency.reentryDays)::integer IS NOT NULL
                       AND s.entered_at <= now() - make_interval(days => \(definition.entry.frequency.reentryDays ?? 0)::integer)
-                RETURNING holdout
-                """).map { try $0.decode(Bool.self, at: 0) }
-            for holdout in rows {
+                RETURNING holdout, device_token
+                """).map { try $0.decode((Bool, String).self, columns: "holdout", "device_token") }
+            try WebhookOutbox.enqueueJourneyEvents(.journeyEntered, rows.map { (journey.journeyID, journey.version, $0.1, ["holdout": .bool($0.0)]) },
+                                                   on: connection)
+            for (holdout, _) in rows {
                 counts.add(journey.journeyID, journey.version, step: JourneyCounts.wholeJourney, .entered, holdout: holdout)
                 counts.add(journey.journeyID, journey.version, step: 0, .reached, holdout: holdout)
             }
