@@ -188,4 +188,32 @@ import Testing
         #expect(data?["journey"]?["id"]?.stringValue == journey.id.description && data?["journey"]?["name"] == "Welcome")
         #expect(data?["event"] == "purchased" && data?["device"]?["token"]?.stringValue.map { bought.map(Self.token).contains($0) } == true)
     }
+
+    /// A journey entered on joining a segment: a device enters when it comes to match the rule as
+    /// it is registered, updated or imported, once; one that does not match does not.
+    @Test(.timeLimit(.minutes(3)))
+    func aDeviceThatComesToMatchASegmentEntersItsJourneyOnceWhetherRegisteredUpdatedOrImported() async throws {
+        let sink = try EmulatorSink()
+        let setup = try AudienceDeliveryTests.Setup()
+        defer { setup.probe.close() }
+        let journeys = JourneyService(database: setup.database, approvalsRequired: false)
+        let journey = try journeys.create([
+            "name": "Pro welcome", "entry": ["joins": ["all": [["property": "plan", "equals": "pro"]]]],
+            "steps": [["name": "welcome", "type": "send", "message": ["notification": ["title": "Welcome to Pro"], "options": ["labels": "none"]]]],
+        ], by: actor)
+        _ = try journeys.publish(journey.id, expectedVersion: nil, moveDevices: false, by: actor)
+        let engine = try Self.startEngine(url: setup.url, sink: sink, clock: Clock())
+        defer { engine.stop() }
+
+        _ = try setup.devices.register(token: Self.token(0), document: ["platform": "android", "properties": ["plan": "free"]])
+        _ = try setup.devices.register(token: Self.token(0), document: ["platform": "android", "properties": ["plan": "pro"]])
+        _ = try setup.devices.register(token: Self.token(0), document: ["platform": "android", "properties": ["plan": "pro", "seats": "3"]])
+        try setup.register((1...300).map { ["token": .string(Self.token($0)), "platform": "ios", "properties": ["plan": $0 % 2 == 0 ? "pro" : "free"]] })
+        let expected = Set([0] + (1...300).filter { $0 % 2 == 0 }).map(Self.token)
+        #expect(try await eventually(timeout: waitingLimit) { sink.emulator.messages().count >= expected.count })
+        let received = sink.emulator.messages().compactMap { $0.message["token"]?.stringValue }
+        #expect(received.count == expected.count && Set(received) == Set(expected))
+        #expect(try count(setup, "SELECT count(*) FROM journey_states WHERE entries = 1") == expected.count)
+        #expect(try journeys.report(journey.id).entered == expected.count)
+    }
 }

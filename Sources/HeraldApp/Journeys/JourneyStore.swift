@@ -89,7 +89,8 @@ struct JourneyStore: Sendable {
         }
         // A paused journey stays paused; a draft or a stopped one goes live.
         _ = try connection.execute("""
-            UPDATE journeys SET published_version = \(version), entry_event = \(definition.entry.event), goal_event = \(definition.goalEvent),
+            UPDATE journeys SET published_version = \(version), entry_event = \(definition.entry.event),
+                entry_joins = \(definition.entry.event == nil), goal_event = \(definition.goalEvent),
                 status = CASE WHEN status = \(JourneyStatus.paused) THEN status ELSE \(JourneyStatus.live) END, updated_at = now()
             WHERE id = \(record.id)::uuid
             """)
