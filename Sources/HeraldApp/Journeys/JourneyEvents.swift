@@ -81,10 +81,14 @@ public struct JourneyEvents: Sendable {
             let tokens = events.filter { $0.name == definition.entry.event && seen.insert($0.device.description).inserted }.map(\.device.description)
             // Only registered, active devices enter (the journey sends to them), in the entry segment.
             // (A token the device moved from to its FID finds it by the FID, which it enters with.)
-            let devices = try DeviceStore().active(.tokens(tokens), after: nil, limit: tokens.count, on: connection)
-            let admitted = devices.filter { stored in
-                definition.entry.segment?.matches(stored.device, daysSinceSeen: JourneyCounts.daysSinceSeen(stored.device, now: now)) ?? true
-            }.map(\.device.token)
+            let admitted: [String]
+            if let segment = definition.entry.segment {
+                admitted = try DeviceStore().active(.tokens(tokens), after: nil, limit: tokens.count, on: connection).filter { stored in
+                    segment.matches(stored.device, daysSinceSeen: JourneyCounts.daysSinceSeen(stored.device, now: now))
+                }.map(\.device.token)
+            } else {
+                admitted = try DeviceStore().activeTokens(named: tokens, on: connection)
+            }
             entered += try admit(admitted, to: journey, counts: &counts, on: connection)
         }
         try counts.write(on: connection)
