@@ -99,7 +99,9 @@ CREATE TABLE journey_states (
     entries integer NOT NULL DEFAULT 1,
     PRIMARY KEY (journey_id, device_token)
 );
-CREATE INDEX journey_states_due ON journey_states (due_at) WHERE status = 'active';
+-- Due places are read per live journey, in due order: a paused journey's million waiting devices
+-- are never read past.
+CREATE INDEX journey_states_due ON journey_states (journey_id, due_at) WHERE status = 'active';
 CREATE INDEX journey_states_device ON journey_states (device_token) WHERE status = 'active';
 
 -- The report's counters, written as devices move (a row per batch, never updated: instances

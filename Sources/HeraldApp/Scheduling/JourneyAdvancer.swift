@@ -88,24 +88,31 @@ struct JourneyAdvancer: Sendable {
     /// Seconds until the next device is due to move (nil: none is waiting), of live journeys.
     func secondsUntilNextMove(now: Date, on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
-            SELECT extract(epoch FROM min(s.due_at) - to_timestamp(\(now.timeIntervalSince1970)))::float8 FROM journey_states s
-            WHERE s.status = \(constants: [JourneyPlaceStatus.active]) AND s.due_at IS NOT NULL
-              AND EXISTS (SELECT 1 FROM journeys j WHERE j.id = s.journey_id AND j.status = \(constants: [JourneyStatus.live]))
+            SELECT extract(epoch FROM min(next.due_at) - to_timestamp(\(now.timeIntervalSince1970)))::float8
+            FROM journeys j CROSS JOIN LATERAL (
+                SELECT s.due_at FROM journey_states s
+                WHERE s.journey_id = j.id AND s.status = \(constants: [JourneyPlaceStatus.active]) AND s.due_at IS NOT NULL
+                ORDER BY s.due_at LIMIT 1) AS next
+            WHERE j.status = \(constants: [JourneyStatus.live])
             """).first.flatMap { try $0.decode(Double?.self, at: 0) }
     }
 
     // MARK: - Reading a batch
 
     private func due(now: Date, limit: Int, on connection: PostgresConnection) throws -> [Place] {
-        // In due order along journey_states_due; a paused journey's devices keep their places.
+        // In due order along journey_states_due, each live journey's first (locked, SKIP LOCKED:
+        // instances share the work); a paused journey's devices keep their places, unread.
         try connection.query("""
             SELECT s.journey_id, s.device_token, s.version, s.step, extract(epoch FROM s.since)::float8 AS since, s.last_send, s.holdout,
                    extract(epoch FROM s.entered_at)::float8 AS entered_at
-            FROM journey_states s
-            WHERE s.status = \(constants: [JourneyPlaceStatus.active]) AND s.due_at <= to_timestamp(\(now.timeIntervalSince1970))
-              AND EXISTS (SELECT 1 FROM journeys j WHERE j.id = s.journey_id AND j.status = \(constants: [JourneyStatus.live]))
+            FROM journeys j CROSS JOIN LATERAL (
+                SELECT p.* FROM journey_states p
+                WHERE p.journey_id = j.id AND p.status = \(constants: [JourneyPlaceStatus.active])
+                  AND p.due_at <= to_timestamp(\(now.timeIntervalSince1970))
+                ORDER BY p.due_at LIMIT \(limit)
+                FOR UPDATE OF p SKIP LOCKED) AS s
+            WHERE j.status = \(constants: [JourneyStatus.live])
             ORDER BY s.due_at LIMIT \(limit)
-            FOR UPDATE OF s SKIP LOCKED
             """).map { row in
             let (journeyID, token, version, step, since, lastSend, holdout, entered) =
                 try row.decode((JourneyID, DeviceToken, Int, Int, Double, Int?, Bool, Double).self,
