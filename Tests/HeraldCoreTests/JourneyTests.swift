@@ -44,6 +44,7 @@ let welcomeJourney: JSON = [
         #expect(journey.entry == JourneyEntry(event: "signed_up", frequency: .once))
         #expect(journey.goalEvent == "purchased")
         #expect(journey.holdoutPercent == 10)
+        #expect(journey.firstRest == 60)
         guard case .send(let spec, nil) = journey.steps[1].kind else { Issue.record("not a send"); return }
         #expect(spec.variants.map(\.key) == ["A", "B"])
         let written = journey.toJSON()

@@ -126,12 +126,16 @@ public struct JourneyEvents: Sendable {
         guard !tokens.isEmpty else { return 0 }
         let definition = journey.definition
         let holdouts = tokens.map { JourneyMachine.isHeldOut($0, journeyID: journey.journeyID.description, percent: definition.holdoutPercent) ? "true" : "false" }
+        // A journey that begins with a wait of a set length puts its entrants at rest there at once
+        // (what the first move would do, a write per device saved); any other first step is due now.
+        let restSeconds = definition.firstRest.map { Double($0) * 60 } ?? 0
         let rows = try connection.query("""
             INSERT INTO journey_states AS s (journey_id, device_token, version, step, since, due_at, holdout, status, entered_at)
-            SELECT \(journey.journeyID)::uuid, t, \(journey.version), 0, now(), now(), h::boolean, \(JourneyPlaceStatus.active), now()
+            SELECT \(journey.journeyID)::uuid, t, \(journey.version), 0, now(), now() + make_interval(secs => \(restSeconds)), h::boolean,
+                   \(JourneyPlaceStatus.active), now()
             FROM unnest(\(tokens), \(holdouts)) AS x(t, h)
             ON CONFLICT (journey_id, device_token) DO UPDATE
-                SET version = excluded.version, step = 0, since = now(), due_at = now(), last_send = NULL, listens = NULL,
+                SET version = excluded.version, step = 0, since = now(), due_at = excluded.due_at, last_send = NULL, listens = NULL,
                     holdout = excluded.holdout, status = \(JourneyPlaceStatus.active), entered_at = now(), left_at = NULL, entries = s.entries + 1
                 WHERE s.status <> \(JourneyPlaceStatus.active) AND \(definition.entry.frequency.reentryDays)::integer IS NOT NULL
                   AND s.entered_at <= now() - make_interval(days => \(definition.entry.frequency.reentryDays ?? 0)::integer)

@@ -31,6 +31,13 @@ public struct JourneyDefinition: Sendable, Equatable {
         return index + 1
     }
 
+    /// The minutes an entrant rests at the first step, when it is a wait of a set length and
+    /// nothing else: the place an entry can write at once, as the machine would leave it.
+    public var firstRest: Int? {
+        guard case .wait(let wait)? = steps.first?.kind, wait.until == nil, wait.untilLocalTime == nil else { return nil }
+        return wait.minutes
+    }
+
     /// App events a device's progress reads (waits and branches), the goal's excluded.
     public var eventsRead: Set<String> {
         var names: Set<String> = []
