@@ -115,6 +115,11 @@ public struct WebhookSettings: Sendable, Equatable {
 
     public init() {}
 
+    /// How long a dispatcher holds an endpoint, renewed after each post: longer than a post may
+    /// take (the timeout) and the recording after it, whatever the timeout, so that no other
+    /// dispatcher takes the endpoint over while a post is still in flight and posts it again.
+    var endpointLease: Duration { .seconds(timeoutSeconds + 60) }
+
     /// The same schedule type as FCM's retries; a tenth of jitter on top, not full jitter: a
     /// receiver that is down for days is tried at the pace the settings say.
     var retrySchedule: Backoff {
