@@ -191,7 +191,7 @@ public struct DeviceService: Sendable {
     /// property some device has.
     public func exportCSV(_ write: (String) throws -> Void) throws {
         let properties = try database.read { try store.propertyNames(on: $0) }.sorted()
-        try write(DeviceCSVLayout.exportHeader(properties: properties).joined(separator: ",") + "\r\n")
+        try write(CSVWriter.row(DeviceCSVLayout.exportHeader(properties: properties)))
         var after: String?
         while true {
             let page = try list(DeviceFilter(), after: after, limit: 5000)
