@@ -33,9 +33,11 @@ public struct DeviceService: Sendable {
         return device
     }
 
-    /// Forgets a device; false when it was not registered.
+    /// Forgets a device everywhere (`DeviceErasure`), then folds the census so that its personal
+    /// values leave the segment counts now (another fold under way leaves that to the next poll).
     public func forget(_ token: String) throws {
-        guard !token.contains("\0"), try database.read({ try store.delete(token, on: $0) }) else { throw AppError.notFound(.device) }
+        guard !token.contains("\0"), try database.read({ try DeviceErasure().erase(token, on: $0) }) else { throw AppError.notFound(.device) }
+        _ = try foldCensus()
     }
 
     public func list(_ filter: DeviceFilter, after: String?, limit: Int) throws -> [StoredDevice] {

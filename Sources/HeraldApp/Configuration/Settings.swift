@@ -75,7 +75,7 @@ public struct DeliverySettings: Sendable, Equatable {
     /// over within this long after the leader dies.
     var leaderLeaseSeconds = 30
     /// Hours an `Idempotency-Key`'s first answer is kept (a retry later than that is a new request).
-    var idempotencyKeyHours = 168
+    var idempotencyKeyHours = 24
 
     public init() {}
 }

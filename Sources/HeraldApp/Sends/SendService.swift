@@ -81,10 +81,7 @@ public struct SendService: Sendable {
         // send (all in the holdout, or each over FCM's limit) ends the run at once.
         let runID = try RunWriter().startOneCall(campaignID: campaignID, version: record.version, content: spec.toJSON(),
                                                  requests: recipients.compactMap { _, device, planned in planned.map { ($0, device.kind) } },
-                                                 on: connection)
-        if let key = actor.apiKeyID {
-            _ = try connection.execute("UPDATE runs SET api_key_id = \(key.description)::uuid WHERE id = \(runID)::uuid")
-        }
+                                                 madeBy: actor.apiKeyID, on: connection)
         try audit.record(.sendMade, by: actor, object: .campaign(record.id), details: [
             "run": .string(runID.description), "recipients": .number(Double(request.recipients.count)), "variant": variant.map(JSON.string) ?? .null,
         ], on: connection)
