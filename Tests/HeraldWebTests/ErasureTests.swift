@@ -118,4 +118,45 @@ import Testing
         let logged = lines.withLock { $0 }.filter { $0.contains(erased) || $0.contains(dead) || $0.contains(personal) }
         #expect(logged.isEmpty, "\(logged.prefix(3))")
     }
+
+    /// A device moved to its FID is forgotten by its FID and by the token it moved from (which a
+    /// campaign's list still names); a device waiting in a batch to be tried again (FCM answered
+    /// 429 for it) leaves the batch, which then sends nobody and lets the run end.
+    @Test(.timeLimit(.minutes(4)))
+    func aMovedDeviceAndOneWaitingToBeTriedAgainAreForgottenToo() async throws {
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        let moved = "zz-moved-\(suffix)", retried = "zz-retry-\(suffix)", kept = "aa-keep-\(suffix)"
+        let fid = "c" + String(format: "%021d", Int.random(in: 0..<1_000_000_000))
+        let sink = try EmulatorSink(faults: FaultInjection(retryAfterSeconds: 5), throttled: [retried])
+        let herald = try TestHerald(environment: sink.environment)
+        for token in [moved, retried, kept] {
+            #expect(try await herald.request("PUT", "/api/v1/devices/\(token)", json: ["platform": "android", "country": "NL"]).status == 201)
+        }
+        let listed = try #require(try await herald.request("POST", "/api/v1/campaigns", json: [
+            "name": "Listed", "notification": ["title": "Hi"], "tokens": [.string(moved), .string(kept)]]).json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/devices/\(moved)/move-to-fid", json: ["fid": .string(fid)]).status == 200)
+        let segment = try await ContactPolicyTests.segment(herald, countries: ["NL"])
+        let campaign = try #require(try await herald.request("POST", "/api/v1/campaigns", json: [
+            "name": "Segment", "notification": ["title": "Hello"], "segment": .string(segment)]).json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/campaigns/\(campaign)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+        let pool = herald.server.application.database.pool
+        #expect(try await eventually(timeout: waitingLimit) {
+            try pool.withConnection { try $0.query("SELECT count(*) FROM device_batches WHERE tokens @> ARRAY[\(retried)::text]").first?.decode(Int.self, at: 0) } == 1
+        })
+
+        #expect(try await herald.request("DELETE", "/api/v1/devices/\(retried)").status == 204)
+        #expect(try await herald.request("DELETE", "/api/v1/devices/\(fid)").status == 204)
+        let columns = try pool.withConnection { try Self.textColumns(on: $0) }
+        for text in [retried, fid, moved] {
+            let left = try pool.withConnection { try Self.holding(text, columns, on: $0) }
+            #expect(left.isEmpty, "\(text) is still in \(left.joined(separator: ", "))")
+        }
+        #expect(try await herald.request("GET", "/api/v1/campaigns/\(listed)").json?["tokens"] == [.string(kept)])
+        // The batch is tried again with nobody in it, and the run ends having sent the others.
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await herald.request("GET", "/api/v1/campaigns/\(campaign)").json?["status"]?.stringValue != "sending"
+        })
+        let sent = Set(sink.emulator.messages().compactMap { $0.message["token"]?.stringValue ?? $0.message["fid"]?.stringValue })
+        #expect(sent == [kept, fid] || sent == [kept], "\(sent)")
+    }
 }
