@@ -49,6 +49,16 @@ enum Routes {
         t.add(.get, "/api/v1/campaigns/{id}/preview", .api(.api(.viewer), h.sendingAPI.preview))
         t.add(.post, "/api/v1/campaigns/{id}/validate", .api(.api(.editor), h.sendingAPI.validate))
         t.add(.post, "/api/v1/campaigns/{id}/test", .api(.api(.editor), h.sendingAPI.test).onSlowHandlers())
+        t.add(.get, "/api/v1/journeys", .api(.api(.viewer), h.journeysAPI.list))
+        t.add(.post, "/api/v1/journeys", .api(.api(.editor), h.journeysAPI.create))
+        t.add(.get, "/api/v1/journeys/{id}", .api(.api(.viewer), h.journeysAPI.get))
+        t.add(.put, "/api/v1/journeys/{id}", .api(.api(.editor), h.journeysAPI.replace))
+        t.add(.delete, "/api/v1/journeys/{id}", .api(.api(.editor), h.journeysAPI.delete))
+        t.add(.post, "/api/v1/journeys/{id}/publish", .api(.api(.publisher), h.journeysAPI.publish))
+        t.add(.post, "/api/v1/journeys/{id}/pause", .api(.api(.publisher), h.journeysAPI.pause))
+        t.add(.post, "/api/v1/journeys/{id}/resume", .api(.api(.publisher), h.journeysAPI.resume))
+        t.add(.post, "/api/v1/journeys/{id}/stop", .api(.api(.publisher), h.journeysAPI.stop))
+        t.add(.get, "/api/v1/journeys/{id}/report", .api(.api(.viewer), h.journeysAPI.report))
         t.add(.post, "/api/v1/events", .api(.events, h.eventsAPI.record))
         t.add(.get, "/api/v1/events", .raw(.api(.viewer), h.eventExportAPI.export))
         t.add(.post, "/api/v1/images", .api(.api(.editor), h.imagesAPI.upload).onSlowHandlers())
@@ -161,6 +171,7 @@ struct Handlers: Sendable {
     let approvalAPI: ApprovalAPI
     let sendingAPI: SendingAPI
     let eventsAPI: EventsAPI
+    let journeysAPI: JourneysAPI
     let imagesAPI: ImagesAPI
     let devicesAPI: DevicesAPI
     let segmentsAPI: SegmentsAPI
@@ -190,6 +201,7 @@ struct Handlers: Sendable {
         approvalAPI = ApprovalAPI(campaigns: app.campaigns)
         sendingAPI = SendingAPI(campaigns: app.campaigns)
         eventsAPI = EventsAPI(events: app.events)
+        journeysAPI = JourneysAPI(journeys: app.journeys)
         imagesAPI = ImagesAPI(images: app.images)
         devicesAPI = DevicesAPI(devices: app.devices)
         segmentsAPI = SegmentsAPI(segments: app.segments)

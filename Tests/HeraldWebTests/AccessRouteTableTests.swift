@@ -157,6 +157,16 @@ import Testing
         "POST /api/v1/topic-subscriptions": .api(.publisher),
         "GET /api/v1/topic-subscriptions/{id}": .api(.viewer),
         "POST /api/v1/time-zone-topics": .api(.publisher),
+        "GET /api/v1/journeys": .api(.viewer),
+        "POST /api/v1/journeys": .api(.editor),
+        "GET /api/v1/journeys/{id}": .api(.viewer),
+        "PUT /api/v1/journeys/{id}": .api(.editor),
+        "DELETE /api/v1/journeys/{id}": .api(.editor),
+        "POST /api/v1/journeys/{id}/publish": .api(.publisher),
+        "POST /api/v1/journeys/{id}/pause": .api(.publisher),
+        "POST /api/v1/journeys/{id}/resume": .api(.publisher),
+        "POST /api/v1/journeys/{id}/stop": .api(.publisher),
+        "GET /api/v1/journeys/{id}/report": .api(.viewer),
     ]
 
     let harness: AccessHarness

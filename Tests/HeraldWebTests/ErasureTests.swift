@@ -80,6 +80,12 @@ import Testing
             ["id": .string("open-\(suffix)"), "campaign_id": .string(listed), "variant": "A", "type": "open", "device_token": .string(erased)],
             ["id": .string("app-\(suffix)"), "type": "conversion", "device_token": .string(erased)]]]).status == 200)
         #expect(try await eventually(timeout: waitingLimit) { receiver.received.contains { $0.event == "device.invalidated" } })
+        // An app event that puts it in a live journey, with a personal value of its own.
+        let journey = try #require(try await herald.request("POST", "/api/v1/journeys", json: JourneysAPITests.journey).json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/journeys/\(journey)/publish").json?["status"] == "live")
+        let reported = try await herald.request("POST", "/api/v1/events", json: ["events": [
+            ["id": .string("cart-\(suffix)"), "event": "cart_abandoned", "device": .string(erased), "properties": ["item": .string(personal)]]]])
+        #expect(reported.json?["recorded"] == 1, "\(reported.json as Any)")
 
         let pool = herald.server.application.database.pool
         let columns = try pool.withConnection { try Self.textColumns(on: $0) }

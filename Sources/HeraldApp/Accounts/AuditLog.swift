@@ -34,6 +34,13 @@ enum AuditAction: String, Sendable, CaseIterable {
     case campaignWinnerSent = "campaign.winner_sent"
     case campaignWinnerDecided = "campaign.winner_decided"
     case campaignTestSent = "campaign.test_sent"
+    case journeyCreated = "journey.created"
+    case journeyUpdated = "journey.updated"
+    case journeyPublished = "journey.published"
+    case journeyPaused = "journey.paused"
+    case journeyResumed = "journey.resumed"
+    case journeyStopped = "journey.stopped"
+    case journeyDeleted = "journey.deleted"
     /// A device an admin listed for test messages (with approvals on, the only ones they reach).
     case testDeviceAdded = "test_device.added"
     case testDeviceRemoved = "test_device.removed"

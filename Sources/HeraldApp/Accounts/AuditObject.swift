@@ -3,6 +3,7 @@ import HeraldCore
 /// What an audit entry is about: an object of one kind, by its id or name.
 public enum AuditObject: Sendable, Equatable {
     case campaign(CampaignID)
+    case journey(JourneyID)
     case segment(SegmentID)
     case webhook(WebhookID)
     case user(UserID)
@@ -25,6 +26,7 @@ public enum AuditObject: Sendable, Equatable {
     public var type: String {
         switch self {
         case .campaign: "campaign"
+        case .journey: "journey"
         case .segment: "segment"
         case .webhook: "webhook"
         case .user: "user"
@@ -40,6 +42,7 @@ public enum AuditObject: Sendable, Equatable {
     public var text: String {
         switch self {
         case .campaign(let id): id.description
+        case .journey(let id): id.description
         case .segment(let id): id.description
         case .webhook(let id): id.description
         case .user(let id): id.description
@@ -55,6 +58,7 @@ public enum AuditObject: Sendable, Equatable {
     init(type: String, text: String) {
         let read: AuditObject? = switch type {
         case "campaign": CampaignID(text).map { .campaign($0) }
+        case "journey": JourneyID(text).map { .journey($0) }
         case "segment": SegmentID(text).map { .segment($0) }
         case "webhook": WebhookID(text).map { .webhook($0) }
         case "user": UserID(text).map { .user($0) }

@@ -52,6 +52,7 @@ public enum AppError: Error, Sendable, Equatable {
 public enum Missing: Sendable, Equatable, CustomStringConvertible {
     /// A campaign, by the id the caller gave (nil: the campaign just read, gone since).
     case campaign(String?)
+    case journey(String)
     case segment
     case topicJob
     case device
@@ -70,6 +71,7 @@ public enum Missing: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .campaign(let id?): "Campaign \(id)"
         case .campaign(nil): "The campaign"
+        case .journey(let id): "Journey \(id)"
         case .segment: "The segment"
         case .topicJob: "The topic subscription job"
         case .device: "The device"

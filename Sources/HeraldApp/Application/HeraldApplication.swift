@@ -16,6 +16,7 @@ public final class HeraldApplication: Sendable {
     public let signIn: SignInService
     public let authenticator: Authenticator
     public let events: EventService
+    public let journeys: JourneyService
     public let images: ImageService
     public let devices: DeviceService
     public let segments: SegmentService
@@ -55,7 +56,8 @@ public final class HeraldApplication: Sendable {
                                throttle: SignInThrottle(maxFailures: configuration.accounts.signInMaxFailures, windowSeconds: configuration.accounts.signInWindowSeconds),
                                sessions: sessions, credentials: credentials)
         authenticator = Authenticator(database: database, sessions: sessions, cache: credentials)
-        events = EventService(database: database)
+        events = EventService(database: database, journeys: JourneyEvents())
+        journeys = JourneyService(database: database, approvalsRequired: configuration.delivery.approvalsRequired)
         images = ImageService(database: database)
         devices = DeviceService(database: database, sender: sender)
         segments = SegmentService(database: database)

@@ -39,6 +39,9 @@ extension UUIDIdentifier {
 
 extension CampaignID: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension RunID: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
+extension JourneyID: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
+extension JourneyStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
+extension JourneyPlaceStatus: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}
 extension WebhookID: PostgresEncodable, PostgresDecodable {}
 extension UserID: PostgresEncodable, PostgresDecodable {}
 extension APIKeyID: PostgresEncodable, PostgresDecodable {}

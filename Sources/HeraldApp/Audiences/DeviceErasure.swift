@@ -8,6 +8,7 @@ import HeraldPostgres
 ///
 /// - runs' requests, failures and skips (`CampaignRuns.forget`); the messages it got
 ///   (`touch_batches`' keys); the app's own events (deleted) and a campaign's (kept, unnamed);
+///   the app events it reported and its place in each journey (deleted);
 /// - campaigns' lists of tokens (a token-list campaign, a one-call send's campaign), as edited and
 ///   as approved, and each run's frozen content and audience: the token leaves the list, the rest
 ///   stays (a list left empty is refused when the campaign is next scheduled, saying why);
@@ -64,6 +65,9 @@ struct DeviceErasure: Sendable {
         // The app's own events are the device's alone; a campaign's stay counted without it.
         _ = try connection.execute("DELETE FROM events WHERE device_token = \(name) AND campaign_id IS NULL")
         _ = try connection.execute("UPDATE events SET device_token = NULL WHERE device_token = \(name)")
+        // What it did and where it was in each journey.
+        try AppEventStore().forget(name, on: connection)
+        _ = try connection.execute("DELETE FROM journey_states WHERE device_token = \(name)")
         _ = try connection.execute("DELETE FROM test_devices WHERE token = \(name)")
         _ = try connection.execute("""
             UPDATE audit_log SET object_id = \(Self.placeholder) WHERE object_type = 'device' AND object_id = \(name)

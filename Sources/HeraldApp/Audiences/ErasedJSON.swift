@@ -2,7 +2,7 @@ import HeraldJSON
 import HeraldPostgres
 
 /// A JSON column whose rows may name a forgotten device, the condition that finds them (`$1` is
-/// the device's token or FID; each table has an index for it, migration 0044), and how they are
+/// the device's token or FID; each table has an index for it, migration 0045), and how they are
 /// rewritten: parsed, the names taken out (`JSON.forgetting`), written back.
 struct ErasedJSON: Sendable {
     var table: String

@@ -104,7 +104,7 @@ struct CampaignStore: Sendable {
         let statuses = filter.statuses.sorted()
         var campaigns = try Self.records(try connection.query("""
             SELECT \(fragment: Self.columns) FROM campaigns
-            WHERE NOT one_call AND (cardinality(\(statuses)::text[]) = 0 OR status = ANY(\(statuses)))
+            WHERE NOT one_call AND journey_id IS NULL AND (cardinality(\(statuses)::text[]) = 0 OR status = ANY(\(statuses)))
               AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
               AND (\(cursor?.createdAt)::timestamptz IS NULL
                    OR (created_at, id) < (\(cursor?.createdAt)::timestamptz, \(cursor?.id)::uuid))

@@ -2,16 +2,23 @@ import FCMMessage
 import HeraldCore
 import HeraldJSON
 
-/// Opens and conversions reported by apps or backends per campaign and variant, one object or
-/// `{"events": [...]}` (at most 500), idempotent by each event's `id`.
+/// Events reported by apps or backends, one object or `{"events": [...]}` (at most 500),
+/// idempotent by each event's `id`: opens and conversions per campaign and variant, and the app's
+/// own events (`{"id", "event", "device", "properties", "time"}`: what a user did), which start,
+/// wake and end journeys.
 public struct EventService: Sendable {
     let database: Database
     let store = EventStore()
+    let journeys: JourneyEvents?
 
     static let maximumBatch = 500
     static let fields: Set<String> = ["id", "campaign_id", "variant", "type", "occurred_at", "device_token"]
 
-    public init(database: Database) { self.database = database }
+    /// `journeys`: what app events do to journeys (nil: they are only recorded).
+    public init(database: Database, journeys: JourneyEvents? = nil) {
+        self.database = database
+        self.journeys = journeys
+    }
 
     /// What a batch came to: how many were new, how many were already recorded.
     public struct Recorded: Sendable {
@@ -22,9 +29,12 @@ public struct EventService: Sendable {
 
     /// Records the events of `body`, or refuses all of them with every problem found.
     public func record(_ body: JSON) throws -> Recorded {
-        let (events, errors) = Self.parse(body)
+        let (events, appEvents, errors) = Self.parse(body)
         if !errors.isEmpty { throw AppError.invalid(ValidationErrors(errors: errors), title: "The events are not valid") }
         let recorded = try database.transaction { connection in
+            // What users did: recorded, then acted on by the journeys (only the new ones: a retry moves no one twice).
+            let newAppEvents = try AppEventStore().record(appEvents, on: connection)
+            if let journeys { try journeys.apply(newAppEvents, on: connection) }
             let contents = try store.contents(of: Set(events.compactMap(\.campaignID)), on: connection)
             let variants = contents.compactMapValues(Self.variantKeys)
             var unknown: [FieldError] = []
@@ -40,25 +50,29 @@ public struct EventService: Sendable {
                 }
             }
             if !unknown.isEmpty { throw AppError.invalid(ValidationErrors(errors: unknown), title: "The events are not valid") }
-            return try store.record(events, on: connection)
+            let opens = try store.record(events, on: connection)
+            // An open or conversion wakes a journey's device waiting for it.
+            if let journeys { try journeys.wake(events, on: connection) }
+            return opens + newAppEvents.count
         }
-        return Recorded(received: events.count, recorded: recorded)
+        return Recorded(received: events.count + appEvents.count, recorded: recorded)
     }
 
     /// Every event of the body, or every problem with it (paths like `events[2].type`).
-    static func parse(_ body: JSON) -> ([EventStore.Event], [FieldError]) {
+    static func parse(_ body: JSON) -> ([EventStore.Event], [AppEvent], [FieldError]) {
         var items: [JSON]
         var batch = false
         if let list = body["events"]?.arrayValue {
             items = list
             batch = true
             if items.isEmpty || items.count > maximumBatch {
-                return ([], [FieldError(path: "events", code: "out_of_range", message: "send 1 to \(maximumBatch) events at a time", limit: maximumBatch)])
+                return ([], [], [FieldError(path: "events", code: "out_of_range", message: "send 1 to \(maximumBatch) events at a time", limit: maximumBatch)])
             }
         } else {
             items = [body]
         }
         var events: [EventStore.Event] = []
+        var appEvents: [AppEvent] = []
         var errors: [FieldError] = []
         if batch {
             for key in body.objectValue?.keys ?? [] where key != "events" {
@@ -69,6 +83,12 @@ public struct EventService: Sendable {
             let prefix = batch ? "events[\(index)]." : ""
             guard case .object(let object) = item else {
                 errors.append(FieldError(path: batch ? "events[\(index)]" : "", code: "wrong_type", message: "an event is a JSON object"))
+                continue
+            }
+            if object["event"] != nil {
+                var reader = JSONReader()
+                if let event = AppEvent.parse(object, at: prefix, reader: &reader) { appEvents.append(event) }
+                errors += reader.issues
                 continue
             }
             for key in object.keys where !fields.contains(key) {
@@ -121,7 +141,7 @@ public struct EventService: Sendable {
             events.append(EventStore.Event(id: id, campaignID: campaign?.stringValue?.lowercased(), variant: variant?.stringValue, type: type ?? .open,
                                            occurredAt: occurred, deviceToken: device))
         }
-        return (events, errors)
+        return (events, appEvents, errors)
     }
 
     /// The campaign's variant keys; nil when its stored content no longer parses (then any key is

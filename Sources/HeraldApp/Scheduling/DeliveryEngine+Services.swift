@@ -23,6 +23,8 @@ extension DeliveryEngine {
         let hour: Duration = .seconds(3600)
         return [
             BackgroundService("scheduler", .everyInstance, every: configuration.pollInterval, bell: scheduleBell, step: { [self] _ in try scheduleStep() }),
+            // Journeys move their devices on every instance (each batch's places are locked, SKIP LOCKED).
+            BackgroundService("journeys", .everyInstance, every: configuration.pollInterval, bell: journeyBell, step: { [self] _ in try journeyStep() }),
             // A worker that died between recording a run's last outcomes and closing the run
             // leaves it open with nothing left to send: closed here, whoever recorded them.
             BackgroundService("run-closing", .leader, every: configuration.pollInterval, step: { [self] _ in
@@ -49,6 +51,21 @@ extension DeliveryEngine {
                 return nil
             }),
         ]
+    }
+
+    /// One step of the journeys: moves a batch of the devices due; returns straight back while more
+    /// are due, else the wait until the next one is.
+    func journeyStep() throws -> Duration? {
+        let now = configuration.journeyClock()
+        let (moved, requests) = try outbox.advanceJourneys(now: now, limit: configuration.journeyBatch)
+        if requests > 0 {
+            deliveryBell.ring()
+            metrics.increment("herald_journey_requests_total", by: Double(requests), help: "Journey messages written to the outbox by this process.")
+        }
+        if moved > 0 { metrics.increment("herald_journey_moves_total", by: Double(moved), help: "Journey devices moved by this process.") }
+        if moved == configuration.journeyBatch { return .zero }
+        guard let seconds = try outbox.secondsUntilNextJourneyMove(now: now) else { return configuration.pollInterval }
+        return min(configuration.pollInterval, .milliseconds(max(0, Int(seconds * 1000))))
     }
 
     /// One step of the scheduler: acts on expiries and windows, decides A/B winners, starts due

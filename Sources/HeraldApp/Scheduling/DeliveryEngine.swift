@@ -49,6 +49,10 @@ public final class DeliveryEngine: Sendable {
         var fanOutsAtOnce: Int?
         /// Whether a run starts only for the version a publisher approved (`HERALD_APPROVALS`).
         var approvalsRequired: Bool
+        /// The time journeys move their devices by (tests run them on a clock they control).
+        public var journeyClock: @Sendable () -> Date = { Date() }
+        /// Journey devices moved per transaction.
+        var journeyBatch = 1000
 
         /// The engine as `settings` say, sending for FCM project `projectID` (the shared quota's key).
         public init(_ settings: DeliverySettings, projectID: String) {
@@ -125,6 +129,7 @@ public final class DeliveryEngine: Sendable {
     let owner: String
     let scheduleBell = Wakeup()
     let deliveryBell = Wakeup()
+    let journeyBell = Wakeup()
     /// The listener and the workers; `waitUntilStopped` waits for them.
     let threads = RunningThreads()
     /// The background services when the engine runs them itself (`start`).
@@ -184,6 +189,7 @@ public final class DeliveryEngine: Sendable {
     public func stop() {
         scheduleBell.stop()
         deliveryBell.stop()
+        journeyBell.stop()
         ownServices.withLock { $0 }?.stop()
     }
 
@@ -204,7 +210,7 @@ public final class DeliveryEngine: Sendable {
 
     /// The bells a notification listener rings for this engine.
     var notificationRoutes: [String: [Wakeup]] {
-        [DeliveryStore.scheduleChannel: [scheduleBell], DeliveryStore.deliveryChannel: [deliveryBell]]
+        [DeliveryStore.scheduleChannel: [scheduleBell], DeliveryStore.deliveryChannel: [deliveryBell], JourneyEvents.channel: [journeyBell]]
     }
 
     func listen() {

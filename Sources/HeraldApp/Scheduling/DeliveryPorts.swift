@@ -48,6 +48,10 @@ protocol DeliveryOutbox: Sendable {
     func holdSending(for seconds: Double, limit: SendQuotaStore.Limit) throws -> SendQuotaStore.Snapshot
     /// Distinct analytics labels sent today (UTC) by every instance.
     func labelsToday() throws -> Int
+    /// Moves up to `limit` journey devices due at `now`; answers how many moved and the requests written.
+    func advanceJourneys(now: Date, limit: Int) throws -> (moved: Int, requests: Int)
+    /// Seconds from `now` until the next journey device is due to move, or nil when none waits.
+    func secondsUntilNextJourneyMove(now: Date) throws -> Double?
 }
 
 /// What the delivery engine needs of FCM: one round of v1 requests sent, one answer each.
@@ -151,5 +155,13 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func labelsToday() throws -> Int {
         try pool.withConnection { try LabelDayStore().today(on: $0).used }
+    }
+
+    func advanceJourneys(now: Date, limit: Int) throws -> (moved: Int, requests: Int) {
+        try pool.withConnection { try JourneyAdvancer().advance(now: now, limit: limit, on: $0) }
+    }
+
+    func secondsUntilNextJourneyMove(now: Date) throws -> Double? {
+        try pool.withConnection { try JourneyAdvancer().secondsUntilNextMove(now: now, on: $0) }
     }
 }

@@ -17,11 +17,13 @@ enum RunKind: String, Sendable, Equatable, CaseIterable {
     case oneCall = "one_call"
     /// Its content could not be planned: it failed before it had a request.
     case unplanned
+    /// A journey's send step: a request per device as each reaches the step, while the journey lives.
+    case journey
 
     /// The kinds whose requests are to devices (a request row or a streamed batch per device).
-    static let toDevices: [RunKind] = [.devicesPlanned, .devicesStreamed, .oneCall]
-    /// Whether it starts still reading its audience.
-    var startsPlanning: Bool { self == .devicesPlanned || self == .devicesStreamed }
+    static let toDevices: [RunKind] = [.devicesPlanned, .devicesStreamed, .oneCall, .journey]
+    /// Whether it starts still writing requests: reading its audience, or open to a journey's devices.
+    var startsPlanning: Bool { self == .devicesPlanned || self == .devicesStreamed || self == .journey }
 }
 
 extension RunKind: PostgresEncodable, PostgresDecodable, PostgresArrayElement {}

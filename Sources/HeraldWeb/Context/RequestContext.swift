@@ -43,6 +43,9 @@ struct RequestContext: Sendable {
     func userID() throws(AppError) -> UserID { try pathID { .user($0) } }
     func apiKeyID() throws(AppError) -> APIKeyID { try pathID { .apiKey($0) } }
 
+    /// The journey named by the path's `{id}`, as `campaignID()`.
+    func journeyID() throws(AppError) -> JourneyID { try pathID { .journey($0) } }
+
     /// The one-call send (its run) named by the path's `{id}`, as `campaignID()`.
     func sendID() throws(AppError) -> RunID { try pathID { .send($0) } }
 

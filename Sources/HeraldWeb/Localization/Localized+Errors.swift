@@ -39,6 +39,7 @@ extension Localized {
         case .webhook(let id): text("missing.webhook", isolate(id))
         case .send(let id): text("missing.send", isolate(id))
         case .webhookDelivery(let id): text("missing.webhook_delivery", isolate(id))
+        case .journey(let id): text("missing.journey", isolate(id))
         case .file(let path): text("missing.file", isolate(path))
         }
     }

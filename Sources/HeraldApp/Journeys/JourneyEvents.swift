@@ -1,0 +1,107 @@
+import Foundation
+import HeraldCore
+import HeraldJSON
+import HeraldPostgres
+
+/// What the events apps report do to journeys, in the transaction that records them (only events
+/// new to Herald: a retried batch moves no one twice): a goal event takes the device out of every
+/// journey it is in whose goal it is; an event a resting device listens for wakes it; an entry
+/// event starts the live journeys it starts for a device that may enter.
+public struct JourneyEvents: Sendable {
+    let catalog: JourneyCatalog
+
+    public init() { catalog = .shared }
+    init(catalog: JourneyCatalog) { self.catalog = catalog }
+
+    /// The channel that wakes the journey service at once (a device entered or was woken).
+    static let channel = "herald_journeys"
+
+    func apply(_ events: [AppEvent], on connection: PostgresConnection) throws {
+        guard !events.isEmpty else { return }
+        let tokens = events.map(\.device.description), names = events.map(\.name)
+        try reachGoals(tokens: tokens, names: names, on: connection)
+        var woken = try wake(tokens: tokens, listening: names, on: connection)
+        woken += try enter(events, on: connection)
+        if woken > 0 { _ = try connection.query("SELECT pg_notify(\(Self.channel), '')") }
+    }
+
+    /// Opens and conversions wake the devices waiting for them (of the last message a journey sent).
+    func wake(_ events: [EventStore.Event], on connection: PostgresConnection) throws {
+        let reported = events.compactMap { event in event.deviceToken.map { ($0, event.type == .open ? "opened" : "converted") } }
+        guard !reported.isEmpty else { return }
+        if try wake(tokens: reported.map(\.0), listening: reported.map(\.1), on: connection) > 0 {
+            _ = try connection.query("SELECT pg_notify(\(Self.channel), '')")
+        }
+    }
+
+    /// Devices resting at a wait that listens for what they did are due now.
+    private func wake(tokens: [String], listening: [String], on connection: PostgresConnection) throws -> Int {
+        try connection.execute("""
+            UPDATE journey_states s SET due_at = now()
+            FROM unnest(\(tokens), \(listening)) AS e(t, n)
+            WHERE s.device_token = e.t AND s.status = \(constants: [JourneyPlaceStatus.active]) AND s.listens = e.n AND s.due_at > now()
+            """)
+    }
+
+    /// Devices in a journey whose goal one of these events is leave it, counted as reaching it.
+    private func reachGoals(tokens: [String], names: [String], on connection: PostgresConnection) throws {
+        let left = try connection.query("""
+            UPDATE journey_states s SET status = \(JourneyPlaceStatus.goal), due_at = NULL, listens = NULL, left_at = now()
+            FROM journeys j, unnest(\(tokens), \(names)) AS e(t, n)
+            WHERE j.goal_event = e.n AND j.status IN (\(constants: [JourneyStatus.live, .paused]))
+              AND s.journey_id = j.id AND s.device_token = e.t AND s.status = \(constants: [JourneyPlaceStatus.active])
+            RETURNING s.journey_id, s.version, s.step, s.holdout
+            """).map { try $0.decode((JourneyID, Int, Int, Bool).self, columns: "journey_id", "version", "step", "holdout") }
+        var counts = JourneyCounts()
+        for (journey, version, step, holdout) in left {
+            counts.add(journey, version, step: JourneyCounts.wholeJourney, .goal, holdout: holdout)
+            counts.add(journey, version, step: step, .left, holdout: holdout)
+        }
+        try counts.write(on: connection)
+    }
+
+    /// Starts the live journeys these events enter, for each device that may enter: registered
+    /// and active, in the entry segment, and not in the journey now (nor before, by its frequency).
+    private func enter(_ events: [AppEvent], on connection: PostgresConnection) throws -> Int {
+        let names = Array(Set(events.map(\.name)))
+        let live = try connection.query("""
+            SELECT id, published_version FROM journeys WHERE status = \(constants: [JourneyStatus.live]) AND entry_event = ANY(\(names))
+            """).map { try $0.decode((JourneyID, Int).self, columns: "id", "published_version") }
+        guard !live.isEmpty else { return 0 }
+        let published = try catalog.versions(Set(live.map { JourneyCatalog.Key(journeyID: $0.0, version: $0.1) }), on: connection)
+        var entered = 0
+        var counts = JourneyCounts()
+        for journey in published.values {
+            let definition = journey.definition
+            var seen: Set<String> = []
+            let tokens = events.filter { $0.name == definition.entry.event && seen.insert($0.device.description).inserted }.map(\.device.description)
+            // Only registered, active devices enter (the journey sends to them), in the entry segment.
+            let devices = try DeviceStore().active(.tokens(tokens), after: nil, limit: tokens.count, on: connection)
+            let now = Date()
+            // (A token the device moved from to its FID finds it by the FID, which it enters with.)
+            let admitted = devices.filter { stored in
+                definition.entry.segment?.matches(stored.device, daysSinceSeen: JourneyCounts.daysSinceSeen(stored.device, now: now)) ?? true
+            }.map(\.device.token)
+            guard !admitted.isEmpty else { continue }
+            let holdouts = admitted.map { JourneyMachine.isHeldOut($0, journeyID: journey.journeyID.description, percent: definition.holdoutPercent) ? "true" : "false" }
+            let rows = try connection.query("""
+                INSERT INTO journey_states AS s (journey_id, device_token, version, step, since, due_at, holdout, status, entered_at)
+                SELECT \(journey.journeyID)::uuid, t, \(journey.version), 0, now(), now(), h::boolean, \(JourneyPlaceStatus.active), now()
+                FROM unnest(\(admitted), \(holdouts)) AS x(t, h)
+                ON CONFLICT (journey_id, device_token) DO UPDATE
+                    SET version = excluded.version, step = 0, since = now(), due_at = now(), last_send = NULL, listens = NULL,
+                        holdout = excluded.holdout, status = \(JourneyPlaceStatus.active), entered_at = now(), left_at = NULL, entries = s.entries + 1
+                    WHERE s.status <> \(JourneyPlaceStatus.active) AND \(definition.entry.frequency.reentryDays)::integer IS NOT NULL
+                      AND s.entered_at <= now() - make_interval(days => \(definition.entry.frequency.reentryDays ?? 0)::integer)
+                RETURNING holdout
+                """).map { try $0.decode(Bool.self, at: 0) }
+            for holdout in rows {
+                counts.add(journey.journeyID, journey.version, step: JourneyCounts.wholeJourney, .entered, holdout: holdout)
+                counts.add(journey.journeyID, journey.version, step: 0, .reached, holdout: holdout)
+            }
+            entered += rows.count
+        }
+        try counts.write(on: connection)
+        return entered
+    }
+}

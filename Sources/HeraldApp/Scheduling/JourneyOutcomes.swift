@@ -1,0 +1,51 @@
+import HeraldCore
+import HeraldPostgres
+
+/// What became of the requests a journey's send steps wrote, per step campaign, read as a
+/// campaign's report reads its runs: the requests not folded yet by status, the folded by their
+/// counters; and the opens and conversions reported for each (per device where the app says).
+struct JourneyOutcomes: Sendable {
+    struct Outcome: Sendable, Equatable {
+        var delivered = 0, failed = 0, capped = 0, waiting = 0, cancelled = 0, expired = 0
+        var opened = 0, converted = 0
+    }
+
+    func outcomes(of campaigns: [CampaignID], on connection: PostgresConnection) throws -> [CampaignID: Outcome] {
+        guard !campaigns.isEmpty else { return [:] }
+        var result: [CampaignID: Outcome] = [:]
+        let rows = try connection.query("""
+            SELECT campaign_id, status, count(*)::bigint AS n FROM deliveries
+            WHERE campaign_id = ANY(\(campaigns)::uuid[]) AND run_id NOT IN (SELECT id FROM runs WHERE campaign_id = ANY(\(campaigns)::uuid[]) AND folded)
+            GROUP BY 1, 2
+            UNION ALL
+            SELECT r.campaign_id, c.outcome, sum(c.n)::bigint FROM runs r JOIN run_counts c ON c.run_id = r.id
+            WHERE r.campaign_id = ANY(\(campaigns)::uuid[]) AND c.outcome <> 'planned' GROUP BY 1, 2
+            """)
+        for row in rows {
+            let (campaign, status, n) = try row.decode((CampaignID, String, Int).self, columns: "campaign_id", "status", "n")
+            var outcome = result[campaign] ?? Outcome()
+            switch DeliveryStatus(rawValue: status) {
+            case .sent?: outcome.delivered += n
+            case .failed?: outcome.failed += n
+            case .capped?: outcome.capped += n
+            case .cancelled?: outcome.cancelled += n
+            case .expired?: outcome.expired += n
+            case .pending?, .retrying?: outcome.waiting += n
+            default: break
+            }
+            result[campaign] = outcome
+        }
+        let events = try connection.query("""
+            SELECT campaign_id,
+                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.open])) AS opens,
+                   count(DISTINCT coalesce('device:' || device_token, 'event:' || id)) FILTER (WHERE type = \(constants: [EventType.conversion])) AS conversions
+            FROM events WHERE campaign_id = ANY(\(campaigns)::uuid[]) GROUP BY 1
+            """)
+        for row in events {
+            let (campaign, opens, conversions) = try row.decode((CampaignID, Int, Int).self, columns: "campaign_id", "opens", "conversions")
+            result[campaign, default: Outcome()].opened = opens
+            result[campaign, default: Outcome()].converted = conversions
+        }
+        return result
+    }
+}
