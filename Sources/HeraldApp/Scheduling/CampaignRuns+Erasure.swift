@@ -23,7 +23,8 @@ extension CampaignRuns {
             UPDATE device_batches SET tokens = array_replace(tokens, \(token), \(DeviceErasure.placeholder)) WHERE tokens @> ARRAY[\(token)::text]
             """)
         let position = before ?? DeviceToken("")
-        _ = try connection.execute("UPDATE runs SET plan_after = \(position) WHERE plan_after = \(token)")
+        // Only a run still reading its audience keeps a position (found by `runs_planning`).
+        _ = try connection.execute("UPDATE runs SET plan_after = \(position) WHERE planning AND plan_after = \(token)")
         _ = try connection.execute("UPDATE device_batches SET after_token = \(position) WHERE after_token = \(token)")
         // A batch's range (after_token, last_token] that ended at the device ends at the one
         // before it, or is left empty.
