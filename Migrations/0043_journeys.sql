@@ -14,8 +14,8 @@ CREATE INDEX app_events_device ON app_events (device_token, name, occurred_at);
 CREATE INDEX app_events_received ON app_events (received_at);
 
 -- A journey: its draft (the definition being edited, `version` its edit count for If-Match) and
--- the version new entrants take (`published_version`, whose entry and goal events are copied here
--- so that an event finds the journeys it starts or ends through an index).
+-- the version new entrants take (`published_version`, whose entry and goal are copied here so that
+-- an event, or a device stored, finds the journeys it starts or ends through an index).
 CREATE TABLE journeys (
     id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     name text NOT NULL,
@@ -24,6 +24,8 @@ CREATE TABLE journeys (
     version integer NOT NULL DEFAULT 1,
     published_version integer,
     entry_event text,
+    -- Entered on joining a segment (its rule in the version's definition) as devices are stored.
+    entry_joins boolean NOT NULL DEFAULT false,
     goal_event text,
     created_by text,
     updated_by text,
@@ -31,6 +33,7 @@ CREATE TABLE journeys (
     updated_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX journeys_entry_event ON journeys (entry_event) WHERE status = 'live';
+CREATE INDEX journeys_entry_joins ON journeys (id) WHERE status = 'live' AND entry_joins;
 CREATE INDEX journeys_goal_event ON journeys (goal_event) WHERE status IN ('live', 'paused');
 CREATE INDEX journeys_listed ON journeys (created_at DESC, id DESC);
 

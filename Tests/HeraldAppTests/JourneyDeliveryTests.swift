@@ -75,6 +75,11 @@ import Testing
         _ = try journeys.publish(journey.id, expectedVersion: journey.version, moveDevices: false, by: actor)
         // Two marketing messages a day: a device sent another campaign besides the welcome is capped.
         _ = try ContactPolicyService(database: setup.database).setCaps(["marketing": ["day": 2]], expectedVersion: nil, by: actor)
+        // A CRM listens to who enters, leaves and buys.
+        _ = try setup.probe.connection.execute("""
+            INSERT INTO webhooks (url, events, secret, created_by)
+            VALUES ('https://crm.example.com/hooks', '{journey.entered,journey.exited,journey.goal_reached}', 'whsec_test', 'test')
+            """)
         let clock = Clock()
         let engine = try Self.startEngine(url: setup.url, sink: sink, clock: clock)
         defer { engine.stop() }
@@ -170,5 +175,45 @@ import Testing
         #expect(steps["reminder"]?.sent == due.count && steps["reminder"]?.capped == capped.count
                 && steps["reminder"]?.delivered == due.count - capped.count)
         #expect(report.comparison != nil)
+
+        // One webhook event per device and happening, naming the journey, the device and why it left.
+        let told = Dictionary(uniqueKeysWithValues: try setup.probe.connection.query("""
+            SELECT event_type, count(*)::bigint AS n FROM webhook_deliveries GROUP BY 1
+            """).map { try $0.decode((String, Int).self, columns: "event_type", "n") })
+        #expect(told == ["journey.entered": n, "journey.exited": n, "journey.goal_reached": bought.count], "\(told)")
+        let goal = try #require(try setup.probe.connection.query("""
+            SELECT body FROM webhook_deliveries WHERE event_type = 'journey.goal_reached' LIMIT 1
+            """).first?.decode(String.self, at: 0))
+        let data = try JSON.parse(goal)["data"]
+        #expect(data?["journey"]?["id"]?.stringValue == journey.id.description && data?["journey"]?["name"] == "Welcome")
+        #expect(data?["event"] == "purchased" && data?["device"]?["token"]?.stringValue.map { bought.map(Self.token).contains($0) } == true)
+    }
+
+    /// A journey entered on joining a segment: a device enters when it comes to match the rule as
+    /// it is registered, updated or imported, once; one that does not match does not.
+    @Test(.timeLimit(.minutes(3)))
+    func aDeviceThatComesToMatchASegmentEntersItsJourneyOnceWhetherRegisteredUpdatedOrImported() async throws {
+        let sink = try EmulatorSink()
+        let setup = try AudienceDeliveryTests.Setup()
+        defer { setup.probe.close() }
+        let journeys = JourneyService(database: setup.database, approvalsRequired: false)
+        let journey = try journeys.create([
+            "name": "Pro welcome", "entry": ["joins": ["all": [["property": "plan", "equals": "pro"]]]],
+            "steps": [["name": "welcome", "type": "send", "message": ["notification": ["title": "Welcome to Pro"], "options": ["labels": "none"]]]],
+        ], by: actor)
+        _ = try journeys.publish(journey.id, expectedVersion: nil, moveDevices: false, by: actor)
+        let engine = try Self.startEngine(url: setup.url, sink: sink, clock: Clock())
+        defer { engine.stop() }
+
+        _ = try setup.devices.register(token: Self.token(0), document: ["platform": "android", "properties": ["plan": "free"]])
+        _ = try setup.devices.register(token: Self.token(0), document: ["platform": "android", "properties": ["plan": "pro"]])
+        _ = try setup.devices.register(token: Self.token(0), document: ["platform": "android", "properties": ["plan": "pro", "seats": "3"]])
+        try setup.register((1...300).map { ["token": .string(Self.token($0)), "platform": "ios", "properties": ["plan": $0 % 2 == 0 ? "pro" : "free"]] })
+        let expected = Set([0] + (1...300).filter { $0 % 2 == 0 }).map(Self.token)
+        #expect(try await eventually(timeout: waitingLimit) { sink.emulator.messages().count >= expected.count })
+        let received = sink.emulator.messages().compactMap { $0.message["token"]?.stringValue }
+        #expect(received.count == expected.count && Set(received) == Set(expected))
+        #expect(try count(setup, "SELECT count(*) FROM journey_states WHERE entries = 1") == expected.count)
+        #expect(try journeys.report(journey.id).entered == expected.count)
     }
 }

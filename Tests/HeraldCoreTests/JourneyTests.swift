@@ -66,12 +66,25 @@ let welcomeJourney: JSON = [
         let found = Set(errors(.object(broken)).map { "\($0.path) \($0.code)" })
         for expected in ["entry.event invalid_value", "entry.days required", "holdout_percent out_of_range", "steps[0] required",
                          "steps[1].if.opened no_message", "steps[1].then backward_step", "steps[1].else unknown_step",
-                         "steps[2].name duplicate", "steps[2].message.tokens unknown_field", "steps[3].until.segment unknown_field",
+                         "steps[2].name duplicate", "steps[2].message.tokens unknown_field", "steps[3].until.segment not_for_waits",
                          "steps[4].type invalid_value"] {
             #expect(found.contains(expected), "\(expected) in \(found.sorted())")
         }
         // A variable without a default is the campaign's own rule, at the step's path.
         #expect(found.contains { $0.hasPrefix("steps[2].message.notification.title") }, "\(found.sorted())")
+    }
+
+    @Test func anEntryIsAnEventOrJoiningASegment() throws {
+        var journey = welcomeJourney.objectValue ?? [:]
+        journey["entry"] = ["joins": ["all": [["property": "plan", "equals": "pro"]]], "frequency": "every_time"]
+        let joining = try definition(.object(journey))
+        guard case .joins = joining.entry.trigger else { Issue.record("not a segment entry"); return }
+        #expect(joining.entry.event == nil && joining.entry.frequency == .everyTime)
+        #expect(try definition(joining.toJSON()) == joining)
+        journey["entry"] = ["joins": ["all": [["property": "plan", "equals": "pro"]]], "event": "signed_up"]
+        #expect(errors(.object(journey)).map { "\($0.path) \($0.code)" } == ["entry conflict"])
+        journey["entry"] = ["frequency": "once"]
+        #expect(errors(.object(journey)).map { "\($0.path) \($0.code)" } == ["entry.event required"])
     }
 
     @Test func aWaitIsADurationATimeOfDayOrSomethingWithATimeout() {
@@ -136,7 +149,7 @@ let welcomeJourney: JSON = [
     }
 
     @Test func aWaitUntilATimeOfDayKeepsTheDevicesZone() throws {
-        let wait = JourneyWait(untilLocalTime: try #require(LocalTime("10:00")))
+        let wait = JourneyWait(untilLocalTime: LocalTime("10:00"))
         // 2027-01-15 08:00 UTC is 11:30 in Tehran (the next 10:00 is tomorrow's) and 09:00 in Berlin.
         let morning = try #require(ISO8601DateFormatter().date(from: "2027-01-15T08:00:00Z"))
         #expect(wait.due(since: morning, timeZone: "Europe/Berlin") == ISO8601DateFormatter().date(from: "2027-01-15T09:00:00Z"))

@@ -26,9 +26,9 @@ import statistics
 import subprocess
 import sys
 import time
-import http.client as httpclient
-import urllib.error
-import urllib.parse
+
+import benchlib
+from benchlib import HZ, http, psql, timed, tree_ticks
 
 HERALD, BASE_URL, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 SIZES = [int(s) for s in sys.argv[4].split(",")]
@@ -36,71 +36,18 @@ INSTANCES, WORKERS, RATE = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 EMULATOR, PG_PID_FILE = sys.argv[8], sys.argv[9]
 # HERALD_BENCH_CAPS=1: after the first send, two more with frequency caps on, PostgreSQL's CPU per message of each.
 CAPS = os.environ.get("HERALD_BENCH_CAPS") == "1"
-HZ = os.sysconf("SC_CLK_TCK")
-
-
-def psql(url, sql):
-    return subprocess.run(["psql", "-qAtX", url, "-c", sql], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def database(name):
-    """A URL for database `name` of the bench's cluster."""
-    return BASE_URL.rsplit("/", 1)[0] + "/" + name
-
-
-def ticks(pid):
-    """CPU ticks of a process and its reaped children (utime, stime, cutime, cstime)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return sum(int(x) for x in fields[11:15])
-    except OSError:
-        return 0
-
-
-def tree_ticks(pid):
-    """A process's ticks and its live children's (PostgreSQL's backends)."""
-    total = ticks(pid)
-    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-    return total + sum(ticks(int(c)) for c in children)
+    return benchlib.database(BASE_URL, name)
 
 
 def postgres_ticks():
-    with open(PG_PID_FILE) as f:
-        return tree_ticks(int(f.readline()))
-
-
-def http(method, url, body=None, key=None, content_type="application/json", length=None):
-    # http.client, not urllib: a file body goes out in blocks of 1 MB (as curl's are large), not
-    # 8 KB: on this 2-core machine the bench's own Python took CPU from the import it measured.
-    parts = urllib.parse.urlsplit(url)
-    connection = httpclient.HTTPConnection(parts.hostname, parts.port, timeout=600, blocksize=1 << 20)
-    headers = {}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    if body is not None:
-        headers["Content-Type"] = content_type
-    if length is not None:
-        headers["Content-Length"] = str(length)
-    try:
-        connection.request(method, parts.path + (f"?{parts.query}" if parts.query else ""), body=body, headers=headers)
-        response = connection.getresponse()
-        content = response.read()
-        if response.status >= 400:
-            raise urllib.error.HTTPError(url, response.status, content.decode(errors="replace"), response.headers, None)
-        return json.loads(content or b"null")
-    finally:
-        connection.close()
-
-
-def timed(function):
-    start = time.monotonic()
-    result = function()
-    return (time.monotonic() - start) * 1000, result
+    return benchlib.postgres_ticks(PG_PID_FILE)
 
 
 def emulator_count():
-    return int(http("GET", EMULATOR + "/emulator/counts")["accepted"])
+    return benchlib.emulator_count(EMULATOR)
 
 
 def write_devices(n, path):

@@ -6,6 +6,7 @@ those rules by problem code (`x-rules-past-the-schema`, for every operation or f
 name only such codes. Any other refusal means the document and the server disagree: a failure.
 Loaded by deploy/tests/check-schemathesis through SCHEMATHESIS_HOOKS."""
 import json
+import re
 import os
 
 import schemathesis
@@ -40,10 +41,12 @@ def schema_valid_requests_are_refused_only_by_documented_rules(ctx, response, ca
     errors = problem.get("errors") or [{"code": problem.get("code"), "path": ""}]
     allowed = rules(case.operation)
     # A rule is a problem code, or "path:" and the start of the paths it covers (a block the
-    # document hands to another schema, such as FCM's own for platform overrides).
-    prefixes = [key[len("path:"):] for key in allowed if key.startswith("path:")]
+    # document hands to another schema, such as FCM's own for platform overrides); "[*]" in it
+    # stands for any index ("steps[*].message.options.overrides.").
+    prefixes = [re.compile(re.escape(key[len("path:"):]).replace(re.escape("[*]"), r"\[[0-9]+\]"))
+                for key in allowed if key.startswith("path:")]
     unnamed = sorted({f'{error.get("code")} at {error.get("path")!r}' for error in errors
-                      if error.get("code") not in allowed and not any(str(error.get("path", "")).startswith(p) for p in prefixes)})
+                      if error.get("code") not in allowed and not any(p.match(str(error.get("path", ""))) for p in prefixes)})
     if unnamed:
         raise AssertionError(f"a request the document allows was refused ({status}, {', '.join(unnamed)}): "
                              f"{problem.get('detail')}. Say it in the document, or list the rule in x-rules-past-the-schema.")

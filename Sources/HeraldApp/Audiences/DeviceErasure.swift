@@ -13,7 +13,7 @@ import HeraldPostgres
 ///   as approved, and each run's frozen content and audience: the token leaves the list, the rest
 ///   stays (a list left empty is refused when the campaign is next scheduled, saying why);
 /// - the answers kept for `Idempotency-Key`s (a replay answers `(forgotten)` for it), webhook
-///   deliveries' bodies (`device.invalidated`), the audit log's entries about it, topic jobs'
+///   deliveries' bodies (`device.invalidated`, the journey events), the audit log's entries about it, topic jobs'
 ///   failures, and the test devices list;
 /// - positions in token order that a run, a batch or a topic job keeps (`plan_after`,
 ///   `after_token`, `last_token`, `touch_batches`' ranges): moved to the next device before or
@@ -31,17 +31,23 @@ struct DeviceErasure: Sendable {
             // A device moved to its FID keeps the token it moved from as its bucket key; campaigns
             // may still name it by that token.
             let names = Set([token] + [try row.decode(String?.self, column: "bucket_key")].compactMap { $0 })
+            // Its rows are deleted first: a statement that waits for a row another transaction
+            // holds (a journey's advance) reads what that one wrote (its webhook) once it commits,
+            // so the JSON rewritten after them misses nothing written meanwhile.
+            for name in names.sorted() { try forget(name, forgetting: names, on: connection) }
             for name in names.sorted() {
                 for holder in Self.holders { try holder.rewrite(naming: name, forgetting: names, on: connection) }
-                try forget(name, forgetting: names, on: connection)
+                _ = try connection.execute("""
+                    UPDATE audit_log SET object_id = \(Self.placeholder) WHERE object_type = 'device' AND object_id = \(name)
+                    """)
             }
             return true
         }
     }
 
     /// The JSON that may name the device outside the engine's tables (the engine rewrites its
-    /// own: `CampaignRuns.forget`). The audit log's rows are found before their `object_id` is
-    /// rewritten.
+    /// own: `CampaignRuns.forget`). The audit log's rows are found by their `object_id`, which is
+    /// rewritten after them.
     static let holders = [
         ErasedJSON(table: "campaigns", columns: ["content", "approved_content"],
                    condition: "(content ? 'tokens' AND content -> 'tokens' ? $1) OR (approved_content ? 'tokens' AND approved_content -> 'tokens' ? $1)"),
@@ -50,9 +56,9 @@ struct DeviceErasure: Sendable {
             OR (response ? 'recipients' AND response -> 'recipients' @> jsonb_build_array(jsonb_build_object('token', $1::text)))
             OR (response ? 'recipients' AND response -> 'recipients' @> jsonb_build_array(jsonb_build_object('fid', $1::text)))
             """),
-        ErasedJSON(table: "webhook_deliveries", columns: ["body"], text: true, condition: """
-            event_type = 'device.invalidated' AND coalesce(body::jsonb #>> '{data,device,token}', body::jsonb #>> '{data,device,fid}') = $1
-            """),
+        // Every event about a device names it as `data.device` (`device.invalidated`, the journey events).
+        ErasedJSON(table: "webhook_deliveries", columns: ["body"], text: true,
+                   condition: "coalesce(body::jsonb #>> '{data,device,token}', body::jsonb #>> '{data,device,fid}') = $1"),
         ErasedJSON(table: "audit_log", columns: ["details"], condition: "object_type = 'device' AND object_id = $1"),
         ErasedJSON(table: "topic_subscription_jobs", columns: ["failures"],
                    condition: "failures @> jsonb_build_array(jsonb_build_object('token', $1::text))"),
@@ -69,9 +75,6 @@ struct DeviceErasure: Sendable {
         try AppEventStore().forget(name, on: connection)
         _ = try connection.execute("DELETE FROM journey_states WHERE device_token = \(name)")
         _ = try connection.execute("DELETE FROM test_devices WHERE token = \(name)")
-        _ = try connection.execute("""
-            UPDATE audit_log SET object_id = \(Self.placeholder) WHERE object_type = 'device' AND object_id = \(name)
-            """)
         // A topic job's position, as a run's: the device before it reads the same now.
         _ = try connection.execute("UPDATE topic_subscription_jobs SET after_token = \(before ?? "") WHERE after_token = \(name)")
         try DeviceTouchStore().erase(name, before: before, after: after, on: connection)

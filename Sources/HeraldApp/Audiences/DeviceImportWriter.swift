@@ -11,6 +11,8 @@ final class DeviceImportWriter: Sendable {
     struct Batch: Sendable {
         var statement: PostgresQuery
         var rows: Int
+        /// The devices it stores (journeys entered on joining a segment read them).
+        var tokens: [String]
     }
 
     private struct State {
@@ -25,7 +27,7 @@ final class DeviceImportWriter: Sendable {
     private let state = ConditionLock(State())
 
     /// Starts the thread; `store` writes one batch and returns how many devices were new.
-    init(store: @escaping @Sendable (PostgresQuery) throws -> Int) {
+    init(store: @escaping @Sendable (Batch) throws -> Int) {
         Thread { [state] in
             while let batch = state.wait({ state -> Batch?? in
                 if let batch = state.waiting {
@@ -35,7 +37,7 @@ final class DeviceImportWriter: Sendable {
                 }
                 return state.closed ? .some(nil) : nil
             }) {
-                let outcome = Result { try store(batch.statement) }
+                let outcome = Result { try store(batch) }
                 state.withLock { state in
                     switch outcome {
                     case .success(let created):

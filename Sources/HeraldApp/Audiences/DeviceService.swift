@@ -22,6 +22,8 @@ public struct DeviceService: Sendable {
         let device = try Self.checked(Device.parse(document, token: token, ignoring: ["registered_at", "status", "invalid_reason"]))
         return try database.transaction { connection in
             let created = try store.upsert([device], on: connection) == 1
+            // A device that comes to match a journey's segment enters it.
+            try JourneyEvents().devicesStored([device.token], on: connection)
             guard let stored = try store.get(device.token, on: connection) else { throw AppError.notFound(.device) }
             return (stored, created)
         }
@@ -84,10 +86,13 @@ public struct DeviceService: Sendable {
         var report = DeviceImportReport()
         // Each batch commits without waiting for its WAL to reach the disk (a flush per batch was a
         // fifth of an import's time); `finish` waits for it once, before anything is reported stored.
-        let writer = DeviceImportWriter { [database, store] statement in
+        let writer = DeviceImportWriter { [database, store] batch in
             try database.transaction { connection in
                 _ = try connection.execute("SET LOCAL synchronous_commit = off")
-                return try store.upsert(statement, on: connection)
+                let created = try store.upsert(batch.statement, on: connection)
+                // Devices that come to match a journey's segment enter it, with their batch.
+                try JourneyEvents().devicesStored(batch.tokens, on: connection)
+                return created
             }
         }
         var finished = false
@@ -108,7 +113,7 @@ public struct DeviceService: Sendable {
         var batch: [Device] = []
         func flush() throws {
             guard let statement = DeviceStore.upsertStatement(batch) else { return }
-            try writer.submit(DeviceImportWriter.Batch(statement: statement, rows: batch.count))
+            try writer.submit(DeviceImportWriter.Batch(statement: statement, rows: batch.count, tokens: batch.map(\.token)))
             batch.removeAll(keepingCapacity: true)
         }
         func refuse(line: Int, _ error: FieldError) {

@@ -207,6 +207,15 @@ struct DeviceStore: Sendable {
             """, binds: binds + condition.binds)).devices()
     }
 
+    /// The tokens of the active devices named by `tokens` (by their token, or the one they moved
+    /// from to their FID): what an entry that reads nothing else of them asks, without reading
+    /// their records.
+    func activeTokens(named tokens: [String], on connection: PostgresConnection) throws -> [String] {
+        try connection.query("""
+            SELECT token FROM devices WHERE status = \(constants: [DeviceStatus.active]) AND (token = ANY(\(tokens)) OR bucket_key = ANY(\(tokens)))
+            """).map { try $0.decode(String.self, at: 0) }
+    }
+
     /// The device `token`, when it is active and in `audience`.
     func active(_ audience: DeviceAudience, only token: String, on connection: PostgresConnection) throws -> StoredDevice? {
         try active(audience, after: nil, through: nil, only: token, limit: 1, on: connection).first

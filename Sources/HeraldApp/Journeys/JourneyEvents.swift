@@ -50,14 +50,17 @@ public struct JourneyEvents: Sendable {
             FROM journeys j, unnest(\(tokens), \(names)) AS e(t, n)
             WHERE j.goal_event = e.n AND j.status IN (\(constants: [JourneyStatus.live, .paused]))
               AND s.journey_id = j.id AND s.device_token = e.t AND s.status = \(constants: [JourneyPlaceStatus.active])
-            RETURNING s.journey_id, s.version, s.step, s.holdout
-            """).map { try $0.decode((JourneyID, Int, Int, Bool).self, columns: "journey_id", "version", "step", "holdout") }
+            RETURNING s.journey_id, s.version, s.step, s.holdout, s.device_token, e.n
+            """).map { try $0.decode((JourneyID, Int, Int, Bool, String, String).self, columns: "journey_id", "version", "step", "holdout", "device_token", "n") }
         var counts = JourneyCounts()
-        for (journey, version, step, holdout) in left {
+        for (journey, version, step, holdout, _, _) in left {
             counts.add(journey, version, step: JourneyCounts.wholeJourney, .goal, holdout: holdout)
             counts.add(journey, version, step: step, .left, holdout: holdout)
         }
         try counts.write(on: connection)
+        try WebhookOutbox.enqueueJourneyEvents(.journeyGoalReached, left.map { ($0.0, $0.1, $0.4, ["event": .string($0.5)]) }, on: connection)
+        try WebhookOutbox.enqueueJourneyEvents(.journeyExited, left.map { ($0.0, $0.1, $0.4, ["reason": .string(JourneyPlaceStatus.goal.rawValue)]) },
+                                               on: connection)
     }
 
     /// Starts the live journeys these events enter, for each device that may enter: registered
@@ -71,37 +74,75 @@ public struct JourneyEvents: Sendable {
         let published = try catalog.versions(Set(live.map { JourneyCatalog.Key(journeyID: $0.0, version: $0.1) }), on: connection)
         var entered = 0
         var counts = JourneyCounts()
-        for journey in published.values {
+        let now = Date()
+        for journey in published.values.sorted(by: { $0.journeyID.description < $1.journeyID.description }) {
             let definition = journey.definition
             var seen: Set<String> = []
             let tokens = events.filter { $0.name == definition.entry.event && seen.insert($0.device.description).inserted }.map(\.device.description)
             // Only registered, active devices enter (the journey sends to them), in the entry segment.
-            let devices = try DeviceStore().active(.tokens(tokens), after: nil, limit: tokens.count, on: connection)
-            let now = Date()
             // (A token the device moved from to its FID finds it by the FID, which it enters with.)
-            let admitted = devices.filter { stored in
-                definition.entry.segment?.matches(stored.device, daysSinceSeen: JourneyCounts.daysSinceSeen(stored.device, now: now)) ?? true
-            }.map(\.device.token)
-            guard !admitted.isEmpty else { continue }
-            let holdouts = admitted.map { JourneyMachine.isHeldOut($0, journeyID: journey.journeyID.description, percent: definition.holdoutPercent) ? "true" : "false" }
-            let rows = try connection.query("""
-                INSERT INTO journey_states AS s (journey_id, device_token, version, step, since, due_at, holdout, status, entered_at)
-                SELECT \(journey.journeyID)::uuid, t, \(journey.version), 0, now(), now(), h::boolean, \(JourneyPlaceStatus.active), now()
-                FROM unnest(\(admitted), \(holdouts)) AS x(t, h)
-                ON CONFLICT (journey_id, device_token) DO UPDATE
-                    SET version = excluded.version, step = 0, since = now(), due_at = now(), last_send = NULL, listens = NULL,
-                        holdout = excluded.holdout, status = \(JourneyPlaceStatus.active), entered_at = now(), left_at = NULL, entries = s.entries + 1
-                    WHERE s.status <> \(JourneyPlaceStatus.active) AND \(definition.entry.frequency.reentryDays)::integer IS NOT NULL
-                      AND s.entered_at <= now() - make_interval(days => \(definition.entry.frequency.reentryDays ?? 0)::integer)
-                RETURNING holdout
-                """).map { try $0.decode(Bool.self, at: 0) }
-            for holdout in rows {
-                counts.add(journey.journeyID, journey.version, step: JourneyCounts.wholeJourney, .entered, holdout: holdout)
-                counts.add(journey.journeyID, journey.version, step: 0, .reached, holdout: holdout)
+            let admitted: [String]
+            if let segment = definition.entry.segment {
+                admitted = try DeviceStore().active(.tokens(tokens), after: nil, limit: tokens.count, on: connection).filter { stored in
+                    segment.matches(stored.device, daysSinceSeen: JourneyCounts.daysSinceSeen(stored.device, now: now))
+                }.map(\.device.token)
+            } else {
+                admitted = try DeviceStore().activeTokens(named: tokens, on: connection)
             }
-            entered += rows.count
+            entered += try admit(admitted, to: journey, counts: &counts, on: connection)
         }
         try counts.write(on: connection)
         return entered
+    }
+
+    /// Devices just registered, updated or imported enter the live journeys entered on joining a
+    /// segment whose rule they match now, as the frequency allows (a device in the journey, or
+    /// that was when it may not enter again, stays as it is). Wakes the journeys when any entered.
+    func devicesStored(_ tokens: [String], on connection: PostgresConnection) throws {
+        guard !tokens.isEmpty else { return }
+        let live = try connection.query("""
+            SELECT id, published_version FROM journeys WHERE status = \(constants: [JourneyStatus.live]) AND entry_joins
+            """).map { try $0.decode((JourneyID, Int).self, columns: "id", "published_version") }
+        guard !live.isEmpty else { return }
+        let published = try catalog.versions(Set(live.map { JourneyCatalog.Key(journeyID: $0.0, version: $0.1) }), on: connection)
+        var entered = 0
+        var counts = JourneyCounts()
+        for journey in published.values.sorted(by: { $0.journeyID.description < $1.journeyID.description }) {
+            guard case .joins(let rule) = journey.definition.entry.trigger else { continue }
+            // The rule answered by PostgreSQL over the devices just stored: an import's batch at a time.
+            let condition = SegmentSQL.condition(rule, firstParameter: 2)
+            let matching = try connection.query(PostgresQuery(unsafeSQL: """
+                SELECT token FROM devices WHERE token = ANY($1) AND \(DeviceStore.active) AND \(condition.sql)
+                """, binds: [tokens.postgresValue] + condition.binds)).map { try $0.decode(String.self, at: 0) }
+            entered += try admit(matching, to: journey, counts: &counts, on: connection)
+        }
+        try counts.write(on: connection)
+        if entered > 0 { _ = try connection.query("SELECT pg_notify(\(Self.channel), '')") }
+    }
+
+    /// Writes the places of `tokens` entering `journey` (each in its holdout or not), as the
+    /// journey's frequency allows; counts and announces those that entered. Answers how many.
+    private func admit(_ tokens: [String], to journey: PublishedJourney, counts: inout JourneyCounts, on connection: PostgresConnection) throws -> Int {
+        guard !tokens.isEmpty else { return 0 }
+        let definition = journey.definition
+        let holdouts = tokens.map { JourneyMachine.isHeldOut($0, journeyID: journey.journeyID.description, percent: definition.holdoutPercent) ? "true" : "false" }
+        let rows = try connection.query("""
+            INSERT INTO journey_states AS s (journey_id, device_token, version, step, since, due_at, holdout, status, entered_at)
+            SELECT \(journey.journeyID)::uuid, t, \(journey.version), 0, now(), now(), h::boolean, \(JourneyPlaceStatus.active), now()
+            FROM unnest(\(tokens), \(holdouts)) AS x(t, h)
+            ON CONFLICT (journey_id, device_token) DO UPDATE
+                SET version = excluded.version, step = 0, since = now(), due_at = now(), last_send = NULL, listens = NULL,
+                    holdout = excluded.holdout, status = \(JourneyPlaceStatus.active), entered_at = now(), left_at = NULL, entries = s.entries + 1
+                WHERE s.status <> \(JourneyPlaceStatus.active) AND \(definition.entry.frequency.reentryDays)::integer IS NOT NULL
+                  AND s.entered_at <= now() - make_interval(days => \(definition.entry.frequency.reentryDays ?? 0)::integer)
+            RETURNING holdout, device_token
+            """).map { try $0.decode((Bool, String).self, columns: "holdout", "device_token") }
+        try WebhookOutbox.enqueueJourneyEvents(.journeyEntered, rows.map { (journey.journeyID, journey.version, $0.1, ["holdout": .bool($0.0)]) },
+                                               on: connection)
+        for (holdout, _) in rows {
+            counts.add(journey.journeyID, journey.version, step: JourneyCounts.wholeJourney, .entered, holdout: holdout)
+            counts.add(journey.journeyID, journey.version, step: 0, .reached, holdout: holdout)
+        }
+        return rows.count
     }
 }

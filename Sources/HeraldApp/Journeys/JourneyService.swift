@@ -100,7 +100,9 @@ public struct JourneyService: Sendable {
                     guard let published = try JourneyCatalog.shared.version(id, old, on: connection) else { continue }
                     moves[old] = record.draft.moves(from: published.definition)
                 }
-                moved = try store.move(id, to: version, moves: moves, on: connection)
+                let move = try store.move(id, to: version, moves: moves, on: connection)
+                try move.counts.write(on: connection)
+                moved = move.moved
                 if moved > 0 { _ = try connection.query("SELECT pg_notify(\(JourneyEvents.channel), '')") }
             }
             try audit.record(.journeyPublished, by: actor, object: .journey(id), details: [
@@ -129,6 +131,11 @@ public struct JourneyService: Sendable {
     public func stop(_ id: JourneyID, by actor: Actor) throws -> JourneyRecord {
         try change(id, by: actor, action: .journeyStopped, from: [.live, .paused, .draft], to: .stopped, refusal: "The journey is already stopped.") { connection in
             try store.pauseSteps(id, paused: false, on: connection)
+            if try WebhookOutbox.isListened(.journeyExited, on: connection) {
+                try WebhookOutbox.enqueueJourneyEvents(.journeyExited, try store.activePlaces(id, on: connection).map {
+                    (id, $0.version, $0.token, ["reason": .string(JourneyPlaceStatus.stopped.rawValue)])
+                }, on: connection)
+            }
             var counts = JourneyCounts()
             for (version, step, holdout, count) in try store.stopPlaces(id, on: connection) {
                 counts.add(id, version, step: step, .left, holdout: holdout, count)

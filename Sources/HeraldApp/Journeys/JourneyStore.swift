@@ -89,7 +89,8 @@ struct JourneyStore: Sendable {
         }
         // A paused journey stays paused; a draft or a stopped one goes live.
         _ = try connection.execute("""
-            UPDATE journeys SET published_version = \(version), entry_event = \(definition.entry.event), goal_event = \(definition.goalEvent),
+            UPDATE journeys SET published_version = \(version), entry_event = \(definition.entry.event),
+                entry_joins = \(definition.entry.event == nil), goal_event = \(definition.goalEvent),
                 status = CASE WHEN status = \(JourneyStatus.paused) THEN status ELSE \(JourneyStatus.live) END, updated_at = now()
             WHERE id = \(record.id)::uuid
             """)
@@ -97,18 +98,28 @@ struct JourneyStore: Sendable {
     }
 
     /// Moves the devices waiting on older versions to `to`'s namesake steps (`moves`, by version);
-    /// each is due at once, so that its wait is measured again on the new step. Answers how many moved.
-    func move(_ id: JourneyID, to version: Int, moves: [Int: [Int: Int]], on connection: PostgresConnection) throws -> Int {
-        var moved = 0
-        for (from, map) in moves where !map.isEmpty {
+    /// each is due at once, so that its wait is measured again on the new step. Answers the
+    /// counters of the move (left the old step, reached the new) and how many moved.
+    func move(_ id: JourneyID, to version: Int, moves: [Int: [Int: Int]], on connection: PostgresConnection) throws -> (counts: JourneyCounts, moved: Int) {
+        var counts = JourneyCounts(), moved = 0
+        for (from, map) in moves.sorted(by: { $0.key < $1.key }) where !map.isEmpty {
             let pairs = map.sorted { $0.key < $1.key }
-            moved += try connection.execute("""
-                UPDATE journey_states s SET version = \(version), step = x.n::smallint, due_at = now(), listens = NULL, last_send = NULL
-                FROM unnest(\(pairs.map { String($0.key) }), \(pairs.map { String($0.value) })) AS x(o, n)
-                WHERE s.journey_id = \(id)::uuid AND s.version = \(from) AND s.status = \(constants: [JourneyPlaceStatus.active]) AND s.step = x.o::smallint
-                """)
+            let rows = try connection.query("""
+                WITH moved AS (
+                    UPDATE journey_states s SET version = \(version), step = x.n::smallint, due_at = now(), listens = NULL, last_send = NULL
+                    FROM unnest(\(pairs.map { String($0.key) }), \(pairs.map { String($0.value) })) AS x(o, n)
+                    WHERE s.journey_id = \(id)::uuid AND s.version = \(from) AND s.status = \(constants: [JourneyPlaceStatus.active]) AND s.step = x.o::smallint
+                    RETURNING x.o::integer AS o, x.n::integer AS n, s.holdout
+                )
+                SELECT o, n, holdout, count(*)::integer AS devices FROM moved GROUP BY 1, 2, 3
+                """).map { try $0.decode((Int, Int, Bool, Int).self, columns: "o", "n", "holdout", "devices") }
+            for (old, new, holdout, devices) in rows {
+                counts.add(id, from, step: old, .left, holdout: holdout, devices)
+                counts.add(id, version, step: new, .reached, holdout: holdout, devices)
+                moved += devices
+            }
         }
-        return moved
+        return (counts, moved)
     }
 
     /// The versions that have devices in the journey now.
@@ -131,6 +142,13 @@ struct JourneyStore: Sendable {
                 WHERE journey_id = \(id)::uuid AND status = \(CampaignStatus.paused) AND paused_from IS NOT NULL
                 """)
         }
+    }
+
+    /// The devices in the journey now, by the version they are on.
+    func activePlaces(_ id: JourneyID, on connection: PostgresConnection) throws -> [(version: Int, token: String)] {
+        try connection.query("""
+            SELECT version, device_token FROM journey_states WHERE journey_id = \(id)::uuid AND status = \(constants: [JourneyPlaceStatus.active])
+            """).map { try $0.decode((Int, String).self, columns: "version", "device_token") }
     }
 
     /// Ends every device's place (stopped): none moves or is sent anything more. Answers how many.

@@ -77,6 +77,9 @@ struct JourneyAdvancer: Sendable {
             }
             try write(moves, on: connection)
             try counts.write(on: connection)
+            try WebhookOutbox.enqueueJourneyEvents(.journeyExited, moves.filter { $0.status != .active }.map { move in
+                (move.place.journeyID, move.place.version, move.place.token.description, ["reason": .string(move.status.rawValue)])
+            }, on: connection)
             if requests > 0 { _ = try connection.query("SELECT pg_notify(\(DeliveryStore.deliveryChannel), '')") }
             return (places.count, requests)
         }

@@ -60,6 +60,30 @@ enum WebhookOutbox {
         }, on: connection)
     }
 
+    /// Whether any endpoint listens for `type`.
+    static func isListened(_ type: WebhookEventType, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("SELECT 1 FROM webhooks WHERE \(type.rawValue) = ANY(events) LIMIT 1").first != nil
+    }
+
+    /// A journey's events, one per device (`extra` beside the journey and the device), when an
+    /// endpoint listens for `type`: a million entrants write nothing when none does.
+    static func enqueueJourneyEvents(_ type: WebhookEventType, _ items: [(journeyID: JourneyID, version: Int, token: String, extra: JSONObject)],
+                                     on connection: PostgresConnection) throws {
+        guard !items.isEmpty, try isListened(type, on: connection) else { return }
+        let names = try connection.query("SELECT id, name FROM journeys WHERE id = ANY(\(Array(Set(items.map(\.journeyID))))::uuid[])")
+            .reduce(into: [JourneyID: String]()) { names, row in
+                let (id, name) = try row.decode((JourneyID, String).self, columns: "id", "name")
+                names[id] = name
+            }
+        try enqueue(items.map { item in
+            var data: JSONObject = ["journey": ["id": .string(item.journeyID.description), "name": .string(names[item.journeyID] ?? ""),
+                                                "version": .number(Double(item.version))],
+                                    "device": ["token": .string(item.token)]]
+            for (key, value) in item.extra { data[key] = value }
+            return Event(type: type, data: data)
+        }, on: connection)
+    }
+
     /// `device.invalidated` for each device FCM refused (token, platform, why), as returned by
     /// an `UPDATE devices … RETURNING token, kind, platform, app_id, invalid_reason`.
     static func enqueueInvalidatedDevices(_ rows: PostgresRows, on connection: PostgresConnection) throws {

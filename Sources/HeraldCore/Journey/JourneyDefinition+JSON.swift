@@ -13,7 +13,11 @@ extension JourneyDefinition {
 
 extension JourneyEntry {
     public func toJSON() -> JSON {
-        var object: JSONObject = ["event": .string(event)]
+        var object: JSONObject = [:]
+        switch trigger {
+        case .event(let name): object["event"] = .string(name)
+        case .joins(let rule): object["joins"] = rule.toJSON()
+        }
         if let segment { object["segment"] = segment.toJSON() }
         switch frequency {
         case .once: object["frequency"] = "once"

@@ -16,6 +16,7 @@ extension JourneyDefinition {
     /// ```json
     /// {"name": "Welcome",
     ///  "entry": {"event": "signed_up", "segment": {…rule…}, "frequency": "once" | "every_time" | "once_per_days", "days": 7},
+    ///  (or "entry": {"joins": {…rule…}}: a device enters when it comes to match the rule as it is registered, updated or imported)
     ///  "goal": {"event": "purchased"}, "holdout_percent": 10,
     ///  "steps": [
     ///    {"name": "settle", "type": "wait", "minutes": 60},
@@ -74,8 +75,24 @@ extension JourneyDefinition {
     }
 
     static func parseEntry(_ object: JSONObject, reader: inout JSONReader) -> JourneyEntry? {
-        reader.rejectUnknown(object, known: ["event", "segment", "frequency", "days"], at: "entry")
-        let event = eventName(object, "event", at: "entry", required: true, reader: &reader)
+        reader.rejectUnknown(object, known: ["event", "joins", "segment", "frequency", "days"], at: "entry")
+        var trigger: JourneyTrigger?
+        switch (object["event"].map { $0 != .null } ?? false, object["joins"].map { $0 != .null } ?? false) {
+        case (true, true):
+            reader.report("entry", "conflict", "an entry is on an event or on joining a segment, not both")
+        case (false, false):
+            reader.report("entry.event", "required", "an entry has \"event\" (an app event's name) or \"joins\" (a segment rule a device comes to match)")
+        case (true, false):
+            trigger = eventName(object, "event", at: "entry", required: true, reader: &reader).map(JourneyTrigger.event)
+        case (false, true):
+            switch SegmentRule.parse(object["joins"] ?? .null, at: "entry.joins") {
+            case .success(let rule): trigger = .joins(rule)
+            case .failure(let errors): reader.append(errors.errors)
+            }
+            if reader.member(object, "segment") != nil {
+                reader.report("entry.segment", "conflict", "\"segment\" narrows an event's entrants; a journey entered on joining a segment has its rule in \"joins\"")
+            }
+        }
         var segment: SegmentRule?
         if let rule = reader.member(object, "segment") {
             switch SegmentRule.parse(rule, at: "entry.segment") {
@@ -101,8 +118,8 @@ extension JourneyDefinition {
         if days != nil, frequency.reentryDays == 0 || frequency == .once {
             reader.report("entry.days", "conflict", "\"days\" goes with \"frequency\": \"once_per_days\" only")
         }
-        guard let event else { return nil }
-        return JourneyEntry(event: event, segment: segment, frequency: frequency)
+        guard let trigger else { return nil }
+        return JourneyEntry(trigger, segment: segment, frequency: frequency)
     }
 
     static func parseSteps(_ object: JSONObject, journeyName: String, reader: inout JSONReader) -> [JourneyStep]? {
@@ -260,9 +277,12 @@ extension JourneyDefinition {
                 reader.append(errors.errors)
                 return nil
             }
+        case "segment":
+            reader.report(JSONReader.path(path, key), "not_for_waits", "a wait listens for an event, an open or a conversion; a segment is a branch's to ask")
+            return nil
         default:
             reader.report(JSONReader.path(path, key), "unknown_field",
-                          "a condition is \"event\", \"opened\", \"converted\"\(allowSegment ? " or \"segment\"" : " (a wait cannot wait for a segment)")")
+                          "a condition is \"event\", \"opened\", \"converted\"\(allowSegment ? " or \"segment\"" : "")")
             return nil
         }
     }

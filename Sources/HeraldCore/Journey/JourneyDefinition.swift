@@ -70,17 +70,34 @@ public struct JourneyDefinition: Sendable, Equatable {
 
 /// Who enters a journey, on what, and how often.
 public struct JourneyEntry: Sendable, Equatable {
-    /// The app event that starts it for the device that reports it.
-    public var event: String
-    /// Narrows who may enter: a device outside the rule when the event arrives does not enter.
+    public var trigger: JourneyTrigger
+    /// Narrows who may enter on an event: a device outside the rule when the event arrives does not enter.
     public var segment: SegmentRule?
     public var frequency: JourneyEntryFrequency
 
-    public init(event: String, segment: SegmentRule? = nil, frequency: JourneyEntryFrequency = .once) {
-        self.event = event
+    public init(_ trigger: JourneyTrigger, segment: SegmentRule? = nil, frequency: JourneyEntryFrequency = .once) {
+        self.trigger = trigger
         self.segment = segment
         self.frequency = frequency
     }
+
+    public init(event: String, segment: SegmentRule? = nil, frequency: JourneyEntryFrequency = .once) {
+        self.init(.event(event), segment: segment, frequency: frequency)
+    }
+
+    /// The app event that starts it, when an event does.
+    public var event: String? {
+        if case .event(let name) = trigger { name } else { nil }
+    }
+}
+
+/// What starts a journey for a device.
+public enum JourneyTrigger: Sendable, Equatable {
+    /// The app event, reported for the device.
+    case event(String)
+    /// The device comes to match the rule as it is registered, updated or imported (a device
+    /// that matched before and is in the journey, or was, is held by the frequency as for an event).
+    case joins(SegmentRule)
 }
 
 /// How often one device may enter. A device is in a journey once at a time: an event while it

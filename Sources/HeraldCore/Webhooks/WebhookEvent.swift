@@ -20,6 +20,12 @@ public enum WebhookEventType: String, Sendable, CaseIterable {
     /// FCM said a device's token is dead; Herald sends it nothing until it registers anew.
     case deviceInvalidated = "device.invalidated"
     case importFinished = "import.finished"
+    /// A device entered a journey.
+    case journeyEntered = "journey.entered"
+    /// A device left a journey: it finished, reached the goal, was stopped, or is gone.
+    case journeyExited = "journey.exited"
+    /// A device reported a journey's goal event while in it (it also leaves: `journey.exited`).
+    case journeyGoalReached = "journey.goal_reached"
 
 }
 
