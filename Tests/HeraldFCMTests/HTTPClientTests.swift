@@ -65,11 +65,18 @@ import Testing
         #expect((try? client.perform(HTTPClientRequest(method: "GET", url: url)).get().status) == 200)
     }
 
-    @Test func aResponseLongerThanTheLimitEndsTheExchange() throws {
-        let server = try StubServer { _ in .respond(EmulatorResponse(status: 200, body: [UInt8](repeating: 0x61, count: 100_000)), delay: nil) }
+    @Test func aResponseLongerThanTheLimitIsKeptUpToItAndTheRestLeftUnread() throws {
+        let server = try StubServer { request in
+            .respond(EmulatorResponse(status: request.target == "/teapot" ? 418 : 200, body: [UInt8](repeating: 0x61, count: 1_000_000)), delay: nil)
+        }
         defer { server.stop() }
-        let result = CurlHTTPClient().perform(HTTPClientRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/", maxResponseBytes: 65_536))
-        guard case .failure(let error) = result else { Issue.record("a 100,000-byte answer was read whole"); return }
-        #expect(error.message == "the response was longer than 65536 bytes")
+        let client = CurlHTTPClient()
+        let response = try client.perform(HTTPClientRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/", maxResponseBytes: 65_536)).get()
+        #expect(response.status == 200 && response.body.count == 65_536 && response.bodyTruncated)
+        // Another status is read as well; a body within the limit is whole.
+        let teapot = try client.perform(HTTPClientRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/teapot", maxResponseBytes: 10)).get()
+        #expect(teapot.status == 418 && teapot.body.count == 10 && teapot.bodyTruncated)
+        let whole = try client.perform(HTTPClientRequest(method: "GET", url: "http://127.0.0.1:\(server.port)/", maxResponseBytes: 2_000_000)).get()
+        #expect(whole.body.count == 1_000_000 && !whole.bodyTruncated)
     }
 }

@@ -22,3 +22,14 @@ extension JSONWriterTests {
         #expect(object["caf"] == nil)
     }
 }
+
+@Suite struct CanonicalJSONTests {
+    @Test func memberOrderAndWhiteSpaceDoNotChangeTheCanonicalEncoding() throws {
+        let one = try JSON.parse(Array(#"{"b":[{"y":1,"x":2.0}],"a":"é","c":null}"#.utf8))
+        let two = try JSON.parse(Array("{ \"c\": null,\n \"a\": \"\\u00e9\", \"b\": [ { \"x\": 2, \"y\": 1 } ] }".utf8))
+        #expect(one.canonicalSerialized() == two.canonicalSerialized())
+        #expect(String(decoding: one.canonicalSerialized(), as: UTF8.self) == #"{"a":"é","b":[{"x":2,"y":1}],"c":null}"#)
+        // Array order is the value's: it stays.
+        #expect(try JSON.parse(Array("[1,2]".utf8)).canonicalSerialized() != JSON.parse(Array("[2,1]".utf8)).canonicalSerialized())
+    }
+}

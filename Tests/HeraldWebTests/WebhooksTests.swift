@@ -51,19 +51,26 @@ import Testing
         #expect(Set(received.map(\.deliveryID)).count == received.count)  // each delivery once
         let now = Int(Date().timeIntervalSince1970)
         for request in received {
-            // The documented scheme, computed here from its parts: t=…,v1=hex(HMAC-SHA256(secret, "t.body")).
+            // The documented scheme, computed here from its parts:
+            // t=…,v2=hex(HMAC-SHA256(secret, "<Herald-Webhook-Id>.<t>.<body>")).
             let parts = Dictionary(uniqueKeysWithValues: request.signature.split(separator: ",").map {
                 let pair = $0.split(separator: "=", maxSplits: 1)
                 return (String(pair[0]), String(pair[1]))
             })
             let timestamp = try #require(parts["t"].flatMap(Int.init))
             #expect(abs(timestamp - now) < 120)
-            #expect(parts["v1"] == HMACSHA256.hex(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + request.body))
-            #expect(WebhookSignature.verify(header: request.signature, secret: secret, body: request.body, now: now))
-            #expect(!WebhookSignature.verify(header: request.signature, secret: secret + "x", body: request.body, now: now))
-            #expect(!WebhookSignature.verify(header: request.signature, secret: secret, body: request.body + [0x20], now: now))
+            #expect(parts["v2"] == HMACSHA256.hex(key: Array(secret.utf8), message: Array("\(request.deliveryID).\(timestamp).".utf8) + request.body))
+            #expect(parts["v1"] == nil)
+            #expect(WebhookSignature.verify(header: request.signature, secret: secret, deliveryID: request.deliveryID, body: request.body, now: now))
+            #expect(!WebhookSignature.verify(header: request.signature, secret: secret + "x", deliveryID: request.deliveryID, body: request.body, now: now))
+            #expect(!WebhookSignature.verify(header: request.signature, secret: secret, deliveryID: request.deliveryID, body: request.body + [0x20], now: now))
+            // The delivery id is signed: the same post under another id (a replay that dodges
+            // the receiver's de-duplication) is refused, and so is another time.
+            #expect(!WebhookSignature.verify(header: request.signature, secret: secret, deliveryID: request.deliveryID + "0", body: request.body, now: now))
+            let otherTime = request.signature.replacingOccurrences(of: "t=\(timestamp)", with: "t=\(timestamp + 1)")
+            #expect(!WebhookSignature.verify(header: otherTime, secret: secret, deliveryID: request.deliveryID, body: request.body, now: now))
             // A replay after the window is refused.
-            #expect(!WebhookSignature.verify(header: request.signature, secret: secret, body: request.body,
+            #expect(!WebhookSignature.verify(header: request.signature, secret: secret, deliveryID: request.deliveryID, body: request.body,
                                              now: timestamp + WebhookSignature.replayWindowSeconds + 1))
             let json = try #require(request.json)
             #expect(json["type"]?.stringValue == request.event)
@@ -129,13 +136,73 @@ import Testing
                         (ids[2], "campaign.scheduled"), (ids[3], "campaign.scheduled"), (ids[3], "campaign.cancelled")]
         #expect(delivered.map { "\($0.json?["data"]?["campaign"]?["id"]?.stringValue ?? "")/\($0.event)" } == expected.map { "\($0.0)/\($0.1)" })
         #expect(Set(delivered.map(\.deliveryID)).count == 6)
-        #expect(delivered.allSatisfy { WebhookSignature.verify(header: $0.signature, secret: secret, body: $0.body, now: Int(Date().timeIntervalSince1970)) })
+        #expect(delivered.allSatisfy { WebhookSignature.verify(header: $0.signature, secret: secret, deliveryID: $0.deliveryID, body: $0.body,
+                                                               now: Int(Date().timeIntervalSince1970)) })
         // Nothing was posted twice once it was answered.
         #expect(try await eventually(timeout: waitingLimit) {
             try await herald.request("GET", "/api/v1/webhooks/\(webhook)").json?["deliveries_pending"]?.doubleValue == 0
         })
         #expect(receiver.received.filter { $0.answered == 204 }.count == 6)
         print("webhooks: receiver down for \(whileDown.count) attempts of the oldest event (5 minutes of the default schedule, scaled 500×), then 6 events delivered in order")
+    }
+
+    /// Schedules `count` campaigns for tomorrow, each a `campaign.scheduled` event; returns their ids.
+    static func scheduleLater(_ herald: TestHerald, _ count: Int) async throws -> [String] {
+        var ids: [String] = []
+        for index in 0..<count {
+            let created = try await herald.request("POST", "/api/v1/campaigns", json: campaignJSON(
+                name: "Later \(index)", topics: ["news"], schedule: ["kind": "once", "at": .string(utcLocal(Date().addingTimeInterval(86_400))), "time_zone": "UTC"]))
+            let id = try #require(created.json?["id"]?.stringValue)
+            #expect(try await herald.request("POST", "/api/v1/campaigns/\(id)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// A receiver that answers 200 with a body of 50 MB got the event: it is delivered once (the
+    /// answer read up to the log's 64 KiB, the rest left unread), and the events after it flow.
+    @Test(.timeLimit(.minutes(3)))
+    func aTwoHundredWithFiftyMegabytesIsDeliveredOnceAndTheNextEventsFlow() async throws {
+        let receiver = try WebhookReceiver(.huge)
+        let herald = try TestHerald(environment: Self.environment)
+        let (webhook, _) = try await Self.register(herald, receiver, events: [.campaignScheduled])
+        let ids = try await Self.scheduleLater(herald, 3)
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await herald.request("GET", "/api/v1/webhooks/\(webhook)/deliveries").json?["items"]?.arrayValue?
+                .filter { $0["status"]?.stringValue == "delivered" }.count == 3
+        })
+        let items = try await herald.request("GET", "/api/v1/webhooks/\(webhook)/deliveries").json?["items"]?.arrayValue ?? []
+        #expect(items.allSatisfy { $0["attempts"]?.doubleValue == 1 && $0["response_status"]?.doubleValue == 200 && $0["last_error"] == .null },
+                "\(items)")
+        #expect(receiver.received.map { $0.json?["data"]?["campaign"]?["id"]?.stringValue ?? "" } == ids)
+        #expect(Set(receiver.received.map(\.deliveryID)).count == 3)
+    }
+
+    /// With the longest timeout allowed under the old fixed lease's reach (90 s against 60 s),
+    /// two instances' dispatchers share one endpoint whose receiver holds a post: the endpoint's
+    /// lease outlasts the post's timeout while it is in flight, so the other dispatcher never
+    /// takes it over, and each event is posted once.
+    @Test(.timeLimit(.minutes(3)))
+    func withANinetySecondTimeoutTwoDispatchersNeverPostOneEventTwice() async throws {
+        let receiver = try WebhookReceiver(.hanging)
+        let environment = Self.environment.merging(["HERALD_WEBHOOK_TIMEOUT_SECONDS": "90"]) { $1 }
+        let first = try TestHerald(environment: environment)
+        let second = try TestHerald(databaseURL: first.databaseURL, environment: environment)
+        _ = try await Self.register(first, receiver, events: [.campaignScheduled])
+        let ids = try await Self.scheduleLater(second, 4)
+        #expect(try await eventually(timeout: waitingLimit) { receiver.hangingNow == 1 })
+        // While the post hangs, its endpoint is held for longer than the post may take.
+        let leaseLeft = try first.server.application.database.pool.withConnection { connection in
+            try connection.query("SELECT extract(epoch FROM lease_expires_at - now())::float8 FROM webhooks").first?.decode(Double.self, at: 0)
+        }
+        #expect((leaseLeft ?? 0) > 90, "the lease runs out in \(leaseLeft ?? 0) s, before a 90 s post times out")
+        receiver.release()
+        #expect(try await eventually(timeout: waitingLimit) { receiver.received.count >= 4 })
+        #expect(try await eventually(timeout: waitingLimit) {
+            try await first.request("GET", "/api/v1/webhooks").json?["items"]?.arrayValue?.first?["deliveries_pending"]?.doubleValue == 0
+        })
+        #expect(receiver.received.map { $0.json?["data"]?["campaign"]?["id"]?.stringValue ?? "" } == ids)
+        #expect(Set(receiver.received.map(\.deliveryID)).count == receiver.received.count, "an event was posted twice")
     }
 
     /// Both webhook threads held by receivers that never answer, while a campaign to 3,000
@@ -289,8 +356,8 @@ import Testing
             .json?["id"]?.stringValue)
         #expect(try await herald.request("POST", "/api/v1/campaigns/\(campaign)/schedule", headers: ["If-Match": "\"1\""]).status == 200)
         #expect(try await eventually(timeout: waitingLimit) { receiver.received.count == 1 })
-        #expect(WebhookSignature.verify(header: receiver.received[0].signature, secret: String(secret), body: receiver.received[0].body,
-                                        now: Int(Date().timeIntervalSince1970)))
+        #expect(WebhookSignature.verify(header: receiver.received[0].signature, secret: String(secret), deliveryID: receiver.received[0].deliveryID,
+                                        body: receiver.received[0].body, now: Int(Date().timeIntervalSince1970)))
         #expect(try await eventually(timeout: waitingLimit) { Self.text(browser.get("/webhooks/\(id)")).contains("delivered") })
         let log = Self.text(browser.get("/webhooks/\(id)"))
         #expect(log.contains("campaign.scheduled") && log.contains("answered HTTP 204"))

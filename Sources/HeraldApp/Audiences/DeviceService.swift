@@ -35,9 +35,11 @@ public struct DeviceService: Sendable {
         return device
     }
 
-    /// Forgets a device; false when it was not registered.
+    /// Forgets a device everywhere (`DeviceErasure`), then folds the census so that its personal
+    /// values leave the segment counts now (another fold under way leaves that to the next poll).
     public func forget(_ token: String) throws {
-        guard !token.contains("\0"), try database.read({ try store.delete(token, on: $0) }) else { throw AppError.notFound(.device) }
+        guard !token.contains("\0"), try database.read({ try DeviceErasure().erase(token, on: $0) }) else { throw AppError.notFound(.device) }
+        _ = try foldCensus()
     }
 
     public func list(_ filter: DeviceFilter, after: String?, limit: Int) throws -> [StoredDevice] {
@@ -196,7 +198,7 @@ public struct DeviceService: Sendable {
     /// property some device has.
     public func exportCSV(_ write: (String) throws -> Void) throws {
         let properties = try database.read { try store.propertyNames(on: $0) }.sorted()
-        try write(DeviceCSVLayout.exportHeader(properties: properties).joined(separator: ",") + "\r\n")
+        try write(CSVWriter.row(DeviceCSVLayout.exportHeader(properties: properties)))
         var after: String?
         while true {
             let page = try list(DeviceFilter(), after: after, limit: 5000)

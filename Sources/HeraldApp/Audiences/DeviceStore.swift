@@ -76,24 +76,6 @@ struct DeviceStore: Sendable {
             """).devices().first
     }
 
-    /// Forgets a device (an erasure request): its row, and its token and personalised messages
-    /// wherever a campaign kept them. Counts stay; a request not yet sent to it is cancelled.
-    func delete(_ token: String, on connection: PostgresConnection) throws -> Bool {
-        try connection.transaction { connection in
-            guard try connection.execute("DELETE FROM devices WHERE token = \(token)") > 0 else { return false }
-            // A device moved to its FID had its history moved with it: its old token is forgotten with these rows.
-            try CampaignRuns().forget(DeviceToken(token), on: connection)
-            // The app's own events are the device's alone; a campaign's stay counted without it.
-            _ = try connection.execute("DELETE FROM events WHERE device_token = \(token) AND campaign_id IS NULL")
-            _ = try connection.execute("UPDATE events SET device_token = NULL WHERE device_token = \(token)")
-            try DeviceTouchStore().forget(token, on: connection)
-            // What it did and where it was in each journey.
-            try AppEventStore().forget(token, on: connection)
-            _ = try connection.execute("DELETE FROM journey_states WHERE device_token = \(token)")
-            return true
-        }
-    }
-
     /// A page of devices in token order after `after`, filtered by status, platform, language
     /// (its primary subtag) and country, and by `search` within the token.
     func list(_ filter: DeviceFilter, after: String?, limit: Int, on connection: PostgresConnection) throws -> [StoredDevice] {

@@ -196,10 +196,9 @@ public struct CampaignService: Sendable {
     public func create(_ spec: CampaignSpec, by actor: Actor, now: Date, idempotencyKey key: String, body: [UInt8],
                        answer: (CampaignRecord) -> IdempotentAnswer) throws -> IdempotentCreate {
         let scope = "campaigns.create:" + (actor.apiKeyID?.description ?? actor.userID?.description ?? actor.name)
-        let hash = SHA256.hex(body)
         return try database.read { connection in
             if let remembered = try idempotency.find(scope: scope, key: key, on: connection) {
-                return try replay(remembered, hash: hash)
+                return try replay(remembered, body: body)
             }
             // After the replay: a retry of a create that was accepted is answered as it was, even
             // when its schedule has passed since.
@@ -207,13 +206,13 @@ public struct CampaignService: Sendable {
             do {
                 return try connection.transaction { connection in
                     let record = try insert(spec, by: actor, on: connection)
-                    try idempotency.remember(scope: scope, key: key, requestSHA256: hash, answer: answer(record), on: connection)
+                    try idempotency.remember(scope: scope, key: key, requestSHA256: IdempotencyStore.fingerprint(body), answer: answer(record), on: connection)
                     return .created(record)
                 }
             } catch let error as PostgresError where error.code == .uniqueViolation {
                 // A concurrent request with the same key committed first: answer what it answered.
                 guard let remembered = try idempotency.find(scope: scope, key: key, on: connection) else { throw error }
-                return try replay(remembered, hash: hash)
+                return try replay(remembered, body: body)
             }
         }
     }
@@ -401,8 +400,8 @@ public struct CampaignService: Sendable {
         }
     }
 
-    func replay(_ remembered: IdempotencyStore.Remembered, hash: String) throws(AppError) -> IdempotentCreate {
-        guard remembered.requestSHA256 == hash else {
+    func replay(_ remembered: IdempotencyStore.Remembered, body: [UInt8]) throws(AppError) -> IdempotentCreate {
+        guard remembered.isSameRequest(body) else {
             throw .refused(code: "idempotency_key_reused", title: "Idempotency-Key already used",
                            detail: "This Idempotency-Key was used for a different request body; use a new key for a new request.")
         }

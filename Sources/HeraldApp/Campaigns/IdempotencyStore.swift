@@ -1,3 +1,4 @@
+import HeraldCrypto
 import HeraldJSON
 import HeraldPostgres
 
@@ -7,6 +8,20 @@ struct IdempotencyStore: Sendable {
     struct Remembered: Sendable, Equatable {
         var requestSHA256: String
         var answer: IdempotentAnswer
+
+        /// Whether `body` is the request this answer was first given to: the same JSON value, however
+        /// indented and in whatever member order (or the same bytes, as answers remembered before
+        /// Herald compared values were hashed, until they expire).
+        func isSameRequest(_ body: [UInt8]) -> Bool {
+            requestSHA256 == IdempotencyStore.fingerprint(body) || requestSHA256 == SHA256.hex(body)
+        }
+    }
+
+    /// What a request is remembered by: the SHA-256 of its body's canonical JSON (the bytes'
+    /// own, for a body that is not JSON), so that a retry re-encoded by another client library is
+    /// still the same request.
+    static func fingerprint(_ body: [UInt8]) -> String {
+        SHA256.hex((try? JSON.parse(body))?.canonicalSerialized() ?? body)
     }
 
     func find(scope: String, key: String, on connection: PostgresConnection) throws -> Remembered? {

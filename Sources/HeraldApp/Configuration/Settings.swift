@@ -75,7 +75,7 @@ public struct DeliverySettings: Sendable, Equatable {
     /// over within this long after the leader dies.
     var leaderLeaseSeconds = 30
     /// Hours an `Idempotency-Key`'s first answer is kept (a retry later than that is a new request).
-    var idempotencyKeyHours = 168
+    var idempotencyKeyHours = 24
 
     public init() {}
 }
@@ -114,6 +114,11 @@ public struct WebhookSettings: Sendable, Equatable {
     var retentionDays = 30
 
     public init() {}
+
+    /// How long a dispatcher holds an endpoint, renewed after each post: longer than a post may
+    /// take (the timeout) and the recording after it, whatever the timeout, so that no other
+    /// dispatcher takes the endpoint over while a post is still in flight and posts it again.
+    var endpointLease: Duration { .seconds(timeoutSeconds + 60) }
 
     /// The same schedule type as FCM's retries; a tenth of jitter on top, not full jitter: a
     /// receiver that is down for days is tried at the pace the settings say.

@@ -159,6 +159,22 @@ struct DeviceTouchStore: Sendable {
             """)
     }
 
+    /// Forgets `token` for good (an erased device): its messages, and the ranges it bounds. A
+    /// range's first device becomes `before`, its last `after` (none: unbounded), the devices just
+    /// beside it now: wider by nothing but the gone device, so no message is missed; an empty
+    /// range goes.
+    func erase(_ token: String, before: String?, after: String?, on connection: PostgresConnection) throws {
+        try forget(token, on: connection)
+        _ = try connection.execute("DELETE FROM touch_batches WHERE tokens @> \(token)::text AND keys = '{}'")
+        _ = try connection.execute("""
+            UPDATE touch_batches
+            SET tokens = token_range(CASE WHEN lower(tokens) = \(token) THEN \(before)::text ELSE lower(tokens) END,
+                                     CASE WHEN upper(tokens) = \(token) THEN \(after)::text ELSE upper(tokens) END,
+                                     CASE WHEN lower_inc(tokens) THEN '[' ELSE '(' END || CASE WHEN upper_inc(tokens) THEN ']' ELSE ')' END)
+            WHERE tokens @> \(token)::text AND (lower(tokens) = \(token) OR upper(tokens) = \(token))
+            """)
+    }
+
     private static func now(_ rows: PostgresRows) throws -> Date {
         Date(timeIntervalSince1970: try rows.first?.decode(Double.self, at: 0) ?? Date().timeIntervalSince1970)
     }

@@ -40,18 +40,6 @@ struct CampaignRuns: Sendable {
             .first?.decode(String.self)
     }
 
-    /// An erased device's token leaves every run: its failures and skips are deleted, its requests
-    /// keep their counts but lose its token and message, and one not sent yet is cancelled.
-    func forget(_ token: DeviceToken, on connection: PostgresConnection) throws {
-        _ = try connection.execute("DELETE FROM delivery_failures WHERE device_token = \(token)")
-        _ = try connection.execute("DELETE FROM run_skips WHERE token = \(token)")
-        _ = try connection.execute("""
-            UPDATE deliveries SET device_token = NULL, target = '{"token": "(forgotten)"}', body = '',
-                status = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN \(DeliveryStatus.cancelled) ELSE status END
-            WHERE device_token = \(token)
-            """)
-    }
-
     /// A device moved from `token` to `fid`: its requests not sent yet are re-aimed at the FID (the
     /// target, and the first member of every rendered message); sent ones keep the target they
     /// were sent to. Its failures go with it, and streamed runs follow it. Returns how many requests and failures moved.

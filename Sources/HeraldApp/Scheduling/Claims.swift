@@ -210,7 +210,7 @@ extension StreamedRunStore {
             try row.decode((RunID, DeviceToken?, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "plan_after", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
         guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
                                     controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
-            _ = try connection.execute("UPDATE runs SET planning = false WHERE id = \(runID)::uuid")
+            _ = try connection.execute("UPDATE runs SET planning = false, plan_after = NULL WHERE id = \(runID)::uuid")
             try DeliveryStore().closeRuns([runID], on: connection)
             return nil
         }
@@ -223,8 +223,11 @@ extension StreamedRunStore {
         }
         let batchID = try RunWriter().insertRange(runID: runID, campaignID: campaignID, after: after, last: last, devices: found.count,
                                                   owner: owner, lease: lease, on: connection)
+        // A run that has read its whole audience keeps no position: nothing reads one, and a device
+        // forgotten later would stay named there.
+        let position: DeviceToken? = found.count == limit ? last : nil
         _ = try connection.execute("""
-            UPDATE runs SET plan_after = \(last), planning = \(found.count == limit) WHERE id = \(runID)::uuid
+            UPDATE runs SET plan_after = \(position), planning = \(found.count == limit) WHERE id = \(runID)::uuid
             """)
         // The position moves past every device read; a device the run skips (moved to an FID it had
         // read under its token) gets no request of this batch.

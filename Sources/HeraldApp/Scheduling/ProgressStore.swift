@@ -150,10 +150,12 @@ struct ProgressStore: Sendable {
     }
 
     /// A one-call send as it stands: its run and each request's outcome; nil when there is no such run.
-    func send(_ runID: RunID, on connection: PostgresConnection) throws -> SendProgress? {
+    /// - Parameter maker: when given, only a send that key made.
+    func send(_ runID: RunID, madeBy maker: APIKeyID? = nil, on connection: PostgresConnection) throws -> SendProgress? {
         guard let run = try connection.query("""
-            SELECT campaign_id, status, planned FROM runs WHERE id = \(runID)::uuid
+            SELECT campaign_id, status, planned, api_key_id::text FROM runs WHERE id = \(runID)::uuid
             """).first else { return nil }
+        if let maker, try run.decode(String?.self, column: "api_key_id") != maker.description { return nil }
         let (campaignID, status, planned) = try run.decode((CampaignID, RunStatus, Int).self, columns: "campaign_id", "status", "planned")
         let requests = try connection.query("""
             SELECT target::text, variant_key, status, error_code, error_message, message_name, attempts FROM deliveries

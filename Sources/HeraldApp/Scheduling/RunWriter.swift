@@ -142,13 +142,15 @@ struct RunWriter: Sendable {
     /// Starts a one-call send's run with a request per recipient (`requests`: rendered, with how
     /// each device is addressed), and wakes the workers. Nothing to send (each over FCM's limit)
     /// closes the run at once.
+    /// - Parameter apiKeyID: the key that made the send, which alone reads it when of the `sends` scope.
     func startOneCall(campaignID: CampaignID, version: Int, content: JSON, requests: [(request: DeviceRequest, kind: DeviceKind)],
-                      on connection: PostgresConnection) throws -> RunID {
+                      madeBy apiKeyID: APIKeyID?, on connection: PostgresConnection) throws -> RunID {
         guard let written = try insert([NewRun(kind: .oneCall, campaignID: campaignID, occurrence: nil, version: version,
                                                planned: requests.count, content: content)], on: connection).first else {
             throw AppError.unavailable("The send's run could not be written; try again.")
         }
         let runID = written.runID
+        if let apiKeyID { _ = try connection.execute("UPDATE runs SET api_key_id = \(apiKeyID.description)::uuid WHERE id = \(runID)::uuid") }
         let rows = requests.map { request, kind in
             RequestRow(variant: request.variantKey, target: .device(token: DeviceToken(request.token), kind: kind), body: request.body ?? "",
                        status: request.failure == nil ? .pending : .failed, reason: request.failure)

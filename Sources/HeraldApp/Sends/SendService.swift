@@ -30,26 +30,25 @@ public struct SendService: Sendable {
                      answer: (AcceptedSend) -> IdempotentAnswer) throws -> IdempotentAnswer {
         let request = try DeviceService.checked(SendRequest.parse(json), title: "The send is not valid")
         let scope = "sends:" + (actor.apiKeyID?.description ?? actor.userID?.description ?? actor.name)
-        let hash = SHA256.hex(body)
         return try database.read { connection in
             if let remembered = try idempotency.find(scope: scope, key: key, on: connection) {
-                return try replay(remembered, hash: hash)
+                return try replay(remembered, body: body)
             }
             do {
                 return try connection.transaction { connection in
                     let first = answer(try make(request, by: actor, now: now, on: connection))
-                    try idempotency.remember(scope: scope, key: key, requestSHA256: hash, answer: first, on: connection)
+                    try idempotency.remember(scope: scope, key: key, requestSHA256: IdempotencyStore.fingerprint(body), answer: first, on: connection)
                     return first
                 }
             } catch let error as PostgresError where error.code == .uniqueViolation {
                 guard let remembered = try idempotency.find(scope: scope, key: key, on: connection) else { throw error }
-                return try replay(remembered, hash: hash)
+                return try replay(remembered, body: body)
             }
         }
     }
 
-    func replay(_ remembered: IdempotencyStore.Remembered, hash: String) throws(AppError) -> IdempotentAnswer {
-        guard remembered.requestSHA256 == hash else {
+    func replay(_ remembered: IdempotencyStore.Remembered, body: [UInt8]) throws(AppError) -> IdempotentAnswer {
+        guard remembered.isSameRequest(body) else {
             throw .refused(code: "idempotency_key_reused", title: "Idempotency-Key already used",
                            detail: "This Idempotency-Key was used for a different request body; use a new key for a new request.")
         }
@@ -82,7 +81,7 @@ public struct SendService: Sendable {
         // send (all in the holdout, or each over FCM's limit) ends the run at once.
         let runID = try RunWriter().startOneCall(campaignID: campaignID, version: record.version, content: spec.toJSON(),
                                                  requests: recipients.compactMap { _, device, planned in planned.map { ($0, device.kind) } },
-                                                 on: connection)
+                                                 madeBy: actor.apiKeyID, on: connection)
         try audit.record(.sendMade, by: actor, object: .campaign(record.id), details: [
             "run": .string(runID.description), "recipients": .number(Double(request.recipients.count)), "variant": variant.map(JSON.string) ?? .null,
         ], on: connection)
@@ -177,9 +176,15 @@ public struct SendService: Sendable {
     static let inlineLabel = "herald-one-call"
 
     /// A send as it stands: its run and each request's outcome (holdout recipients have none).
-    public func get(_ runID: RunID) throws -> SendProgress {
-        try database.read { connection in
-            guard let progress = try ProgressStore().send(runID, on: connection) else { throw AppError.notFound(.send(runID.description)) }
+    /// A key of the `sends` scope reads only the sends it made: another's is not found.
+    public func get(_ runID: RunID, as viewer: Viewer?) throws -> SendProgress {
+        var maker: APIKeyID?
+        if viewer?.scope == .sends {
+            guard let key = viewer?.apiKeyID else { throw AppError.notFound(.send(runID.description)) }
+            maker = key
+        }
+        return try database.read { connection in
+            guard let progress = try ProgressStore().send(runID, madeBy: maker, on: connection) else { throw AppError.notFound(.send(runID.description)) }
             return progress
         }
     }

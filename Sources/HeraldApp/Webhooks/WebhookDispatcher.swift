@@ -14,7 +14,8 @@ import Synchronization
 final class WebhookDispatcher: Sendable {
     /// Deliveries of one endpoint posted under one lease before the endpoints are looked at again.
     static let deliveriesPerClaim = 20
-    static let lease: Duration = .seconds(60)
+    /// The bytes of a receiver's answer kept for the log; the rest is never read, so a 2xx with a
+    /// body of any length is delivered.
     static let maxResponseBytes = 64 * 1024
 
     let settings: WebhookSettings
@@ -55,7 +56,7 @@ final class WebhookDispatcher: Sendable {
 
     /// Posts what one endpoint has waiting (straight back for more), or says when the next retry falls due.
     func dispatchStep() throws -> Duration? {
-        if let claimed = try pool.withConnection({ try store.claim(owner: owner, lease: Self.lease, limit: Self.deliveriesPerClaim, on: $0) }) {
+        if let claimed = try pool.withConnection({ try store.claim(owner: owner, lease: settings.endpointLease, limit: Self.deliveriesPerClaim, on: $0) }) {
             post(claimed)
             return .zero
         }
@@ -72,11 +73,13 @@ final class WebhookDispatcher: Sendable {
         }
         for delivery in claimed.deliveries where !bell.isStopped {
             let body = Array(delivery.body.utf8)
+            let deliveryID = String(delivery.id)
             let request = HTTPClientRequest(
                 method: "POST", url: claimed.url,
                 headers: [("Content-Type", "application/json"), ("User-Agent", "Herald-Webhooks/1"),
-                          ("Herald-Webhook-Id", String(delivery.id)), ("Herald-Event", delivery.eventType),
-                          (WebhookSignature.headerName, WebhookSignature.header(secret: claimed.secret, timestamp: Int(Date().timeIntervalSince1970), body: body))],
+                          ("Herald-Webhook-Id", deliveryID), ("Herald-Event", delivery.eventType),
+                          (WebhookSignature.headerName, WebhookSignature.header(secret: claimed.secret, deliveryID: deliveryID,
+                                                                                timestamp: Int(Date().timeIntervalSince1970), body: body))],
                 body: body, timeout: .seconds(settings.timeoutSeconds), maxResponseBytes: Self.maxResponseBytes,
                 refusePrivateAddresses: !settings.privateAddresses)
             let (delivered, status, error) = switch client.perform(request) {
@@ -90,7 +93,7 @@ final class WebhookDispatcher: Sendable {
             do {
                 try pool.withConnection {
                     try store.record(delivery.id, webhookID: claimed.webhookID, owner: owner, delivered: delivered, responseStatus: status,
-                                     error: error, retryDelay: delay, lease: Self.lease, on: $0)
+                                     error: error, retryDelay: delay, lease: settings.endpointLease, on: $0)
                 }
             } catch {
                 log.warning("recording webhook delivery \(delivery.id): \(error)")

@@ -46,7 +46,9 @@ public struct DeviceCSVLayout: Sendable {
     public func document(_ fields: [String]) -> JSON {
         var object = JSONObject()
         var properties = JSONObject()
-        for (name, value) in zip(columns, fields) where !value.isEmpty {
+        for (name, cell) in zip(columns, fields) where !cell.isEmpty {
+            // A cell an export guarded against spreadsheet formulas comes back as it was.
+            let value = CSVWriter.unguarded(cell)
             if name == "quiet_categories" {
                 // One cell holds the list, separated by spaces, commas or semicolons.
                 object[name] = .array(value.split(whereSeparator: { " ,;".contains($0) }).map { .string(String($0)) })
@@ -66,21 +68,12 @@ public struct DeviceCSVLayout: Sendable {
          "live_activity_token"] + properties.map { "properties." + $0 }
     }
 
-    /// A device as an export row under `exportHeader(properties:)`.
+    /// A device as an export row under `exportHeader(properties:)`, without its line end.
     public static func exportRow(_ device: Device, properties: [String]) -> String {
         let fields = [device.token, device.kind.rawValue, device.platform.rawValue, device.appID ?? "", device.appVersion ?? "", device.language ?? "",
                       device.country ?? "", device.timeZone ?? "", device.lastSeen.map { RFC3339.utc(secondsSince1970: $0.timeIntervalSince1970) } ?? "", device.quietCategories.joined(separator: " "),
                       device.liveActivityToken ?? ""]
-        return (fields.map { quoted($0) } + properties.map { quoted(device.properties[$0] ?? "", guardingFormulas: true) }).joined(separator: ",")
-    }
-
-    /// A CSV field, quoted when it must be. A free-text value starting with = + - @ is prefixed
-    /// with ' so that a spreadsheet never runs it as a formula.
-    public static func quoted(_ field: String, guardingFormulas: Bool = false) -> String {
-        var text = field
-        if guardingFormulas, let first = text.first, "=+-@".contains(first) { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return CSVWriter.record(fields + properties.map { device.properties[$0] ?? "" })
     }
 }
 

@@ -19,6 +19,8 @@ final class CurlEasy {
     private var responseLimit: Int?
     fileprivate var refusesPrivateAddresses = false
     fileprivate var stoppedBecause: String?
+    /// Whether the transfer was ended on purpose at the body limit: the answer stands as received.
+    private var stoppedAtLimit = false
 
     /// - Parameter caFile: a PEM file of the CA certificates to trust for TLS instead of the
     ///   system's store; nil for the system's.
@@ -63,6 +65,7 @@ final class CurlEasy {
         responseLimit = request.maxResponseBytes
         refusesPrivateAddresses = request.refusePrivateAddresses
         stoppedBecause = nil
+        stoppedAtLimit = false
         // A batch sends the same headers many times: rebuild the list only when they change.
         let unchanged = headerList != nil && request.headers.count == headerFields.count
             && zip(request.headers, headerFields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
@@ -101,7 +104,7 @@ final class CurlEasy {
 
     /// The response after a transfer that libcurl reports as done with `code`.
     func finish(_ code: CURLcode) -> Result<HTTPClientResponse, HTTPTransportError> {
-        guard code == CURLE_OK else {
+        guard code == CURLE_OK || (code == CURLE_WRITE_ERROR && stoppedAtLimit) else {
             if let stoppedBecause { return .failure(HTTPTransportError(curlCode: Int(code.rawValue), message: stoppedBecause)) }
             let detail = String(cString: errorBuffer)
             var message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
@@ -142,10 +145,13 @@ final class CurlEasy {
         }
     }
 
-    /// Keeps the bytes, or returns false (ending the transfer) past the request's limit.
+    /// Keeps the bytes up to the request's limit; past it, keeps what fits and returns false, which
+    /// ends the transfer without reading the rest (the status and headers are already in).
     fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if let responseLimit, received.body.count + bytes.count > responseLimit {
-            stoppedBecause = "the response was longer than \(responseLimit) bytes"
+            received.body.append(contentsOf: bytes.prefix(responseLimit - received.body.count))
+            received.bodyTruncated = true
+            stoppedAtLimit = true
             return false
         }
         received.body.append(contentsOf: bytes)

@@ -7,8 +7,9 @@ public struct HTTPClientRequest: Sendable {
     public var body: [UInt8]
     /// The whole exchange (connect, send, receive) must finish within this time.
     public var timeout: Duration
-    /// A response body longer than this ends the exchange with an error (nil: no limit). For
-    /// servers Herald does not trust to answer briefly.
+    /// The bytes of a response body kept (nil: no limit): beyond them the exchange ends, the rest
+    /// unread, and the response stands as received with `bodyTruncated` set. For servers Herald
+    /// does not trust to answer briefly, whose status matters and whose body need not be whole.
     public var maxResponseBytes: Int?
     /// Whether to refuse connecting to loopback, private and link-local addresses
     /// (`PrivateAddress`), checked after DNS on every address tried.
@@ -41,6 +42,8 @@ public struct HTTPClientResponse: Sendable {
     /// looks at one header (Retry-After) of a few answers.
     var headerLines: [UInt8] = []
     public var body: [UInt8]
+    /// Whether the body was cut at the request's `maxResponseBytes`, the rest never read.
+    public var bodyTruncated = false
     /// The protocol the exchange used: HTTP/2 when the server offered it over TLS, else HTTP/1.1.
     public var httpVersion: HTTPVersion
 

@@ -81,31 +81,23 @@ extension CampaignReport {
 
     /// The report as CSV (RFC 4180): one row per variant (`total`), then one per hour (`hour`).
     var csv: String {
-        var lines = ["section,variant,hour,requests_sent,requests_failed,opens,conversions,conversion_rate,difference_vs_baseline,confidence"]
+        var text = CSVWriter.row(["section", "variant", "hour", "requests_sent", "requests_failed", "opens", "conversions", "conversion_rate",
+                                  "difference_vs_baseline", "confidence"])
         for line in variants {
-            lines.append([
-                "total", Self.csvField(line.key), "", String(line.requestsSent), String(line.requestsFailed), String(line.opens),
+            text += CSVWriter.row([
+                "total", line.key, "", String(line.requestsSent), String(line.requestsFailed), String(line.opens),
                 String(line.conversions), Self.decimal(line.conversionRate), Self.decimal(line.comparison?.difference),
                 Self.decimal(line.comparison.map { 1 - $0.pValue }),
-            ].joined(separator: ","))
+            ])
         }
         for hour in hours {
-            lines.append(["hour", "", hour.start, String(hour.requestsSent), String(hour.requestsFailed), String(hour.opens),
-                          String(hour.conversions), "", "", ""].joined(separator: ","))
+            text += CSVWriter.row(["hour", "", hour.start, String(hour.requestsSent), String(hour.requestsFailed), String(hour.opens),
+                                   String(hour.conversions), "", "", ""])
         }
-        return lines.joined(separator: "\r\n") + "\r\n"
+        return text
     }
 
     static func number(_ value: Double?) -> JSON { value.map { .number($0) } ?? .null }
 
     static func decimal(_ value: Double?) -> String { value.map { String(format: "%.4f", $0) } ?? "" }
-
-    /// A field quoted when it holds a comma, a quote or a line break; a leading =, +, - or @ is
-    /// prefixed with ' so that spreadsheets do not run it as a formula.
-    static func csvField(_ text: String) -> String {
-        var text = text
-        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 }

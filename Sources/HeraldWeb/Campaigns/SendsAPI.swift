@@ -22,7 +22,7 @@ struct SendsAPI: Sendable {
     }
 
     func get(_ context: RequestContext) throws -> APIResponse {
-        APIResponse(status: 200, body: try sends.get(try context.sendID()).json)
+        APIResponse(status: 200, body: try sends.get(try context.sendID(), as: context.viewer).json)
     }
 }
 

@@ -34,9 +34,20 @@ struct Observation: Sendable {
         metrics.recordRequest(method: method, route: route, status: response.status, seconds: seconds)
         if request.path != "/healthz" && request.path != "/metrics" {
             log.info("request", ["request_id": .string(requestID), "method": .string(request.method.rawValue),
-                                 "path": .string(request.path), "route": .string(route), "status": .number(Double(response.status)),
+                                 "path": .string(Self.loggedPath(request.path, pattern: pattern)), "route": .string(route), "status": .number(Double(response.status)),
                                  "duration_ms": .number((seconds * 1_000_000).rounded() / 1000), "remote": .string(client)])
         }
         return response
+    }
+
+    /// The path as the access line writes it: a device's token or FID (a `{token}` segment of the
+    /// route) is written as `{token}`, since a log line cannot be taken back when the device is
+    /// forgotten; everything else as requested.
+    static func loggedPath(_ path: String, pattern: String?) -> String {
+        guard let pattern, pattern.contains("{token}") else { return path }
+        let names = pattern.split(separator: "/", omittingEmptySubsequences: false)
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for (index, name) in names.enumerated() where name == "{token}" && segments.indices.contains(index) { segments[index] = "{token}" }
+        return segments.joined(separator: "/")
     }
 }

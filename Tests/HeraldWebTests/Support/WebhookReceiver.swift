@@ -4,9 +4,11 @@ import HeraldJSON
 import HeraldTestSupport
 
 /// A company's webhook receiver on 127.0.0.1: records what it is posted, and answers as the test
-/// says: up (204), down (503), or hanging (holds the request unanswered until released).
+/// says: up (204), down (503), hanging (holds the request unanswered until released), or huge
+/// (200 with a body of 50 MB).
 final class WebhookReceiver: @unchecked Sendable {
-    enum Mode { case up, down, hanging }
+    enum Mode { case up, down, hanging, huge }
+    static let hugeBody = [UInt8](repeating: 0x61, count: 50 * 1024 * 1024)
 
     struct Received: Sendable {
         var deliveryID: String
@@ -61,7 +63,7 @@ final class WebhookReceiver: @unchecked Sendable {
         func header(_ name: String) -> String { request.headers.first { $0.name.lowercased() == name.lowercased() }?.value ?? "" }
         state.lock.lock()
         defer { state.lock.unlock() }
-        let status = switch state.mode { case .up, .hanging: 204; case .down: 503 }
+        let status = switch state.mode { case .up, .hanging: 204; case .down: 503; case .huge: 200 }
         state.log.append(Received(deliveryID: header("Herald-Webhook-Id"), event: header("Herald-Event"), signature: header("Herald-Signature"),
                                   body: request.body, answered: status))
         if state.mode == .hanging {
@@ -69,6 +71,6 @@ final class WebhookReceiver: @unchecked Sendable {
             while state.mode == .hanging { state.lock.wait() }
             state.hanging -= 1
         }
-        return .respond(EmulatorResponse(status: status), delay: nil)
+        return .respond(EmulatorResponse(status: status, body: state.mode == .huge ? hugeBody : []), delay: nil)
     }
 }
