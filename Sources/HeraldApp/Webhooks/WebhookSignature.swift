@@ -6,14 +6,17 @@ import HeraldCrypto
 /// de-duplicate on) and the time are signed with the body, so neither can be swapped on a captured
 /// post. The receiver recomputes the code over the raw body it got, compares in constant time,
 /// and refuses a `t` more than `replayWindowSeconds` from its own clock (a retry is signed anew).
-/// `v2` because `v1` signed only `"<t>.<body>"`: a receiver still checking `v1` fails loudly.
+/// `v2` because `v1` signed only `"<t>.<body>"`. This release still sends `v1` beside `v2`, so that
+/// receivers written for the release before keep working while they move to `v2`; the next
+/// release drops it (the upgrade notes say so).
 enum WebhookSignature {
     static let headerName = "Herald-Signature"
     static let replayWindowSeconds = 300
     static let scheme = "v2"
 
     static func header(secret: String, deliveryID: String, timestamp: Int, body: some Collection<UInt8>) -> String {
-        "t=\(timestamp),\(scheme)=\(code(secret: secret, deliveryID: deliveryID, timestamp: timestamp, body: body))"
+        let previous = HMACSHA256.hex(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + Array(body))
+        return "t=\(timestamp),v1=\(previous),\(scheme)=\(code(secret: secret, deliveryID: deliveryID, timestamp: timestamp, body: body))"
     }
 
     /// Whether `header` signs `body` as delivery `deliveryID` under `secret` within the replay window of `now`.
