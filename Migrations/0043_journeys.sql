@@ -103,6 +103,9 @@ CREATE TABLE journey_states (
 -- are never read past.
 CREATE INDEX journey_states_due ON journey_states (journey_id, due_at) WHERE status = 'active';
 CREATE INDEX journey_states_device ON journey_states (device_token) WHERE status = 'active';
+-- The few devices resting at a wait that listens for something, found by the events that wake them
+-- (a batch of events once read every place of the journey against the batch: 1.7 ms a device at 100,000).
+CREATE INDEX journey_states_listening ON journey_states (device_token) WHERE status = 'active' AND listens IS NOT NULL;
 
 -- The report's counters, written as devices move (a row per batch, never updated: instances
 -- moving devices at once never wait on one counter row). `step` -1 is the journey as a whole.

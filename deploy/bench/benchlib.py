@@ -42,6 +42,36 @@ def postgres_ticks(pid_file):
         return tree_ticks(int(f.readline()))
 
 
+def postgres_ticks_by_kind(pid_file):
+    """The cluster's CPU ticks by kind of process: its client backends (by database), autovacuum,
+    the WAL writer, the checkpointer and the rest, so that a bench can say where the cluster's CPU
+    went. (A backend that exits between two samples takes its ticks with it into the postmaster's
+    reaped children, counted as "ended".)"""
+    with open(pid_file) as f:
+        postmaster = int(f.readline())
+    kinds = {"ended": ticks(postmaster)}
+    for child in subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split():
+        try:
+            with open(f"/proc/{child}/cmdline") as f:
+                title = f.read().replace("\0", " ").strip()
+        except OSError:
+            continue
+        if "autovacuum" in title:
+            kind = "autovacuum"
+        elif "walwriter" in title:
+            kind = "walwriter"
+        elif "checkpointer" in title:
+            kind = "checkpointer"
+        elif "background writer" in title:
+            kind = "bgwriter"
+        elif "(" in title:
+            kind = "backends"
+        else:
+            kind = "other"
+        kinds[kind] = kinds.get(kind, 0) + ticks(int(child))
+    return kinds
+
+
 def http(method, url, body=None, key=None, content_type="application/json", length=None):
     # http.client, not urllib: a file body goes out in blocks of 1 MB (as curl's are large), not
     # 8 KB: on this 2-core machine the bench's own Python took CPU from the work it measured.

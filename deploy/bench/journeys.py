@@ -33,6 +33,7 @@ SIZES = [int(s) for s in sys.argv[4].split(",")]
 RATE = int(sys.argv[5])
 EMULATOR, PG_PID_FILE = sys.argv[6], sys.argv[7]
 STEPS = 3
+STATEMENTS = os.environ.get("HERALD_BENCH_STATEMENTS") == "1"
 
 
 def postgres_ticks():
@@ -139,6 +140,11 @@ def measure(n):
         http("POST", f"{api}/journeys/{journey}/publish", None, key)
         psql(url, "VACUUM ANALYZE app_events")
         herald_before, pg_before = tree_ticks(server.pid), postgres_ticks()
+        kinds_before = benchlib.postgres_ticks_by_kind(PG_PID_FILE)
+        superuser = url.replace("//herald@", "//postgres@")
+        if STATEMENTS:
+            psql(superuser, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            psql(superuser, "SELECT pg_stat_statements_reset()")
         signups = [{"id": f"signup-{i}", "event": "signed_up", "device": tokens[i]} for i in range(n)]
         enter_ms = post_events(api, key, signups)
         entered = int(psql(url, f"SELECT count(*) FROM journey_states WHERE journey_id = '{journey}'"))
@@ -146,6 +152,14 @@ def measure(n):
         row["enter/s"] = n / enter_ms * 1000
         row["enter herald"] = (tree_ticks(server.pid) - herald_before) / HZ * 1e6 / n
         row["enter pg"] = (postgres_ticks() - pg_before) / HZ * 1e6 / n
+        kinds_after = benchlib.postgres_ticks_by_kind(PG_PID_FILE)
+        if STATEMENTS:
+            print(f"  entry: PostgreSQL's statements (µs of planning and execution per device, calls):")
+            print(psql(superuser, f"SELECT round(((total_plan_time + total_exec_time) * 1000 / {n})::numeric, 1) || ' µs  ' || calls || '  ' "
+                                  f"|| left(regexp_replace(query, '\\s+', ' ', 'g'), 120) FROM pg_stat_statements "
+                                  f"ORDER BY total_plan_time + total_exec_time DESC LIMIT 10"), flush=True)
+        print("  entry: PostgreSQL's CPU by process, µs per device: " + ", ".join(
+            f"{kind} {(kinds_after.get(kind, 0) - kinds_before.get(kind, 0)) / HZ * 1e6 / n:,.1f}" for kind in sorted(kinds_after)), flush=True)
 
         # The hour passes; every device moves on, is sent the welcome and leaves.
         psql(url, "VACUUM ANALYZE app_events")

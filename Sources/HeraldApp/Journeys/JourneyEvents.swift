@@ -38,8 +38,8 @@ public struct JourneyEvents: Sendable {
     private func wake(tokens: [String], listening: [String], on connection: PostgresConnection) throws -> Int {
         try connection.execute("""
             UPDATE journey_states s SET due_at = now()
-            FROM unnest(\(tokens), \(listening)) AS e(t, n)
-            WHERE s.device_token = e.t AND s.status = \(constants: [JourneyPlaceStatus.active]) AND s.listens = e.n AND s.due_at > now()
+            WHERE s.status = \(constants: [JourneyPlaceStatus.active]) AND s.listens IS NOT NULL AND s.device_token = ANY(\(tokens))
+              AND (s.device_token, s.listens) IN (SELECT t, n FROM unnest(\(tokens), \(listening)) AS e(t, n)) AND s.due_at > now()
             """)
     }
 
