@@ -50,6 +50,9 @@ public struct JourneyEvents: Sendable {
             FROM journeys j, unnest(\(tokens), \(names)) AS e(t, n)
             WHERE j.goal_event = e.n AND j.status IN (\(constants: [JourneyStatus.live, .paused]))
               AND s.journey_id = j.id AND s.device_token = e.t AND s.status = \(constants: [JourneyPlaceStatus.active])
+              -- Named by the batch's devices (journey_states_device): joined on the batch alone, the
+              -- planner walked the journey's every place (105 µs a device at a million).
+              AND s.device_token = ANY(\(tokens))
             RETURNING s.journey_id, s.version, s.step, s.holdout, s.device_token, e.n
             """).map { try $0.decode((JourneyID, Int, Int, Bool, String, String).self, columns: "journey_id", "version", "step", "holdout", "device_token", "n") }
         var counts = JourneyCounts()
