@@ -129,6 +129,10 @@ import Testing
         let variants = Dictionary(uniqueKeysWithValues: try setup.probe.connection.query("""
             SELECT device_token, variant_key FROM deliveries WHERE campaign_id = \(welcomeCampaign)::uuid
             """).map { try $0.decode((String, String).self, columns: "device_token", "variant_key") })
+        // Every welcome answered by FCM (recorded as sent) before anyone buys: a goal counts as its conversion.
+        #expect(try await eventually(timeout: limit) {
+            try count(setup, "SELECT count(*) FROM deliveries WHERE campaign_id = \(welcomeCampaign)::uuid AND status = 'sent'") == sent
+        })
         let opened = (0..<n).filter { $0 % 3 == 0 && !held.contains($0) }
         let bought = Set((0..<n).filter { $0 % 7 == 0 && $0 % 3 != 0 })
         func post(_ all: [JSON]) throws {
@@ -182,6 +186,8 @@ import Testing
         #expect(steps["settle"]?.reached == n && steps["settle"]?.waiting == 0)
         #expect(steps["welcome"]?.sent == sent && steps["welcome"]?.skipped == held.count && steps["welcome"]?.delivered == sent)
         #expect(steps["welcome"]?.opened == opened.count)
+        // Each purchase of a device sent the welcome (and not yet the reminder) is the welcome's conversion.
+        #expect(steps["welcome"]?.converted == bought.subtracting(held).count && steps["reminder"]?.converted == 0)
         #expect(steps["reminder"]?.sent == due.count && steps["reminder"]?.capped == capped.count
                 && steps["reminder"]?.delivered == due.count - capped.count)
         #expect(report.comparison != nil)
@@ -227,5 +233,96 @@ import Testing
         #expect(received.count == expected.count && Set(received) == Set(expected))
         #expect(try count(setup, "SELECT count(*) FROM journey_states WHERE entries = 1") == expected.count)
         #expect(try journeys.report(journey.id).entered == expected.count)
+    }
+
+    /// A send step's A/B test calls its winner on its own: devices reaching the step split between
+    /// the variants until the deadline, the variant they open more is called, and those who come
+    /// after get it alone. A goal reached counts as a conversion of the variant the device was sent.
+    @Test(.timeLimit(.minutes(5)))
+    func aSendStepsTestCallsItsWinnerForTheDevicesThatComeAfterAndTheGoalCountsAsItsConversion() async throws {
+        let sink = try EmulatorSink()
+        let setup = try AudienceDeliveryTests.Setup()
+        defer { setup.probe.close() }
+        try setup.register((0..<1000).map { ["token": .string(Self.token($0)), "platform": "android"] })
+        let journeys = JourneyService(database: setup.database, approvalsRequired: false)
+        let events = EventService(database: setup.database, journeys: JourneyEvents())
+        let journey = try journeys.create([
+            "name": "Offer", "entry": ["event": "browsed"], "goal": ["event": "purchased"],
+            "steps": [["name": "offer", "type": "send", "message": [
+                "notification": ["title": "An offer"],
+                "variants": [["key": "A", "weight": 1, "notification": ["body": "Free shipping"]],
+                             ["key": "B", "weight": 1, "notification": ["body": "20% off"]]],
+                "auto_winner": ["after_minutes": 60, "metric": "opens", "confidence": 90],
+                "options": ["labels": "none"],
+            ]], ["name": "linger", "type": "wait", "minutes": 10080]],
+        ], by: actor)
+        #expect(try journeys.get(journey.id).draft.toJSON()["steps"]?.arrayValue?.first?["message"]?["auto_winner"]?["after_minutes"] == 60)
+        _ = try journeys.publish(journey.id, expectedVersion: nil, moveDevices: false, by: actor)
+        let clock = Clock()
+        let engine = try Self.startEngine(url: setup.url, sink: sink, clock: clock)
+        defer { engine.stop() }
+        func browse(_ range: Range<Int>) throws {
+            for start in stride(from: range.lowerBound, to: range.upperBound, by: 500) {
+                _ = try events.record(["events": .array((start..<min(range.upperBound, start + 500)).map {
+                    ["id": .string("browse-\($0)"), "event": "browsed", "device": .string(Self.token($0))]
+                })])
+            }
+        }
+        func bodies() -> [String: String] {
+            Dictionary(sink.emulator.messages().map { ($0.message["token"]?.stringValue ?? "", $0.message["notification"]?["body"]?.stringValue ?? "") },
+                       uniquingKeysWith: { first, _ in first })
+        }
+
+        // The test: the first 800 split between the variants; all those sent B open it, half of those sent A
+        // (the test needs a hundred opens of each).
+        try browse(0..<800)
+        #expect(try await eventually(timeout: waitingLimit) { sink.emulator.messages().count >= 800 })
+        let campaign = try #require(try setup.probe.connection.query("""
+            SELECT campaign_id::text FROM journey_sends WHERE journey_id = \(journey.id)::uuid AND step = 0
+            """).first?.decode(String.self, at: 0))
+        #expect(try await eventually(timeout: waitingLimit) {
+            try count(setup, "SELECT count(*) FROM deliveries WHERE campaign_id = \(campaign)::uuid AND status = 'sent'") == 800
+        })
+        let tested = bodies()
+        let sentA = (0..<800).filter { tested[Self.token($0)] == "Free shipping" }
+        let sentB = (0..<800).filter { tested[Self.token($0)] == "20% off" }
+        #expect(sentA.count + sentB.count == 800 && (300...500).contains(sentB.count), "\(sentB.count) of 800 sent B")
+        let opens = sentB.map { ($0, "B") } + sentA.enumerated().filter { $0.offset % 2 == 0 }.map { ($0.element, "A") }
+        for start in stride(from: 0, to: opens.count, by: 500) {
+            _ = try events.record(["events": .array(opens[start..<min(opens.count, start + 500)].map { index, variant in
+                ["id": .string("open-\(index)"), "campaign_id": .string(campaign), "variant": .string(variant), "type": "open", "device_token": .string(Self.token(index))]
+            })])
+        }
+        // Before its deadline nothing is called.
+        let looked = engine.backgroundSteps(of: "journeys")
+        engine.journeyBell.ring()
+        #expect(try await eventually(timeout: waitingLimit) { engine.backgroundSteps(of: "journeys") >= looked + 2 })
+        #expect(try count(setup, "SELECT count(*) FROM winner_decisions") == 0)
+
+        // An hour on, B is called; the next hundred to arrive are sent B alone.
+        clock.advance(minutes: 61)
+        engine.journeyBell.ring()
+        #expect(try await eventually(timeout: waitingLimit) { try count(setup, "SELECT count(*) FROM winner_decisions WHERE variant = 'B'") == 1 })
+        try browse(800..<1000)
+        #expect(try await eventually(timeout: waitingLimit) { sink.emulator.messages().count >= 1000 })
+        let after = bodies()
+        #expect((800..<1000).allSatisfy { after[Self.token($0)] == "20% off" })
+        #expect(sink.emulator.messages().count == 1000)
+
+        // Two sent B and one sent A buy: three conversions of the step, each of the variant it was sent.
+        #expect(try await eventually(timeout: waitingLimit) {
+            try count(setup, "SELECT count(*) FROM deliveries WHERE campaign_id = \(campaign)::uuid AND status = 'sent'") == 1000
+        })
+        let buyers = [sentB[0], 800, sentA[0]]
+        _ = try events.record(["events": .array(buyers.map { ["id": .string("buy-\($0)"), "event": "purchased", "device": .string(Self.token($0))] })])
+        let conversions = Dictionary(uniqueKeysWithValues: try setup.probe.connection.query("""
+            SELECT variant, count(*)::bigint AS n FROM events WHERE campaign_id = \(campaign)::uuid AND type = 'conversion' GROUP BY 1
+            """).map { try $0.decode((String, Int).self, columns: "variant", "n") })
+        #expect(conversions == ["A": 1, "B": 2])
+        #expect(try count(setup, "SELECT count(*) FROM journey_states WHERE status = 'goal'") == 3)
+        let step = try #require(try journeys.report(journey.id).steps.first)
+        #expect(step.sent == 1000 && step.opened == opens.count && step.converted == 3)
+        #expect(step.winner?.decision.variantToSend == "B" && step.winner?.decision.won == true)
+        #expect(try count(setup, "SELECT count(*) FROM audit_log WHERE action = 'campaign.winner_decided'") == 1)
     }
 }

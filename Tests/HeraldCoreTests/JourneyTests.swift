@@ -75,6 +75,33 @@ let welcomeJourney: JSON = [
         #expect(found.contains { $0.hasPrefix("steps[2].message.notification.title") }, "\(found.sorted())")
     }
 
+    @Test func aSendStepsTestCallsItsWinnerWithoutAHoldoutAndNeedsTwoVariants() throws {
+        var journey = welcomeJourney.objectValue ?? [:]
+        var steps = journey["steps"]?.arrayValue ?? []
+        var welcome = steps[1].objectValue ?? [:]
+        var message = welcome["message"]?.objectValue ?? [:]
+        message["auto_winner"] = ["after_minutes": 120, "metric": "conversions", "confidence": 99, "fallback": "none"]
+        welcome["message"] = .object(message)
+        steps[1] = .object(welcome)
+        journey["steps"] = .array(steps)
+        let tested = try definition(.object(journey))
+        guard case .send(let spec, _) = tested.steps[1].kind else { Issue.record("not a send"); return }
+        #expect(spec.autoWinner == WinnerRule(afterMinutes: 120, metric: .conversions, confidence: 99, fallback: WinnerRule.Fallback.none))
+        #expect(try definition(tested.toJSON()) == tested)
+        #expect(tested.toJSON()["steps"]?.arrayValue?[1]["message"]?["auto_winner"]?["after_minutes"] == 120)
+        // One variant has nothing to test; a holdout is a campaign's (a step's test holds no one out).
+        message["variants"] = nil
+        welcome["message"] = .object(message)
+        steps[1] = .object(welcome)
+        journey["steps"] = .array(steps)
+        #expect(errors(.object(journey)).map { "\($0.path) \($0.code)" }.contains("steps[1].message.auto_winner needs_ab_test"))
+        message["holdout_percent"] = 10
+        welcome["message"] = .object(message)
+        steps[1] = .object(welcome)
+        journey["steps"] = .array(steps)
+        #expect(errors(.object(journey)).map { "\($0.path) \($0.code)" }.contains("steps[1].message.holdout_percent unknown_field"))
+    }
+
     @Test func anEntryIsAnEventOrJoiningASegment() throws {
         var journey = welcomeJourney.objectValue ?? [:]
         journey["entry"] = ["joins": ["all": [["property": "plan", "equals": "pro"]]], "frequency": "every_time"]

@@ -41,6 +41,10 @@ public struct JourneyReport: Sendable, Equatable {
         public var capped: Int
         public var opened: Int
         public var converted: Int
+        /// A send step's campaign (its report has the figures per variant) and its A/B test's
+        /// decision, once called.
+        public var campaignID: CampaignID?
+        public var winner: CampaignReport.DecidedWinner?
     }
 }
 
@@ -63,12 +67,14 @@ extension JourneyService {
             for version in versions {
                 guard let journey = published[JourneyCatalog.Key(journeyID: id, version: version)] else { continue }
                 for (index, step) in journey.definition.steps.enumerated() {
-                    let outcome = journey.campaigns[index].flatMap { outcomes[$0] } ?? JourneyOutcomes.Outcome()
+                    let campaign = journey.campaigns[index]
+                    let outcome = campaign.flatMap { outcomes[$0] } ?? JourneyOutcomes.Outcome()
                     steps.append(JourneyReport.Step(
                         version: version, index: index, name: step.name, type: step.typeName,
                         reached: total(.reached, version: version, step: index), left: total(.left, version: version, step: index),
                         sent: total(.sent, version: version, step: index), skipped: total(.skipped, version: version, step: index),
-                        delivered: outcome.delivered, failed: outcome.failed, capped: outcome.capped, opened: outcome.opened, converted: outcome.converted))
+                        delivered: outcome.delivered, failed: outcome.failed, capped: outcome.capped, opened: outcome.opened, converted: outcome.converted,
+                        campaignID: campaign, winner: try campaign.flatMap { try WinnerDecider.decision(of: $0, on: connection) }))
                 }
             }
             var report = JourneyReport(

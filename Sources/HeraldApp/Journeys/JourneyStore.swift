@@ -79,6 +79,9 @@ struct JourneyStore: Sendable {
         for (index, step) in definition.steps.enumerated() {
             guard case .send(var spec, _) = step.kind else { continue }
             spec.name = String("\(definition.name) · v\(version) · \(step.name)".prefix(CampaignLimits.nameCharacters))
+            // The step's winner rule stays in the journey's version (`JourneyWinners` reads it there):
+            // the campaign holds the message, which a campaign's automatic winner would need a holdout for.
+            spec.autoWinner = nil
             let campaign = try CampaignStore().insert(spec, author: actor.name, by: actor.attribution, on: connection)
             _ = try connection.execute("""
                 UPDATE campaigns SET journey_id = \(record.id)::uuid, status = \(CampaignStatus.sending) WHERE id = \(campaign.id)::uuid

@@ -53,10 +53,14 @@ extension DeliveryEngine {
         ]
     }
 
-    /// One step of the journeys: moves a batch of the devices due; returns straight back while more
-    /// are due, else the wait until the next one is.
+    /// One step of the journeys: calls the steps' A/B winners that are due, moves a batch of the
+    /// devices due; returns straight back while more are due, else the wait until the next one is.
     func journeyStep() throws -> Duration? {
         let now = configuration.journeyClock()
+        for (campaign, decision) in try outbox.decideJourneyWinners(now: now) {
+            log.info("journey step winner decided", ["campaign": .string(campaign.description), "variant": decision.variantToSend.map { .string($0) } ?? .null,
+                                                     "decision": .string(decision.sentence)])
+        }
         let (moved, requests) = try outbox.advanceJourneys(now: now, limit: configuration.journeyBatch)
         if requests > 0 {
             deliveryBell.ring()

@@ -52,6 +52,8 @@ protocol DeliveryOutbox: Sendable {
     func advanceJourneys(now: Date, limit: Int) throws -> (moved: Int, requests: Int)
     /// Seconds from `now` until the next journey device is due to move, or nil when none waits.
     func secondsUntilNextJourneyMove(now: Date) throws -> Double?
+    /// Calls the A/B winner of the journey send steps whose deadline passed at `now`.
+    func decideJourneyWinners(now: Date) throws -> [(campaignID: CampaignID, decision: WinnerDecision)]
 }
 
 /// What the delivery engine needs of FCM: one round of v1 requests sent, one answer each.
@@ -163,5 +165,9 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func secondsUntilNextJourneyMove(now: Date) throws -> Double? {
         try pool.withConnection { try JourneyAdvancer().secondsUntilNextMove(now: now, on: $0) }
+    }
+
+    func decideJourneyWinners(now: Date) throws -> [(campaignID: CampaignID, decision: WinnerDecision)] {
+        try pool.withConnection { try JourneyWinners().decideDue(now: now, on: $0) }
     }
 }

@@ -183,9 +183,9 @@ struct JourneyAdvancer: Sendable {
     /// Writes the step's message for each device to the step's run; answers how many requests it
     /// wrote (a device in the message's control group or with its category switched off gets none).
     private func send(_ devices: [Device], campaignID: CampaignID, now: Date, on connection: PostgresConnection) throws -> Int {
-        let run = try JourneyRuns().open(campaignID, on: connection)
-        var planner = DevicePlanner(campaign: run.spec.forSending, campaignID: campaignID.description, sendTime: now)
-        planner.controlGroup = run.controlGroup
+        let runs = JourneyRuns()
+        let run = try runs.open(campaignID, on: connection)
+        guard let planner = runs.planner(run, campaignID: campaignID, now: now) else { return 0 }
         let rows = devices.compactMap { device -> RequestRow? in
             guard let request = planner.request(for: device) else { return nil }
             var row = RequestRow(variant: request.variantKey, target: .device(token: DeviceToken(request.token), kind: device.kind), body: request.body ?? "")

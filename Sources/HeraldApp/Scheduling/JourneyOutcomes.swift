@@ -48,4 +48,23 @@ struct JourneyOutcomes: Sendable {
         }
         return result
     }
+
+    /// The devices a step campaign's requests reached, per variant (the folded runs by their counters).
+    func sentPerVariant(of campaign: CampaignID, on connection: PostgresConnection) throws -> [String: Int] {
+        let rows = try connection.query("""
+            SELECT variant_key, count(*)::bigint AS n FROM deliveries
+            WHERE campaign_id = \(campaign)::uuid AND status = \(DeliveryStatus.sent)
+              AND run_id NOT IN (SELECT id FROM runs WHERE campaign_id = \(campaign)::uuid AND folded)
+            GROUP BY 1
+            UNION ALL
+            SELECT c.variant_key, sum(c.n)::bigint FROM runs r JOIN run_counts c ON c.run_id = r.id
+            WHERE r.campaign_id = \(campaign)::uuid AND c.outcome = \(DeliveryStatus.sent) GROUP BY 1
+            """)
+        var sent: [String: Int] = [:]
+        for row in rows {
+            let (variant, n) = try row.decode((String, Int).self, columns: "variant_key", "n")
+            sent[variant, default: 0] += n
+        }
+        return sent
+    }
 }

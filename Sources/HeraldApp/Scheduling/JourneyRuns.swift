@@ -13,6 +13,27 @@ struct JourneyRuns: Sendable {
         var id: RunID
         var spec: CampaignSpec
         var controlGroup: ControlGroup?
+        /// The step's A/B test called (`JourneyWinners`); nil while it splits the devices.
+        var decided: Decided?
+    }
+
+    /// What a step whose test was called sends every device that reaches it.
+    enum Decided: Sendable, Equatable {
+        case variant(String)
+        /// No winner, and the rule's fallback is none.
+        case nothing
+    }
+
+    /// The planner of the step's message for the devices reaching it now (nil: it sends them nothing).
+    func planner(_ open: Open, campaignID: CampaignID, now: Date) -> DevicePlanner? {
+        var planner: DevicePlanner?
+        switch open.decided {
+        case nil: planner = DevicePlanner(campaign: open.spec.forSending, campaignID: campaignID.description, sendTime: now)
+        case .variant(let key)?: planner = DevicePlanner(only: key, of: open.spec.forSending, campaignID: campaignID.description, sendTime: now)
+        case .nothing?: planner = nil
+        }
+        planner?.controlGroup = open.controlGroup
+        return planner
     }
 
     /// The step campaign's run of today, opened now if it has none.
@@ -38,7 +59,7 @@ struct JourneyRuns: Sendable {
         _ = try connection.execute("""
             UPDATE runs SET planning = false WHERE campaign_id = \(campaignID)::uuid AND kind = \(constants: [RunKind.journey]) AND planning AND id <> \(written.runID)::uuid
             """)
-        return Open(id: written.runID, spec: spec, controlGroup: controlGroup)
+        return Open(id: written.runID, spec: spec, controlGroup: controlGroup, decided: try JourneyWinners.decided(campaignID, on: connection))
     }
 
     private func today(_ campaignID: CampaignID, on connection: PostgresConnection) throws -> Open? {
@@ -50,7 +71,8 @@ struct JourneyRuns: Sendable {
             """).first else { return nil }
         let (id, content, basisPoints, salt) = try row.decode((RunID, String, Int, String?).self, columns: "id", "content", "control_basis_points", "control_salt")
         guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json) else { return nil }
-        return Open(id: id, spec: spec, controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt))
+        return Open(id: id, spec: spec, controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt),
+                    decided: try JourneyWinners.decided(campaignID, on: connection))
     }
 
     /// Ends the journey's runs' taking of requests (stopped): each closes when its last is answered.

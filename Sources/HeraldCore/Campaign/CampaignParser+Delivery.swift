@@ -97,7 +97,9 @@ extension CampaignParser {
                               "confidence is one of \(WinnerRule.confidences.map { "\($0)" }.joined(separator: ", ")) percent, found \(value)")
             }
         }
-        if variants < 2 || holdout == 0 {
+        if journeyStep, variants < 2 {
+            reader.report(path, "needs_ab_test", "an automatic winner needs at least two variants: it picks one of them for the devices that come later")
+        } else if !journeyStep, variants < 2 || holdout == 0 {
             reader.report(path, "needs_ab_test_with_holdout",
                           "an automatic winner needs at least two variants and a holdout_percent above 0: the winner goes to the holdout")
         }

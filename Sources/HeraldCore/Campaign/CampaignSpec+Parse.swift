@@ -41,8 +41,11 @@ extension CampaignSpec {
     ///
     /// `ignoring` names top-level members to skip, such as the server's own `id`, `status`,
     /// `version`, `created_at` and `updated_at` on a document that was read and sent back.
-    public static func parse(_ json: JSON, ignoring: Set<String> = []) -> Result<CampaignSpec, ValidationErrors> {
+    /// `journeyStep` reads a journey send step's message, whose A/B test has no holdout (see
+    /// `CampaignParser.journeyStep`).
+    public static func parse(_ json: JSON, ignoring: Set<String> = [], journeyStep: Bool = false) -> Result<CampaignSpec, ValidationErrors> {
         var parser = CampaignParser()
+        parser.journeyStep = journeyStep
         let spec = parser.parse(json, ignoring: ignoring)
         if let spec, parser.reader.issues.isEmpty {
             return .success(spec)
@@ -57,6 +60,10 @@ extension CampaignSpec {
 /// One pass over a campaign document; `reader` collects the problems.
 public struct CampaignParser {
     public var reader = JSONReader()
+    /// A journey step's A/B test splits every device that reaches the step among the variants
+    /// until its winner is called, then sends the winner to those that come after: it holds no
+    /// one out to wait for the winner, so its `auto_winner` needs no holdout.
+    public var journeyStep = false
 
     public init() {}
 

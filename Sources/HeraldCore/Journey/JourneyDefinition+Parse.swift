@@ -288,8 +288,11 @@ extension JourneyDefinition {
     }
 
     /// The members a send step's message has: a campaign's content, without audience, schedule or
-    /// test (a journey sends to the device that reached the step, when it does).
-    public static let messageFields: Set<String> = ["notification", "data", "options", "variants", "delivery"]
+    /// holdout (a journey sends to the device that reached the step, when it does). Its A/B test's
+    /// `auto_winner` is called `after_minutes` past the step's first send; from then on every
+    /// device that reaches the step gets the winner (or, with no winner and `fallback` "none",
+    /// nothing at this step).
+    public static let messageFields: Set<String> = ["notification", "data", "options", "variants", "delivery", "auto_winner"]
 
     static func parseMessage(_ object: JSONObject, context: StepContext, reader: inout JSONReader) -> CampaignSpec? {
         let path = JSONReader.path(context.path, "message")
@@ -307,7 +310,7 @@ extension JourneyDefinition {
         // Checked as a campaign to devices is (variables need defaults), under the journey's name.
         campaign["name"] = .string(String("\(context.journeyName) · \(context.stepName)".prefix(CampaignLimits.nameCharacters)))
         campaign["tokens"] = .array([.string(messageAudience)])
-        switch CampaignSpec.parse(.object(campaign)) {
+        switch CampaignSpec.parse(.object(campaign), journeyStep: true) {
         case .success(let spec): return spec
         case .failure(let errors):
             reader.append(errors.errors.filter { $0.path != "name" && !$0.path.hasPrefix("tokens") }, under: path)

@@ -36,11 +36,7 @@ extension CampaignReport {
             verdict["variant"] = .string(key)
         }
         return [
-            "winner_decision": winnerDecision.map { decided in
-                var decision = decided.decision.json.objectValue ?? [:]
-                decision["decided_at"] = .time(decided.decidedAt)
-                return .object(decision)
-            } ?? .null,
+            "winner_decision": winnerDecision?.json ?? .null,
             "campaign_id": .string(campaign.id.description), "name": .string(campaign.name), "status": .string(campaign.status.rawValue),
             "requests": ["planned": .number(Double(requestsPlanned)), "answered": .number(Double(requestsAnswered))],
             "variants": .array(variants), "verdict": .object(verdict),
@@ -100,4 +96,13 @@ extension CampaignReport {
     static func number(_ value: Double?) -> JSON { value.map { .number($0) } ?? .null }
 
     static func decimal(_ value: Double?) -> String { value.map { String(format: "%.4f", $0) } ?? "" }
+}
+
+extension CampaignReport.DecidedWinner {
+    /// The decision as the reports show it: its figures and sentence, and when it was made.
+    var json: JSON {
+        var decision = self.decision.json.objectValue ?? [:]
+        decision["decided_at"] = .time(decidedAt)
+        return .object(decision)
+    }
 }

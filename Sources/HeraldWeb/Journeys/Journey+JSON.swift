@@ -45,6 +45,8 @@ extension JourneyReport {
                                            "capped": .number(Double(step.capped)), "opened": .number(Double(step.opened)),
                                            "converted": .number(Double(step.converted))]
                 for (key, value) in figures { item[key] = value }
+                item["campaign_id"] = step.campaignID.map { .string($0.description) } ?? .null
+                item["winner_decision"] = step.winner?.json ?? .null
             }
             return .object(item)
         })
