@@ -325,4 +325,90 @@ import Testing
         #expect(step.winner?.decision.variantToSend == "B" && step.winner?.decision.won == true)
         #expect(try count(setup, "SELECT count(*) FROM audit_log WHERE action = 'campaign.winner_decided'") == 1)
     }
+
+    /// A journey entered as a date property comes due: "renewal_date" minus 3 days at 10:00 in each
+    /// device's zone. The moments are written when the journey is published and again as devices
+    /// change; a device enters once its moment comes (on the clock the journeys move by), once.
+    @Test(.timeLimit(.minutes(3)))
+    func aDatePropertyComingDueEntersEachDeviceAtTenInItsOwnZoneOnce() async throws {
+        let sink = try EmulatorSink()
+        let setup = try AudienceDeliveryTests.Setup()
+        defer { setup.probe.close() }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        func day(_ offset: Int) -> String {
+            let parts = utc.dateComponents([.year, .month, .day], from: Date().addingTimeInterval(Double(offset) * 86_400))
+            return String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        }
+        /// 10:00 on the day three before `date`, in `zone`.
+        func due(_ date: String, _ zone: String) -> Date {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: zone)!
+            let parts = date.split(separator: "-").map { Int($0)! }
+            let renewal = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 10))!
+            return calendar.date(byAdding: .day, value: -3, to: renewal)!
+        }
+        let renewal = day(5)
+        try setup.register([
+            ["token": .string(Self.token(0)), "platform": "android", "time_zone": "Asia/Tehran", "properties": ["renewal_date": .string(renewal)]],
+            ["token": .string(Self.token(1)), "platform": "android", "time_zone": "America/New_York", "properties": ["renewal_date": .string(renewal)]],
+            ["token": .string(Self.token(2)), "platform": "android", "properties": ["renewal_date": .string(renewal)]],
+            ["token": .string(Self.token(3)), "platform": "android", "properties": ["renewal_date": "soon"]],
+            ["token": .string(Self.token(4)), "platform": "android", "properties": ["renewal_date": .string(day(-10))]],
+            ["token": .string(Self.token(5)), "platform": "android", "properties": ["renewal_date": .string(renewal + "T08:00:00Z")]],
+            ["token": .string(Self.token(6)), "platform": "android"],
+            ["token": .string(Self.token(8)), "platform": "android", "properties": ["renewal_date": "2027-02-30"]],
+        ])
+        let journeys = JourneyService(database: setup.database, approvalsRequired: false)
+        let journey = try journeys.create([
+            "name": "Renewal", "entry": ["date": ["property": "renewal_date", "offset_days": -3, "at": "10:00"]],
+            "steps": [["name": "remind", "type": "send", "message": ["notification": ["title": "Your plan renews in 3 days"], "options": ["labels": "none"]]]],
+        ], by: actor)
+        _ = try journeys.publish(journey.id, expectedVersion: nil, moveDevices: false, by: actor)
+        func moments() throws -> [String: Date] {
+            Dictionary(uniqueKeysWithValues: try setup.probe.connection.query("""
+                SELECT device_token, due_at FROM journey_dates WHERE journey_id = \(journey.id)::uuid
+                """).map { try $0.decode((String, Date).self, columns: "device_token", "due_at") })
+        }
+        // Each at 10:00 in its own zone (UTC without one; a time's date as written); no date, a past one or none: nothing.
+        let expected = [Self.token(0): due(renewal, "Asia/Tehran"), Self.token(1): due(renewal, "America/New_York"),
+                        Self.token(2): due(renewal, "UTC"), Self.token(5): due(renewal, "UTC")]
+        #expect(try moments() == expected)
+
+        // Written again as devices change: one registered now, one moved a week on.
+        _ = try setup.devices.register(token: Self.token(7), document: ["platform": "ios", "time_zone": "Asia/Tehran", "properties": ["renewal_date": .string(renewal)]])
+        _ = try setup.devices.register(token: Self.token(1), document: ["platform": "android", "time_zone": "America/New_York",
+                                                                        "properties": ["renewal_date": .string(day(12))]])
+        _ = try setup.devices.register(token: Self.token(2), document: ["platform": "android", "properties": ["plan": "free"]])
+        var now = try moments()
+        #expect(now[Self.token(7)] == due(renewal, "Asia/Tehran") && now[Self.token(1)] == due(day(12), "America/New_York") && now[Self.token(2)] == nil)
+
+        let clock = Clock()
+        let engine = try Self.startEngine(url: setup.url, sink: sink, clock: clock)
+        defer { engine.stop() }
+        // Tehran's 10:00 comes first: its two devices, and no one else.
+        clock.advance(minutes: due(renewal, "Asia/Tehran").timeIntervalSinceNow / 60 + 1)
+        engine.journeyBell.ring()
+        #expect(try await eventually(timeout: waitingLimit) { sink.emulator.messages().count >= 2 })
+        #expect(Set(sink.emulator.messages().compactMap { $0.message["token"]?.stringValue }) == [Self.token(0), Self.token(7)])
+        // UTC's 10:00: the device whose date was a time.
+        clock.advance(minutes: (due(renewal, "UTC").timeIntervalSinceNow - due(renewal, "Asia/Tehran").timeIntervalSinceNow) / 60)
+        engine.journeyBell.ring()
+        #expect(try await eventually(timeout: waitingLimit) { sink.emulator.messages().count >= 3 })
+        #expect(sink.emulator.messages().compactMap { $0.message["token"]?.stringValue }.last == Self.token(5))
+
+        // Once: a device that entered and is given a new date gets a moment again, and does not enter again.
+        _ = try setup.devices.register(token: Self.token(0), document: ["platform": "android", "time_zone": "Asia/Tehran",
+                                                                        "properties": ["renewal_date": .string(day(13))]])
+        now = try moments()
+        #expect(now[Self.token(0)] == due(day(13), "Asia/Tehran"))
+        clock.advance(minutes: 11 * 24 * 60)
+        engine.journeyBell.ring()
+        #expect(try await eventually(timeout: waitingLimit) { try moments().isEmpty })
+        #expect(try await eventually(timeout: waitingLimit) { sink.emulator.messages().count >= 4 })
+        let received = sink.emulator.messages().compactMap { $0.message["token"]?.stringValue }
+        #expect(received.sorted() == [0, 1, 5, 7].map(Self.token).sorted(), "each device once, on its own day")
+        #expect(try count(setup, "SELECT count(*) FROM journey_states WHERE journey_id = \(journey.id)::uuid") == 4)
+        #expect(try journeys.report(journey.id).entered == 4)
+    }
 }

@@ -102,6 +102,23 @@ let welcomeJourney: JSON = [
         #expect(errors(.object(journey)).map { "\($0.path) \($0.code)" }.contains("steps[1].message.holdout_percent unknown_field"))
     }
 
+    @Test func anEntryCanBeADatePropertyComingDue() throws {
+        var journey = welcomeJourney.objectValue ?? [:]
+        journey["entry"] = ["date": ["property": "renewal_date", "offset_days": -3, "at": "10:00"], "frequency": "once_per_days", "days": 300]
+        let dated = try definition(.object(journey))
+        #expect(dated.entry.date == JourneyDateEntry(property: "renewal_date", offsetDays: -3, at: LocalTime(hour: 10, minute: 0)!))
+        #expect(dated.entry.event == nil && !dated.entry.isJoining && dated.entry.frequency == .oncePerDays(300))
+        #expect(try definition(dated.toJSON()) == dated)
+        #expect(dated.toJSON()["entry"]?["date"] == ["property": "renewal_date", "offset_days": -3, "at": "10:00"])
+        journey["entry"] = ["date": ["property": "renewal date", "offset_days": 4000, "at": "25:00"]]
+        #expect(Set(errors(.object(journey)).map { "\($0.path) \($0.code)" })
+                == ["entry.date.property invalid_value", "entry.date.offset_days out_of_range", "entry.date.at invalid_value"])
+        journey["entry"] = ["date": ["property": "renewal_date"], "event": "signed_up"]
+        #expect(errors(.object(journey)).map { "\($0.path) \($0.code)" } == ["entry conflict"])
+        journey["entry"] = ["date": ["offset_days": 1]]
+        #expect(Set(errors(.object(journey)).map { "\($0.path) \($0.code)" }) == ["entry.date.property required", "entry.date.at required"])
+    }
+
     @Test func anEntryIsAnEventOrJoiningASegment() throws {
         var journey = welcomeJourney.objectValue ?? [:]
         journey["entry"] = ["joins": ["all": [["property": "plan", "equals": "pro"]]], "frequency": "every_time"]

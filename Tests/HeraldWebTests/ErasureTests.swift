@@ -86,10 +86,18 @@ import Testing
         let reported = try await herald.request("POST", "/api/v1/events", json: ["events": [
             ["id": .string("cart-\(suffix)"), "event": "cart_abandoned", "device": .string(erased), "properties": ["item": .string(personal)]]]])
         #expect(reported.json?["recorded"] == 1, "\(reported.json as Any)")
+        // A journey entered as a date its property holds comes due: the device's moment is written.
+        let dated = try #require(try await herald.request("POST", "/api/v1/journeys", json: [
+            "name": "Renewal", "entry": ["date": ["property": "renews_on", "offset_days": -1, "at": "10:00"]],
+            "steps": [["name": "remind", "type": "send", "message": ["notification": ["title": "Renews tomorrow"]]]]]).json?["id"]?.stringValue)
+        #expect(try await herald.request("POST", "/api/v1/journeys/\(dated)/publish").json?["status"] == "live")
+        #expect(try await herald.request("PUT", "/api/v1/devices/\(erased)", json: [
+            "platform": "android", "country": "IR", "properties": ["first_name": .string(personal), "renews_on": "2099-01-01"]]).status == 200)
 
         let pool = herald.server.application.database.pool
         let columns = try pool.withConnection { try Self.textColumns(on: $0) }
         let before = try pool.withConnection { try Self.holding(erased, columns, on: $0) }
+        #expect(before.contains("journey_dates.device_token"), "\(before)")
         print("erasure: \(columns.count) text columns in \(Set(columns.map(\.table)).count) tables; the token was in \(before.joined(separator: ", "))")
 
         for token in [erased, dead] {

@@ -74,6 +74,7 @@ struct DeviceErasure: Sendable {
         // What it did and where it was in each journey.
         try AppEventStore().forget(name, on: connection)
         _ = try connection.execute("DELETE FROM journey_states WHERE device_token = \(name)")
+        _ = try connection.execute("DELETE FROM journey_dates WHERE device_token = \(name)")
         _ = try connection.execute("DELETE FROM test_devices WHERE token = \(name)")
         // A topic job's position, as a run's: the device before it reads the same now.
         _ = try connection.execute("UPDATE topic_subscription_jobs SET after_token = \(before ?? "") WHERE after_token = \(name)")

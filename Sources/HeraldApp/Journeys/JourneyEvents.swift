@@ -69,13 +69,13 @@ public struct JourneyEvents: Sendable {
 
     /// A goal reached counts as a conversion of the last message the journey sent the device (its
     /// variant, as sent): the step's campaign report and A/B test see it as an app's conversion.
-    /// One per stay in the journey (`entries`), whatever retries the event (its id names the
-    /// device by a digest: an event id is at most 128 characters, a token up to 4 KB).
+    /// One per stay in the journey: only the event that takes the device out records it (a
+    /// retried event is not new, and moves no one), so its id names nothing of the device.
     private func recordConversions(of left: [(JourneyID, Int, String)], on connection: PostgresConnection) throws {
         guard !left.isEmpty else { return }
         _ = try connection.execute("""
             INSERT INTO events (id, campaign_id, variant, type, device_token)
-            SELECT 'journey-goal:' || x.j || ':' || s.entries || ':' || md5(x.t), js.campaign_id, d.variant_key, \(EventType.conversion), x.t
+            SELECT 'journey-goal:' || gen_random_uuid(), js.campaign_id, d.variant_key, \(EventType.conversion), x.t
             FROM unnest(\(left.map(\.0)), \(left.map { String($0.1) }), \(left.map(\.2))) AS x(j, v, t)
             JOIN journey_states s ON s.journey_id = x.j::uuid AND s.device_token = x.t
             JOIN journey_sends js ON js.journey_id = x.j::uuid AND js.version = x.v::integer AND js.step = s.last_send
@@ -103,27 +103,30 @@ public struct JourneyEvents: Sendable {
             let definition = journey.definition
             var seen: Set<String> = []
             let tokens = events.filter { $0.name == definition.entry.event && seen.insert($0.device.description).inserted }.map(\.device.description)
-            // Only registered, active devices enter (the journey sends to them), in the entry segment.
-            // (A token the device moved from to its FID finds it by the FID, which it enters with.)
-            let admitted: [String]
-            if let segment = definition.entry.segment {
-                admitted = try DeviceStore().active(.tokens(tokens), after: nil, limit: tokens.count, on: connection).filter { stored in
-                    segment.matches(stored.device, daysSinceSeen: JourneyCounts.daysSinceSeen(stored.device, now: now))
-                }.map(\.device.token)
-            } else {
-                admitted = try DeviceStore().activeTokens(named: tokens, on: connection)
-            }
-            entered += try admit(admitted, to: journey, counts: &counts, on: connection)
+            entered += try admit(try eligible(tokens, for: definition, now: now, on: connection), to: journey, counts: &counts, on: connection)
         }
         try counts.write(on: connection)
         return entered
     }
 
+    /// Of `tokens`, those that may enter: registered, active devices (the journey sends to them),
+    /// in the entry segment. (A token the device moved from to its FID finds it by the FID, which
+    /// it enters with.)
+    func eligible(_ tokens: [String], for definition: JourneyDefinition, now: Date, on connection: PostgresConnection) throws -> [String] {
+        guard !tokens.isEmpty else { return [] }
+        guard let segment = definition.entry.segment else { return try DeviceStore().activeTokens(named: tokens, on: connection) }
+        return try DeviceStore().active(.tokens(tokens), after: nil, limit: tokens.count, on: connection).filter { stored in
+            segment.matches(stored.device, daysSinceSeen: JourneyCounts.daysSinceSeen(stored.device, now: now))
+        }.map(\.device.token)
+    }
+
     /// Devices just registered, updated or imported enter the live journeys entered on joining a
     /// segment whose rule they match now, as the frequency allows (a device in the journey, or
     /// that was when it may not enter again, stays as it is). Wakes the journeys when any entered.
+    /// Their moments in the journeys entered on a date are written again from their properties.
     func devicesStored(_ tokens: [String], on connection: PostgresConnection) throws {
         guard !tokens.isEmpty else { return }
+        try JourneyDates().devicesStored(tokens, on: connection)
         let live = try connection.query("""
             SELECT id, published_version FROM journeys WHERE status = \(constants: [JourneyStatus.live]) AND entry_joins
             """).map { try $0.decode((JourneyID, Int).self, columns: "id", "published_version") }
@@ -146,7 +149,7 @@ public struct JourneyEvents: Sendable {
 
     /// Writes the places of `tokens` entering `journey` (each in its holdout or not), as the
     /// journey's frequency allows; counts and announces those that entered. Answers how many.
-    private func admit(_ tokens: [String], to journey: PublishedJourney, counts: inout JourneyCounts, on connection: PostgresConnection) throws -> Int {
+    func admit(_ tokens: [String], to journey: PublishedJourney, counts: inout JourneyCounts, on connection: PostgresConnection) throws -> Int {
         guard !tokens.isEmpty else { return 0 }
         let definition = journey.definition
         let holdouts = tokens.map { JourneyMachine.isHeldOut($0, journeyID: journey.journeyID.description, percent: definition.holdoutPercent) ? "true" : "false" }

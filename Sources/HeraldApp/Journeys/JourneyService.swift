@@ -122,6 +122,7 @@ public struct JourneyService: Sendable {
     public func resume(_ id: JourneyID, by actor: Actor) throws -> JourneyRecord {
         try change(id, by: actor, action: .journeyResumed, from: [.paused], to: .live, refusal: "Only a paused journey is resumed.") { connection in
             try store.pauseSteps(id, paused: false, on: connection)
+            try JourneyDates().dropPassed(id, on: connection)
             // Waits that fell due while it was paused move now.
             _ = try connection.query("SELECT pg_notify(\(JourneyEvents.channel), '')")
         }
@@ -143,6 +144,7 @@ public struct JourneyService: Sendable {
             }
             try counts.write(on: connection)
             try JourneyRuns().close(journey: id, on: connection)
+            try JourneyDates().schedule(id, nil, on: connection)
         }
     }
 

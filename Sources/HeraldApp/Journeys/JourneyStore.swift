@@ -93,10 +93,12 @@ struct JourneyStore: Sendable {
         // A paused journey stays paused; a draft or a stopped one goes live.
         _ = try connection.execute("""
             UPDATE journeys SET published_version = \(version), entry_event = \(definition.entry.event),
-                entry_joins = \(definition.entry.event == nil), goal_event = \(definition.goalEvent),
+                entry_joins = \(definition.entry.isJoining), entry_date = \(definition.entry.date?.property), goal_event = \(definition.goalEvent),
                 status = CASE WHEN status = \(JourneyStatus.paused) THEN status ELSE \(JourneyStatus.live) END, updated_at = now()
             WHERE id = \(record.id)::uuid
             """)
+        // A journey entered on a date: every device's next moment, as this version reads the date.
+        try JourneyDates().schedule(record.id, definition.entry.date, on: connection)
         return version
     }
 

@@ -53,21 +53,23 @@ extension DeliveryEngine {
         ]
     }
 
-    /// One step of the journeys: calls the steps' A/B winners that are due, moves a batch of the
-    /// devices due; returns straight back while more are due, else the wait until the next one is.
+    /// One step of the journeys: calls the steps' A/B winners that are due, enters the devices
+    /// whose date came due, moves a batch of the devices due; returns straight back while more are due, else the wait until the next one is.
     func journeyStep() throws -> Duration? {
         let now = configuration.journeyClock()
         for (campaign, decision) in try outbox.decideJourneyWinners(now: now) {
             log.info("journey step winner decided", ["campaign": .string(campaign.description), "variant": decision.variantToSend.map { .string($0) } ?? .null,
                                                      "decision": .string(decision.sentence)])
         }
+        let entered = try outbox.enterJourneysOnDates(now: now, limit: configuration.journeyBatch)
+        if entered > 0 { metrics.increment("herald_journey_date_entries_total", by: Double(entered), help: "Devices this process entered into journeys as a date came due.") }
         let (moved, requests) = try outbox.advanceJourneys(now: now, limit: configuration.journeyBatch)
         if requests > 0 {
             deliveryBell.ring()
             metrics.increment("herald_journey_requests_total", by: Double(requests), help: "Journey messages written to the outbox by this process.")
         }
         if moved > 0 { metrics.increment("herald_journey_moves_total", by: Double(moved), help: "Journey devices moved by this process.") }
-        if moved == configuration.journeyBatch { return .zero }
+        if moved == configuration.journeyBatch || entered == configuration.journeyBatch { return .zero }
         guard let seconds = try outbox.secondsUntilNextJourneyMove(now: now) else { return configuration.pollInterval }
         return min(configuration.pollInterval, .milliseconds(max(0, Int(seconds * 1000))))
     }

@@ -52,6 +52,8 @@ protocol DeliveryOutbox: Sendable {
     func advanceJourneys(now: Date, limit: Int) throws -> (moved: Int, requests: Int)
     /// Seconds from `now` until the next journey device is due to move, or nil when none waits.
     func secondsUntilNextJourneyMove(now: Date) throws -> Double?
+    /// Enters up to `limit` devices whose date came due by `now` into the journeys entered on a date.
+    func enterJourneysOnDates(now: Date, limit: Int) throws -> Int
     /// Calls the A/B winner of the journey send steps whose deadline passed at `now`.
     func decideJourneyWinners(now: Date) throws -> [(campaignID: CampaignID, decision: WinnerDecision)]
 }
@@ -164,7 +166,14 @@ struct PostgresOutbox: DeliveryOutbox {
     }
 
     func secondsUntilNextJourneyMove(now: Date) throws -> Double? {
-        try pool.withConnection { try JourneyAdvancer().secondsUntilNextMove(now: now, on: $0) }
+        try pool.withConnection { connection in
+            let moves = [try JourneyAdvancer().secondsUntilNextMove(now: now, on: connection), try JourneyDates().secondsUntilNext(now: now, on: connection)]
+            return moves.compactMap { $0 }.min()
+        }
+    }
+
+    func enterJourneysOnDates(now: Date, limit: Int) throws -> Int {
+        try pool.withConnection { try JourneyDates().enterDue(now: now, limit: limit, on: $0) }
     }
 
     func decideJourneyWinners(now: Date) throws -> [(campaignID: CampaignID, decision: WinnerDecision)] {

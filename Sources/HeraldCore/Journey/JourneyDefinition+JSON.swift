@@ -17,6 +17,8 @@ extension JourneyEntry {
         switch trigger {
         case .event(let name): object["event"] = .string(name)
         case .joins(let rule): object["joins"] = rule.toJSON()
+        case .date(let date):
+            object["date"] = ["property": .string(date.property), "offset_days": .number(Double(date.offsetDays)), "at": .string(date.at.description)]
         }
         if let segment { object["segment"] = segment.toJSON() }
         switch frequency {

@@ -16,7 +16,8 @@ extension JourneyDefinition {
     /// ```json
     /// {"name": "Welcome",
     ///  "entry": {"event": "signed_up", "segment": {…rule…}, "frequency": "once" | "every_time" | "once_per_days", "days": 7},
-    ///  (or "entry": {"joins": {…rule…}}: a device enters when it comes to match the rule as it is registered, updated or imported)
+    ///  (or "entry": {"joins": {…rule…}}: a device enters when it comes to match the rule as it is registered, updated or imported;
+    ///  or "entry": {"date": {"property": "renewal_date", "offset_days": -3, "at": "10:00"}}: when the date comes due in its zone)
     ///  "goal": {"event": "purchased"}, "holdout_percent": 10,
     ///  "steps": [
     ///    {"name": "settle", "type": "wait", "minutes": 60},
@@ -75,16 +76,20 @@ extension JourneyDefinition {
     }
 
     static func parseEntry(_ object: JSONObject, reader: inout JSONReader) -> JourneyEntry? {
-        reader.rejectUnknown(object, known: ["event", "joins", "segment", "frequency", "days"], at: "entry")
+        reader.rejectUnknown(object, known: ["event", "joins", "date", "segment", "frequency", "days"], at: "entry")
         var trigger: JourneyTrigger?
-        switch (object["event"].map { $0 != .null } ?? false, object["joins"].map { $0 != .null } ?? false) {
-        case (true, true):
-            reader.report("entry", "conflict", "an entry is on an event or on joining a segment, not both")
-        case (false, false):
-            reader.report("entry.event", "required", "an entry has \"event\" (an app event's name) or \"joins\" (a segment rule a device comes to match)")
-        case (true, false):
+        let given = ["event", "joins", "date"].filter { object[$0].map { $0 != .null } ?? false }
+        switch given.count > 1 ? "several" : given.first {
+        case "several"?:
+            reader.report("entry", "conflict", "an entry is on an event, on joining a segment or on a date, one of them: found \(given.joined(separator: " and "))")
+        case nil:
+            reader.report("entry.event", "required",
+                          "an entry has \"event\" (an app event's name), \"joins\" (a segment rule a device comes to match) or \"date\" (a date property coming due)")
+        case "event"?:
             trigger = eventName(object, "event", at: "entry", required: true, reader: &reader).map(JourneyTrigger.event)
-        case (false, true):
+        case "date"?:
+            trigger = reader.object(object, "date", at: "entry").flatMap { parseDate($0, reader: &reader) }.map(JourneyTrigger.date)
+        default:
             switch SegmentRule.parse(object["joins"] ?? .null, at: "entry.joins") {
             case .success(let rule): trigger = .joins(rule)
             case .failure(let errors): reader.append(errors.errors)
@@ -120,6 +125,32 @@ extension JourneyDefinition {
         }
         guard let trigger else { return nil }
         return JourneyEntry(trigger, segment: segment, frequency: frequency)
+    }
+
+    /// `{"property": "renewal_date", "offset_days": -3, "at": "10:00"}`.
+    static func parseDate(_ object: JSONObject, reader: inout JSONReader) -> JourneyDateEntry? {
+        let path = "entry.date"
+        reader.rejectUnknown(object, known: ["property", "offset_days", "at"], at: path)
+        var property = reader.string(object, "property", at: path, required: true)
+        if let name = property, !DeviceLimits.isPropertyName(name) {
+            reader.report(JSONReader.path(path, "property"), "invalid_value",
+                          "a property name has 1 to \(DeviceLimits.propertyNameCharacters) letters, digits and _, starting with a letter, found \"\(name)\"")
+            property = nil
+        }
+        var offset = reader.int(object, "offset_days", at: path) ?? 0
+        if !(-JourneyDateEntry.maximumOffsetDays...JourneyDateEntry.maximumOffsetDays).contains(offset) {
+            reader.report(JSONReader.path(path, "offset_days"), "out_of_range",
+                          "offset_days is -\(JourneyDateEntry.maximumOffsetDays) to \(JourneyDateEntry.maximumOffsetDays) (negative: days before the date), found \(offset)",
+                          limit: JourneyDateEntry.maximumOffsetDays)
+            offset = 0
+        }
+        var at: LocalTime?
+        if let text = reader.string(object, "at", at: path, required: true) {
+            at = LocalTime(text).flatMap { text.count == 5 ? $0 : nil }
+            if at == nil { reader.report(JSONReader.path(path, "at"), "invalid_value", "at is a time of day \"HH:MM\" such as \"10:00\", found \"\(text)\"") }
+        }
+        guard let property, let at else { return nil }
+        return JourneyDateEntry(property: property, offsetDays: offset, at: at)
     }
 
     static func parseSteps(_ object: JSONObject, journeyName: String, reader: inout JSONReader) -> [JourneyStep]? {

@@ -96,6 +96,16 @@ public struct JourneyEntry: Sendable, Equatable {
     public var event: String? {
         if case .event(let name) = trigger { name } else { nil }
     }
+
+    /// Whether coming to match a segment starts it.
+    public var isJoining: Bool {
+        if case .joins = trigger { true } else { false }
+    }
+
+    /// The date entry, when a date property starts it.
+    public var date: JourneyDateEntry? {
+        if case .date(let entry) = trigger { entry } else { nil }
+    }
 }
 
 /// What starts a journey for a device.
@@ -105,6 +115,28 @@ public enum JourneyTrigger: Sendable, Equatable {
     /// The device comes to match the rule as it is registered, updated or imported (a device
     /// that matched before and is in the journey, or was, is held by the frequency as for an event).
     case joins(SegmentRule)
+    /// A date the device's property holds comes due (shifted by some days, at a time of day in
+    /// the device's zone).
+    case date(JourneyDateEntry)
+}
+
+/// An entry when a date property comes due: `renewal_date` minus 3 days at 10:00 in the device's
+/// time zone (UTC without one). The property holds a date, "2027-03-14", or a time whose date is
+/// taken as written ("2027-03-14T08:00:00Z"); anything else never comes due. A moment already past
+/// when the journey is published, or the property is set, starts nothing; a new date set later
+/// comes due again as the frequency allows.
+public struct JourneyDateEntry: Sendable, Equatable {
+    public var property: String
+    public var offsetDays: Int
+    public var at: LocalTime
+
+    public static let maximumOffsetDays = 3650
+
+    public init(property: String, offsetDays: Int = 0, at: LocalTime) {
+        self.property = property
+        self.offsetDays = offsetDays
+        self.at = at
+    }
 }
 
 /// How often one device may enter. A device is in a journey once at a time: an event while it
