@@ -81,6 +81,18 @@ QUICK = {"name": "Instant", "entry": {"event": "installed"},
          "steps": [{"name": "hello", "type": "send", "message": {"notification": {"title": "Hello"}, "options": {"labels": "none"}}}]}
 
 
+def where_it_went(phase, unit, items, superuser, kinds_before):
+    """Prints PostgreSQL's CPU of the phase by process kind, and with HERALD_BENCH_STATEMENTS=1 its costliest statements."""
+    kinds_after = benchlib.postgres_ticks_by_kind(PG_PID_FILE)
+    if STATEMENTS:
+        print(f"  {phase}: PostgreSQL's statements (µs of planning and execution per {unit}, calls):")
+        print(psql(superuser, f"SELECT round(((total_plan_time + total_exec_time) * 1000 / {items})::numeric, 1) || ' µs  ' || calls || '  ' "
+                              f"|| left(regexp_replace(query, '\\s+', ' ', 'g'), 140) FROM pg_stat_statements "
+                              f"ORDER BY total_plan_time + total_exec_time DESC LIMIT 12"), flush=True)
+    print(f"  {phase}: PostgreSQL's CPU by process, µs per {unit}: " + ", ".join(
+        f"{kind} {(kinds_after.get(kind, 0) - kinds_before.get(kind, 0)) / HZ * 1e6 / items:,.1f}" for kind in sorted(kinds_after)), flush=True)
+
+
 def measure(n):
     name = f"bench_{n}"
     psql(BASE_URL, f"DROP DATABASE IF EXISTS {name}")
@@ -152,14 +164,7 @@ def measure(n):
         row["enter/s"] = n / enter_ms * 1000
         row["enter herald"] = (tree_ticks(server.pid) - herald_before) / HZ * 1e6 / n
         row["enter pg"] = (postgres_ticks() - pg_before) / HZ * 1e6 / n
-        kinds_after = benchlib.postgres_ticks_by_kind(PG_PID_FILE)
-        if STATEMENTS:
-            print(f"  entry: PostgreSQL's statements (µs of planning and execution per device, calls):")
-            print(psql(superuser, f"SELECT round(((total_plan_time + total_exec_time) * 1000 / {n})::numeric, 1) || ' µs  ' || calls || '  ' "
-                                  f"|| left(regexp_replace(query, '\\s+', ' ', 'g'), 120) FROM pg_stat_statements "
-                                  f"ORDER BY total_plan_time + total_exec_time DESC LIMIT 10"), flush=True)
-        print("  entry: PostgreSQL's CPU by process, µs per device: " + ", ".join(
-            f"{kind} {(kinds_after.get(kind, 0) - kinds_before.get(kind, 0)) / HZ * 1e6 / n:,.1f}" for kind in sorted(kinds_after)), flush=True)
+        where_it_went("entry", "device", n, superuser, kinds_before)
 
         # The hour passes; every device moves on, is sent the welcome and leaves.
         psql(url, "VACUUM ANALYZE app_events")
@@ -168,6 +173,9 @@ def measure(n):
         # The bench's own rewrite of every place's clock is not the journey's cost: counted from after it.
         psql(url, f"UPDATE journey_states SET since = since - interval '61 minutes', due_at = due_at - interval '61 minutes' WHERE journey_id = '{journey}'")
         herald_before, pg_before = tree_ticks(server.pid), postgres_ticks()
+        kinds_before = benchlib.postgres_ticks_by_kind(PG_PID_FILE)
+        if STATEMENTS:
+            psql(superuser, "SELECT pg_stat_statements_reset()")
         start = time.monotonic()
         psql(url, "NOTIFY herald_journeys")
         first_sent = None
@@ -184,6 +192,7 @@ def measure(n):
         row["steps herald"] = (tree_ticks(server.pid) - herald_before) / HZ * 1e6 / n / STEPS
         row["steps pg"] = (postgres_ticks() - pg_before) / HZ * 1e6 / n / STEPS
         row["send"] = emulator_count() / max(span, 1e-9)
+        where_it_went("steps", "step", n * STEPS, superuser, kinds_before)
         report = http("GET", f"{api}/journeys/{journey}/report", key=key)
         assert report["completed"] == n, report
         return row

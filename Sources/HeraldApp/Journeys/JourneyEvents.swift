@@ -36,10 +36,17 @@ public struct JourneyEvents: Sendable {
 
     /// Devices resting at a wait that listens for what they did are due now.
     private func wake(tokens: [String], listening: [String], on connection: PostgresConnection) throws -> Int {
-        try connection.execute("""
+        // What anyone listens for at all, of the batch's few names (journey_states_listening).
+        let heard = Set(try connection.query("""
+            SELECT n FROM unnest(\(Array(Set(listening)))) AS n
+            WHERE EXISTS (SELECT 1 FROM journey_states s WHERE s.status = \(constants: [JourneyPlaceStatus.active]) AND s.listens = n)
+            """).map { try $0.decode(String.self, at: 0) })
+        guard !heard.isEmpty else { return 0 }
+        let pairs = zip(tokens, listening).filter { heard.contains($0.1) }
+        return try connection.execute("""
             UPDATE journey_states s SET due_at = now()
-            WHERE s.status = \(constants: [JourneyPlaceStatus.active]) AND s.listens IS NOT NULL AND s.device_token = ANY(\(tokens))
-              AND (s.device_token, s.listens) IN (SELECT t, n FROM unnest(\(tokens), \(listening)) AS e(t, n)) AND s.due_at > now()
+            FROM unnest(\(pairs.map(\.0)), \(pairs.map(\.1))) AS e(t, n)
+            WHERE s.status = \(constants: [JourneyPlaceStatus.active]) AND s.listens = e.n AND s.device_token = e.t AND s.due_at > now()
             """)
     }
 
