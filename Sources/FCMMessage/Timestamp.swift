@@ -35,7 +35,12 @@ public enum RFC3339 {
 extension RFC3339 {
     /// `2026-11-21T23:47:43.123456Z`: UTC with microseconds, the shape Herald writes every time in.
     public static func utc(secondsSince1970 seconds: Double) -> String {
-        let micros = Int64((seconds * 1_000_000).rounded())
+        utc(microsecondsSince1970: Int64((seconds * 1_000_000).rounded()))
+    }
+
+    /// The same of an exact count of microseconds (a `Double` of seconds in this century keeps
+    /// only about a quarter of a microsecond: a time read back through one may name its neighbour).
+    public static func utc(microsecondsSince1970 micros: Int64) -> String {
         let days = Int(micros >= 0 ? micros / 86_400_000_000 : (micros - 86_399_999_999) / 86_400_000_000)
         let microOfDay = micros - Int64(days) * 86_400_000_000
         let (year, month, day) = CivilCalendar.date(days: days)
@@ -69,6 +74,25 @@ extension RFC3339 {
     /// (RFC 3339 would allow ±23:59).
     public static func isStorable(_ text: String) -> Bool {
         offsetMinutes(text).map { abs($0) <= 15 * 60 + 59 } ?? false
+    }
+
+    /// The instant `text` names, in whole microseconds since 1970 (digits past the sixth are
+    /// dropped); nil when it is not an RFC 3339 time.
+    public static func microsecondsSince1970(_ text: String) -> Int64? {
+        guard let offset = offsetMinutes(text) else { return nil }
+        let b = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64 { range.reduce(0) { $0 * 10 + Int64(b[$1] - 0x30) } }
+        let days = Int64(CivilCalendar.days(year: Int(number(0..<4)), month: Int(number(5..<7)), day: Int(number(8..<10))))
+        var micros = (days * 86_400 + number(11..<13) * 3600 + number(14..<16) * 60 + number(17..<19) - Int64(offset) * 60) * 1_000_000
+        if b[19] == 0x2E {
+            var i = 20, scale: Int64 = 100_000
+            while i < b.count, (0x30...0x39).contains(b[i]) {
+                micros += Int64(b[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+            }
+        }
+        return micros
     }
 
     /// The instant `text` names, in seconds since 1970; nil when it is not an RFC 3339 time.

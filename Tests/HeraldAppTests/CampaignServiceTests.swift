@@ -126,3 +126,42 @@ import Testing
                       "2025-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "0000-01-01T00:00:00Z", "2026-01-01 00:00:00Z"])
     func refused(_ text: String) { #expect(!EventService.isTimestamp(text)) }
 }
+
+/// Paging the campaign list: every campaign once, whatever microsecond it was created at and
+/// whatever is created meanwhile.
+@Suite(.serialized) final class CampaignPagingTests {
+    let harness: TestApplication
+
+    init() throws {
+        harness = try TestApplication()
+    }
+
+    /// 10,002 campaigns, a few created in the same microsecond and the rest at microseconds a
+    /// `Double` of seconds cannot hold exactly (the cursor once came back a microsecond later and
+    /// its page began with the campaign that ended the one before), walked 100 a page while new
+    /// campaigns arrive: each once, newest first, none of the new ones.
+    @Test(.timeLimit(.minutes(3)))
+    func walkingTenThousandCampaignsAPageAtATimeListsEachOnceWhileNewOnesArrive() throws {
+        let count = 10_002
+        try harness.pool.withConnection { connection in
+            _ = try connection.execute("""
+                INSERT INTO campaigns (name, status, content, created_at)
+                SELECT 'Paged ' || g, 'draft', jsonb_build_object('name', 'Paged ' || g, 'notification', jsonb_build_object('title', 'Hi'), 'topics', jsonb_build_array('news')),
+                       timestamptz '2026-11-27 12:00:00.000001+00' + (g / 3) * interval '1 second' + (g * 7919 % 1000000) * interval '1 microsecond'
+                FROM generate_series(1, \(count)) AS g
+                """)
+        }
+        var seen: [CampaignID] = [], cursor: CampaignCursor?, pages = 0
+        repeat {
+            let page = try harness.app.campaigns.list(CampaignFilter(), limit: 100, after: cursor)
+            seen += page.campaigns.map(\.id)
+            cursor = page.nextCursor.flatMap { CampaignCursor(token: $0.token) }
+            pages += 1
+            // Someone creates a campaign while the list is read: it is newer than every page to come.
+            _ = try harness.app.campaigns.create(try CampaignServiceTests.spec("New \(pages)"), by: Actor(name: "tests@example.com"), now: Date())
+        } while cursor != nil && pages < 200
+        #expect(seen.count == count, "\(seen.count) listed of \(count)")
+        #expect(Set(seen).count == seen.count, "\(seen.count - Set(seen).count) listed twice")
+        #expect(pages == 101)
+    }
+}

@@ -7,12 +7,15 @@ import HeraldCore
 /// filters of the listing it continues, opaque to clients (base64url), so they cannot depend on its
 /// inside and a `next_cursor` alone continues the same filtered listing.
 public struct CampaignCursor: Sendable, Equatable {
-    public var createdAt: Date
+    /// The last campaign's creation time, exactly as PostgreSQL keeps it: through a `Date` (a
+    /// `Double` of seconds) it could come back a microsecond later, and the next page then began
+    /// with the campaign that ended this one.
+    public var createdMicroseconds: Int64
     public var id: CampaignID
     public var filter: CampaignFilter
 
-    public init(createdAt: Date, id: CampaignID, filter: CampaignFilter = CampaignFilter()) {
-        self.createdAt = createdAt
+    public init(createdMicroseconds: Int64, id: CampaignID, filter: CampaignFilter = CampaignFilter()) {
+        self.createdMicroseconds = createdMicroseconds
         self.id = id
         self.filter = filter
     }
@@ -21,7 +24,7 @@ public struct CampaignCursor: Sendable, Equatable {
     public var token: String {
         let statuses = filter.statuses.map(\.rawValue).sorted().joined(separator: ",")
         // The name search goes last: it is the one part that may itself hold "|".
-        let created = RFC3339.utc(secondsSince1970: createdAt.timeIntervalSince1970)
+        let created = RFC3339.utc(microsecondsSince1970: createdMicroseconds)
         return Base64URL.encode(Array("\(created)|\(id)|\(statuses)|\(filter.nameContains)".utf8))
     }
 
@@ -30,8 +33,8 @@ public struct CampaignCursor: Sendable, Equatable {
         guard let bytes = Base64URL.decode(token), let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let parts = text.split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 2 || parts.count == 4, let id = CampaignID(parts[1]), Self.isTimestamp(parts[0]),
-              let created = RFC3339.secondsSince1970(String(parts[0])) else { return nil }
-        createdAt = Date(timeIntervalSince1970: created)
+              let created = RFC3339.microsecondsSince1970(String(parts[0])) else { return nil }
+        createdMicroseconds = created
         self.id = id
         filter = CampaignFilter()
         if parts.count == 4 {

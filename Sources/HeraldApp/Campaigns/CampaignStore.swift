@@ -102,18 +102,21 @@ struct CampaignStore: Sendable {
     public func list(_ filter: CampaignFilter, limit: Int, after cursor: CampaignCursor?, on connection: PostgresConnection) throws -> CampaignPage {
         let pattern = filter.nameContains.isEmpty ? nil : "%" + Self.likeEscaped(filter.nameContains) + "%"
         let statuses = filter.statuses.sorted()
-        var campaigns = try Self.records(try connection.query("""
-            SELECT \(fragment: Self.columns) FROM campaigns
+        // Times as whole microseconds, both ways: exact, as the order they page by is.
+        let rows = try connection.query("""
+            SELECT \(fragment: Self.columns), (extract(epoch FROM created_at) * 1000000)::bigint AS created_us FROM campaigns
             WHERE NOT one_call AND journey_id IS NULL AND (cardinality(\(statuses)::text[]) = 0 OR status = ANY(\(statuses)))
               AND (\(pattern)::text IS NULL OR name ILIKE \(pattern))
-              AND (\(cursor?.createdAt)::timestamptz IS NULL
-                   OR (created_at, id) < (\(cursor?.createdAt)::timestamptz, \(cursor?.id)::uuid))
+              AND (\(cursor?.createdMicroseconds)::bigint IS NULL
+                   OR (created_at, id) < (timestamptz 'epoch' + \(cursor?.createdMicroseconds)::bigint * interval '1 microsecond', \(cursor?.id)::uuid))
             ORDER BY created_at DESC, id DESC LIMIT \(limit + 1)
-            """))
+            """)
+        var campaigns = try Self.records(rows)
         var next: CampaignCursor?
         if campaigns.count > limit {
             campaigns.removeLast()
-            next = campaigns.last.map { CampaignCursor(createdAt: $0.createdAt, id: $0.id, filter: filter) }
+            let created = try rows[limit - 1].decode(Int64.self, column: "created_us")
+            next = campaigns.last.map { CampaignCursor(createdMicroseconds: created, id: $0.id, filter: filter) }
         }
         return CampaignPage(campaigns: campaigns, nextCursor: next)
     }
