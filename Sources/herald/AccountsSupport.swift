@@ -20,10 +20,14 @@ func accountService() throws -> (AccountService, PostgresPool) {
 /// HERALD_MIGRATE_ON_START=false), for the commands that act on it directly.
 func preparedDatabase() throws -> (Database, PostgresPool) {
     let configuration = try loadConfiguration()
-    let pool = PostgresPool(url: configuration.database.url, maxConnections: 1, acquireTimeout: .seconds(10))
+    let pool = configuration.database.pool(maxConnections: 1, acquireTimeout: .seconds(10))
     do {
         if configuration.database.migrateOnStart {
-            _ = try pool.withConnection { try Migrator(directory: configuration.database.migrationsDirectory).migrate($0) }
+            _ = try pool.withConnection { connection in
+                try Migrator(directory: configuration.database.migrationsDirectory).migrate(connection) { waited in
+                    print("herald: waiting for another instance's migration (\(waited) s so far)")
+                }
+            }
         }
     } catch {
         print("herald: cannot prepare the database: \(error)")

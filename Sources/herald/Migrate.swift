@@ -10,7 +10,7 @@ struct Migrate: ParsableCommand {
         let configuration = try loadConfiguration()
         let connection: PostgresConnection
         do {
-            connection = try PostgresConnection(url: configuration.database.url)
+            connection = try configuration.database.connect()
         } catch {
             print("herald migrate: cannot connect to the database: \(error)")
             throw ExitCode.failure
@@ -18,7 +18,9 @@ struct Migrate: ParsableCommand {
         defer { connection.close() }
         print("Migrations folder: \(configuration.database.migrationsDirectory)")
         do {
-            let applied = try Migrator(directory: configuration.database.migrationsDirectory).migrate(connection)
+            let applied = try Migrator(directory: configuration.database.migrationsDirectory).migrate(connection) { waited in
+                print("herald migrate: waiting for another instance's migration (\(waited) s so far)")
+            }
             if applied.isEmpty {
                 print("The database is up to date.")
             } else {

@@ -157,4 +157,41 @@ private let threeMigrations = [
         #expect(try connection.query("SELECT count(*) FROM runs")[0].decode(Int.self, at: 0) == 1)
         #expect(try connection.query("SELECT count(*) FROM schema_migrations")[0].decode(Int.self, at: 0) == 3)
     }
+
+    /// The lock is a transaction's: a migrator waits while another transaction holds it, says so
+    /// every few seconds, goes on once it ends, and its session keeps no lock afterwards (behind a
+    /// pooler a session's lock outlived the run on a shared server connection).
+    @Test(.timeLimit(.minutes(2)))
+    func aMigratorWaitsForAnotherTransactionsLockSaysSoAndKeepsNoLockAfter() throws {
+        let schema = try TestSchema()
+        defer { schema.drop() }
+        let folder = try MigrationFolder(threeMigrations)
+        let holder = try schema.connect()
+        _ = try holder.execute("BEGIN")
+        _ = try holder.query("SELECT pg_advisory_xact_lock(\(Migrator.advisoryLockKey))")
+        let told = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<[Int], any Error>?>(nil)
+        let url = schema.url
+        let migrator = Migrator(directory: folder.path)
+        Thread {
+            let result = Result { () throws -> [Int] in
+                let connection = try PostgresConnection(url: url)
+                defer { connection.close() }
+                return try migrator.migrate(connection) { _ in told.signal() }.map(\.version)
+            }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }.start()
+        #expect(told.wait(timeout: .now() + 60) == .success, "the waiting migrator never said it waits")
+        #expect(outcome.withLock { $0 == nil })
+        _ = try holder.execute("COMMIT")
+        #expect(finished.wait(timeout: .now() + 60) == .success)
+        #expect(try outcome.withLock { try $0?.get() } == [1, 2, 3])
+        let locks = try holder.query("""
+            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
+              AND objid = \(Migrator.advisoryLockKey & 0xFFFF_FFFF)
+            """)[0].decode(Int.self, at: 0)
+        #expect(locks == 0, "a session kept the migration lock")
+    }
 }

@@ -39,9 +39,7 @@ public final class HeraldApplication: Sendable {
     public init(configuration: HeraldConfiguration, log: Log) throws {
         self.configuration = configuration
         self.log = log
-        let pool = PostgresPool(url: configuration.database.url, maxConnections: configuration.database.poolSize,
-                                acquireTimeout: .seconds(5),
-                                preparedStatements: configuration.database.preparedStatements ? PostgresConnection.defaultPreparedStatements : 0)
+        let pool = configuration.database.pool(maxConnections: configuration.database.poolSize, acquireTimeout: .seconds(5))
         database = Database(pool: pool)
         let sender = try SenderSetup.make(configuration, log: log)
         sendingConfigured = sender != nil
@@ -70,7 +68,7 @@ public final class HeraldApplication: Sendable {
         let owner = DeliveryEngine.newOwner()
         if let sender, configuration.delivery.schedulerEnabled {
             let settings = DeliveryEngine.Configuration(configuration.delivery, projectID: sender.configuration.projectID)
-            engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.url,
+            engine = DeliveryEngine(configuration: settings, pool: pool, databaseURL: configuration.database.listenURL,
                                     sender: sender, log: log, metrics: metrics, owner: owner)
         } else {
             engine = nil
@@ -82,7 +80,7 @@ public final class HeraldApplication: Sendable {
             let topicJobs = sender == nil ? nil : devices.topicJobsService(owner: owner, every: .seconds(configuration.delivery.pollSeconds), log: log)
             let routes = (engine?.notificationRoutes ?? [:]).merging(dispatcher.notificationRoutes) { $0 + $1 }
                 .merging(topicJobs.map { [TopicJobStore.channel: [$0.bell!]] } ?? [:]) { $0 + $1 }
-            var services = Self.listening(for: routes, databaseURL: configuration.database.url, log: log)
+            var services = Self.listening(for: routes, databaseURL: configuration.database.listenURL, log: log)
             if let topicJobs { services.append(topicJobs) }
             services += engine?.backgroundServices ?? []
             services += dispatcher.backgroundServices
@@ -120,14 +118,18 @@ public final class HeraldApplication: Sendable {
     /// Applies missing migrations when configured to (before anything listens).
     public func migrate() throws {
         guard configuration.database.migrateOnStart else { return }
-        let applied = try database.pool.withConnection { try Migrator(directory: configuration.database.migrationsDirectory).migrate($0) }
+        let applied = try database.pool.withConnection { connection in
+            try Migrator(directory: configuration.database.migrationsDirectory).migrate(connection) { [log] waited in
+                log.info("waiting for another instance's migration", ["waited_seconds": .number(Double(waited))])
+            }
+        }
         log.info("migrations applied", ["directory": .string(configuration.database.migrationsDirectory), "applied": .number(Double(applied.count))])
     }
 
     /// Starts the delivery workers and the background services (when sending is configured and
     /// enabled), and the credential cache's listener.
     public func startWorkers() {
-        credentials?.start(databaseURL: configuration.database.url, log: log)
+        credentials?.start(databaseURL: configuration.database.listenURL, log: log)
         engine?.startWorkers(listening: false)
         background?.start()
     }

@@ -19,12 +19,14 @@ public struct HeraldConfiguration: Sendable, Equatable {
     public init(environment: [String: String]) throws(ConfigurationError) {
         self.environment = environment
         let read = EnvironmentReader(environment)
+        let url = read.string("DATABASE_URL", Self.defaultDatabaseURL)
         database = DatabaseSettings(
-            url: read.string("DATABASE_URL", Self.defaultDatabaseURL),
+            url: url,
             poolSize: try read.integer("HERALD_DB_POOL_SIZE", 10, 1...500),
             migrationsDirectory: read.string("HERALD_MIGRATIONS_DIR", "Migrations"),
             migrateOnStart: try read.boolean("HERALD_MIGRATE_ON_START", true),
-            preparedStatements: try read.boolean("HERALD_DB_PREPARED_STATEMENTS", true))
+            preparedStatements: try read.boolean("HERALD_DB_PREPARED_STATEMENTS", true),
+            listenURL: read.optional("HERALD_LISTEN_DATABASE_URL") ?? url)
         fcm = FCMSettings(
             serviceAccountKeyPath: read.optional("HERALD_SERVICE_ACCOUNT_KEY") ?? read.optional("GOOGLE_APPLICATION_CREDENTIALS"),
             baseURL: read.string("HERALD_FCM_BASE_URL", Self.googleFCMURL),

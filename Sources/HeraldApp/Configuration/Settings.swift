@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldFCM
+import HeraldPostgres
 import HeraldSync
 
 /// PostgreSQL: where it is, how many connections this process keeps, and the migrations.
@@ -14,6 +15,23 @@ public struct DatabaseSettings: Sendable, Equatable {
     /// Whether each pooled connection prepares the statements it runs; off behind a pooler in
     /// transaction mode (pgbouncer), where the next transaction may run on another server session.
     public var preparedStatements: Bool
+    /// Where LISTEN connects: a session of its own, which a pooler in transaction mode cannot
+    /// give (notifications sent meanwhile would go to another client's server session). `url`
+    /// unless the operator names a direct one.
+    public var listenURL: String
+
+    /// The statements each connection keeps prepared (none behind a transaction pooler).
+    public var statementsKept: Int { preparedStatements ? PostgresConnection.defaultPreparedStatements : 0 }
+
+    /// A connection of its own (the commands', the doctor's), as the setting asks.
+    public func connect() throws -> PostgresConnection {
+        try PostgresConnection(url: url, preparedStatements: statementsKept)
+    }
+
+    /// A pool of `maxConnections`, as the setting asks.
+    public func pool(maxConnections: Int, acquireTimeout: Duration) -> PostgresPool {
+        PostgresPool(url: url, maxConnections: maxConnections, acquireTimeout: acquireTimeout, preparedStatements: statementsKept)
+    }
 }
 
 /// The FCM v1 API: the service-account key that makes sending possible, and where to send.

@@ -18,7 +18,7 @@ public enum Doctor {
         var checks: [Check] = []
         let connection: PostgresConnection?
         do {
-            connection = try PostgresConnection(url: configuration.database.url)
+            connection = try configuration.database.connect()
             checks.append(Check(name: "database", outcome: .ok, detail: "reachable"))
         } catch {
             connection = nil

@@ -3,10 +3,13 @@ import Foundation
 /// Applies the numbered SQL files of a folder to a database, each once, in order.
 ///
 /// Each migration runs in its own transaction and is recorded in `schema_migrations` (in the
-/// connection's current schema) with the SHA-256 of its file. The whole run holds a session-level
-/// advisory lock, so instances starting together apply each migration exactly once: the others
-/// wait, then find nothing left to do. An applied file that has since changed, or is gone, stops
-/// the run before anything is applied. Statements that cannot run in a transaction
+/// connection's current schema) with the SHA-256 of its file. Each of those transactions takes a
+/// transaction-level advisory lock first and reads what is applied again, so instances starting
+/// together apply each migration exactly once: the others wait, then find nothing left to do. The
+/// lock ends with its transaction, whatever happens to the session: behind a pooler in transaction
+/// mode (pgbouncer) a session-level lock once outlived the run on a pooled server connection and
+/// held every later start. An applied file that has since changed, or is gone, stops the run
+/// before anything is applied. Statements that cannot run in a transaction
 /// (`CREATE INDEX CONCURRENTLY`) are not supported.
 public struct Migrator: Sendable {
     /// The folder of `NNNN_name.sql` files.
@@ -26,20 +29,51 @@ public struct Migrator: Sendable {
     }
 
     /// Applies what is missing; returns what it applied (empty when the database was current).
+    /// While another instance migrates, `waiting` is told every few seconds how long it has waited.
     @discardableResult
-    public func migrate(_ connection: PostgresConnection) throws -> [AppliedMigration] {
+    public func migrate(_ connection: PostgresConnection, waiting: (Int) -> Void = { _ in }) throws -> [AppliedMigration] {
         let migrations = try migrations()
-        _ = try connection.query("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))") }
-        try connection.executeScript("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version bigint PRIMARY KEY,
-                name text NOT NULL,
-                checksum text NOT NULL,
-                applied_at timestamptz NOT NULL DEFAULT now()
-            )
-            """)
-        let recorded = try appliedMigrations(connection)
+        var applied: [AppliedMigration] = []
+        // One migration a transaction, each under the lock: the next is chosen inside it.
+        while let done = try connection.transaction({ connection -> AppliedMigration? in
+            try lock(connection, waiting: waiting)
+            try connection.executeScript("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version bigint PRIMARY KEY,
+                    name text NOT NULL,
+                    checksum text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """)
+            let recorded = try appliedMigrations(connection)
+            try check(migrations, against: recorded)
+            let done = Set(recorded.map(\.version))
+            guard let next = migrations.first(where: { !done.contains($0.version) }) else { return nil }
+            return try apply(next, on: connection)
+        }) {
+            applied.append(done)
+        }
+        return applied
+    }
+
+    /// Takes the migration lock for this transaction, waiting while another holds it.
+    private func lock(_ connection: PostgresConnection, waiting: (Int) -> Void) throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var told = 0
+        // A try in a loop, not a blocking wait: the waiter can say what it waits for.
+        while try !connection.query("SELECT pg_try_advisory_xact_lock(\(Self.advisoryLockKey))")[0].decode(Bool.self, at: 0) {
+            let waited = Int((clock.now - start).components.seconds)
+            if waited >= told + 5 {
+                told = waited
+                waiting(waited)
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    /// Stops on an applied migration whose file changed or is gone.
+    private func check(_ migrations: [Migration], against recorded: [AppliedMigration]) throws {
         for status in Self.compare(migrations, recorded) {
             switch status.state {
             case .changed:
@@ -55,12 +89,6 @@ public struct Migrator: Sendable {
                 continue
             }
         }
-        let done = Set(recorded.map(\.version))
-        var applied: [AppliedMigration] = []
-        for migration in migrations where !done.contains(migration.version) {
-            applied.append(try apply(migration, on: connection))
-        }
-        return applied
     }
 
     /// Each file and each record, side by side, in version order. Does not change the database.
@@ -70,19 +98,18 @@ public struct Migrator: Sendable {
         return Self.compare(migrations, exists ? try appliedMigrations(connection) : [])
     }
 
+    /// Runs `migration` and records it, in the transaction (and under the lock) `migrate` opened.
     private func apply(_ migration: Migration, on connection: PostgresConnection) throws -> AppliedMigration {
         do {
-            return try connection.transaction { connection in
-                try connection.executeScript(migration.sql)
-                let row = try connection.query("""
-                    INSERT INTO schema_migrations (version, name, checksum)
-                    VALUES (\(migration.version), \(migration.name), \(migration.checksum))
-                    RETURNING applied_at
-                    """)[0]
-                return AppliedMigration(
-                    version: migration.version, name: migration.name, checksum: migration.checksum,
-                    appliedAt: try row.decode(Date.self, at: 0))
-            }
+            try connection.executeScript(migration.sql)
+            let row = try connection.query("""
+                INSERT INTO schema_migrations (version, name, checksum)
+                VALUES (\(migration.version), \(migration.name), \(migration.checksum))
+                RETURNING applied_at
+                """)[0]
+            return AppliedMigration(
+                version: migration.version, name: migration.name, checksum: migration.checksum,
+                appliedAt: try row.decode(Date.self, at: 0))
         } catch let error as PostgresError {
             throw MigrationError(.failed, file: migration.fileName, "migration \(migration.fileName) failed", postgresError: error)
         }
