@@ -53,17 +53,16 @@ import Testing
         let second = try HeraldProcess(databaseURL: url, environment: environment)
         try await second.waitUntilSending()
         let inFlight = try await second.killHoldingWork(once: { sink.emulator.messages().count >= 2_000 }) {
-            try probe.connection.query("""
-                SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying') AND lease_owner LIKE \("%:\(second.pid):%") AND lease_expires_at > now()
-                """).first?.decode(Int.self, at: 0) ?? 0
+            try probe.streamedInFlight(pid: second.pid)
         }
         let third = try HeraldProcess(databaseURL: url, environment: environment)
         try await third.waitUntilSending()
         #expect(try await eventually(timeout: .seconds(180)) {
             try probe.count("SELECT count(*) FROM journey_states WHERE status = 'completed'") == Self.devices
-                && probe.count("SELECT count(*) FROM deliveries WHERE status IN ('pending', 'retrying')") == 0
+                && probe.count("SELECT count(*) FROM device_batches WHERE status = 'pending'") == 0
         })
-        #expect(try probe.count("SELECT count(*) FROM deliveries") == Self.devices)  // one request per device: none moved twice
+        #expect(try probe.count("SELECT count(*) FROM deliveries") == 0)  // no row per device
+        #expect(try probe.streamed("planned") == Self.devices)  // one request per device: none moved twice
         var received: [String: Int] = [:]
         for message in sink.emulator.messages() { received[message.message["token"]?.stringValue ?? "", default: 0] += 1 }
         #expect(received.count == Self.devices)  // nothing lost

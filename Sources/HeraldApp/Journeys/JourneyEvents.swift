@@ -82,14 +82,13 @@ public struct JourneyEvents: Sendable {
         guard !left.isEmpty else { return }
         _ = try connection.execute("""
             INSERT INTO events (id, campaign_id, variant, type, device_token)
-            SELECT 'journey-goal:' || gen_random_uuid(), js.campaign_id, d.variant_key, \(EventType.conversion), x.t
+            SELECT 'journey-goal:' || gen_random_uuid(), js.campaign_id, s.last_variant, \(EventType.conversion), x.t
             FROM unnest(\(left.map(\.0)), \(left.map { String($0.1) }), \(left.map(\.2))) AS x(j, v, t)
             JOIN journey_states s ON s.journey_id = x.j::uuid AND s.device_token = x.t
             JOIN journey_sends js ON js.journey_id = x.j::uuid AND js.version = x.v::integer AND js.step = s.last_send
-            CROSS JOIN LATERAL (
-                SELECT variant_key FROM deliveries
-                WHERE device_token = x.t AND campaign_id = js.campaign_id AND status = \(DeliveryStatus.sent)
-                ORDER BY id DESC LIMIT 1) AS d
+            -- Sent that message (a variant written for it), and not refused by FCM.
+            WHERE s.last_variant IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM delivery_failures f WHERE f.device_token = x.t AND f.campaign_id = js.campaign_id)
             ON CONFLICT (id) DO NOTHING
             """)
     }

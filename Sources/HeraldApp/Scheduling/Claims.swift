@@ -141,21 +141,30 @@ extension DeliveryStore {
 }
 
 extension StreamedRunStore {
-    /// Up to `limit` requests of a streamed run, rendered: a batch waiting (a crashed worker's,
-    /// or devices to try again) first, else the next devices after a run's position. One
-    /// transaction: the lease and the moved position commit together.
+    /// Up to `limit` requests of streamed runs, rendered: batches waiting (a journey step's
+    /// devices, a crashed worker's, devices to try again) first, as many as the round holds, else
+    /// the next devices after a run's position. One transaction: the leases and the moved
+    /// position commit together.
     func claim(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
         try connection.transaction { connection in
-            // A batch that holds no request (its devices all in the holdout, or gone) is done at once.
-            for _ in 0..<16 {
-                guard let (batchID, claimed) = try claimWaitingBatch(owner: owner, limit: limit, lease: lease, on: connection)
-                        ?? claimNextDevices(owner: owner, limit: limit, lease: lease, on: connection) else { return [] }
-                if !claimed.isEmpty { return claimed }
-                _ = try connection.execute("""
-                    UPDATE device_batches SET status = \(DeliveryStatus.sent), lease_owner = NULL, lease_expires_at = NULL WHERE id = \(batchID)
-                    """)
+            var claimed: [DeliveryStore.Claimed] = []
+            // Bounded: small batches (a journey step's are 32 devices) fill a round of hundreds.
+            for _ in 0..<64 where claimed.count < limit {
+                let room = limit - claimed.count
+                let waiting = try claimWaitingBatch(owner: owner, limit: room, lease: lease, on: connection)
+                guard let (batchID, requests) = try waiting ?? (claimed.isEmpty ? claimNextDevices(owner: owner, limit: room, lease: lease, on: connection) : nil)
+                else { break }
+                claimed += requests
+                // A batch that holds no request (its devices all in the holdout, or gone) is done at once.
+                if requests.isEmpty {
+                    _ = try connection.execute("""
+                        UPDATE device_batches SET status = \(DeliveryStatus.sent), lease_owner = NULL, lease_expires_at = NULL WHERE id = \(batchID)
+                        """)
+                }
+                // A range of a run's audience is read to the round's size: nothing more fits.
+                if waiting == nil, !requests.isEmpty { break }
             }
-            return []
+            return claimed
         }
     }
 
@@ -175,12 +184,14 @@ extension StreamedRunStore {
             FROM runs r WHERE b.id = (SELECT id FROM picked) AND r.id = b.run_id
             RETURNING b.id, b.run_id::text, b.after_token, b.last_token, b.tokens, b.attempts, r.campaign_id::text, r.content::text,
                       r.audience::text, r.rollout_variant, extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points,
-                      r.control_salt, EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips
+                      r.control_salt, EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips, r.kind,
+                      b.tokens IS NOT NULL AND b.variants IS NULL AS first_sent
             """).first else { return nil }
         let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
             try row.decode((Int64, RunID, DeviceToken?, DeviceToken?, [DeviceToken]?, Int, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
+        let (kind, firstSent) = try row.decode((RunKind, Bool).self, columns: "kind", "first_sent")
         guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
-                                    controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt)) else {
+                                    controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt), rolloutToAll: kind == .journey) else {
             return (batchID, [])
         }
         let found: [StoredDevice]
@@ -190,7 +201,9 @@ extension StreamedRunStore {
             found = try withoutSkipped(devices.active(run.audience, after: after?.description, through: last?.description, limit: limit, on: connection), runID: runID,
                                        skips: try row.decode(Bool.self, column: "skips"), on: connection)
         }
-        let batch = StreamedBatch(id: batchID, runID: runID, counted: tokens == nil, attempts: attempts)
+        // A range, or devices named for their first send (a journey step's), count as planned when
+        // recorded; devices to try again were counted when first read.
+        let batch = StreamedBatch(id: batchID, runID: runID, counted: tokens == nil || firstSent, attempts: attempts)
         return (batchID, try run.claimed(found, batch: batch, lateness: lateness, on: connection))
     }
 

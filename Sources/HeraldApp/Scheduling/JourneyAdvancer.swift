@@ -70,10 +70,14 @@ struct JourneyAdvancer: Sendable {
             var requests = 0
             for (key, devices) in sends.sorted(by: { "\($0.key)" < "\($1.key)" }) {
                 guard let campaignID = journeys[JourneyCatalog.Key(journeyID: key.journeyID, version: key.version)]?.campaigns[key.step] else { continue }
-                let written = try send(devices.map(\.1), campaignID: campaignID, now: now, on: connection)
-                requests += written
-                counts.add(key.journeyID, key.version, step: key.step, .sent, holdout: false, written)
-                counts.add(key.journeyID, key.version, step: key.step, .skipped, holdout: false, devices.count - written)
+                let variants = try send(devices.map(\.1), campaignID: campaignID, now: now, on: connection)
+                requests += variants.count
+                counts.add(key.journeyID, key.version, step: key.step, .sent, holdout: false, variants.count)
+                counts.add(key.journeyID, key.version, step: key.step, .skipped, holdout: false, devices.count - variants.count)
+                // Each place keeps the variant of the last message it was sent (a goal's conversion is of it).
+                for index in moves.indices where moves[index].place.journeyID == key.journeyID && moves[index].lastSend == key.step {
+                    if let variant = variants[moves[index].place.token] { moves[index].lastVariant = variant }
+                }
             }
             try write(moves, on: connection)
             try counts.write(on: connection)
@@ -180,20 +184,22 @@ struct JourneyAdvancer: Sendable {
 
     struct SendKey: Hashable { var journeyID: JourneyID; var version: Int; var step: Int }
 
-    /// Writes the step's message for each device to the step's run; answers how many requests it
-    /// wrote (a device in the message's control group or with its category switched off gets none).
-    private func send(_ devices: [Device], campaignID: CampaignID, now: Date, on connection: PostgresConnection) throws -> Int {
+    /// Writes the devices that get the step's message to the step's run, as batches the engine
+    /// renders and sends; answers the variant each of them gets (a device in the message's
+    /// control group or with its category switched off gets none), as the run's planner decides.
+    private func send(_ devices: [Device], campaignID: CampaignID, now: Date, on connection: PostgresConnection) throws -> [DeviceToken: String] {
         let runs = JourneyRuns()
         let run = try runs.open(campaignID, on: connection)
-        guard let planner = runs.planner(run, campaignID: campaignID, now: now) else { return 0 }
-        let rows = devices.compactMap { device -> RequestRow? in
-            guard let request = planner.request(for: device) else { return nil }
-            var row = RequestRow(variant: request.variantKey, target: .device(token: DeviceToken(request.token), kind: device.kind), body: request.body ?? "")
-            if let failure = request.failure { (row.status, row.errorCode, row.reason) = (.failed, "PAYLOAD_TOO_LARGE", failure) }
-            return row
+        guard let planner = runs.planner(run, campaignID: campaignID, now: now) else { return [:] }
+        var variants: [DeviceToken: String] = [:]
+        var tokens: [DeviceToken] = []
+        for device in devices {
+            guard let variant = planner.variant(for: device) else { continue }
+            let token = DeviceToken(device.token)
+            if variants.updateValue(variant.key, forKey: token) == nil { tokens.append(token) }
         }
-        try RunWriter().insertDeviceRequests(runID: run.id, campaignID: campaignID, rows, on: connection)
-        return rows.count
+        try RunWriter().insertFirstDevices(runID: run.id, campaignID: campaignID, tokens: tokens, on: connection)
+        return variants
     }
 
     /// A place as the move left it.
@@ -205,6 +211,7 @@ struct JourneyAdvancer: Sendable {
         var due: Date?
         var lastSend: Int?
         var listens: String?
+        var lastVariant: String?
     }
 
     private func write(_ moves: [Move], on connection: PostgresConnection) throws {
@@ -212,11 +219,13 @@ struct JourneyAdvancer: Sendable {
         _ = try connection.execute("""
             UPDATE journey_states s SET status = x.st, step = x.sp::smallint, since = to_timestamp(x.si::float8),
                 due_at = to_timestamp(nullif(x.du, '')::float8), last_send = nullif(x.ls, '')::smallint, listens = nullif(x.li, ''),
+                -- A move that sent nothing keeps the variant of the message sent before.
+                last_variant = coalesce(nullif(x.lv, ''), CASE WHEN x.ls = s.last_send::text THEN s.last_variant END),
                 left_at = CASE WHEN x.st = \(JourneyPlaceStatus.active) THEN NULL ELSE now() END
             FROM unnest(\(moves.map(\.place.journeyID)), \(moves.map(\.place.token)), \(moves.map(\.status)), \(moves.map { String($0.step) }),
                         \(moves.map { String($0.since.timeIntervalSince1970) }), \(moves.map { DeliveryStore.epoch($0.due) }),
-                        \(moves.map { $0.lastSend.map(String.init) ?? "" }), \(moves.map { $0.listens ?? "" }))
-                 AS x(j, t, st, sp, si, du, ls, li)
+                        \(moves.map { $0.lastSend.map(String.init) ?? "" }), \(moves.map { $0.listens ?? "" }), \(moves.map { $0.lastVariant ?? "" }))
+                 AS x(j, t, st, sp, si, du, ls, li, lv)
             WHERE s.journey_id = x.j::uuid AND s.device_token = x.t
             """)
     }

@@ -65,6 +65,8 @@ struct JourneyWinners: Sendable {
             INSERT INTO winner_decisions (campaign_id, variant, decision)
             VALUES (\(campaignID)::uuid, \(decision.variantToSend), \(decision.json.serializedString())::jsonb)
             """)
+        // The test's runs take no more devices: the next opens with the decision.
+        try JourneyRuns().close(step: campaignID, on: connection)
         return decision
     }
 

@@ -203,6 +203,23 @@ struct RunWriter: Sendable {
             """).isEmpty
     }
 
+    /// A journey step's devices, first sent: batches of `batchDevices` (the smallest round a
+    /// worker claims, so any worker may take one), with no variants written (a claim renders each
+    /// device's message by the run's planner, and counts the batch's devices as planned when
+    /// recorded, as a first reading of a range).
+    func insertFirstDevices(runID: RunID, campaignID: CampaignID, tokens: [DeviceToken], on connection: PostgresConnection) throws {
+        guard !tokens.isEmpty else { return }
+        _ = try connection.execute("""
+            INSERT INTO device_batches (run_id, campaign_id, tokens, devices, attempts, next_attempt_at)
+            SELECT \(runID)::uuid, \(campaignID)::uuid, array_agg(t ORDER BY n), count(*), 0, now()
+            FROM unnest(\(tokens)) WITH ORDINALITY AS x(t, n)
+            GROUP BY (n - 1) / \(Self.batchDevices)
+            """)
+    }
+
+    /// The devices of a batch written one by one: a worker's smallest round.
+    static let batchDevices = 32
+
     /// The devices of a streamed run that FCM refused with one of `codes` (its failures), batched
     /// again by 32, the smallest round a worker claims, so that any worker may take one; their
     /// failures are deleted. Returns the variants of the devices batched.
@@ -212,7 +229,7 @@ struct RunWriter: Sendable {
                 DELETE FROM delivery_failures WHERE run_id = \(runID)::uuid AND error_code = ANY(\(codes))
                 RETURNING campaign_id, device_token, variant_key, attempts
             ), numbered AS (
-                SELECT *, (row_number() OVER (ORDER BY device_token) - 1) / 32 AS chunk FROM refused
+                SELECT *, (row_number() OVER (ORDER BY device_token) - 1) / \(Self.batchDevices) AS chunk FROM refused
             )
             INSERT INTO device_batches (run_id, campaign_id, tokens, variants, devices, attempts, next_attempt_at)
             SELECT \(runID)::uuid, (array_agg(campaign_id))[1], array_agg(device_token ORDER BY device_token),

@@ -83,12 +83,17 @@ struct RunMessages {
     /// now: `apns-expiration` counts from the send, as Android's `ttl` does); a run that stores its
     /// requests renders at its occurrence, and each request's expiry moves on when it is claimed.
     /// `controlGroup`: what the run froze of the project's control group when it started.
-    init?(campaignID: CampaignID, content: String, audience: String, rollout: String?, controlGroup: ControlGroup?, sendTime: Date = Date()) {
+    /// `rolloutToAll`: the rollout variant goes to every device (a journey step's called winner),
+    /// not only to the test's holdout (a campaign's).
+    init?(campaignID: CampaignID, content: String, audience: String, rollout: String?, controlGroup: ControlGroup?, sendTime: Date = Date(),
+          rolloutToAll: Bool = false) {
         guard let json = try? JSON.parse(content), case .success(let spec) = CampaignSpec.parse(json),
               let parsedAudience = (try? JSON.parse(audience)).flatMap(DeviceAudience.init(json:)) else { return nil }
         self.spec = spec
-        planner = rollout.flatMap { DevicePlanner(rollout: $0, of: spec.forSending, campaignID: campaignID.description, sendTime: sendTime) }
-            ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID.description, sendTime: sendTime)
+        planner = rollout.flatMap { variant in
+            rolloutToAll ? DevicePlanner(only: variant, of: spec.forSending, campaignID: campaignID.description, sendTime: sendTime)
+                : DevicePlanner(rollout: variant, of: spec.forSending, campaignID: campaignID.description, sendTime: sendTime)
+        } ?? DevicePlanner(campaign: spec.forSending, campaignID: campaignID.description, sendTime: sendTime)
         planner.controlGroup = controlGroup
         self.audience = parsedAudience
     }
