@@ -62,10 +62,8 @@ struct JourneyForm: Sendable, Equatable {
     }
 
     init(fields: [(name: String, value: String)]) {
-        var values: [String: String] = [:]
-        for (name, value) in fields { values[name] = value }
-        func value(_ name: String) -> String { values[name] ?? "" }
-        func multiline(_ name: String) -> String { value(name).replacingOccurrences(of: "\r\n", with: "\n") }
+        let posted = FormValues(fields)
+        let value = posted.value, multiline = posted.multiline
         version = Int(value("version"))
         name = value("name")
         entryKind = value("entry_kind") == "joins" ? "joins" : "event"
