@@ -65,9 +65,9 @@ import Testing
         let english = JourneyDiagram.svg(definition, figures: figures, words: Localized(language: .en))
         #expect(english.hasPrefix("<svg class=\"journey-diagram\"") && english.hasSuffix("</svg>"))
         #expect(english.components(separatedBy: "<rect ").count - 1 == 6)
-        for text in ["1. settle", "wait 60 minutes", "entered 100 · waiting 10", "2. welcome", "send one of 2 variants",
-                     "sent 80 · opened 30 · converted 5", "wait until opened the last message, at most 1440 minutes",
-                     "if opened the last message", ">then<", ">else<", "6. done", "entered 50 · exited 50"] {
+        for text in ["1. settle", "wait 60 minutes", "entered 100, waiting 10", "2. welcome", "send one of 2 variants",
+                     "sent 80, opened 30, converted 5", "wait until opened the last message", "at most 1440 minutes",
+                     "if opened the last message", ">then<", ">else<", "6. done", "entered 50, exited 50"] {
             #expect(english.contains(text), "\(text)")
         }
         // Not yet published: no figures at all.

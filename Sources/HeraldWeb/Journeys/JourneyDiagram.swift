@@ -36,13 +36,13 @@ enum JourneyDiagram {
         let title = words.text("journeys.diagram.title")
         var svg = "<svg class=\"journey-diagram\" viewBox=\"0 0 \(layout.width) \(layout.height)\" width=\"\(layout.width)\" role=\"img\" aria-label=\"\(SVGChart.escape(title))\""
         svg += " direction=\"\(words.language.direction)\" xmlns=\"http://www.w3.org/2000/svg\"><title>\(SVGChart.escape(title))</title>"
-        svg += "<defs><marker id=\"journey-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path class=\"arrow-head\" d=\"M0,0 L10,5 L0,10 z\"/></marker></defs>"
+        svg += "<defs><marker id=\"journey-arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path class=\"link-head\" d=\"M0,0 L10,5 L0,10 z\"/></marker></defs>"
         for arrow in layout.arrows {
             let points = arrow.points.map { "\($0.x),\($0.y)" }.joined(separator: " ")
-            svg += "<polyline class=\"arrow\(arrow.link.label.map { " arrow-\($0.rawValue)" } ?? "")\" points=\"\(points)\" marker-end=\"url(#journey-arrow)\"/>"
+            svg += "<polyline class=\"link\(arrow.link.label.map { " link-\($0.rawValue)" } ?? "")\" points=\"\(points)\" marker-end=\"url(#journey-arrow)\"/>"
             if let label = arrow.link.label {
                 let text = words.text("journeys.diagram.\(label.rawValue)")
-                svg += "<text class=\"arrow-label\" x=\"\(arrow.labelAt.x)\" y=\"\(arrow.labelAt.y)\">\(SVGChart.escape(text))</text>"
+                svg += "<text class=\"link-label\" x=\"\(arrow.labelAt.x)\" y=\"\(arrow.labelAt.y)\">\(SVGChart.escape(text))</text>"
             }
         }
         let centre = JourneyDiagramLayout.boxWidth / 2
@@ -52,7 +52,7 @@ enum JourneyDiagram {
             let name = step.name.count > nameCharacters ? String(step.name.prefix(nameCharacters - 1)) + "…" : step.name
             svg += "<g class=\"step-box step-\(step.typeName)\"><title>\(SVGChart.escape(step.name))</title>"
             svg += "<rect x=\"\(box.x)\" y=\"\(box.y)\" width=\"\(JourneyDiagramLayout.boxWidth)\" height=\"\(JourneyDiagramLayout.boxHeight)\" rx=\"8\"/>"
-            var lines = [(words.text("journeys.diagram.numbered", words.number(index + 1), name), "step-name"), (summary(step, words: words), "step-what")]
+            var lines = [(words.text("journeys.diagram.numbered", words.number(index + 1), name), "step-name")] + summary(step, words: words).map { ($0, "step-what") }
             if let figure = figures?[step.name] ?? figures.map({ _ in Figures() }) {
                 lines += counts(step, figure, words: words).map { ($0, "step-counts") }
             }
@@ -64,22 +64,23 @@ enum JourneyDiagram {
         return svg + "</svg>"
     }
 
-    /// What the step does, in a few words ("wait 60 minutes", "if opened").
-    static func summary(_ step: JourneyStep, words: Localized) -> String {
+    /// What the step does, in a few words, a line or two short enough for its box ("wait 60 minutes").
+    static func summary(_ step: JourneyStep, words: Localized) -> [String] {
         switch step.kind {
         case .send(let spec, _):
             let variants = spec.variants.count
-            return variants > 1 ? words.text("journeys.diagram.send_ab", words.number(variants)) : words.text("journeys.diagram.send")
+            return [variants > 1 ? words.text("journeys.diagram.send_ab", words.number(variants)) : words.text("journeys.diagram.send")]
         case .wait(let wait):
-            if let time = wait.untilLocalTime { return words.text("journeys.diagram.wait_until_time", words.isolate(time.description)) }
+            if let time = wait.untilLocalTime { return [words.text("journeys.diagram.wait_until_time", words.isolate(time.description))] }
             if let until = wait.until {
-                return words.text("journeys.diagram.wait_until", condition(until, words: words), words.number(wait.minutes ?? 0))
+                return [words.text("journeys.diagram.wait_until", condition(until, words: words)),
+                        words.text("journeys.diagram.at_most", words.number(wait.minutes ?? 0))]
             }
-            return words.text("journeys.diagram.wait", words.number(wait.minutes ?? 0))
+            return [words.text("journeys.diagram.wait", words.number(wait.minutes ?? 0))]
         case .branch(let condition, _, _):
-            return words.text("journeys.diagram.branch", Self.condition(condition, words: words))
+            return [words.text("journeys.diagram.branch", Self.condition(condition, words: words))]
         case .exit:
-            return words.text("journeys.diagram.exit")
+            return [words.text("journeys.diagram.exit")]
         }
     }
 
@@ -94,7 +95,7 @@ enum JourneyDiagram {
 
     /// The step's figures, one or two lines.
     static func counts(_ step: JourneyStep, _ figure: Figures, words: Localized) -> [String] {
-        let separator = " · "
+        let separator = words.text("list.separator")
         var first = [words.text("journeys.figure.entered", words.number(figure.entered))]
         switch step.kind {
         case .wait: first.append(words.text("journeys.figure.waiting", words.number(figure.waiting)))

@@ -34,7 +34,7 @@ struct JourneyDiagramLayout: Sendable, Equatable {
         var labelAt: Point
     }
 
-    static let boxWidth = 280, boxHeight = 80, gap = 40, margin = 12, laneGap = 22
+    static let boxWidth = 300, boxHeight = 80, gap = 40, margin = 12, laneGap = 22
 
     let boxes: [Box]
     let arrows: [Arrow]
