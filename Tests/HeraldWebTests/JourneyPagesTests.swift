@@ -173,6 +173,28 @@ import Testing
         #expect(stopped.text.contains(">Stopped</span>") && !stopped.text.contains("action=\"/journeys/\(id)/publish\""))
     }
 
+    /// What the page offers follows the role, as the routes do: a viewer reads the journey and its
+    /// diagram, an editor builds and saves it, only a publisher publishes it.
+    @Test func eachRoleIsOfferedOnlyWhatItMayDo() async throws {
+        let viewer = try PagesBrowser(role: .viewer, environment: ["HERALD_SCHEDULER": "false"])
+        let harness = viewer.harness
+        let id = try #require(try await harness.herald.request("POST", "/api/v1/journeys", json: JourneyPageFixtures.welcome).json?["id"]?.stringValue)
+        let read = viewer.get("/journeys/\(id)").text
+        #expect(read.contains("<svg class=\"journey-diagram\"") && read.contains("value=\"signed_up\""))
+        #expect(!read.contains("value=\"save\"") && !read.contains("value=\"add:") && !read.contains("/publish\""))
+        #expect(!viewer.get("/journeys").text.contains("href=\"/journeys/new\""))
+        #expect(viewer.post("/journeys/\(id)", [("action", "save")]).status == 403)
+
+        let editor = try harness.session(try harness.user(.editor))
+        let page = harness.send(.get, "/journeys/\(id)", headers: [("Cookie", "\(Authentication.sessionCookie)=\(editor.id)")]).text
+        #expect(page.contains("value=\"save\"") && page.contains("value=\"add:0:wait\"") && !page.contains("/publish\""))
+        let publish = harness.send(.post, "/journeys/\(id)/publish", headers: [("Content-Type", "application/x-www-form-urlencoded"),
+                                                                               ("Cookie", "\(Authentication.sessionCookie)=\(editor.id)")],
+                                   body: Array(AccessHarness.encode([("csrf_token", editor.csrf), ("version", "1")]).utf8))
+        #expect(publish.status == 403)
+        #expect(try await harness.herald.request("GET", "/api/v1/journeys/\(id)").json?["status"] == "draft")
+    }
+
     @Test func aJourneyWrittenOverTheAPISavesThroughThePageUnchanged() async throws {
         let browser = try PagesBrowser(role: .editor, environment: ["HERALD_SCHEDULER": "false"])
         let herald = browser.harness.herald

@@ -19,7 +19,7 @@ struct JourneyPages: Sendable {
         let words = context.words
         let page = try journeys.list(limit: Self.pageSize, after: context.query("cursor").flatMap { JourneyID($0) })
         let rows = try page.journeys.map { record in
-            let entrants = record.publishedVersion == nil ? 0 : try journeys.report(record.id).entered
+            let entrants = try record.publishedVersion.map { _ in try journeys.report(record.id) }.map { $0.entered + $0.heldOut } ?? 0
             return JourneyListView.Row(id: record.id.description, name: record.name, status: record.status.rawValue,
                                        statusText: words.text("journeys.status.\(record.status.rawValue)"), version: words.number(record.version),
                                        published: record.publishedVersion.map(words.number) ?? "—", entrants: words.number(entrants))
