@@ -8,15 +8,7 @@ extension JourneyForm {
     func parse(words: Localized) -> Result<JourneyDefinition, FormErrors> {
         var errors = FormErrors()
         let json = contractJSON(errors: &errors, words: words)
-        switch JourneyDefinition.parse(json) {
-        case .success(let definition) where errors.isEmpty:
-            return .success(definition)
-        case .success:
-            return .failure(errors)
-        case .failure(let failure):
-            for error in failure.errors { errors.add(field(for: error.path), words.fieldError(error)) }
-            return .failure(errors)
-        }
+        return errors.verdict(JourneyDefinition.parse(json), field: field(for:), words: words)
     }
 
     /// The journey JSON contract built from the fields; blank optional fields are left out, so

@@ -232,4 +232,20 @@ struct FormErrors: Error, Sendable, Equatable {
 
     var isEmpty: Bool { byField.isEmpty }
     subscript(field: String) -> [String] { byField[field] ?? [] }
+
+    /// A form's verdict: what the contract read from it when neither the form (these errors) nor
+    /// the contract found a problem, else every problem, the contract's under the field `field`
+    /// names for its JSON path, in the page's language.
+    func verdict<Value>(_ parsed: Result<Value, ValidationErrors>, field: (String) -> String, words: Localized) -> Result<Value, FormErrors> {
+        switch parsed {
+        case .success(let value) where isEmpty:
+            return .success(value)
+        case .success:
+            return .failure(self)
+        case .failure(let failure):
+            var errors = self
+            for error in failure.errors { errors.add(field(error.path), words.fieldError(error)) }
+            return .failure(errors)
+        }
+    }
 }
