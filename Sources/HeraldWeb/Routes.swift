@@ -229,7 +229,7 @@ struct Handlers: Sendable {
         webhookPages = WebhookPages(webhooks: app.webhooks, pages: pages)
         contactPolicyPages = ContactPolicyPages(policies: app.contactPolicy, pages: pages)
         audiencePages = AudiencePages(devices: app.devices, segments: app.segments, pages: pages)
-        journeyPages = JourneyPages(journeys: app.journeys, images: app.images, pages: pages)
+        journeyPages = JourneyPages(journeys: app.journeys, images: app.images, segments: app.segments, pages: pages)
         language = LanguagePages(accounts: app.accounts)
     }
 }

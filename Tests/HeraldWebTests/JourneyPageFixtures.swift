@@ -58,11 +58,13 @@ enum JourneyPageFixtures {
         for field in ["form", "name", "s0_minutes", "s1_title", "variant_key_1v0", "s3_then"] { errors.add(field, "is wrong") }
         let conflict = JourneyView.Conflict(summary: "Someone saved.", theirsHeading: "Theirs", changes: [ConflictView.Change(field: "name", theirs: "A", yours: "B")],
                                             hasChanges: true, theirs: "{}")
+        var journey = JourneyView(chrome: chrome, form: form, errors: errors, record: record, report: report(), conflict: conflict, role: .admin)
+        journey.savedSegments = [Choice("00000000-0000-4000-8000-0000000000e2", text: "Persian speakers")]
         return [
             JourneyListView(chrome: chrome, journeys: [JourneyListView.Row(id: record.id.description, name: record.name, status: "live",
                                                                            statusText: words.text("journeys.status.live"), version: "3", published: "2", entrants: "100")],
                             empty: false, next: "/journeys?cursor=x"),
-            JourneyView(chrome: chrome, form: form, errors: errors, record: record, report: report(), conflict: conflict, role: .admin),
+            journey,
         ]
     }
 }

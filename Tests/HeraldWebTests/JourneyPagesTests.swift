@@ -118,6 +118,24 @@ import Testing
         #expect(!persian.contains("a wait is 1 to 525600 minutes"))
     }
 
+    @Test func theEntrysRuleIsCopiedFromASavedSegmentAndSaved() async throws {
+        let browser = try PagesBrowser(role: .editor, environment: ["HERALD_SCHEDULER": "false"])
+        let herald = browser.harness.herald
+        let rule: JSON = ["all": [["field": "language", "equals": "fa"]]]
+        let segment = try #require(try await herald.request("POST", "/api/v1/segments", json: ["name": "Persian speakers", "rule": rule]).json?["id"]?.stringValue)
+        let id = try #require(try await herald.request("POST", "/api/v1/journeys", json: JourneyPageFixtures.welcome).json?["id"]?.stringValue)
+        let page = browser.get("/journeys/\(id)")
+        #expect(page.text.contains("<option value=\"\(segment)\">Persian speakers</option>"))
+        let copied = Self.press(browser, page, "use_segment", [("copy_segment", segment)], at: "/journeys/\(id)")
+        #expect(copied.status == 200 && !copied.text.contains("Draft saved."))
+        let saved = Self.press(browser, copied, "save", at: "/journeys/\(id)")
+        #expect(saved.text.contains("Draft saved."))
+        #expect(try await herald.request("GET", "/api/v1/journeys/\(id)").json?["entry"]?["segment"] == rule)
+        // A segment deleted meanwhile is said so beside the field.
+        let gone = Self.press(browser, saved, "use_segment", [("copy_segment", "00000000-0000-4000-8000-000000000000")], at: "/journeys/\(id)")
+        #expect(gone.text.contains("That segment no longer exists"))
+    }
+
     @Test func aStaleFormGetsTheConflictWithEverythingTypedKept() async throws {
         let browser = try PagesBrowser(role: .editor, environment: ["HERALD_SCHEDULER": "false"])
         let herald = browser.harness.herald

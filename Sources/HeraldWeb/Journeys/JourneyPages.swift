@@ -11,6 +11,7 @@ import HeraldJSON
 struct JourneyPages: Sendable {
     let journeys: JourneyService
     let images: ImageService
+    let segments: SegmentService
     let pages: PageRenderer
 
     static let pageSize = 20
@@ -49,6 +50,15 @@ struct JourneyPages: Sendable {
         }
         var form = JourneyForm(fields: context.form.fields)
         var errors = try uploadImages(context, into: &form)
+        if context.form.value("action") == "use_segment" {
+            // A saved segment's rule copied into the entry's, to keep or edit; nothing saved yet.
+            if let id = SegmentID(context.form.value("copy_segment") ?? ""), let segment = try? segments.get(id) {
+                form.entrySegment = segment.rule.toJSON().prettyString()
+            } else {
+                errors.add("entry_segment", words.text("journeys.error.no_segment"))
+            }
+            return try editor(context, form: form, record: record, errors: errors)
+        }
         if let edit = JourneyForm.Edit(action: context.form.value("action") ?? "save") {
             if !form.apply(edit, words: words) { errors.add("steps", words.text("journeys.error.edit_refused")) }
             return try editor(context, form: form, record: record, errors: errors)
@@ -168,8 +178,10 @@ struct JourneyPages: Sendable {
         let words = context.words
         let report = try record.flatMap { $0.publishedVersion == nil ? nil : try journeys.report($0.id) }
         let title = record.map { words.text("journeys.edit_title", $0.name) } ?? words.text("journeys.new")
-        return pages.page(JourneyView(chrome: chrome(context, title: title), form: form, errors: errors, record: record, report: report,
-                                      conflict: conflict, role: context.viewer?.role), status: status)
+        var view = JourneyView(chrome: chrome(context, title: title), form: form, errors: errors, record: record, report: report,
+                               conflict: conflict, role: context.viewer?.role)
+        view.savedSegments = try segments.list().map { Choice($0.id.description, text: $0.name) }
+        return pages.page(view, status: status)
     }
 
     /// The layout's part, with the notice a redirect asked for (chosen by a word, never shown from the URL).

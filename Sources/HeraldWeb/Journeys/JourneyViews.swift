@@ -48,6 +48,10 @@ struct JourneyView: PageView {
     let days: String
     let goalEvent: String
     let holdoutPercent: String
+    /// The saved segments whose rule the entry's may be copied from.
+    var savedSegments: [Choice] = [] { didSet { hasSavedSegments = !savedSegments.isEmpty } }
+    /// Stored, not computed: templates read a view's stored properties only.
+    private(set) var hasSavedSegments = false
     let steps: [StepView]
     let hasSteps: Bool
     let stepTypes: [Choice]
