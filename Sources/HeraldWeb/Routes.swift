@@ -127,6 +127,17 @@ enum Routes {
         t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
         t.add(.get, "/campaigns/{id}/report.csv", .page(.page(.viewer), h.campaignPages.reportCSV))
 
+        // Journey pages: marketers build and save, publishers publish, pause, resume and stop (as the API).
+        t.add(.get, "/journeys", .page(.page(.viewer), h.journeyPages.list))
+        t.add(.get, "/journeys/new", .page(.page(.editor), h.journeyPages.new))
+        t.add(.post, "/journeys", .page(.page(.editor), h.journeyPages.save))
+        t.add(.get, "/journeys/{id}", .page(.page(.viewer), h.journeyPages.show))
+        t.add(.post, "/journeys/{id}", .page(.page(.editor), h.journeyPages.save))
+        t.add(.post, "/journeys/{id}/publish", .page(.page(.publisher), h.journeyPages.publish))
+        t.add(.post, "/journeys/{id}/pause", .page(.page(.publisher), h.journeyPages.pause))
+        t.add(.post, "/journeys/{id}/resume", .page(.page(.publisher), h.journeyPages.resume))
+        t.add(.post, "/journeys/{id}/stop", .page(.page(.publisher), h.journeyPages.stop))
+
         // Audience pages.
         t.add(.get, "/devices", .page(.page(.viewer), h.audiencePages.devicesPage))
         t.add(.get, "/devices/{token}/topics", .page(.page(.viewer), h.audiencePages.deviceTopicsPage).onSlowHandlers())
@@ -187,6 +198,7 @@ struct Handlers: Sendable {
     let webhookPages: WebhookPages
     let contactPolicyPages: ContactPolicyPages
     let audiencePages: AudiencePages
+    let journeyPages: JourneyPages
     let language: LanguagePages
 
     init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer) {
@@ -217,6 +229,7 @@ struct Handlers: Sendable {
         webhookPages = WebhookPages(webhooks: app.webhooks, pages: pages)
         contactPolicyPages = ContactPolicyPages(policies: app.contactPolicy, pages: pages)
         audiencePages = AudiencePages(devices: app.devices, segments: app.segments, pages: pages)
+        journeyPages = JourneyPages(journeys: app.journeys, images: app.images, segments: app.segments, pages: pages)
         language = LanguagePages(accounts: app.accounts)
     }
 }

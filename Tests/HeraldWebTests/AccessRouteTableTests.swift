@@ -167,6 +167,15 @@ import Testing
         "POST /api/v1/journeys/{id}/resume": .api(.publisher),
         "POST /api/v1/journeys/{id}/stop": .api(.publisher),
         "GET /api/v1/journeys/{id}/report": .api(.viewer),
+        "GET /journeys": .page(.viewer),
+        "GET /journeys/new": .page(.editor),
+        "POST /journeys": .page(.editor),
+        "GET /journeys/{id}": .page(.viewer),
+        "POST /journeys/{id}": .page(.editor),
+        "POST /journeys/{id}/publish": .page(.publisher),
+        "POST /journeys/{id}/pause": .page(.publisher),
+        "POST /journeys/{id}/resume": .page(.publisher),
+        "POST /journeys/{id}/stop": .page(.publisher),
     ]
 
     let harness: AccessHarness

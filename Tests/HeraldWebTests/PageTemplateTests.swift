@@ -84,7 +84,7 @@ import Testing
     }
 
     static func child(_ name: String, of object: Any) -> Any?? {
-        if let texts = object as? [String: String] { return texts[name].map { .some($0) } }
+        if let map = object as? [String: Any] { return map[name].map { .some($0) } }
         guard let value = Mirror(reflecting: object).children.first(where: { $0.label == name })?.value else { return nil }
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional else { return .some(value) }
@@ -204,7 +204,7 @@ import Testing
                               report: ControlGroupReport(from: Date(timeIntervalSince1970: 0), to: Date(timeIntervalSince1970: 86_400), basisPoints: 500,
                                                          since: Date(timeIntervalSince1970: 0),
                                                          control: .init(devices: 200, opened: 20, converted: 5), rest: .init(devices: 3800, opened: 500, converted: 120))),
-        ]
+        ] + JourneyPageFixtures.views(chrome: chrome)
     }
 
     @Test func everyKeyOfEveryPageNamesAPropertyOfItsView() throws {
@@ -217,12 +217,12 @@ import Testing
         }
     }
 
-    /// Unescaped output (`{{{…}}}`) is only for markup Herald draws itself: the report's charts and
+    /// Unescaped output (`{{{…}}}`) is only for markup Herald draws itself: the report's charts, the journey's diagram and
     /// the few texts of its own string tables that carry `<code>` or `<strong>`.
     @Test func onlyTheChartsAreUnescaped() {
         for (name, text) in Self.templates {
             let raw = text.matches(of: #/\{\{(\{|&)\s*([^}\s]*)/#).map { String($0.output.2) }
-            #expect(Set(raw.filter { !$0.hasPrefix("t.") }).isSubset(of: ["chart", "deliveryChart", "trendChart"]), "\(name): \(raw)")
+            #expect(Set(raw.filter { !$0.hasPrefix("t.") }).isSubset(of: ["chart", "deliveryChart", "trendChart", "diagram"]), "\(name): \(raw)")
         }
     }
 }

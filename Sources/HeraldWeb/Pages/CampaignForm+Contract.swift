@@ -12,15 +12,7 @@ extension CampaignForm {
         if isDataOnly, !(title + body + imageURL).isEmpty || variants.contains(where: { !($0.title + $0.body + $0.image).isEmpty }) {
             errors.add("message_kind", words.text("composer.error.data_only_content"))
         }
-        switch CampaignSpec.parse(json) {
-        case .success(let spec) where errors.isEmpty:
-            return .success(spec)
-        case .success:
-            return .failure(errors)
-        case .failure(let failure):
-            for error in failure.errors { errors.add(field(for: error.path), words.fieldError(error)) }
-            return .failure(errors)
-        }
+        return errors.verdict(CampaignSpec.parse(json), field: field(for:), words: words)
     }
 
     /// The variant rows that say something, in order: the contract's `variants`.

@@ -71,15 +71,8 @@ struct CampaignForm: Sendable, Equatable {
 
     /// Reads the posted fields; unknown names are ignored (the CSRF token, the submit button).
     init(fields: [(name: String, value: String)]) {
-        var values: [String: String] = [:]
-        for (name, value) in fields { values[name] = value }
-        func value(_ name: String) -> String { values[name] ?? "" }
-        /// Text from a textarea: browsers post its line breaks as CRLF whatever was shown.
-        func multiline(_ name: String) -> String { value(name).replacingOccurrences(of: "\r\n", with: "\n") }
-        /// The row numbers posted under `prefix` (`data_key_` → 0, 1, 4), in order.
-        func rows(_ prefix: String) -> [Int] {
-            Set(values.keys.compactMap { name in name.hasPrefix(prefix) ? Int(name.dropFirst(prefix.count)) : nil }).sorted()
-        }
+        let posted = FormValues(fields)
+        let value = posted.value, multiline = posted.multiline, rows = posted.rows
         name = value("name"); title = multiline("title"); body = multiline("body"); imageURL = value("image_url")
         translations = multiline("translations")
         messageKind = ["data", "live_activity"].contains(value("message_kind")) ? value("message_kind") : "notification"
@@ -239,4 +232,20 @@ struct FormErrors: Error, Sendable, Equatable {
 
     var isEmpty: Bool { byField.isEmpty }
     subscript(field: String) -> [String] { byField[field] ?? [] }
+
+    /// A form's verdict: what the contract read from it when neither the form (these errors) nor
+    /// the contract found a problem, else every problem, the contract's under the field `field`
+    /// names for its JSON path, in the page's language.
+    func verdict<Value>(_ parsed: Result<Value, ValidationErrors>, field: (String) -> String, words: Localized) -> Result<Value, FormErrors> {
+        switch parsed {
+        case .success(let value) where isEmpty:
+            return .success(value)
+        case .success:
+            return .failure(self)
+        case .failure(let failure):
+            var errors = self
+            for error in failure.errors { errors.add(field(error.path), words.fieldError(error)) }
+            return .failure(errors)
+        }
+    }
 }

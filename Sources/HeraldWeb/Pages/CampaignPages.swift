@@ -81,19 +81,11 @@ struct CampaignPages: Sendable {
         var form = CampaignForm(fields: context.form.fields)
         var uploadErrors = FormErrors()
         // An image chosen for the notification or a variant is stored first and its URL put in the form.
-        func upload(_ field: String, errorsAt errorField: String) throws -> String? {
-            guard let file = context.form.file(field) else { return nil }
-            do {
-                return Self.publicURL(context, try images.upload(file.body, by: context.actor).path)
-            } catch AppError.invalid(let errors, _) {
-                for error in errors.errors { uploadErrors.add(errorField, words.fieldError(error)) }
-                return nil
-            }
-        }
-        if let url = try upload("image_file", errorsAt: "image_file") { form.imageURL = url }
+        let upload = ImageUpload(context: context, images: images)
+        if let url = try upload.store("image_file", errorsAt: "image_file", errors: &uploadErrors) { form.imageURL = url }
         for index in form.variants.indices {
             let id = form.variants[index].id
-            if let url = try upload("variant_image_file_\(id)", errorsAt: "variant_image_\(id)") { form.variants[index].image = url }
+            if let url = try upload.store("variant_image_file_\(id)", errorsAt: "variant_image_\(id)", errors: &uploadErrors) { form.variants[index].image = url }
         }
         let action = context.form.value("action") ?? "save"
         if let edit = CampaignForm.RowEdit(action: action) {

@@ -25,6 +25,7 @@ struct PageRenderer: Sendable {
         ("segment", PackageResources.segment_mustache), ("segment-editor", PackageResources.segment_editor_mustache),
         ("webhooks", PackageResources.webhooks_mustache), ("webhook-log", PackageResources.webhook_log_mustache),
         ("contact-policy", PackageResources.contact_policy_mustache),
+        ("journeys", PackageResources.journeys_mustache), ("journey", PackageResources.journey_mustache),
     ]
 
     init() {
