@@ -118,6 +118,28 @@ import Testing
         #expect(!persian.contains("a wait is 1 to 525600 minutes"))
     }
 
+    /// An entry on a date coming due is set in the form's own fields; a wrong time is refused
+    /// beside its field, and the saved entry reads back into the same fields.
+    @Test func anEntryOnADateComingDueIsSetAndSavedThroughThePage() async throws {
+        let browser = try PagesBrowser(role: .editor, environment: ["HERALD_SCHEDULER": "false"])
+        let herald = browser.harness.herald
+        let id = try #require(try await herald.request("POST", "/api/v1/journeys", json: JourneyPageFixtures.welcome).json?["id"]?.stringValue)
+        let page = browser.get("/journeys/\(id)")
+        #expect(page.text.contains("value=\"date\""))
+        let refused = Self.press(browser, page, "save", [("entry_kind", "date"), ("entry_date_property", "renewal_date"), ("entry_date_offset", "-3"),
+                                                         ("entry_date_at", "25:00")], at: "/journeys/\(id)")
+        #expect(refused.status == 422 && refused.text.contains("value=\"25:00\"") && refused.text.contains("value=\"renewal_date\""))
+        let block = refused.text.components(separatedBy: "id=\"field-entry_date_at\"").dropFirst().first?.components(separatedBy: "</div>").first ?? ""
+        #expect(block.contains("field-error"), "the time has no error beside it")
+        #expect(try await herald.request("GET", "/api/v1/journeys/\(id)").json?["version"] == 1)
+        let saved = Self.press(browser, refused, "save", [("entry_date_at", "10:00")], at: "/journeys/\(id)")
+        #expect(saved.text.contains("Draft saved."))
+        #expect(try await herald.request("GET", "/api/v1/journeys/\(id)").json?["entry"]?["date"]
+                == ["property": "renewal_date", "offset_days": -3, "at": "10:00"])
+        let shown = browser.get("/journeys/\(id)").text
+        #expect(shown.contains("value=\"date\" checked") && shown.contains("value=\"-3\"") && shown.contains("value=\"10:00\""))
+    }
+
     @Test func theEntrysRuleIsCopiedFromASavedSegmentAndSaved() async throws {
         let browser = try PagesBrowser(role: .editor, environment: ["HERALD_SCHEDULER": "false"])
         let herald = browser.harness.herald
@@ -232,9 +254,17 @@ import Testing
                 ["name": "done", "type": "exit"],
             ],
         ]
+        // An entry on a date, and a send step whose test calls its own winner.
+        let dated: JSON = [
+            "name": "Renewal", "entry": ["date": ["property": "renewal_date", "offset_days": -3, "at": "10:00"], "frequency": "every_time"],
+            "steps": [["name": "remind", "type": "send", "message": [
+                "notification": ["title": "Renewing soon"],
+                "variants": [["key": "A", "weight": 1, "notification": ["body": "In 3 days"]], ["key": "B", "weight": 1, "notification": ["body": "Keep your plan"]]],
+                "auto_winner": ["after_minutes": 1440, "metric": "opens", "confidence": 95, "fallback": "baseline"]]]],
+        ]
         let created = try await herald.request("POST", "/api/v1/journeys", json: rich)
         let id = try #require(created.json?["id"]?.stringValue, "\(created.json ?? .null)")
-        for journey in [rich, JourneyPageFixtures.welcome] {
+        for journey in [rich, JourneyPageFixtures.welcome, dated] {
             let before = try await herald.request("PUT", "/api/v1/journeys/\(id)", json: journey,
                                                   headers: ["If-Match": "\"\(try await herald.request("GET", "/api/v1/journeys/\(id)").json?["version"]?.intValue ?? 0)\""])
             #expect(before.status == 200)

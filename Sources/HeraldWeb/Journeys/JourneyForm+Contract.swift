@@ -19,6 +19,11 @@ extension JourneyForm {
         let rule = Self.json(entrySegment, field: "entry_segment", errors: &errors, words: words)
         if entryKind == "joins" {
             if let rule { entry["joins"] = rule }
+        } else if entryKind == "date" {
+            var date: JSONObject = ["property": .string(entryDateProperty.trimmingSpaces), "at": .string(entryDateAt.trimmingSpaces)]
+            if let offset = Self.integer(entryDateOffset, field: "entry_date_offset", errors: &errors, words: words) { date["offset_days"] = .number(Double(offset)) }
+            entry["date"] = .object(date)
+            if let rule { entry["segment"] = rule }
         } else {
             entry["event"] = .string(entryEvent.trimmingSpaces)
             if let rule { entry["segment"] = rule }
@@ -68,6 +73,9 @@ extension JourneyForm {
         default: break
         }
         if path.hasPrefix("entry.joins") || path.hasPrefix("entry.segment") { return "entry_segment" }
+        if path.hasPrefix("entry.date.offset_days") { return "entry_date_offset" }
+        if path.hasPrefix("entry.date.at") { return "entry_date_at" }
+        if path.hasPrefix("entry.date") { return "entry_date_property" }
         if path.hasPrefix("entry.days") || path.hasPrefix("entry.frequency") { return path.hasPrefix("entry.days") ? "days" : "frequency" }
         if path.hasPrefix("entry") { return "entry_event" }
         if path.hasPrefix("goal") { return "goal_event" }

@@ -39,9 +39,13 @@ struct JourneyForm: Sendable, Equatable {
 
     var version: Int?
     var name = ""
-    /// "event" (an app event starts it) or "joins" (a device comes to match the segment rule).
+    /// "event" (an app event starts it), "joins" (a device comes to match the segment rule) or
+    /// "date" (a date property comes due: days from it, at a time of day in the device's zone).
     var entryKind = "event"
     var entryEvent = ""
+    var entryDateProperty = ""
+    var entryDateOffset = ""
+    var entryDateAt = ""
     /// The rule as JSON: who may enter on the event, or the rule a device comes to match.
     var entrySegment = ""
     var frequency = "once"
@@ -66,8 +70,11 @@ struct JourneyForm: Sendable, Equatable {
         let value = posted.value, multiline = posted.multiline
         version = Int(value("version"))
         name = value("name")
-        entryKind = value("entry_kind") == "joins" ? "joins" : "event"
+        entryKind = ["joins", "date"].contains(value("entry_kind")) ? value("entry_kind") : "event"
         entryEvent = value("entry_event")
+        entryDateProperty = value("entry_date_property")
+        entryDateOffset = value("entry_date_offset")
+        entryDateAt = value("entry_date_at")
         entrySegment = multiline("entry_segment")
         frequency = Self.frequencies.contains(value("frequency")) ? value("frequency") : "once"
         days = value("days")
@@ -106,6 +113,11 @@ struct JourneyForm: Sendable, Equatable {
         switch definition.entry.trigger {
         case .event(let event): entryKind = "event"; entryEvent = event
         case .joins(let rule): entryKind = "joins"; entrySegment = rule.toJSON().prettyString()
+        case .date(let date):
+            entryKind = "date"
+            entryDateProperty = date.property
+            entryDateOffset = date.offsetDays == 0 ? "" : String(date.offsetDays)
+            entryDateAt = date.at.description
         }
         if let segment = definition.entry.segment { entrySegment = segment.toJSON().prettyString() }
         switch definition.entry.frequency {
@@ -145,7 +157,7 @@ struct JourneyForm: Sendable, Equatable {
     }
 
     /// A message's members carried through the page untouched (`StepRow.more`).
-    static let keptMembers: Set<String> = ["options", "delivery"]
+    static let keptMembers: Set<String> = ["options", "delivery", "auto_winner"]
 }
 
 extension JourneyForm.StepRow {

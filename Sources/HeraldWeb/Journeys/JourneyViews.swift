@@ -42,7 +42,11 @@ struct JourneyView: PageView {
     let name: String
     let entryEvent: Bool
     let entryJoins: Bool
+    let entryDate: Bool
     let entryEventName: String
+    let entryDateProperty: String
+    let entryDateOffset: String
+    let entryDateAt: String
     let entrySegment: String
     let frequencies: [Choice]
     let days: String
@@ -102,7 +106,11 @@ struct JourneyView: PageView {
         name = form.name
         entryEvent = form.entryKind == "event"
         entryJoins = form.entryKind == "joins"
+        entryDate = form.entryKind == "date"
         entryEventName = form.entryEvent
+        entryDateProperty = form.entryDateProperty
+        entryDateOffset = form.entryDateOffset
+        entryDateAt = form.entryDateAt
         entrySegment = form.entrySegment
         frequencies = JourneyForm.frequencies.map { Choice($0, text: words.text("journeys.frequency.\($0)"), selected: form.frequency == $0) }
         days = form.days
@@ -112,7 +120,7 @@ struct JourneyView: PageView {
         hasSteps = !form.steps.isEmpty
         stepTypes = JourneyForm.stepTypes.map { Choice($0, text: words.text("journeys.type.\($0)")) }
         var byField: [String: [String]] = [:]
-        for field in ["form", "name", "entry_event", "entry_segment", "frequency", "days", "goal_event", "holdout_percent", "steps"] {
+        for field in ["form"] + Self.ownFields {
             byField[field] = errors[field]
         }
         self.errors = byField
@@ -141,8 +149,12 @@ struct JourneyView: PageView {
     }
 
     /// A person's name for a field, for the error summary: the journey's own, or the step's number and name.
+    /// The journey's own fields (not a step's), each with a label `journeys.field.<name>`.
+    static let ownFields = ["name", "entry_event", "entry_date_property", "entry_date_offset", "entry_date_at", "entry_segment", "frequency", "days",
+                            "goal_event", "holdout_percent", "steps"]
+
     static func label(_ field: String, form: JourneyForm, words: Localized) -> String {
-        if ["name", "entry_event", "entry_segment", "frequency", "days", "goal_event", "holdout_percent", "steps"].contains(field) {
+        if Self.ownFields.contains(field) {
             return words.text("journeys.field.\(field)")
         }
         for (position, row) in form.steps.enumerated() where JourneyStepFields(step: row.id).unscoped(field) != nil {
