@@ -147,65 +147,113 @@ extension StreamedRunStore {
     /// position commit together.
     func claim(owner: String, limit: Int, lease: Duration, on connection: PostgresConnection) throws -> [DeliveryStore.Claimed] {
         try connection.transaction { connection in
-            var claimed: [DeliveryStore.Claimed] = []
-            // Bounded: small batches (a journey step's are 32 devices) fill a round of hundreds.
-            for _ in 0..<64 where claimed.count < limit {
-                let room = limit - claimed.count
-                let waiting = try claimWaitingBatch(owner: owner, limit: room, lease: lease, on: connection)
-                guard let (batchID, requests) = try waiting ?? (claimed.isEmpty ? claimNextDevices(owner: owner, limit: room, lease: lease, on: connection) : nil)
-                else { break }
-                claimed += requests
-                // A batch that holds no request (its devices all in the holdout, or gone) is done at once.
-                if requests.isEmpty {
-                    _ = try connection.execute("""
-                        UPDATE device_batches SET status = \(DeliveryStatus.sent), lease_owner = NULL, lease_expires_at = NULL WHERE id = \(batchID)
-                        """)
-                }
-                // A range of a run's audience is read to the round's size: nothing more fits.
-                if waiting == nil, !requests.isEmpty { break }
+            let waiting = try claimWaitingBatches(owner: owner, limit: limit, lease: lease, on: connection)
+            var claimed = waiting.flatMap(\.requests)
+            var done = waiting.filter(\.requests.isEmpty).map(\.batchID)
+            // A range of an audience whose devices all get nothing (the holdout, gone) is done, and the next is read.
+            for _ in 0..<16 where claimed.isEmpty {
+                guard let (batchID, requests) = try claimNextDevices(owner: owner, limit: limit, lease: lease, on: connection) else { break }
+                claimed = requests
+                if requests.isEmpty { done.append(batchID) }
+            }
+            // A batch that holds no request is done at once.
+            if !done.isEmpty {
+                _ = try connection.execute("""
+                    UPDATE device_batches SET status = \(DeliveryStatus.sent), lease_owner = NULL, lease_expires_at = NULL
+                    WHERE id = ANY(\(done.map(String.init))::bigint[])
+                    """)
             }
             return claimed
         }
     }
 
-    private func claimWaitingBatch(owner: String, limit: Int, lease: Duration,
-                                   on connection: PostgresConnection) throws -> (Int64, [DeliveryStore.Claimed])? {
-        guard let row = try connection.query("""
+    /// The waiting batches first due that fit in a round of `limit` devices, leased in one
+    /// statement (one walk of `device_batches_waiting`, not one a batch: a journey's batches are
+    /// 32 devices, a round hundreds), their devices read at once, their requests rendered and
+    /// checked against the caps together.
+    private func claimWaitingBatches(owner: String, limit: Int, lease: Duration,
+                                     on connection: PostgresConnection) throws -> [(batchID: Int64, requests: [DeliveryStore.Claimed])] {
+        let rows = try connection.query("""
             WITH picked AS (
-                SELECT b.id FROM device_batches b JOIN runs r ON r.id = b.run_id
+                SELECT b.id, b.devices, b.next_attempt_at FROM device_batches b JOIN runs r ON r.id = b.run_id
                 WHERE b.status = \(DeliveryStatus.pending) AND b.next_attempt_at <= now()
                   AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now()) AND b.devices <= \(limit)
                   AND \(fragment: SendRules.runMaySendNow)
-                ORDER BY b.next_attempt_at, b.id LIMIT 1
+                ORDER BY b.next_attempt_at, b.id LIMIT \(Self.batchesPerRound)
                 FOR UPDATE OF b SKIP LOCKED
+            ), fitting AS (
+                SELECT id FROM (SELECT id, sum(devices) OVER (ORDER BY next_attempt_at, id) AS upto FROM picked) AS p WHERE upto <= \(limit)
             )
             UPDATE device_batches b SET lease_owner = \(owner), lease_expires_at = now() + make_interval(secs => \(lease.seconds)),
                 attempts = b.attempts + 1
-            FROM runs r WHERE b.id = (SELECT id FROM picked) AND r.id = b.run_id
+            FROM runs r WHERE b.id IN (SELECT id FROM fitting) AND r.id = b.run_id
             RETURNING b.id, b.run_id::text, b.after_token, b.last_token, b.tokens, b.attempts, r.campaign_id::text, r.content::text,
                       r.audience::text, r.rollout_variant, extract(epoch FROM now() - r.occurrence)::float8 AS lateness, r.control_basis_points,
                       r.control_salt, EXISTS (SELECT 1 FROM run_skips s WHERE s.run_id = r.id) AS skips, r.kind,
                       b.tokens IS NOT NULL AND b.variants IS NULL AS first_sent
-            """).first else { return nil }
-        let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
-            try row.decode((Int64, RunID, DeviceToken?, DeviceToken?, [DeviceToken]?, Int, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
-        let (kind, firstSent) = try row.decode((RunKind, Bool).self, columns: "kind", "first_sent")
-        guard let run = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
-                                    controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt), rolloutToAll: kind == .journey) else {
-            return (batchID, [])
+            """)
+        guard !rows.isEmpty else { return [] }
+        struct Leased {
+            var batch: StreamedBatch
+            var after: DeviceToken?, last: DeviceToken?, tokens: [DeviceToken]?
+            var lateness: Double
+            var skips: Bool
         }
-        let found: [StoredDevice]
-        if let tokens {
-            found = try devices.active(.tokens(tokens.map(\.description)), after: nil, through: nil, limit: tokens.count, on: connection)
-        } else {
-            found = try withoutSkipped(devices.active(run.audience, after: after?.description, through: last?.description, limit: limit, on: connection), runID: runID,
-                                       skips: try row.decode(Bool.self, column: "skips"), on: connection)
+        var leased: [Leased] = []
+        var runs: [RunID: RunMessages?] = [:]
+        for row in rows {
+            let (batchID, runID, after, last, tokens, attempts, campaignID, content, audienceText, rollout, lateness, basisPoints, salt) =
+                try row.decode((Int64, RunID, DeviceToken?, DeviceToken?, [DeviceToken]?, Int, CampaignID, String, String, String?, Double, Int, String?).self, columns: "id", "run_id", "after_token", "last_token", "tokens", "attempts", "campaign_id", "content", "audience", "rollout_variant", "lateness", "control_basis_points", "control_salt")
+            let (kind, firstSent, skips) = try row.decode((RunKind, Bool, Bool).self, columns: "kind", "first_sent", "skips")
+            if runs[runID] == nil {
+                runs[runID] = RunMessages(campaignID: campaignID, content: content, audience: audienceText, rollout: rollout,
+                                          controlGroup: RunMessages.controlGroup(basisPoints: basisPoints, salt: salt), rolloutToAll: kind == .journey)
+            }
+            // A range, or devices named for their first send (a journey step's), count as planned when
+            // recorded; devices to try again were counted when first read.
+            leased.append(Leased(batch: StreamedBatch(id: batchID, runID: runID, counted: tokens == nil || firstSent, attempts: attempts),
+                                 after: after, last: last, tokens: tokens, lateness: lateness, skips: skips))
         }
-        // A range, or devices named for their first send (a journey step's), count as planned when
-        // recorded; devices to try again were counted when first read.
-        let batch = StreamedBatch(id: batchID, runID: runID, counted: tokens == nil || firstSent, attempts: attempts)
-        return (batchID, try run.claimed(found, batch: batch, lateness: lateness, on: connection))
+        // The named devices of every batch in one read, found by token or by the token they moved from.
+        let named = Array(Set(leased.flatMap { $0.tokens ?? [] }.map(\.description)))
+        var byToken: [String: StoredDevice] = [:]
+        if !named.isEmpty {
+            for stored in try devices.active(.tokens(named), after: nil, through: nil, limit: named.count, on: connection) {
+                byToken[stored.device.token] = stored
+                if let key = stored.device.bucketKey { byToken[key] = stored }
+            }
+        }
+        var rendered: [(batchID: Int64, requests: [DeliveryStore.Claimed])] = []
+        var contents: [RunID: CampaignSpec] = [:]
+        for item in leased {
+            guard let run = runs[item.batch.runID] ?? nil else {
+                rendered.append((item.batch.id, []))  // its frozen content no longer parses: nothing to send
+                continue
+            }
+            contents[item.batch.runID] = run.spec
+            let found: [StoredDevice]
+            if let tokens = item.tokens {
+                var seen: Set<String> = []
+                found = tokens.compactMap { byToken[$0.description] }.filter { seen.insert($0.device.token).inserted }
+            } else {
+                found = try withoutSkipped(devices.active(run.audience, after: item.after?.description, through: item.last?.description, limit: limit,
+                                                          on: connection), runID: item.batch.runID, skips: item.skips, on: connection)
+            }
+            rendered.append((item.batch.id, run.render(found, batch: item.batch, lateness: item.lateness)))
+        }
+        // The caps, once for the round: each request keeps its place, capped or not.
+        let all = rendered.flatMap(\.requests)
+        let checked = try SendRules.applyContactPolicy(all, tokens: all.map { $0.device?.token ?? DeviceToken("") }, layout: .range,
+                                                       contents: contents, on: connection)
+        var position = 0
+        return rendered.map { batch in
+            defer { position += batch.requests.count }
+            return (batch.batchID, Array(checked[position..<(position + batch.requests.count)]))
+        }
     }
+
+    /// The most waiting batches one round takes.
+    static let batchesPerRound = 64
 
     private func claimNextDevices(owner: String, limit: Int, lease: Duration,
                                   on connection: PostgresConnection) throws -> (Int64, [DeliveryStore.Claimed])? {

@@ -206,14 +206,15 @@ struct RunWriter: Sendable {
     /// A journey step's devices, first sent: batches of `batchDevices` (the smallest round a
     /// worker claims, so any worker may take one), with no variants written (a claim renders each
     /// device's message by the run's planner, and counts the batch's devices as planned when
-    /// recorded, as a first reading of a range).
+    /// recorded, as a first reading of a range). In token order, so that each batch spans a
+    /// narrow range of tokens: the caps read a round's history by the range it overlaps.
     func insertFirstDevices(runID: RunID, campaignID: CampaignID, tokens: [DeviceToken], on connection: PostgresConnection) throws {
         guard !tokens.isEmpty else { return }
         _ = try connection.execute("""
             INSERT INTO device_batches (run_id, campaign_id, tokens, devices, attempts, next_attempt_at)
-            SELECT \(runID)::uuid, \(campaignID)::uuid, array_agg(t ORDER BY n), count(*), 0, now()
-            FROM unnest(\(tokens)) WITH ORDINALITY AS x(t, n)
-            GROUP BY (n - 1) / \(Self.batchDevices)
+            SELECT \(runID)::uuid, \(campaignID)::uuid, array_agg(t ORDER BY t), count(*), 0, now()
+            FROM (SELECT t, (row_number() OVER (ORDER BY t) - 1) / \(Self.batchDevices) AS chunk FROM unnest(\(tokens)) AS x(t)) AS numbered
+            GROUP BY chunk
             """)
     }
 
