@@ -64,6 +64,6 @@ def test_a_segment_is_built_with_live_reach(browser):
     assert name.is_displayed(), "a property row asks for its name"
     screenshot(browser, "segment-editor-live")
     browser.find_element(By.XPATH, "//button[normalize-space()='Add a condition']").click()
-    wait_for_text(browser, "Add a condition")
-    assert browser.find_elements(By.NAME, "field_1"), "a second row"
+    # The button's own text is on the page before and after: wait for the row it adds.
+    WebDriverWait(browser, 15).until(lambda d: d.find_elements(By.NAME, "field_1"), "adding a condition never showed a second row")
     screenshot(browser, "segment-editor-390", width=390)

@@ -68,29 +68,10 @@ public struct JourneyEvents: Sendable {
             counts.add(journey, version, step: step, .left, holdout: holdout)
         }
         try counts.write(on: connection)
-        try recordConversions(of: left.filter { !$0.3 }.map { ($0.0, $0.1, $0.4) }, on: connection)
+        try JourneyOutcomes().recordGoalConversions(of: left.filter { !$0.3 }.map { ($0.0, $0.1, $0.4) }, on: connection)
         try WebhookOutbox.enqueueJourneyEvents(.journeyGoalReached, left.map { ($0.0, $0.1, $0.4, ["event": .string($0.5)]) }, on: connection)
         try WebhookOutbox.enqueueJourneyEvents(.journeyExited, left.map { ($0.0, $0.1, $0.4, ["reason": .string(JourneyPlaceStatus.goal.rawValue)]) },
                                                on: connection)
-    }
-
-    /// A goal reached counts as a conversion of the last message the journey sent the device (its
-    /// variant, as sent): the step's campaign report and A/B test see it as an app's conversion.
-    /// One per stay in the journey: only the event that takes the device out records it (a
-    /// retried event is not new, and moves no one), so its id names nothing of the device.
-    private func recordConversions(of left: [(JourneyID, Int, String)], on connection: PostgresConnection) throws {
-        guard !left.isEmpty else { return }
-        _ = try connection.execute("""
-            INSERT INTO events (id, campaign_id, variant, type, device_token)
-            SELECT 'journey-goal:' || gen_random_uuid(), js.campaign_id, s.last_variant, \(EventType.conversion), x.t
-            FROM unnest(\(left.map(\.0)), \(left.map { String($0.1) }), \(left.map(\.2))) AS x(j, v, t)
-            JOIN journey_states s ON s.journey_id = x.j::uuid AND s.device_token = x.t
-            JOIN journey_sends js ON js.journey_id = x.j::uuid AND js.version = x.v::integer AND js.step = s.last_send
-            -- Sent that message (a variant written for it), and not refused by FCM.
-            WHERE s.last_variant IS NOT NULL
-              AND NOT EXISTS (SELECT 1 FROM delivery_failures f WHERE f.device_token = x.t AND f.campaign_id = js.campaign_id)
-            ON CONFLICT (id) DO NOTHING
-            """)
     }
 
     /// Starts the live journeys these events enter, for each device that may enter: registered

@@ -3,7 +3,8 @@ import HeraldPostgres
 
 /// What became of the requests a journey's send steps wrote, per step campaign, read as a
 /// campaign's report reads its runs: the requests not folded yet by status, the folded by their
-/// counters; and the opens and conversions reported for each (per device where the app says).
+/// counters; the opens and conversions reported for each (per device where the app says); and
+/// the conversions a journey's goal makes of its last message.
 struct JourneyOutcomes: Sendable {
     struct Outcome: Sendable, Equatable {
         var delivered = 0, failed = 0, capped = 0, waiting = 0, cancelled = 0, expired = 0
@@ -66,5 +67,24 @@ struct JourneyOutcomes: Sendable {
             sent[variant, default: 0] += n
         }
         return sent
+    }
+
+    /// A goal reached counts as a conversion of the last message the journey sent the device (its
+    /// variant, as sent): the step's campaign report and A/B test see it as an app's conversion.
+    /// One per stay in the journey: only the event that takes the device out records it (a
+    /// retried event is not new, and moves no one), so its id names nothing of the device.
+    func recordGoalConversions(of left: [(JourneyID, Int, String)], on connection: PostgresConnection) throws {
+        guard !left.isEmpty else { return }
+        _ = try connection.execute("""
+            INSERT INTO events (id, campaign_id, variant, type, device_token)
+            SELECT 'journey-goal:' || gen_random_uuid(), js.campaign_id, s.last_variant, \(EventType.conversion), x.t
+            FROM unnest(\(left.map(\.0)), \(left.map { String($0.1) }), \(left.map(\.2))) AS x(j, v, t)
+            JOIN journey_states s ON s.journey_id = x.j::uuid AND s.device_token = x.t
+            JOIN journey_sends js ON js.journey_id = x.j::uuid AND js.version = x.v::integer AND js.step = s.last_send
+            -- Sent that message (a variant written for it), and not refused by FCM.
+            WHERE s.last_variant IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM delivery_failures f WHERE f.device_token = x.t AND f.campaign_id = js.campaign_id)
+            ON CONFLICT (id) DO NOTHING
+            """)
     }
 }
