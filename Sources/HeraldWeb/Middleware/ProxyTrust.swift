@@ -66,7 +66,6 @@ extension ProxyTrust: Middleware {
 
     func apply(to context: inout RequestContext) {
         context.clientAddress = clientAddress(context.request)
-        context.host = host(context.request)
-        context.origin = origin(context.request)
+        context.trustProxy(self)
     }
 }
