@@ -77,6 +77,14 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         self.init(elements)
     }
 
+    /// An object of these members, whose keys the caller knows to be distinct (a fixed set of
+    /// names): taken as they are, without looking each key up among those before it, which cost
+    /// 470 instructions a member of an access line (callgrind). Checked in debug builds.
+    public init(distinctKeys pairs: [(String, JSON)]) {
+        members = pairs.map { (key: $0.0, value: $0.1) }
+        assert(Set(members.map { Array($0.key.utf8) }).count == members.count, "duplicate keys in JSONObject(distinctKeys:)")
+    }
+
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
 

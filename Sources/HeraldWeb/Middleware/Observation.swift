@@ -2,6 +2,7 @@ import HeraldSync
 import Foundation
 import HeraldApp
 import HeraldHTTP
+import HeraldJSON
 
 /// The outermost step: gives the request its id (the client's `X-Request-Id` when sane, else a
 /// new one), answers it in `X-Request-Id`, counts the request by route pattern (not by path,
@@ -33,9 +34,11 @@ struct Observation: Sendable {
         let method = Self.knownMethods.contains(request.method.rawValue) ? request.method.rawValue : "other"
         metrics.recordRequest(method: method, route: route, status: response.status, seconds: seconds)
         if request.path != "/healthz" && request.path != "/metrics" {
-            log.info("request", ["request_id": .string(requestID), "method": .string(request.method.rawValue),
-                                 "path": .string(Self.loggedPath(request.path, pattern: pattern)), "route": .string(route), "status": .number(Double(response.status)),
-                                 "duration_ms": .number((seconds * 1_000_000).rounded() / 1000), "remote": .string(client)])
+            log.info("request", JSONObject(distinctKeys: [
+                ("request_id", .string(requestID)), ("method", .string(request.method.rawValue)),
+                ("path", .string(Self.loggedPath(request.path, pattern: pattern))), ("route", .string(route)),
+                ("status", .number(Double(response.status))), ("duration_ms", .number((seconds * 1_000_000).rounded() / 1000)),
+                ("remote", .string(client))]))
         }
         return response
     }
