@@ -59,7 +59,7 @@ let package = Package(
         // The application: one service per aggregate (each write one transaction with its audit
         // entry), the stores' SQL, the scheduler and workers. It speaks no HTTP and renders no HTML.
         .target(name: "HeraldApp",
-                dependencies: ["HeraldCore", "FCMMessage", "HeraldPostgres", "HeraldFCM", "HeraldCrypto", "HeraldJSON", "HeraldSync"]),
+                dependencies: ["HeraldCore", "FCMMessage", "HeraldPostgres", "HeraldFCM", "HeraldCalendar", "HeraldCrypto", "HeraldJSON", "HeraldSync"]),
         // Everything that speaks HTTP or HTML: the one route table, the middleware that builds each
         // request's context, the REST handlers, the pages and their templates, the two error renderers.
         .target(name: "HeraldWeb",

@@ -92,15 +92,24 @@ extension JSON {
 
     /// Appends `value` as a JSON string literal.
     public static func writeString(_ value: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
         var value = value
-        // Runs of bytes that need no escape are copied whole: byte by byte, appending was a tenth
-        // of an API GET's instructions.
         value.withUTF8 { bytes in
+            // Most strings (every key, most values) need no escape: found by a plain scan and
+            // copied in one append, without the run-splitting loop (1,300 instructions of an
+            // API GET's answer, callgrind).
+            guard let first = firstEscaped(bytes) else {
+                output.append(UInt8(ascii: "\""))
+                output.append(contentsOf: bytes)
+                output.append(UInt8(ascii: "\""))
+                return
+            }
+            output.append(UInt8(ascii: "\""))
+            // Runs of bytes that need no escape are copied whole.
             var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for index in first..<bytes.count where needsEscape(bytes[index]) {
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
                 start = index + 1
+                let byte = bytes[index]
                 switch byte {
                 case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
                 case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
@@ -113,7 +122,21 @@ extension JSON {
                 }
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+            output.append(UInt8(ascii: "\""))
         }
-        output.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always) private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    /// The offset of the first byte that must be escaped, or nil.
+    @inline(__always) private static func firstEscaped(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = 0
+        while index < bytes.count {
+            if needsEscape(bytes[index]) { return index }
+            index += 1
+        }
+        return nil
     }
 }

@@ -54,7 +54,7 @@ struct WebApplication: Sendable {
     private func answer(_ request: HTTPRequest, _ match: RouteTable<Route>.Match) -> HTTPResponse {
         observation.observe(request) { requestID in
             var context = RequestContext(
-                request: request, requestID: requestID, clientAddress: request.remoteAddress, host: "",
+                request: request, requestID: requestID, clientAddress: request.remoteAddress,
                 log: RequestLog(log: log, requestID: requestID, method: request.method.rawValue, path: request.path))
             switch match {
             case .found(let route, let parameters, let pattern, let headForGet):

@@ -6,8 +6,8 @@ public struct UserID: UUIDIdentifier {
     public let description: String
 
     public init?(_ text: some StringProtocol) {
-        guard UUIDText.isUUID(text) else { return nil }
-        description = text.lowercased()
+        guard let canonical = UUIDText.canonical(text) else { return nil }
+        description = canonical
     }
 }
 
@@ -16,8 +16,8 @@ public struct APIKeyID: UUIDIdentifier {
     public let description: String
 
     public init?(_ text: some StringProtocol) {
-        guard UUIDText.isUUID(text) else { return nil }
-        description = text.lowercased()
+        guard let canonical = UUIDText.canonical(text) else { return nil }
+        description = canonical
     }
 }
 

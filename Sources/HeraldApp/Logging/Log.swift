@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HeraldCalendar
 import HeraldJSON
 import Synchronization
 
@@ -84,9 +85,12 @@ public final class Log: Sendable {
     static func appendTimestamp(to output: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        // UTC by arithmetic: glibc's gmtime_r takes the time-zone lock on every call, and was
+        // two thirds of the timestamp's 1,400 instructions on every log line (callgrind).
+        let seconds = Int(now.tv_sec)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = CivilCalendar.date(days: days)
         // Written digit by digit into 24 bytes: built from padded strings it cost 6,400
         // instructions, a fifth of a request's log line (callgrind).
         var text: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
@@ -97,12 +101,12 @@ public final class Log: Sendable {
                 value /= 10
             }
         }
-        put(Int(parts.tm_year) + 1900, width: 4, at: 0)
-        put(Int(parts.tm_mon) + 1, width: 2, at: 5)
-        put(Int(parts.tm_mday), width: 2, at: 8)
-        put(Int(parts.tm_hour), width: 2, at: 11)
-        put(Int(parts.tm_min), width: 2, at: 14)
-        put(Int(parts.tm_sec), width: 2, at: 17)
+        put(year, width: 4, at: 0)
+        put(month, width: 2, at: 5)
+        put(day, width: 2, at: 8)
+        put(secondOfDay / 3600, width: 2, at: 11)
+        put(secondOfDay / 60 % 60, width: 2, at: 14)
+        put(secondOfDay % 60, width: 2, at: 17)
         put(Int(now.tv_nsec / 1_000_000), width: 3, at: 20)
         output.append(contentsOf: text)
     }

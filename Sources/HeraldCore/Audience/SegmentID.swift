@@ -3,8 +3,8 @@ public struct SegmentID: UUIDIdentifier {
     public let description: String
 
     public init?(_ text: some StringProtocol) {
-        guard UUIDText.isUUID(text) else { return nil }
-        description = text.lowercased()
+        guard let canonical = UUIDText.canonical(text) else { return nil }
+        description = canonical
     }
 
     /// Stands in for a segment the parser refused, so that the rest of the campaign is still

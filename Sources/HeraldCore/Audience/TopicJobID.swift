@@ -3,7 +3,7 @@ public struct TopicJobID: UUIDIdentifier {
     public let description: String
 
     public init?(_ text: some StringProtocol) {
-        guard UUIDText.isUUID(text) else { return nil }
-        description = text.lowercased()
+        guard let canonical = UUIDText.canonical(text) else { return nil }
+        description = canonical
     }
 }

@@ -5,8 +5,8 @@ public struct CampaignID: UUIDIdentifier {
     public let description: String
 
     public init?(_ text: some StringProtocol) {
-        guard UUIDText.isUUID(text) else { return nil }
-        description = text.lowercased()
+        guard let canonical = UUIDText.canonical(text) else { return nil }
+        description = canonical
     }
 }
 
@@ -18,10 +18,32 @@ public protocol UUIDIdentifier: Sendable, Hashable, CustomStringConvertible {
 /// The 8-4-4-4-12 hex shape of a UUID's text.
 public enum UUIDText {
     public static func isUUID(_ text: some StringProtocol) -> Bool {
-        let bytes = Array(text.utf8)
+        var text = String(text)
+        return text.withUTF8 { isUUID($0) }
+    }
+
+    /// The text in canonical lowercase when it is a UUID's, else nil. Every id read from a path or
+    /// a row is checked this way; read as a String's contiguous bytes, not through a byte array,
+    /// a list of dash positions per byte and Unicode lowercasing.
+    public static func canonical(_ text: some StringProtocol) -> String? {
+        var text = String(text)
+        return text.withUTF8 { bytes in
+            guard isUUID(bytes) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for offset in 0..<bytes.count {
+                    let byte = bytes[offset]
+                    buffer[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
+                }
+                return bytes.count
+            }
+        }
+    }
+
+    private static func isUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 36 else { return false }
-        for (offset, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(offset) {
+        for offset in 0..<36 {
+            let byte = bytes[offset]
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
                 guard byte == UInt8(ascii: "-") else { return false }
             } else {
                 guard (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) else { return false }

@@ -3,8 +3,8 @@ public struct JourneyID: UUIDIdentifier {
     public let description: String
 
     public init?(_ text: some StringProtocol) {
-        guard UUIDText.isUUID(text) else { return nil }
-        description = text.lowercased()
+        guard let canonical = UUIDText.canonical(text) else { return nil }
+        description = canonical
     }
 }
 

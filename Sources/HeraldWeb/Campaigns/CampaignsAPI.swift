@@ -36,6 +36,11 @@ struct CampaignsAPI: Sendable {
         if let match = context.request.headers["If-None-Match"], Self.entityTags(match).contains(record.etag) {
             return APIResponse(status: 304, body: nil, headers: [("ETag", record.etag)])
         }
+        let segmentID = record.segmentID
+        let summary = try segmentID.map { Self.summaryJSON(try segments.summaries(Set([$0]))[$0]) }
+        if let bytes = record.serializedJSON(segmentSummary: summary) {
+            return APIResponse(status: 200, serializedBody: bytes, headers: [("ETag", record.etag)])
+        }
         return APIResponse(status: 200, body: try withSegments([record])[0], headers: [("ETag", record.etag)])
     }
 
@@ -45,11 +50,15 @@ struct CampaignsAPI: Sendable {
         let summaries = try segments.summaries(of: records)
         return records.map { record in
             guard let id = record.segmentID, case .object(var object) = record.json else { return record.json }
-            let summary = summaries[id]
-            object["segment_summary"] = ["name": summary.map { .string($0.name) } ?? .null,
-                                         "devices": summary.map { .number(Double($0.devices)) } ?? .null]
+            object["segment_summary"] = Self.summaryJSON(summaries[id])
             return .object(object)
         }
+    }
+
+    /// A segment's `segment_summary`: its name and the active devices it reaches now, both null
+    /// once it was deleted.
+    static func summaryJSON(_ summary: SegmentSummary?) -> JSON {
+        ["name": summary.map { .string($0.name) } ?? .null, "devices": summary.map { .number(Double($0.devices)) } ?? .null]
     }
 
     /// `status` may repeat and hold several values separated by commas; `q` searches names.

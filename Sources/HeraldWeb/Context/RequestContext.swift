@@ -12,10 +12,29 @@ struct RequestContext: Sendable {
     /// The client's IP address: the peer's, or the proxy's `X-Forwarded-For` when trusted.
     var clientAddress: String
     /// The host the client asked for: `X-Forwarded-Host` when the proxy is trusted, else `Host`.
-    var host: String
+    var host: String {
+        get { givenHost ?? proxyTrust?.host(request) ?? "" }
+        set { givenHost = newValue }
+    }
     /// Where the client reaches Herald ("http://127.0.0.1:8080", "https://herald.example.com"),
-    /// set by the middleware from `HERALD_PUBLIC_URL` or the request (see `ProxyTrust.origin`).
-    var origin = ""
+    /// from `HERALD_PUBLIC_URL` or the request (see `ProxyTrust.origin`).
+    var origin: String {
+        get { givenOrigin ?? proxyTrust?.origin(request) ?? "" }
+        set { givenOrigin = newValue }
+    }
+    /// Set by the `ProxyTrust` link: `host` and `origin` are read from the request when asked.
+    /// Few handlers ask (absolute image URLs), and working both out for every request was a tenth
+    /// of a health check (callgrind).
+    var proxyTrust: ProxyTrust?
+    private var givenHost: String?
+    private var givenOrigin: String?
+
+    /// `host` and `origin` from now on as `proxyTrust` reads them from the request.
+    mutating func trustProxy(_ proxyTrust: ProxyTrust) {
+        self.proxyTrust = proxyTrust
+        givenHost = nil
+        givenOrigin = nil
+    }
     /// Who is asking, once authenticated (nil on open routes and before authentication).
     var viewer: Viewer?
     /// The posted form (URL-encoded or multipart), empty when the body is not a form.
@@ -27,6 +46,15 @@ struct RequestContext: Sendable {
     /// The texts and figures in `language`.
     var words: Localized { Localized(language: language) }
     let log: RequestLog
+
+    init(request: HTTPRequest, requestID: String, clientAddress: String, host: String? = nil, viewer: Viewer? = nil, log: RequestLog) {
+        self.request = request
+        self.requestID = requestID
+        self.clientAddress = clientAddress
+        self.givenHost = host
+        self.viewer = viewer
+        self.log = log
+    }
 
     /// A path parameter of the matched route (`{id}`), empty when absent.
     func parameter(_ name: String) -> String { request.parameters[name] ?? "" }

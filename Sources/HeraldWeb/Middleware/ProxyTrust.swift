@@ -40,19 +40,22 @@ struct ProxyTrust: Sendable {
     }
 
     /// The peer's IP address without its port ("[::1]:5000" → "::1", "10.0.0.1:5000" → "10.0.0.1").
-    /// Every request asks, so it looks at bytes: Character-wise filtering was an eighth of /healthz.
+    /// Every request asks, so it looks at the contiguous bytes: Character-wise filtering was an
+    /// eighth of /healthz, and walking String.UTF8View's indices still cost 1,000 instructions.
     static func address(withoutPort address: String) -> String {
-        let bytes = address.utf8
-        if bytes.first == UInt8(ascii: "["), let close = bytes.firstIndex(of: UInt8(ascii: "]")) {
-            return String(address[bytes.index(after: bytes.startIndex)..<close])
+        var text = address
+        return text.withUTF8 { bytes in
+            if bytes.first == UInt8(ascii: "["), let close = bytes.firstIndex(of: UInt8(ascii: "]")) {
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[1..<close]), as: UTF8.self)
+            }
+            var colons = 0
+            var lastColon = 0
+            for index in 0..<bytes.count where bytes[index] == UInt8(ascii: ":") {
+                colons += 1
+                lastColon = index
+            }
+            return colons == 1 ? String(decoding: UnsafeBufferPointer(rebasing: bytes[..<lastColon]), as: UTF8.self) : address
         }
-        var colons = 0
-        var lastColon = bytes.startIndex
-        for index in bytes.indices where bytes[index] == UInt8(ascii: ":") {
-            colons += 1
-            lastColon = index
-        }
-        return colons == 1 ? String(address[..<lastColon]) : address
     }
 }
 
@@ -66,7 +69,6 @@ extension ProxyTrust: Middleware {
 
     func apply(to context: inout RequestContext) {
         context.clientAddress = clientAddress(context.request)
-        context.host = host(context.request)
-        context.origin = origin(context.request)
+        context.trustProxy(self)
     }
 }

@@ -28,16 +28,28 @@ enum RequestID {
         let low = low & 0x3fff_ffff_ffff_ffff | 0x8000_0000_0000_0000
         let digits: StaticString = "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 36) { text in
+            // The digits of each group written from the word's top nibble down, the dashes
+            // between: one shift and one table read a digit.
             var at = 0
-            for (index, nibble) in (0..<32).enumerated() {
-                if index == 8 || index == 12 || index == 16 || index == 20 {
-                    text[at] = UInt8(ascii: "-")
+            func put(_ word: UInt64, nibbles: ClosedRange<Int>) {
+                for nibble in nibbles {
+                    text[at] = digits.utf8Start[Int(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xf]
                     at += 1
                 }
-                let word = nibble < 16 ? high : low
-                text[at] = digits.utf8Start[Int(word >> UInt64(60 - (nibble % 16) * 4) & 0xf)]
+            }
+            func dash() {
+                text[at] = UInt8(ascii: "-")
                 at += 1
             }
+            put(high, nibbles: 0...7)
+            dash()
+            put(high, nibbles: 8...11)
+            dash()
+            put(high, nibbles: 12...15)
+            dash()
+            put(low, nibbles: 0...3)
+            dash()
+            put(low, nibbles: 4...15)
             return at
         }
     }

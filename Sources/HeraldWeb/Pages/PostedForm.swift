@@ -16,7 +16,8 @@ struct PostedForm: Sendable {
 
     /// The form of `request`; nil when the body is not a form at all.
     init?(_ request: HTTPRequest) throws {
-        let contentType = request.headers["Content-Type"] ?? ""
+        // Most requests (every GET) carry no Content-Type: one look, not two, before saying so.
+        guard let contentType = request.headers["Content-Type"] else { return nil }
         let media = request.mediaType ?? ""
         if media == "multipart/form-data" {
             guard let boundary = MultipartFormData.boundary(contentType: contentType) else {
