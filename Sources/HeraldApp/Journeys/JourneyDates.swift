@@ -48,13 +48,11 @@ struct JourneyDates: Sendable {
     /// Devices just registered, updated or imported: their moment in each live date journey is
     /// written again from the property as it is now (a new date comes due again, a removed one
     /// no more). A moment already due and not yet entered is left to be entered.
-    func devicesStored(_ tokens: [String], on connection: PostgresConnection) throws {
-        let journeys = try connection.query("""
-            SELECT id, published_version FROM journeys WHERE status = \(constants: [JourneyStatus.live]) AND entry_date IS NOT NULL
-            """).map { try $0.decode((JourneyID, Int).self, columns: "id", "published_version") }
-        guard !journeys.isEmpty else { return }
-        for (journeyID, version) in journeys {
-            guard let entry = try JourneyCatalog.shared.version(journeyID, version, on: connection)?.definition.entry.date else { continue }
+    /// `journeys`: the live ones (those entered otherwise are passed over).
+    func devicesStored(_ tokens: [String], journeys: [PublishedJourney], on connection: PostgresConnection) throws {
+        for journey in journeys {
+            guard let entry = journey.definition.entry.date else { continue }
+            let journeyID = journey.journeyID
             _ = try connection.execute(Self.statement({ moments in """
                 WITH m AS (\(moments)),
                 gone AS (

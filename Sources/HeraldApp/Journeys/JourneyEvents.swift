@@ -113,12 +113,14 @@ public struct JourneyEvents: Sendable {
     /// Their moments in the journeys entered on a date are written again from their properties.
     func devicesStored(_ tokens: [String], on connection: PostgresConnection) throws {
         guard !tokens.isEmpty else { return }
-        try JourneyDates().devicesStored(tokens, on: connection)
+        // One look for both kinds of journey a stored device concerns (on every registration and import batch).
         let live = try connection.query("""
-            SELECT id, published_version FROM journeys WHERE status = \(constants: [JourneyStatus.live]) AND entry_joins
+            SELECT id, published_version FROM journeys
+            WHERE status = \(constants: [JourneyStatus.live]) AND (entry_joins OR entry_date IS NOT NULL)
             """).map { try $0.decode((JourneyID, Int).self, columns: "id", "published_version") }
         guard !live.isEmpty else { return }
         let published = try catalog.versions(Set(live.map { JourneyCatalog.Key(journeyID: $0.0, version: $0.1) }), on: connection)
+        try JourneyDates().devicesStored(tokens, journeys: Array(published.values), on: connection)
         var entered = 0
         var counts = JourneyCounts()
         for journey in published.values.sorted(by: { $0.journeyID.description < $1.journeyID.description }) {
