@@ -171,14 +171,20 @@ private let threeMigrations = [
         _ = try holder.query("SELECT pg_advisory_xact_lock(\(Migrator.advisoryLockKey))")
         let told = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<[Int], any Error>?>(nil)
+        // What the migrator applied, then the advisory locks its own session still holds: asked
+        // on that session, as other suites' migrators take the same key on this server at once.
+        let outcome = Mutex<Result<(versions: [Int], locksKept: Int), any Error>?>(nil)
         let url = schema.url
         let migrator = Migrator(directory: folder.path)
         Thread {
-            let result = Result { () throws -> [Int] in
+            let result = Result { () throws -> (versions: [Int], locksKept: Int) in
                 let connection = try PostgresConnection(url: url)
                 defer { connection.close() }
-                return try migrator.migrate(connection) { _ in told.signal() }.map(\.version)
+                let versions = try migrator.migrate(connection) { _ in told.signal() }.map(\.version)
+                let locksKept = try connection.query("""
+                    SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()
+                    """)[0].decode(Int.self, at: 0)
+                return (versions, locksKept)
             }
             outcome.withLock { $0 = result }
             finished.signal()
@@ -187,11 +193,8 @@ private let threeMigrations = [
         #expect(outcome.withLock { $0 == nil })
         _ = try holder.execute("COMMIT")
         #expect(finished.wait(timeout: .now() + 60) == .success)
-        #expect(try outcome.withLock { try $0?.get() } == [1, 2, 3])
-        let locks = try holder.query("""
-            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid <> pg_backend_pid()
-              AND objid = \(Migrator.advisoryLockKey & 0xFFFF_FFFF)
-            """)[0].decode(Int.self, at: 0)
-        #expect(locks == 0, "a session kept the migration lock")
+        let result = try outcome.withLock { try $0?.get() }
+        #expect(result?.versions == [1, 2, 3])
+        #expect(result?.locksKept == 0, "the migrator's session kept the migration lock")
     }
 }
