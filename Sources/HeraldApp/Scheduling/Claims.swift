@@ -168,19 +168,28 @@ extension StreamedRunStore {
     }
 
     /// The waiting batches first due that fit in a round of `limit` devices, leased in one
-    /// statement (one walk of `device_batches_waiting`, not one a batch: a journey's batches are
-    /// 32 devices, a round hundreds), their devices read at once, their requests rendered and
-    /// checked against the caps together.
+    /// statement, their devices read at once, their requests rendered and checked against the caps
+    /// together (a journey's batches are 32 devices, a round hundreds). The candidates are each
+    /// sending run's first due batches (`device_batches_run_due`), so a claim reads a few rows per
+    /// sending run however many wait; only the batches taken are locked.
     private func claimWaitingBatches(owner: String, limit: Int, lease: Duration,
                                      on connection: PostgresConnection) throws -> [(batchID: Int64, requests: [DeliveryStore.Claimed])] {
         let rows = try connection.query("""
-            WITH picked AS (
-                SELECT b.id, b.devices, b.next_attempt_at FROM device_batches b JOIN runs r ON r.id = b.run_id
-                WHERE b.status = \(DeliveryStatus.pending) AND b.next_attempt_at <= now()
-                  AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now()) AND b.devices <= \(limit)
-                  AND \(fragment: SendRules.runMaySendNow)
+            WITH candidates AS (
+                SELECT c.id FROM runs r CROSS JOIN LATERAL (
+                    SELECT b.id, b.next_attempt_at FROM device_batches b
+                    WHERE b.run_id = r.id AND b.status = \(DeliveryStatus.pending) AND b.next_attempt_at <= now()
+                      AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now()) AND b.devices <= \(limit)
+                    ORDER BY b.next_attempt_at, b.id LIMIT \(Self.batchesPerRound)) c
+                WHERE \(fragment: SendRules.runMaySendNow)
+                ORDER BY c.next_attempt_at, c.id LIMIT \(Self.batchesPerRound * 4)
+            ), picked AS (
+                -- Another claimer may have taken some since: locked ones are skipped, leased ones fail the check again.
+                SELECT b.id, b.devices, b.next_attempt_at FROM device_batches b
+                WHERE b.id IN (SELECT id FROM candidates) AND b.status = \(DeliveryStatus.pending)
+                  AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now())
                 ORDER BY b.next_attempt_at, b.id LIMIT \(Self.batchesPerRound)
-                FOR UPDATE OF b SKIP LOCKED
+                FOR UPDATE SKIP LOCKED
             ), fitting AS (
                 SELECT id FROM (SELECT id, sum(devices) OVER (ORDER BY next_attempt_at, id) AS upto FROM picked) AS p WHERE upto <= \(limit)
             )

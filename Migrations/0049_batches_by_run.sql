@@ -1,0 +1,9 @@
+-- A claim takes the waiting batches first due run by run (each sending run's first few, by this
+-- index) and then the first of those: bounded by the runs sending, whatever the statistics say.
+-- Walking device_batches_waiting joined to runs, a planner with statistics older than a step's
+-- million devices read every pending batch of the run on each claim instead (98 ms a claim).
+-- The index on run_id alone is this one's prefix.
+CREATE INDEX device_batches_run_due ON device_batches (run_id, next_attempt_at, id) WHERE status = 'pending';
+DROP INDEX device_batches_run;
+-- The runs sending, few among every run ever made, are what a claim starts from.
+CREATE INDEX runs_sending ON runs (id) WHERE status = 'sending';
