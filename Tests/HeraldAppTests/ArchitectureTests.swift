@@ -127,6 +127,18 @@ import Testing
         }
     }
 
+    /// A state a statement compares with is written into it as a constant (`\(constants: […])`),
+    /// never bound: a prepared statement's generic plan cannot prove a partial index's predicate
+    /// (`WHERE status = 'pending'`) from `status = $3`, and read the whole table instead. The claim
+    /// of a journey's batches did so at a million devices (a sequential scan of device_batches per
+    /// claim once PostgreSQL had switched to the generic plan).
+    @Test func statesAreComparedAsConstants() throws {
+        for file in try Self.sources() where file.path.hasPrefix("HeraldApp/") {
+            let bound = try Self.lines(file.text, matching: #"status\s*(=|<>|!=)\s*(ANY\()?\\\(\w+(Status|State)\."#)
+            #expect(bound.isEmpty, "\(file.path) compares a state with a bound value: \(bound)")
+        }
+    }
+
     /// The text without its lists of column names (`columns: "id", "sent"`, `column: "pending"`):
     /// a column's name is no state, but the rest of its line is still read.
     static func withoutColumnNames(_ text: String) -> String {

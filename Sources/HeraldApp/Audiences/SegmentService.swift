@@ -98,7 +98,7 @@ public struct SegmentService: Sendable {
     public func delete(_ id: SegmentID, by actor: Actor) throws {
         try database.transaction { connection in
             let users = try connection.query("""
-                SELECT name FROM campaigns WHERE content->>'segment' = \(id.description) AND status = ANY(\(CampaignStatus.cancellable)) LIMIT 3
+                SELECT name FROM campaigns WHERE content->>'segment' = \(id.description) AND status IN (\(constants: CampaignStatus.cancellable)) LIMIT 3
                 """).map { try $0.decode(String.self, at: 0) }
             if !users.isEmpty {
                 throw AppError.conflict(code: "segment_in_use", title: "The segment is in use",
@@ -158,7 +158,7 @@ public struct SegmentService: Sendable {
             var using: [SegmentID: [String]] = [:]
             for row in try connection.query("""
                 SELECT content->>'segment' AS segment, name FROM campaigns
-                WHERE content ? 'segment' AND status <> \(CampaignStatus.cancelled) ORDER BY updated_at DESC
+                WHERE content ? 'segment' AND status <> \(constants: [CampaignStatus.cancelled]) ORDER BY updated_at DESC
                 """) {
                 let (id, name) = try row.decode((String, String).self, columns: "segment", "name")
                 // A segment is stored as the parser read it: a UUID, lowercased.

@@ -65,10 +65,10 @@ struct CampaignStore: Sendable {
         let rows = try connection.query("""
             UPDATE campaigns SET name = \(spec.name), content = \(content)::jsonb, version = version + 1, updated_at = now(),
                 updated_by = \(attribution.name), updated_by_kind = \(attribution.kind),
-                next_run_at = CASE WHEN status = \(CampaignStatus.scheduled) AND \(nextRun)::timestamptz IS NOT NULL
+                next_run_at = CASE WHEN status = \(constants: [CampaignStatus.scheduled]) AND \(nextRun)::timestamptz IS NOT NULL
                                    THEN \(nextRun)::timestamptz ELSE next_run_at END
-            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.editable))
-              AND (status = \(CampaignStatus.draft) OR \(armable))
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status IN (\(constants: CampaignStatus.editable))
+              AND (status = \(constants: [CampaignStatus.draft]) OR \(armable))
             RETURNING \(fragment: Self.columns)
             """)
         return try outcome(of: rows, id: id, expectedVersion: expectedVersion, arming: arming, on: connection)
@@ -89,7 +89,7 @@ struct CampaignStore: Sendable {
     /// Deletes a draft at `expectedVersion`; anything else is explained, not deleted.
     public func delete(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> DeleteOutcome {
         let deleted = try connection.execute("""
-            DELETE FROM campaigns WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = \(CampaignStatus.draft)
+            DELETE FROM campaigns WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = \(constants: [CampaignStatus.draft])
             """)
         if deleted == 1 { return .deleted }
         guard let current = try find(id: id, on: connection) else { return .notFound }

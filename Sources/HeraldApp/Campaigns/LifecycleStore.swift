@@ -11,8 +11,8 @@ struct LifecycleStore: Sendable {
     /// Arms a draft or scheduled campaign to start its next run at `nextRunAt`.
     func schedule(id: CampaignID, expectedVersion: Int, nextRunAt: Date, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
         let rows = try connection.query("""
-            UPDATE campaigns SET status = \(CampaignStatus.scheduled), next_run_at = \(nextRunAt)
-            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.editable))
+            UPDATE campaigns SET status = \(constants: [CampaignStatus.scheduled]), next_run_at = \(nextRunAt)
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status IN (\(constants: CampaignStatus.editable))
             RETURNING \(fragment: CampaignStore.columns)
             """)
         return try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
@@ -22,8 +22,8 @@ struct LifecycleStore: Sendable {
     /// sent are cancelled (requests already in flight still complete and are recorded).
     func cancel(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
         let rows = try connection.query("""
-            UPDATE campaigns SET status = \(CampaignStatus.cancelled), next_run_at = NULL
-            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.cancellable))
+            UPDATE campaigns SET status = \(constants: [CampaignStatus.cancelled]), next_run_at = NULL
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status IN (\(constants: CampaignStatus.cancellable))
             RETURNING \(fragment: CampaignStore.columns)
             """)
         let outcome = try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
@@ -35,8 +35,8 @@ struct LifecycleStore: Sendable {
     /// (rounds already claimed complete and are recorded). What it was is kept for resuming.
     func pause(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
         let rows = try connection.query("""
-            UPDATE campaigns SET paused_from = status, status = \(CampaignStatus.paused)
-            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = ANY(\(CampaignStatus.pausable))
+            UPDATE campaigns SET paused_from = status, status = \(constants: [CampaignStatus.paused])
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status IN (\(constants: CampaignStatus.pausable))
             RETURNING \(fragment: CampaignStore.columns)
             """)
         return try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)
@@ -47,7 +47,7 @@ struct LifecycleStore: Sendable {
     func resume(id: CampaignID, expectedVersion: Int, on connection: PostgresConnection) throws -> CampaignStore.UpdateOutcome {
         let rows = try connection.query("""
             UPDATE campaigns SET status = paused_from, paused_from = NULL
-            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = \(CampaignStatus.paused) AND paused_from IS NOT NULL
+            WHERE id = \(id)::uuid AND version = \(expectedVersion) AND status = \(constants: [CampaignStatus.paused]) AND paused_from IS NOT NULL
             RETURNING \(fragment: CampaignStore.columns)
             """)
         let outcome = try campaigns.outcome(of: rows, id: id, expectedVersion: expectedVersion, on: connection)

@@ -53,7 +53,7 @@ public struct JourneyEvents: Sendable {
     /// Devices in a journey whose goal one of these events is leave it, counted as reaching it.
     private func reachGoals(tokens: [String], names: [String], on connection: PostgresConnection) throws {
         let left = try connection.query("""
-            UPDATE journey_states s SET status = \(JourneyPlaceStatus.goal), due_at = NULL, listens = NULL, left_at = now()
+            UPDATE journey_states s SET status = \(constants: [JourneyPlaceStatus.goal]), due_at = NULL, listens = NULL, left_at = now()
             FROM journeys j, unnest(\(tokens), \(names)) AS e(t, n)
             WHERE j.goal_event = e.n AND j.status IN (\(constants: [JourneyStatus.live, .paused]))
               AND s.journey_id = j.id AND s.device_token = e.t AND s.status = \(constants: [JourneyPlaceStatus.active])
@@ -152,8 +152,8 @@ public struct JourneyEvents: Sendable {
             FROM unnest(\(tokens), \(holdouts)) AS x(t, h)
             ON CONFLICT (journey_id, device_token) DO UPDATE
                 SET version = excluded.version, step = 0, since = now(), due_at = excluded.due_at, last_send = NULL, listens = NULL,
-                    holdout = excluded.holdout, status = \(JourneyPlaceStatus.active), entered_at = now(), left_at = NULL, entries = s.entries + 1
-                WHERE s.status <> \(JourneyPlaceStatus.active) AND \(definition.entry.frequency.reentryDays)::integer IS NOT NULL
+                    holdout = excluded.holdout, status = \(constants: [JourneyPlaceStatus.active]), entered_at = now(), left_at = NULL, entries = s.entries + 1
+                WHERE s.status <> \(constants: [JourneyPlaceStatus.active]) AND \(definition.entry.frequency.reentryDays)::integer IS NOT NULL
                   AND s.entered_at <= now() - make_interval(days => \(definition.entry.frequency.reentryDays ?? 0)::integer)
             RETURNING holdout, device_token
             """).map { try $0.decode((Bool, String).self, columns: "holdout", "device_token") }

@@ -84,7 +84,7 @@ struct JourneyStore: Sendable {
             spec.autoWinner = nil
             let campaign = try CampaignStore().insert(spec, author: actor.name, by: actor.attribution, on: connection)
             _ = try connection.execute("""
-                UPDATE campaigns SET journey_id = \(record.id)::uuid, status = \(CampaignStatus.sending) WHERE id = \(campaign.id)::uuid
+                UPDATE campaigns SET journey_id = \(record.id)::uuid, status = \(constants: [CampaignStatus.sending]) WHERE id = \(campaign.id)::uuid
                 """)
             _ = try connection.execute("""
                 INSERT INTO journey_sends (journey_id, version, step, campaign_id) VALUES (\(record.id)::uuid, \(version), \(index), \(campaign.id)::uuid)
@@ -94,7 +94,7 @@ struct JourneyStore: Sendable {
         _ = try connection.execute("""
             UPDATE journeys SET published_version = \(version), entry_event = \(definition.entry.event),
                 entry_joins = \(definition.entry.isJoining), entry_date = \(definition.entry.date?.property), goal_event = \(definition.goalEvent),
-                status = CASE WHEN status = \(JourneyStatus.paused) THEN status ELSE \(JourneyStatus.live) END, updated_at = now()
+                status = CASE WHEN status = \(constants: [JourneyStatus.paused]) THEN status ELSE \(JourneyStatus.live) END, updated_at = now()
             WHERE id = \(record.id)::uuid
             """)
         // A journey entered on a date: every device's next moment, as this version reads the date.
@@ -138,13 +138,13 @@ struct JourneyStore: Sendable {
     func pauseSteps(_ id: JourneyID, paused: Bool, on connection: PostgresConnection) throws {
         if paused {
             _ = try connection.execute("""
-                UPDATE campaigns SET status = \(CampaignStatus.paused), paused_from = status
-                WHERE journey_id = \(id)::uuid AND status = \(CampaignStatus.sending)
+                UPDATE campaigns SET status = \(constants: [CampaignStatus.paused]), paused_from = status
+                WHERE journey_id = \(id)::uuid AND status = \(constants: [CampaignStatus.sending])
                 """)
         } else {
             _ = try connection.execute("""
                 UPDATE campaigns SET status = paused_from, paused_from = NULL
-                WHERE journey_id = \(id)::uuid AND status = \(CampaignStatus.paused) AND paused_from IS NOT NULL
+                WHERE journey_id = \(id)::uuid AND status = \(constants: [CampaignStatus.paused]) AND paused_from IS NOT NULL
                 """)
         }
     }
@@ -160,7 +160,7 @@ struct JourneyStore: Sendable {
     func stopPlaces(_ id: JourneyID, on connection: PostgresConnection) throws -> [(version: Int, step: Int, holdout: Bool, count: Int)] {
         try connection.query("""
             WITH stopped AS (
-                UPDATE journey_states SET status = \(JourneyPlaceStatus.stopped), due_at = NULL, listens = NULL, left_at = now()
+                UPDATE journey_states SET status = \(constants: [JourneyPlaceStatus.stopped]), due_at = NULL, listens = NULL, left_at = now()
                 WHERE journey_id = \(id)::uuid AND status = \(constants: [JourneyPlaceStatus.active])
                 RETURNING version, step, holdout
             )

@@ -15,7 +15,7 @@ extension CampaignRuns {
         _ = try connection.execute("DELETE FROM run_skips WHERE token = \(token)")
         _ = try connection.execute("""
             UPDATE deliveries SET device_token = NULL, target = '{"token": "(forgotten)"}', body = '',
-                status = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN \(DeliveryStatus.cancelled) ELSE status END
+                status = CASE WHEN status IN (\(constants: DeliveryStatus.open)) THEN \(DeliveryStatus.cancelled) ELSE status END
             WHERE device_token = \(token)
             """)
         try Self.runsJSON.rewrite(naming: token.description, forgetting: Set(names.map(\.description)), on: connection)

@@ -11,12 +11,12 @@ struct CampaignRuns: Sendable {
     /// keeps its lease: the worker still records that it was sent.
     func cancel(_ id: CampaignID, on connection: PostgresConnection) throws {
         _ = try connection.execute("""
-            UPDATE runs SET status = \(RunStatus.cancelled), finished_at = now(), planning = false
-            WHERE campaign_id = \(id)::uuid AND status = \(RunStatus.sending)
+            UPDATE runs SET status = \(constants: [RunStatus.cancelled]), finished_at = now(), planning = false
+            WHERE campaign_id = \(id)::uuid AND status = \(constants: [RunStatus.sending])
             """)
         _ = try connection.execute("""
-            UPDATE deliveries SET status = \(DeliveryStatus.cancelled), updated_at = now()
-            WHERE campaign_id = \(id)::uuid AND status = ANY(\(DeliveryStatus.open))
+            UPDATE deliveries SET status = \(constants: [DeliveryStatus.cancelled]), updated_at = now()
+            WHERE campaign_id = \(id)::uuid AND status IN (\(constants: DeliveryStatus.open))
             """)
         try StreamedRunStore().drop(campaign: id, as: .cancelled, on: connection)
     }
@@ -28,9 +28,9 @@ struct CampaignRuns: Sendable {
         _ = try connection.execute("""
             UPDATE deliveries d SET next_attempt_at = d.next_attempt_at + late.by
             FROM (SELECT run_id, now() - min(next_attempt_at) AS by FROM deliveries
-                  WHERE campaign_id = \(id)::uuid AND status = ANY(\(DeliveryStatus.open)) AND lease_expires_at IS NULL
+                  WHERE campaign_id = \(id)::uuid AND status IN (\(constants: DeliveryStatus.open)) AND lease_expires_at IS NULL
                   GROUP BY run_id HAVING min(next_attempt_at) < now()) AS late
-            WHERE d.run_id = late.run_id AND d.status = ANY(\(DeliveryStatus.open)) AND d.lease_expires_at IS NULL
+            WHERE d.run_id = late.run_id AND d.status IN (\(constants: DeliveryStatus.open)) AND d.lease_expires_at IS NULL
             """)
     }
 
@@ -46,8 +46,8 @@ struct CampaignRuns: Sendable {
     func reaim(_ token: DeviceToken, to fid: DeviceToken, on connection: PostgresConnection) throws -> (deliveries: Int, failures: Int) {
         let deliveries = try connection.execute("""
             UPDATE deliveries SET device_token = \(fid),
-                target = CASE WHEN status = ANY(\(DeliveryStatus.open)) THEN jsonb_build_object('fid', \(fid)::text) ELSE target END,
-                body = CASE WHEN status = ANY(\(DeliveryStatus.open)) AND starts_with(body, '{"token":' || to_json(\(token)::text)::text)
+                target = CASE WHEN status IN (\(constants: DeliveryStatus.open)) THEN jsonb_build_object('fid', \(fid)::text) ELSE target END,
+                body = CASE WHEN status IN (\(constants: DeliveryStatus.open)) AND starts_with(body, '{"token":' || to_json(\(token)::text)::text)
                             THEN '{"fid":' || to_json(\(fid)::text)::text || substr(body, length('{"token":' || to_json(\(token)::text)::text) + 1)
                             ELSE body END
             WHERE device_token = \(token)

@@ -107,7 +107,7 @@ extension DeliveryStore {
                                    -- Read through the topic runs sending (few), not the whole outbox.
                                    ELSE greatest(0, \(fanOutsAtOnce)::integer - (
                                        SELECT count(*) FROM runs fr JOIN deliveries l ON l.run_id = fr.id
-                                       WHERE fr.status = \(RunStatus.sending) AND fr.kind = \(constants: [RunKind.fanOut])
+                                       WHERE fr.status = \(constants: [RunStatus.sending]) AND fr.kind = \(constants: [RunKind.fanOut])
                                          AND l.status IN (\(constants: DeliveryStatus.open))
                                          AND l.lease_expires_at >= now() AND NOT (l.target ? 'token'))) END)
             )
@@ -159,7 +159,7 @@ extension StreamedRunStore {
             // A batch that holds no request is done at once.
             if !done.isEmpty {
                 _ = try connection.execute("""
-                    UPDATE device_batches SET status = \(DeliveryStatus.sent), lease_owner = NULL, lease_expires_at = NULL
+                    UPDATE device_batches SET status = \(constants: [DeliveryStatus.sent]), lease_owner = NULL, lease_expires_at = NULL
                     WHERE id = ANY(\(done.map(String.init))::bigint[])
                     """)
             }
@@ -178,7 +178,7 @@ extension StreamedRunStore {
             WITH candidates AS (
                 SELECT c.id FROM runs r CROSS JOIN LATERAL (
                     SELECT b.id, b.next_attempt_at FROM device_batches b
-                    WHERE b.run_id = r.id AND b.status = \(DeliveryStatus.pending) AND b.next_attempt_at <= now()
+                    WHERE b.run_id = r.id AND b.status = \(constants: [DeliveryStatus.pending]) AND b.next_attempt_at <= now()
                       AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now()) AND b.devices <= \(limit)
                     ORDER BY b.next_attempt_at, b.id LIMIT \(Self.batchesPerRound)) c
                 WHERE \(fragment: SendRules.runMaySendNow)
@@ -186,7 +186,7 @@ extension StreamedRunStore {
             ), picked AS (
                 -- Another claimer may have taken some since: locked ones are skipped, leased ones fail the check again.
                 SELECT b.id, b.devices, b.next_attempt_at FROM device_batches b
-                WHERE b.id IN (SELECT id FROM candidates) AND b.status = \(DeliveryStatus.pending)
+                WHERE b.id IN (SELECT id FROM candidates) AND b.status = \(constants: [DeliveryStatus.pending])
                   AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now())
                 ORDER BY b.next_attempt_at, b.id LIMIT \(Self.batchesPerRound)
                 FOR UPDATE SKIP LOCKED
@@ -315,7 +315,7 @@ extension StreamedRunStore {
                 (SELECT extract(epoch FROM min(greatest(b.next_attempt_at, coalesce(b.lease_expires_at, b.next_attempt_at),
                                                         coalesce(r.window_opens_at, b.next_attempt_at))) - now())::float8
                  FROM device_batches b JOIN runs r ON r.id = b.run_id
-                 WHERE b.status = \(DeliveryStatus.pending) AND r.status = \(RunStatus.sending)
+                 WHERE b.status = \(constants: [DeliveryStatus.pending]) AND r.status = \(constants: [RunStatus.sending])
                    AND (r.expires_at IS NULL OR r.expires_at > now()) AND (r.window_closes_at IS NULL OR r.window_closes_at > now())))
             """).first?.decode(Double?.self, at: 0) ?? nil
     }

@@ -40,11 +40,11 @@ struct ConfigurationPause {
                       WHERE run_id = r.id AND error_code = ANY(\(Self.codes))
                       UNION ALL
                       SELECT error_code, error_message FROM deliveries
-                      WHERE run_id = r.id AND status = \(DeliveryStatus.failed) AND error_code = ANY(\(Self.codes))) AS f) w
+                      WHERE run_id = r.id AND status = \(constants: [DeliveryStatus.failed]) AND error_code = ANY(\(Self.codes))) AS f) w
             CROSS JOIN LATERAL (
                 SELECT (SELECT coalesce(sum(c.n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = ANY(\(DeliveryStatus.answered)))
-                       + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.answered))) AS total) t
-            WHERE r.id = ANY(\(Array(runIDs))::uuid[]) AND r.status = \(RunStatus.sending)
+                       + (SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND d.status IN (\(constants: DeliveryStatus.answered))) AS total) t
+            WHERE r.id = ANY(\(Array(runIDs))::uuid[]) AND r.status = \(constants: [RunStatus.sending])
               AND (w.project_wide > 0 OR (w.foreign_tokens >= 10 AND w.foreign_tokens * 2 >= t.total))
             """).map {
                 try $0.decode((RunID, CampaignID, String, String?, Int, Int, Int).self,
@@ -52,8 +52,8 @@ struct ConfigurationPause {
             }
         for (runID, campaignID, code, message, projectWide, foreign, total) in stopping {
             let paused = try connection.query("""
-                UPDATE campaigns SET paused_from = status, status = \(CampaignStatus.paused)
-                WHERE id = \(campaignID)::uuid AND status = ANY(\(CampaignStatus.pausable)) RETURNING id
+                UPDATE campaigns SET paused_from = status, status = \(constants: [CampaignStatus.paused])
+                WHERE id = \(campaignID)::uuid AND status IN (\(constants: CampaignStatus.pausable)) RETURNING id
                 """)
             if !paused.isEmpty {
                 let reason = Self.reason(code: code, message: message ?? "", refused: projectWide + foreign, of: total)
@@ -68,7 +68,7 @@ struct ConfigurationPause {
             // Paused now, or already (another worker's answers paused it first): the requests
             // refused so wait for the resume. Not paused (it cannot be): they stay failed.
             let held = try connection.query("""
-                SELECT 1 FROM campaigns WHERE id = \(campaignID)::uuid AND status = \(CampaignStatus.paused)
+                SELECT 1 FROM campaigns WHERE id = \(campaignID)::uuid AND status = \(constants: [CampaignStatus.paused])
                 """)
             if !held.isEmpty { try putBack(runID, on: connection) }
         }
@@ -79,8 +79,8 @@ struct ConfigurationPause {
     /// move from failed back to waiting).
     private func putBack(_ runID: RunID, on connection: PostgresConnection) throws {
         _ = try connection.execute("""
-            UPDATE deliveries SET status = \(DeliveryStatus.retrying), next_attempt_at = now(), updated_at = now()
-            WHERE run_id = \(runID)::uuid AND status = \(DeliveryStatus.failed) AND error_code = ANY(\(Self.codes))
+            UPDATE deliveries SET status = \(constants: [DeliveryStatus.retrying]), next_attempt_at = now(), updated_at = now()
+            WHERE run_id = \(runID)::uuid AND status = \(constants: [DeliveryStatus.failed]) AND error_code = ANY(\(Self.codes))
             """)
         let variants = try RunWriter().insertRefusedAgain(runID: runID, codes: Self.codes, on: connection)
         var counts = RunCounts()

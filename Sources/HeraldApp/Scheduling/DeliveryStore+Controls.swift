@@ -12,20 +12,20 @@ extension DeliveryStore {
         try connection.transaction { connection in
             // A run past its end plans no more: what it planned expires, and it closes.
             let stopped = try connection.query("""
-                UPDATE runs SET planning = false WHERE planning AND status = \(RunStatus.sending) AND expires_at <= now() RETURNING id
+                UPDATE runs SET planning = false WHERE planning AND status = \(constants: [RunStatus.sending]) AND expires_at <= now() RETURNING id
                 """).map { try $0.decode(RunID.self, at: 0) }
             let streamed = try connection.query("""
-                SELECT id FROM runs WHERE kind = \(constants: [RunKind.devicesStreamed]) AND status = \(RunStatus.sending) AND expires_at <= now()
+                SELECT id FROM runs WHERE kind = \(constants: [RunKind.devicesStreamed]) AND status = \(constants: [RunStatus.sending]) AND expires_at <= now()
                 """).map { try $0.decode(RunID.self, at: 0) }
             if !streamed.isEmpty { try StreamedRunStore().drop(runs: streamed, as: .expired, on: connection) }
             let runIDs = try connection.query("""
-                UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
+                UPDATE deliveries d SET status = \(constants: [DeliveryStatus.expired]), updated_at = now()
                 FROM runs r
-                WHERE r.id = d.run_id AND r.status = \(RunStatus.sending) AND r.expires_at <= now() AND d.status = ANY(\(DeliveryStatus.open))
+                WHERE r.id = d.run_id AND r.status = \(constants: [RunStatus.sending]) AND r.expires_at <= now() AND d.status IN (\(constants: DeliveryStatus.open))
                 RETURNING d.run_id
                 """).map { try $0.decode(RunID.self, at: 0) }
             let waveRunIDs = try connection.query("""
-                UPDATE deliveries d SET status = \(DeliveryStatus.expired), updated_at = now()
+                UPDATE deliveries d SET status = \(constants: [DeliveryStatus.expired]), updated_at = now()
                 -- The open statuses as constants in the statement, so that the partial index deliveries_expiring serves it.
                 WHERE d.expires_at <= now() AND d.status IN (\(constants: DeliveryStatus.open))
                 RETURNING d.run_id
@@ -38,7 +38,7 @@ extension DeliveryStore {
     func runsWithClosedWindows(on connection: PostgresConnection) throws -> [(runID: RunID, content: JSON)] {
         try connection.query("""
             SELECT r.id, c.content::text FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-            WHERE r.status = \(RunStatus.sending) AND r.window_closes_at <= now()
+            WHERE r.status = \(constants: [RunStatus.sending]) AND r.window_closes_at <= now()
             """).map { row in
             let (id, content) = try row.decode((RunID, String).self, columns: "id", "content")
             return (id, try JSON.parse(content))
@@ -62,9 +62,9 @@ extension DeliveryStore {
     func secondsUntilNextControl(on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
             SELECT extract(epoch FROM min(t) - now())::float8 FROM (
-                SELECT expires_at AS t FROM runs WHERE status = \(RunStatus.sending) AND expires_at IS NOT NULL
+                SELECT expires_at AS t FROM runs WHERE status = \(constants: [RunStatus.sending]) AND expires_at IS NOT NULL
                 UNION ALL SELECT min(expires_at) FROM deliveries WHERE expires_at IS NOT NULL AND status IN (\(constants: DeliveryStatus.open))
-                UNION ALL SELECT window_closes_at FROM runs WHERE status = \(RunStatus.sending) AND window_closes_at IS NOT NULL) AS controls
+                UNION ALL SELECT window_closes_at FROM runs WHERE status = \(constants: [RunStatus.sending]) AND window_closes_at IS NOT NULL) AS controls
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
     }
 }

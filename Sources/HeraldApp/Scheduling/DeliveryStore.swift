@@ -89,7 +89,7 @@ struct DeliveryStore: Sendable {
     func lockDue(limit: Int, approvalsRequired: Bool, on connection: PostgresConnection) throws -> [Due] {
         try connection.query("""
             SELECT id, content::text, version, next_run_at, next_run_at::text AS occurrence_text FROM campaigns
-            WHERE next_run_at <= now() AND status = \(CampaignStatus.scheduled)
+            WHERE next_run_at <= now() AND status = \(constants: [CampaignStatus.scheduled])
               -- Held: with approvals on, a version nobody approved (an edit after approval) waits.
               AND (NOT \(approvalsRequired) OR (approval = \(ApprovalState.approved) AND approved_version = version))
             ORDER BY campaigns.next_run_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
@@ -106,7 +106,7 @@ struct DeliveryStore: Sendable {
         guard !campaigns.isEmpty else { return }
         try RunWriter().insertFailed(campaigns, on: connection)
         _ = try connection.execute("""
-            UPDATE campaigns SET status = \(CampaignStatus.failed), next_run_at = NULL
+            UPDATE campaigns SET status = \(constants: [CampaignStatus.failed]), next_run_at = NULL
             WHERE id = ANY(\(campaigns.map(\.due.campaignID))::uuid[])
             """)
         try WebhookOutbox.enqueueCampaignEvents(campaigns.map { (.campaignFailed, $0.due.campaignID, ["reason": .string($0.reason)]) },
@@ -138,7 +138,7 @@ struct DeliveryStore: Sendable {
     func secondsUntilNextDue(approvalsRequired: Bool, on connection: PostgresConnection) throws -> Double? {
         try connection.query("""
             SELECT extract(epoch FROM min(next_run_at) - now())::float8 FROM campaigns
-            WHERE status = \(CampaignStatus.scheduled)
+            WHERE status = \(constants: [CampaignStatus.scheduled])
               -- Held: with approvals on, a version nobody approved (an edit after approval) waits.
               AND (NOT \(approvalsRequired) OR (approval = \(ApprovalState.approved) AND approved_version = version))
             """).map { try $0.decode(Double?.self, at: 0) }.first ?? nil
@@ -154,7 +154,7 @@ struct DeliveryStore: Sendable {
         try StreamedRunStore().renew(ids, owner: owner, lease: lease, on: connection)
         _ = try connection.execute("""
             UPDATE deliveries SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
-            WHERE id = ANY(\(ids.map(String.init))::bigint[]) AND lease_owner = \(owner) AND status = ANY(\(DeliveryStatus.open))
+            WHERE id = ANY(\(ids.map(String.init))::bigint[]) AND lease_owner = \(owner) AND status IN (\(constants: DeliveryStatus.open))
             """)
     }
 
@@ -169,7 +169,7 @@ struct DeliveryStore: Sendable {
                                                    coalesce(r.window_opens_at, d.next_attempt_at))) - now())::float8
             FROM runs r JOIN deliveries d ON d.run_id = r.id
             -- Only runs still sending have requests waiting: the few of them first, then their requests.
-            WHERE r.status = \(RunStatus.sending) AND d.status IN (\(constants: DeliveryStatus.open))
+            WHERE r.status = \(constants: [RunStatus.sending]) AND d.status IN (\(constants: DeliveryStatus.open))
               -- An expired run or a closed window waits for the scheduler, not for a worker.
               AND (r.expires_at IS NULL OR r.expires_at > now()) AND (r.window_closes_at IS NULL OR r.window_closes_at > now())
               AND \(fragment: SendRules.campaignOfRunNotPaused)
@@ -184,9 +184,9 @@ struct DeliveryStore: Sendable {
     func closeFinishedRuns(on connection: PostgresConnection) throws {
         // An index probe per open run (deliveries_run), not a count of a large run's deliveries.
         let finished = try connection.query("""
-            SELECT r.id FROM runs r WHERE r.status = \(RunStatus.sending) AND NOT r.planning AND NOT EXISTS (
-                SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status = ANY(\(DeliveryStatus.open)))
-              AND NOT EXISTS (SELECT 1 FROM device_batches b WHERE b.run_id = r.id AND b.status = \(DeliveryStatus.pending))
+            SELECT r.id FROM runs r WHERE r.status = \(constants: [RunStatus.sending]) AND NOT r.planning AND NOT EXISTS (
+                SELECT 1 FROM deliveries d WHERE d.run_id = r.id AND d.status IN (\(constants: DeliveryStatus.open)))
+              AND NOT EXISTS (SELECT 1 FROM device_batches b WHERE b.run_id = r.id AND b.status = \(constants: [DeliveryStatus.pending]))
             """).map { try $0.decode(RunID.self, at: 0) }
         try connection.transaction { connection in try closeRuns(finished, on: connection) }
     }
@@ -203,12 +203,12 @@ struct DeliveryStore: Sendable {
         let finished = try connection.query("""
             WITH done AS MATERIALIZED (
                 SELECT r.id FROM runs r
-                WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = \(RunStatus.sending) AND NOT r.planning
+                WHERE r.id = ANY(\(runIDs)::uuid[]) AND r.status = \(constants: [RunStatus.sending]) AND NOT r.planning
                   AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.run_id = r.id AND o.status IN (\(constants: DeliveryStatus.open)))
-                  AND NOT EXISTS (SELECT 1 FROM device_batches b WHERE b.run_id = r.id AND b.status = \(DeliveryStatus.pending))
+                  AND NOT EXISTS (SELECT 1 FROM device_batches b WHERE b.run_id = r.id AND b.status = \(constants: [DeliveryStatus.pending]))
             )
             SELECT done.id,
-                   (SELECT count(*) FROM deliveries d WHERE d.run_id = done.id AND d.status = \(DeliveryStatus.sent))
+                   (SELECT count(*) FROM deliveries d WHERE d.run_id = done.id AND d.status = \(constants: [DeliveryStatus.sent]))
                    + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = done.id AND c.outcome = \(DeliveryStatus.sent))::bigint AS sent,
                    -- An expired request was not delivered: it counts as failed for the run's outcome.
                    (SELECT count(*) FROM deliveries d WHERE d.run_id = done.id AND d.status IN (\(constants: [DeliveryStatus.failed, .expired])))
@@ -228,7 +228,7 @@ struct DeliveryStore: Sendable {
         let closed = try connection.query("""
             UPDATE runs r SET finished_at = now(), status = x.status
             FROM unnest(\(finished.map(\.0)), \(finished.map { RunStatus.closed(sent: $0.1, failed: $0.2) })) AS x(id, status)
-            WHERE r.id = x.id::uuid AND r.status = \(RunStatus.sending)
+            WHERE r.id = x.id::uuid AND r.status = \(constants: [RunStatus.sending])
             RETURNING r.campaign_id, r.status, r.id
             """).map { try $0.decode((CampaignID, String, RunID).self, columns: "campaign_id", "status", "id") }
         guard !closed.isEmpty else { return }
@@ -236,8 +236,8 @@ struct DeliveryStore: Sendable {
             UPDATE campaigns c SET status = x.status
             FROM unnest(\(closed.map(\.0)), \(closed.map(\.1))) AS x(id, status)
             WHERE c.id = x.id::uuid
-              AND (c.status = \(CampaignStatus.sending) OR (c.status = \(CampaignStatus.paused) AND c.paused_from = \(CampaignStatus.sending)))
-              AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(RunStatus.sending))
+              AND (c.status = \(constants: [CampaignStatus.sending]) OR (c.status = \(constants: [CampaignStatus.paused]) AND c.paused_from = \(CampaignStatus.sending)))
+              AND NOT EXISTS (SELECT 1 FROM runs WHERE campaign_id = c.id AND status = \(constants: [RunStatus.sending]))
             RETURNING c.id, c.status
             """).map { try $0.decode((CampaignID, CampaignStatus).self, columns: "id", "status") }
         let counts = Dictionary(finished.map { ($0.0, (sent: $0.1, failed: $0.2)) }, uniquingKeysWith: { first, _ in first })

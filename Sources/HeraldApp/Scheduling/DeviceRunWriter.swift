@@ -116,7 +116,7 @@ struct PlanningRun: Sendable {
             SELECT campaign_id, content::text, audience::text, rollout_variant, plan_after, planned, unsendable, spacing,
                    extract(epoch FROM occurrence)::float8 AS occurrence, extract(epoch FROM started_at)::float8 AS started_at,
                    control_basis_points, control_salt
-            FROM runs WHERE id = \(id)::uuid AND planning AND kind = \(constants: [RunKind.devicesPlanned]) AND status = \(RunStatus.sending) \(fragment: lock)
+            FROM runs WHERE id = \(id)::uuid AND planning AND kind = \(constants: [RunKind.devicesPlanned]) AND status = \(constants: [RunStatus.sending]) \(fragment: lock)
             """).first else { return nil }
         let (campaignID, content, audienceText, rollout, after, planned, unsendable, spacing, occurrence, started, basisPoints, salt) =
             try row.decode((CampaignID, String, String, String?, DeviceToken?, Int, Int, Double?, Double, Double, Int, String?).self, columns: "campaign_id", "content", "audience", "rollout_variant", "plan_after", "planned", "unsendable", "spacing", "occurrence", "started_at", "control_basis_points", "control_salt")
@@ -133,7 +133,7 @@ struct PlanningRun: Sendable {
     /// Runs still planning that no other transaction holds, the earliest first.
     static func waiting(limit: Int, on connection: PostgresConnection) throws -> [RunID] {
         // A run stopped while planning (cancelled, expired, closed) plans no more.
-        _ = try connection.execute("UPDATE runs SET planning = false WHERE planning AND status <> \(RunStatus.sending)")
+        _ = try connection.execute("UPDATE runs SET planning = false WHERE planning AND status <> \(constants: [RunStatus.sending])")
         return try connection.query("SELECT id FROM runs WHERE planning AND kind = \(constants: [RunKind.devicesPlanned]) ORDER BY occurrence LIMIT \(limit)")
             .map { try $0.decode(RunID.self, at: 0) }
     }

@@ -54,7 +54,7 @@ struct JourneyOutcomes: Sendable {
     func sentPerVariant(of campaign: CampaignID, on connection: PostgresConnection) throws -> [String: Int] {
         let rows = try connection.query("""
             SELECT variant_key, count(*)::bigint AS n FROM deliveries
-            WHERE campaign_id = \(campaign)::uuid AND status = \(DeliveryStatus.sent)
+            WHERE campaign_id = \(campaign)::uuid AND status = \(constants: [DeliveryStatus.sent])
               AND run_id NOT IN (SELECT id FROM runs WHERE campaign_id = \(campaign)::uuid AND folded)
             GROUP BY 1
             UNION ALL

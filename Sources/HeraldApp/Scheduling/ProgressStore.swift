@@ -11,20 +11,20 @@ struct ProgressStore: Sendable {
         let rows = try connection.query("""
             SELECT r.id::text, r.status,
                    -- A streamed run counts what it planned as it goes; its row has the total once it ends.
-                   CASE WHEN r.kind = \(constants: [RunKind.devicesStreamed]) AND r.status = \(RunStatus.sending)
+                   CASE WHEN r.kind = \(constants: [RunKind.devicesStreamed]) AND r.status = \(constants: [RunStatus.sending])
                         THEN (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(RunCounts.planned))::integer
                         ELSE r.planned END AS planned,
                    r.warnings::text AS warnings, r.rollout_variant, r.campaign_version, r.occurrence, r.started_at, r.finished_at,
                    coalesce((SELECT json_object_agg(variant_key, counts)::text FROM (
                        SELECT variant_key, json_build_object(
                            'planned', count(*),
-                           \(DeliveryStatus.sent), count(*) FILTER (WHERE status = \(DeliveryStatus.sent)),
-                           \(DeliveryStatus.failed), count(*) FILTER (WHERE status = \(DeliveryStatus.failed)),
-                           \(DeliveryStatus.retrying), count(*) FILTER (WHERE status = \(DeliveryStatus.retrying)),
-                           \(DeliveryStatus.pending), count(*) FILTER (WHERE status = \(DeliveryStatus.pending)),
-                           \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(DeliveryStatus.cancelled)),
-                           \(DeliveryStatus.expired), count(*) FILTER (WHERE status = \(DeliveryStatus.expired)),
-                           \(DeliveryStatus.capped), count(*) FILTER (WHERE status = \(DeliveryStatus.capped))) AS counts
+                           \(DeliveryStatus.sent), count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.sent])),
+                           \(DeliveryStatus.failed), count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.failed])),
+                           \(DeliveryStatus.retrying), count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.retrying])),
+                           \(DeliveryStatus.pending), count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.pending])),
+                           \(DeliveryStatus.cancelled), count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.cancelled])),
+                           \(DeliveryStatus.expired), count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.expired])),
+                           \(DeliveryStatus.capped), count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.capped]))) AS counts
                        -- A folded run's requests are detail: its counts are its counters'.
                        FROM deliveries WHERE run_id = r.id AND NOT r.folded GROUP BY variant_key) v),
                        -- A streamed or folded run's counts; what is neither answered, waiting again nor dropped is in flight.
@@ -38,17 +38,17 @@ struct ProgressStore: Sendable {
                    r.expires_at, r.window_opens_at, r.window_closes_at,
                    -- Its place in the project's queue of topic fan-outs (one at a time): the open
                    -- runs with fan-outs still to send that are ahead of it.
-                   CASE WHEN r.status = \(RunStatus.sending) THEN (
-                       SELECT count(*) FROM runs q WHERE q.status = \(RunStatus.sending) AND (q.occurrence, q.id) < (r.occurrence, r.id)
-                         AND EXISTS (SELECT 1 FROM deliveries f WHERE f.run_id = q.id AND f.status = ANY(\(DeliveryStatus.open))
+                   CASE WHEN r.status = \(constants: [RunStatus.sending]) THEN (
+                       SELECT count(*) FROM runs q WHERE q.status = \(constants: [RunStatus.sending]) AND (q.occurrence, q.id) < (r.occurrence, r.id)
+                         AND EXISTS (SELECT 1 FROM deliveries f WHERE f.run_id = q.id AND f.status IN (\(constants: DeliveryStatus.open))
                                      AND NOT (f.target ? 'token'))) END AS ahead,
                    -- Recipient time: the run's waves, one per local-time instant, with what each sent and still waits.
                    (SELECT json_agg(json_build_object('at', \(utc: "w.at"), 'devices', w.devices,
                                                       \(DeliveryStatus.sent), w.sent, 'waiting', w.waiting, \(DeliveryStatus.expired), w.expired)
                                     ORDER BY w.at)::text
-                    FROM (SELECT send_at AS at, count(*) AS devices, count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
-                                 count(*) FILTER (WHERE status = ANY(\(DeliveryStatus.open))) AS waiting,
-                                 count(*) FILTER (WHERE status = \(DeliveryStatus.expired)) AS expired
+                    FROM (SELECT send_at AS at, count(*) AS devices, count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.sent])) AS sent,
+                                 count(*) FILTER (WHERE status IN (\(constants: DeliveryStatus.open))) AS waiting,
+                                 count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.expired])) AS expired
                           FROM deliveries WHERE run_id = r.id AND send_at IS NOT NULL GROUP BY send_at) w) AS waves
             FROM runs r WHERE r.campaign_id = \(campaignID)::uuid ORDER BY r.occurrence DESC LIMIT 100
             """)
@@ -89,9 +89,9 @@ struct ProgressStore: Sendable {
             SELECT v.variant_key, sum(v.planned)::bigint AS planned, sum(v.sent)::bigint AS sent, sum(v.failed)::bigint AS failed,
                    sum(v.capped)::bigint AS capped
             FROM runs r CROSS JOIN LATERAL (
-                SELECT variant_key, count(*) AS planned, count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
-                       count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed,
-                       count(*) FILTER (WHERE status = \(DeliveryStatus.capped)) AS capped
+                SELECT variant_key, count(*) AS planned, count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.sent])) AS sent,
+                       count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.failed])) AS failed,
+                       count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.capped])) AS capped
                 FROM deliveries WHERE run_id = r.id AND NOT r.folded GROUP BY variant_key
                 UNION ALL
                 SELECT variant_key, planned, sent, failed, capped FROM (
@@ -186,9 +186,9 @@ struct ProgressStore: Sendable {
         try connection.query("""
             WITH answered AS (
                 SELECT date_trunc('hour', coalesce(sent_at, updated_at) AT TIME ZONE 'UTC') AS h,
-                       count(*) FILTER (WHERE status = \(DeliveryStatus.sent)) AS sent,
-                       count(*) FILTER (WHERE status = \(DeliveryStatus.failed)) AS failed
-                FROM deliveries WHERE campaign_id = \(campaignID)::uuid AND status = ANY(\(DeliveryStatus.answered))
+                       count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.sent])) AS sent,
+                       count(*) FILTER (WHERE status = \(constants: [DeliveryStatus.failed])) AS failed
+                FROM deliveries WHERE campaign_id = \(campaignID)::uuid AND status IN (\(constants: DeliveryStatus.answered))
                   AND run_id NOT IN (SELECT id FROM runs WHERE campaign_id = \(campaignID)::uuid AND folded) GROUP BY 1
                 UNION ALL
                 -- Streamed and folded runs, by their counters (the hour each outcome was recorded).
@@ -220,9 +220,9 @@ struct ProgressStore: Sendable {
         guard !campaignIDs.isEmpty else { return [:] }
         let rows = try connection.query("""
             SELECT r.campaign_id::text, max(r.finished_at) AS finished_at,
-                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(DeliveryStatus.sent))
+                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(constants: [DeliveryStatus.sent]))
                        + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.sent)))::bigint AS sent,
-                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(DeliveryStatus.failed))
+                   sum((SELECT count(*) FROM deliveries d WHERE d.run_id = r.id AND NOT r.folded AND d.status = \(constants: [DeliveryStatus.failed]))
                        + (SELECT coalesce(sum(n), 0) FROM run_counts c WHERE c.run_id = r.id AND c.outcome = \(DeliveryStatus.failed)))::bigint AS failed
             FROM runs r
             WHERE r.campaign_id = ANY(\(campaignIDs.map(\.description))::uuid[])
@@ -256,12 +256,12 @@ struct ProgressStore: Sendable {
         let row = try connection.query("""
             WITH folded AS (SELECT id FROM runs WHERE campaign_id = \(campaignID.description)::uuid AND folded)
             SELECT (SELECT count(DISTINCT d.device_token) FROM deliveries d
-                    WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.sent)
+                    WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(constants: [DeliveryStatus.sent])
                       AND d.run_id NOT IN (SELECT id FROM folded))
                    + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
                       WHERE r.campaign_id = \(campaignID.description)::uuid AND r.kind IN (\(constants: RunKind.toDevices)) AND c.outcome = \(DeliveryStatus.sent))::bigint AS reached,
                    (SELECT count(DISTINCT d.device_token) FROM deliveries d
-                    WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(DeliveryStatus.failed)
+                    WHERE d.campaign_id = \(campaignID.description)::uuid AND d.device_token IS NOT NULL AND d.status = \(constants: [DeliveryStatus.failed])
                       AND d.run_id NOT IN (SELECT id FROM folded))
                    + (SELECT coalesce(sum(c.n), 0) FROM runs r JOIN run_counts c ON c.run_id = r.id
                       WHERE r.campaign_id = \(campaignID.description)::uuid AND r.kind IN (\(constants: RunKind.toDevices)) AND c.outcome = \(DeliveryStatus.failed))::bigint AS failed,

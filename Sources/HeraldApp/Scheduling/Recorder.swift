@@ -35,8 +35,8 @@ extension DeliveryStore {
                 error_code = nullif(x.code, ''), error_message = nullif(x.message, ''),
                 next_attempt_at = CASE WHEN x.delay = '' THEN d.next_attempt_at
                                        ELSE now() + make_interval(secs => x.delay::float8) END,
-                sent_at = CASE WHEN x.status = \(DeliveryStatus.sent) THEN now() ELSE d.sent_at END,
-                sent_by = CASE WHEN x.status = ANY(\(DeliveryStatus.answered)) THEN \(owner) ELSE d.sent_by END,
+                sent_at = CASE WHEN x.status = \(constants: [DeliveryStatus.sent]) THEN now() ELSE d.sent_at END,
+                sent_by = CASE WHEN x.status IN (\(constants: DeliveryStatus.answered)) THEN \(owner) ELSE d.sent_by END,
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
             FROM unnest(\(outcomes.map { String($0.id) }), \(outcomes.map(\.status.rawValue)), \(outcomes.map { $0.messageName ?? "" }),
                         \(outcomes.map { $0.errorCode ?? "" }), \(outcomes.map { $0.errorMessage ?? "" }),
@@ -44,8 +44,8 @@ extension DeliveryStore {
                  AS x(id, status, name, code, message, delay)
             WHERE d.id = x.id::bigint AND d.lease_owner = \(owner)
               -- A request that was in flight when the campaign was cancelled (or the run expired) still reached FCM.
-              AND (d.status = ANY(\(DeliveryStatus.open))
-                   OR (d.status = ANY(\(DeliveryStatus.dropped)) AND x.status = \(DeliveryStatus.sent)))
+              AND (d.status IN (\(constants: DeliveryStatus.open))
+                   OR (d.status IN (\(constants: DeliveryStatus.dropped)) AND x.status = \(constants: [DeliveryStatus.sent])))
             """)
         // Token hygiene: a device FCM no longer knows is sent nothing again until it registers anew.
         let refused = outcomes.filter { $0.status == .failed && Self.meansInvalidToken($0) }
@@ -81,7 +81,7 @@ extension StreamedRunStore {
         guard !batchIDs.isEmpty else { return }
         // A batch whose lease expired and was taken over is its new holder's to record.
         let held = Set(try connection.query("""
-            UPDATE device_batches SET status = CASE WHEN status = \(DeliveryStatus.pending) THEN \(DeliveryStatus.sent) ELSE status END,
+            UPDATE device_batches SET status = CASE WHEN status = \(constants: [DeliveryStatus.pending]) THEN \(DeliveryStatus.sent) ELSE status END,
                 lease_owner = NULL, lease_expires_at = NULL
             WHERE id = ANY(\(batchIDs.map(String.init))::bigint[]) AND lease_owner = \(owner)
             RETURNING id

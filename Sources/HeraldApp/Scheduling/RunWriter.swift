@@ -198,7 +198,7 @@ struct RunWriter: Sendable {
         try !connection.query("""
             INSERT INTO device_batches (run_id, campaign_id, tokens, variants, devices, attempts, next_attempt_at)
             SELECT id, campaign_id, \(tokens), \(variants), \(tokens.count), \(attempts), now() + make_interval(secs => \(delay))
-            FROM runs WHERE id = \(runID)::uuid AND status = \(RunStatus.sending)
+            FROM runs WHERE id = \(runID)::uuid AND status = \(constants: [RunStatus.sending])
             RETURNING id
             """).isEmpty
     }

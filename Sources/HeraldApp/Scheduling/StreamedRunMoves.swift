@@ -14,12 +14,12 @@ extension StreamedRunStore {
     func followMove(from token: DeviceToken, to fid: DeviceToken, on connection: PostgresConnection) throws {
         _ = try connection.execute("""
             UPDATE device_batches SET tokens = array_replace(tokens, \(token), \(fid))
-            WHERE status = \(DeliveryStatus.pending) AND \(token) = ANY(tokens)
+            WHERE status = \(constants: [DeliveryStatus.pending]) AND \(token) = ANY(tokens)
             """)
         let runs = try connection.query("""
             SELECT id, campaign_id, content::text, audience::text, rollout_variant, control_basis_points, control_salt,
                    coalesce(\(token) <= plan_after, false) AS token_read, coalesce(\(fid) <= plan_after, false) AS fid_read
-            FROM runs WHERE kind = \(constants: [RunKind.devicesStreamed]) AND planning AND status = \(RunStatus.sending)
+            FROM runs WHERE kind = \(constants: [RunKind.devicesStreamed]) AND planning AND status = \(constants: [RunStatus.sending])
             ORDER BY id FOR UPDATE
             """)
         var counts = RunCounts()

@@ -27,7 +27,7 @@ struct StreamedRunStore: Sendable {
     func renew(_ ids: [Int64], owner: String, lease: Duration, on connection: PostgresConnection) throws {
         _ = try connection.execute("""
             UPDATE device_batches SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
-            WHERE id = ANY(\(ids.map(String.init))::bigint[]) AND lease_owner = \(owner) AND status = \(DeliveryStatus.pending)
+            WHERE id = ANY(\(ids.map(String.init))::bigint[]) AND lease_owner = \(owner) AND status = \(constants: [DeliveryStatus.pending])
             """)
     }
 
@@ -39,7 +39,7 @@ struct StreamedRunStore: Sendable {
         let dropped = try connection.query("""
             UPDATE device_batches SET status = \(status)
             -- A batch in flight is its worker's to record (what it sent reached FCM).
-            WHERE status = \(DeliveryStatus.pending) AND (lease_expires_at IS NULL OR lease_expires_at < now())
+            WHERE status = \(constants: [DeliveryStatus.pending]) AND (lease_expires_at IS NULL OR lease_expires_at < now())
               AND (\(campaignID)::uuid IS NULL OR campaign_id = \(campaignID)::uuid)
               AND (\(runIDs)::uuid[] IS NULL OR run_id = ANY(\(runIDs)::uuid[]))
             RETURNING run_id, variants

@@ -150,7 +150,7 @@ public struct SendService: Sendable {
             if approvalsRequired { try refuseUnapprovedInline(spec, by: actor, on: connection) }
             var record = try campaigns.insert(spec, author: actor.name, by: actor.attribution, on: connection)
             _ = try connection.execute("""
-                UPDATE campaigns SET one_call = true, status = \(CampaignStatus.sending) WHERE id = \(record.id.description)::uuid
+                UPDATE campaigns SET one_call = true, status = \(constants: [CampaignStatus.sending]) WHERE id = \(record.id.description)::uuid
                 """)
             record.status = .sending
             return (record, spec, nil)

@@ -105,7 +105,7 @@ struct WebhookStore: Sendable {
                 WITH next AS (
                     SELECT w.id FROM webhooks w
                     CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM webhook_deliveries d
-                                        WHERE d.webhook_id = w.id AND d.status = \(WebhookDeliveryStatus.pending) ORDER BY d.id LIMIT 1) head
+                                        WHERE d.webhook_id = w.id AND d.status = \(constants: [WebhookDeliveryStatus.pending]) ORDER BY d.id LIMIT 1) head
                     WHERE head.next_attempt_at <= now() AND (w.lease_expires_at IS NULL OR w.lease_expires_at < now())
                     ORDER BY head.next_attempt_at LIMIT 1 FOR UPDATE OF w SKIP LOCKED
                 )
@@ -115,7 +115,7 @@ struct WebhookStore: Sendable {
             let (id, url, secret) = try row.decode((String, String, String).self, columns: "id", "url", "secret")
             let deliveries = try connection.query("""
                 SELECT id, event_type, body, attempts FROM webhook_deliveries
-                WHERE webhook_id = \(id)::uuid AND status = \(WebhookDeliveryStatus.pending) ORDER BY id LIMIT \(limit)
+                WHERE webhook_id = \(id)::uuid AND status = \(constants: [WebhookDeliveryStatus.pending]) ORDER BY id LIMIT \(limit)
                 """).map { try $0.decode((Int64, String, String, Int).self, columns: "id", "event_type", "body", "attempts") }
             return Claimed(webhookID: id, url: url, secret: secret, deliveries: deliveries.map { ($0.0, $0.1, $0.2, $0.3) })
         }
@@ -132,7 +132,7 @@ struct WebhookStore: Sendable {
                     response_status = \(responseStatus), last_error = \(error),
                     delivered_at = CASE WHEN \(delivered) THEN now() END,
                     next_attempt_at = now() + make_interval(secs => \(retryDelay?.seconds ?? 0))
-                WHERE id = \(id) AND status = \(WebhookDeliveryStatus.pending)
+                WHERE id = \(id) AND status = \(constants: [WebhookDeliveryStatus.pending])
                 """)
             _ = try connection.execute("""
                 UPDATE webhooks SET lease_expires_at = now() + make_interval(secs => \(lease.seconds))
@@ -153,14 +153,14 @@ struct WebhookStore: Sendable {
             SELECT extract(epoch FROM min(greatest(head.next_attempt_at, coalesce(w.lease_expires_at, head.next_attempt_at))) - now())::float8
             FROM webhooks w
             CROSS JOIN LATERAL (SELECT d.next_attempt_at FROM webhook_deliveries d
-                                WHERE d.webhook_id = w.id AND d.status = \(WebhookDeliveryStatus.pending) ORDER BY d.id LIMIT 1) head
+                                WHERE d.webhook_id = w.id AND d.status = \(constants: [WebhookDeliveryStatus.pending]) ORDER BY d.id LIMIT 1) head
             """).first?.decode(Double?.self, at: 0).map { max(0, $0) }
     }
 
     /// Drops delivered deliveries older than `days` (the log keeps what is pending or dead).
     func dropDelivered(olderThanDays days: Int, on connection: PostgresConnection) throws -> Int {
         try connection.execute("""
-            DELETE FROM webhook_deliveries WHERE status = \(WebhookDeliveryStatus.delivered)
+            DELETE FROM webhook_deliveries WHERE status = \(constants: [WebhookDeliveryStatus.delivered])
               AND delivered_at < now() - make_interval(days => \(days)::integer)
             """)
     }
