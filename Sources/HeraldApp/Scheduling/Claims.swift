@@ -169,27 +169,23 @@ extension StreamedRunStore {
 
     /// The waiting batches first due that fit in a round of `limit` devices, leased in one
     /// statement, their devices read at once, their requests rendered and checked against the caps
-    /// together (a journey's batches are 32 devices, a round hundreds). The candidates are each
-    /// sending run's first due batches (`device_batches_run_due`), so a claim reads a few rows per
-    /// sending run however many wait; only the batches taken are locked.
+    /// together (a journey's batches are 32 devices, a round hundreds). Each sending run's first
+    /// due batches are locked along `device_batches_run_due` (a few per run, however many wait),
+    /// and the first of those taken: one path, which statistics older than a step's million
+    /// devices cannot turn into a walk of every pending batch (a second read of the candidates by
+    /// id was planned as one, 314 ms).
     private func claimWaitingBatches(owner: String, limit: Int, lease: Duration,
                                      on connection: PostgresConnection) throws -> [(batchID: Int64, requests: [DeliveryStore.Claimed])] {
         let rows = try connection.query("""
-            WITH candidates AS (
-                SELECT c.id FROM runs r CROSS JOIN LATERAL (
-                    SELECT b.id, b.next_attempt_at FROM device_batches b
+            WITH picked AS (
+                SELECT c.id, c.devices, c.next_attempt_at FROM runs r CROSS JOIN LATERAL (
+                    SELECT b.id, b.devices, b.next_attempt_at FROM device_batches b
                     WHERE b.run_id = r.id AND b.status = \(constants: [DeliveryStatus.pending]) AND b.next_attempt_at <= now()
                       AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now()) AND b.devices <= \(limit)
-                    ORDER BY b.next_attempt_at, b.id LIMIT \(Self.batchesPerRound)) c
+                    ORDER BY b.next_attempt_at, b.id LIMIT \(Self.batchesPerRun(limit: limit))
+                    FOR UPDATE OF b SKIP LOCKED) c
                 WHERE \(fragment: SendRules.runMaySendNow)
-                ORDER BY c.next_attempt_at, c.id LIMIT \(Self.batchesPerRound * 4)
-            ), picked AS (
-                -- Another claimer may have taken some since: locked ones are skipped, leased ones fail the check again.
-                SELECT b.id, b.devices, b.next_attempt_at FROM device_batches b
-                WHERE b.id IN (SELECT id FROM candidates) AND b.status = \(constants: [DeliveryStatus.pending])
-                  AND (b.lease_expires_at IS NULL OR b.lease_expires_at < now())
-                ORDER BY b.next_attempt_at, b.id LIMIT \(Self.batchesPerRound)
-                FOR UPDATE SKIP LOCKED
+                ORDER BY c.next_attempt_at, c.id LIMIT \(Self.batchesPerRound)
             ), fitting AS (
                 SELECT id FROM (SELECT id, sum(devices) OVER (ORDER BY next_attempt_at, id) AS upto FROM picked) AS p WHERE upto <= \(limit)
             )
@@ -263,6 +259,12 @@ extension StreamedRunStore {
 
     /// The most waiting batches one round takes.
     static let batchesPerRound = 64
+
+    /// The most waiting batches of one run a round locks: as many as a round of `limit` devices
+    /// holds of a journey's (`RunWriter.batchDevices`), a crashed worker's range counting as one.
+    static func batchesPerRun(limit: Int) -> Int {
+        min(batchesPerRound, max(1, (limit + RunWriter.batchDevices - 1) / RunWriter.batchDevices))
+    }
 
     private func claimNextDevices(owner: String, limit: Int, lease: Duration,
                                   on connection: PostgresConnection) throws -> (Int64, [DeliveryStore.Claimed])? {
