@@ -11,17 +11,23 @@ public struct Segment: Sendable, Equatable {
     public var rule: SegmentRule
     public var createdBy: String?
     public var updatedAt: Date
+    /// The active devices it reached when last counted (nil: not counted yet), and when.
+    public var reach: Int? = nil
+    public var reachCountedAt: Date? = nil
 }
 
 /// A segment as a campaign's pages name it: "238 devices in “Persian & Hebrew VIPs”".
 public struct SegmentSummary: Sendable, Equatable {
     public var name: String
-    /// The active devices it reaches now.
+    /// The active devices it reached when counted (`countedAt`): kept with the segment, counted
+    /// again in the background a few minutes after (`SegmentReach`), never on a page's request.
     public var devices: Int
+    public var countedAt: Date
 
-    public init(name: String, devices: Int) {
+    public init(name: String, devices: Int, countedAt: Date) {
         self.name = name
         self.devices = devices
+        self.countedAt = countedAt
     }
 }
 
@@ -38,7 +44,7 @@ public struct SegmentService: Sendable {
         var reader = JSONReader()
         guard let object = reader.object(json, at: "") else { return .failure(ValidationErrors(errors: reader.issues)) }
         // A segment as read (with its id, author, time and reach) may be sent back: those are ignored.
-        reader.rejectUnknown(object, known: ["name", "rule", "id", "created_by", "updated_at", "devices"], at: "")
+        reader.rejectUnknown(object, known: ["name", "rule", "id", "created_by", "updated_at", "devices", "devices_counted_at"], at: "")
         let name = reader.string(object, "name", at: "", required: true) ?? ""
         if reader.member(object, "name") != nil, name.allSatisfy(\.isWhitespace) || name.unicodeScalars.count > 200 {
             reader.report("name", "invalid_value", "a segment's name has 1 to 200 characters")
@@ -68,7 +74,8 @@ public struct SegmentService: Sendable {
             }
             let (id, updated) = try row.decode((SegmentID, Date).self, columns: "id", "updated_at")
             try audit.record(.segmentSaved, by: actor, object: .segment(id), details: ["name": .string(name)], on: connection)
-            return Segment(id: id, name: name, rule: rule, createdBy: actor.name, updatedAt: updated)
+            let reach = try SegmentReach.count(id, rule: rule, on: connection)
+            return Segment(id: id, name: name, rule: rule, createdBy: actor.name, updatedAt: updated, reach: reach.devices, reachCountedAt: reach.countedAt)
         }
     }
 
@@ -90,7 +97,8 @@ public struct SegmentService: Sendable {
             guard let row = rows.first else { throw AppError.notFound(.segment) }
             let (createdBy, updated) = try row.decode((String?, Date).self, columns: "created_by", "updated_at")
             try audit.record(.segmentSaved, by: actor, object: .segment(id), details: ["name": .string(name)], on: connection)
-            return Segment(id: id, name: name, rule: rule, createdBy: createdBy, updatedAt: updated)
+            let reach = try SegmentReach.count(id, rule: rule, on: connection)
+            return Segment(id: id, name: name, rule: rule, createdBy: createdBy, updatedAt: updated, reach: reach.devices, reachCountedAt: reach.countedAt)
         }
     }
 
@@ -118,31 +126,47 @@ public struct SegmentService: Sendable {
         try database.read { try Self.all(on: $0) }
     }
 
-    /// Every segment with its reach now, read on one connection (the composer's choices, the
-    /// segments page): a census query each, milliseconds apiece.
-    public func listWithReach() throws -> [(segment: Segment, devices: Int)] {
-        try database.read { connection in
-            try Self.all(on: connection).map { ($0, try devices.count($0.rule, on: connection)) }
-        }
-    }
-
     static func all(on connection: PostgresConnection) throws -> [Segment] {
-        try connection.query("SELECT id, name, rule::text, created_by, updated_at FROM segments ORDER BY name").map(Self.decode)
+        try connection.query("SELECT \(fragment: Self.columns) FROM segments ORDER BY name").map(Self.decode)
     }
 
-    /// The segments with these ids by id, each with its reach now (from the census: milliseconds
-    /// each); a deleted segment's id is absent.
+    /// The segments with these ids by id, each with its kept reach (a segment never counted yet,
+    /// as just after the upgrade that began keeping them, is counted now, once); a deleted
+    /// segment's id is absent.
     public func summaries(_ ids: Set<SegmentID>) throws -> [SegmentID: SegmentSummary] {
         guard !ids.isEmpty else { return [:] }
         return try database.read { connection in
             var found: [SegmentID: SegmentSummary] = [:]
             let segments = try connection.query("""
-                SELECT id, name, rule::text, created_by, updated_at FROM segments WHERE id = ANY(\(ids.map(\.description))::uuid[])
+                SELECT \(fragment: Self.columns) FROM segments WHERE id = ANY(\(ids.map(\.description))::uuid[])
                 """).map(Self.decode)
             for segment in segments {
-                found[segment.id] = SegmentSummary(name: segment.name, devices: try devices.count(segment.rule, on: connection))
+                let reach = try Self.kept(segment, on: connection)
+                found[segment.id] = SegmentSummary(name: segment.name, devices: reach.devices, countedAt: reach.countedAt)
             }
             return found
+        }
+    }
+
+    /// A segment's kept reach, counted now when it has none yet.
+    static func kept(_ segment: Segment, on connection: PostgresConnection) throws -> (devices: Int, countedAt: Date) {
+        if let devices = segment.reach, let countedAt = segment.reachCountedAt { return (devices, countedAt) }
+        return try SegmentReach.count(segment.id, rule: segment.rule, on: connection)
+    }
+
+    /// A segment's kept reach (counted now when it has none yet).
+    public func keptReach(_ segment: Segment) throws -> (devices: Int, countedAt: Date) {
+        if let devices = segment.reach, let countedAt = segment.reachCountedAt { return (devices, countedAt) }
+        return try database.read { try Self.kept(segment, on: $0) }
+    }
+
+    /// Every segment with its kept reach (counted now when it has none yet).
+    public func listWithKeptReach() throws -> [(segment: Segment, devices: Int, countedAt: Date)] {
+        try database.read { connection in
+            try Self.all(on: connection).map { segment in
+                let reach = try Self.kept(segment, on: connection)
+                return (segment, reach.devices, reach.countedAt)
+            }
         }
     }
 
@@ -174,15 +198,19 @@ public struct SegmentService: Sendable {
     }
 
     static func load(_ id: SegmentID, on connection: PostgresConnection) throws -> Segment? {
-        try connection.query("SELECT id, name, rule::text, created_by, updated_at FROM segments WHERE id = \(id)::uuid")
+        try connection.query("SELECT \(fragment: Self.columns) FROM segments WHERE id = \(id)::uuid")
             .map(Self.decode).first
     }
 
+    /// The columns `decode` reads.
+    static let columns: PostgresQuery = "id, name, rule::text, created_by, updated_at, reach, reach_counted_at"
+
     static func decode(_ row: PostgresRow) throws -> Segment {
         let (id, name, rule, createdBy, updated) = try row.decode((SegmentID, String, String, String?, Date).self, columns: "id", "name", "rule", "created_by", "updated_at")
+        let (reach, countedAt) = try row.decode((Int?, Date?).self, columns: "reach", "reach_counted_at")
         guard case .success(let parsed) = SegmentRule.parse(try JSON.parse(rule)) else {
             throw AppError.unavailable("The stored rule of segment \(id) can no longer be read.")
         }
-        return Segment(id: id, name: name, rule: parsed, createdBy: createdBy, updatedAt: updated)
+        return Segment(id: id, name: name, rule: parsed, createdBy: createdBy, updatedAt: updated, reach: reach, reachCountedAt: countedAt)
     }
 }

@@ -36,6 +36,12 @@ extension DeliveryEngine {
                 try outbox.foldDeviceCensus()
                 return nil
             }),
+            // Saved segments' reach, counted again once older than a few minutes, for the pages and
+            // the API to show without counting (a few seconds a pass at most: the registry is shared).
+            BackgroundService("segment-reach", .leader, every: .seconds(30), step: { [self] _ in
+                _ = try outbox.renewSegmentReach(budget: .seconds(2))
+                return nil
+            }),
             BackgroundService("stale-devices", .leader, every: hour, step: { [self] _ in
                 let stale = try outbox.markStaleDevices(unseenForDays: configuration.staleDeviceDays)
                 if stale > 0 { log.info("devices marked stale", ["devices": .number(Double(stale)), "unseen_days": .number(Double(configuration.staleDeviceDays))]) }

@@ -32,6 +32,8 @@ protocol DeliveryOutbox: Sendable {
     func markStaleDevices(unseenForDays days: Int) throws -> Int
     /// Folds the devices' changes into the counts segment reach reads.
     func foldDeviceCensus() throws
+    /// Counts again the saved segments whose kept reach is older than a few minutes, for at most `budget`.
+    func renewSegmentReach(budget: Duration) throws -> Int
     /// Folds finished runs into their counts and drops delivery detail older than `days`.
     func applyRetention(days: Int) throws -> DeliveryRetention.Pass
     /// Expires late runs and moves runs whose sending hours closed on to their next stretch.
@@ -123,6 +125,10 @@ struct PostgresOutbox: DeliveryOutbox {
 
     func markStaleDevices(unseenForDays days: Int) throws -> Int {
         try pool.withConnection { try DeviceStore().markStale(unseenForDays: days, on: $0) }
+    }
+
+    func renewSegmentReach(budget: Duration) throws -> Int {
+        try pool.withConnection { try SegmentReach.renewStale(budget: budget, on: $0) }
     }
 
     func foldDeviceCensus() throws {

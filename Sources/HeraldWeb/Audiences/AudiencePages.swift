@@ -79,7 +79,7 @@ struct AudiencePages: Sendable {
     func renderSegments(_ context: RequestContext, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200) throws -> HTTPResponse {
         let words = context.words
         let usage = try segments.campaignsUsing()
-        let rows = try segments.listWithReach().map { segment, devices in
+        let rows = try segments.listWithKeptReach().map { segment, devices, _ in
             SegmentsView.Row(id: segment.id.description, name: segment.name, devices: devices, updatedAt: words.shortTime(segment.updatedAt),
                              usedBy: SegmentsView.usedBy(usage[segment.id] ?? [], words: words))
         }

@@ -38,10 +38,14 @@ struct SegmentsAPI: Sendable {
         return APIResponse(status: 200, body: ["devices": .number(Double(try segments.reach(rule)))])
     }
 
+    /// A segment with its kept reach: `devices` as counted at `devices_counted_at` (on its save,
+    /// then again every few minutes in the background), never counted on the request.
     func withReach(_ segment: Segment) throws -> JSON {
         var json = segment.json
         if case .object(var object) = json {
-            object["devices"] = .number(Double(try segments.reach(segment.rule)))
+            let reach = try segments.keptReach(segment)
+            object["devices"] = .number(Double(reach.devices))
+            object["devices_counted_at"] = .time(reach.countedAt)
             json = .object(object)
         }
         return json

@@ -45,7 +45,7 @@ struct CampaignsAPI: Sendable {
     }
 
     /// Campaigns as the API reads them, a campaign to a segment with `segment_summary`: the
-    /// segment's name and the active devices it reaches now (both null once it was deleted).
+    /// segment's name and its kept reach (`summaryJSON`).
     func withSegments(_ records: [CampaignRecord]) throws -> [JSON] {
         let summaries = try segments.summaries(of: records)
         return records.map { record in
@@ -55,10 +55,12 @@ struct CampaignsAPI: Sendable {
         }
     }
 
-    /// A segment's `segment_summary`: its name and the active devices it reaches now, both null
-    /// once it was deleted.
+    /// A segment's `segment_summary`: its name, and the active devices it reached when last
+    /// counted (`devices_counted_at`: on its save, then every few minutes in the background),
+    /// all null once it was deleted.
     static func summaryJSON(_ summary: SegmentSummary?) -> JSON {
-        ["name": summary.map { .string($0.name) } ?? .null, "devices": summary.map { .number(Double($0.devices)) } ?? .null]
+        ["name": summary.map { .string($0.name) } ?? .null, "devices": summary.map { .number(Double($0.devices)) } ?? .null,
+         "devices_counted_at": summary.map { .time($0.countedAt) } ?? .null]
     }
 
     /// `status` may repeat and hold several values separated by commas; `q` searches names.

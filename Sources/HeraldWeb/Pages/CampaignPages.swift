@@ -174,7 +174,7 @@ struct CampaignPages: Sendable {
     /// composer still works for topics, and the failure is logged rather than lost.
     func segmentChoices(_ context: RequestContext) -> [(segment: Segment, devices: Int)] {
         do {
-            return try segments.listWithReach()
+            return try segments.listWithKeptReach().map { ($0.segment, $0.devices) }
         } catch {
             context.log.warning("segments for the composer could not be read: \(error)")
             return []
