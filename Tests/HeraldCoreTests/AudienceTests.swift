@@ -76,6 +76,21 @@ import Testing
         #expect(errors.errors.map(\.path) == ["rule.all[0].in", "rule.all[1].not_in", "rule.all[2]"])
     }
 
+    /// "Not equals", as the editor offers it, on a field or a property: a list of one not to be
+    /// in, the form it is kept and answered in; a device without the property matches neither.
+    @Test func notEqualsIsANoneOfWithOneValue() throws {
+        guard case .success(let rule) = SegmentRule.parse(["all": [["field": "country", "not_equals": "ir"], ["property": "city", "not_equals": "Tehran"]]])
+        else { Issue.record("refused"); return }
+        #expect(rule.toJSON() == ["all": [["field": "country", "not_in": ["IR"]], ["property": "city", "not_in": ["Tehran"]]]])
+        let devices = try [("IR", "Shiraz"), ("DE", "Tehran"), ("DE", "Berlin"), ("DE", nil)].enumerated().map { index, place in
+            try device("n\(index)", ["platform": "android", "country": .string(place.0),
+                                      "properties": place.1.map { ["city": .string($0)] } ?? [:]])
+        }
+        #expect(devices.map { rule.matches($0, daysSinceSeen: 0) } == [false, false, true, false])
+        guard case .failure(let errors) = SegmentRule.parse(["all": [["property": "city", "not_equals": 3]]]) else { Issue.record("accepted"); return }
+        #expect(errors.errors.map(\.path) == ["rule.all[0].not_equals"])
+    }
+
     @Test func aBadSegmentRuleSaysWhatIsWrongWhere() {
         guard case .failure(let errors) = SegmentRule.parse(["all": [["field": "colour", "equals": "red"], ["field": "language"],
                                                                       ["field": "country", "at_least": "5"], ["last_seen_within_days": 0]]])

@@ -187,6 +187,29 @@ import Testing
         #expect(list.contains("<td data-label=\"Used by\">Spring</td>"), "\(list.components(separatedBy: "Used by").last?.prefix(200) ?? "")")
     }
 
+    /// "Is not", on a property and on a field: counted as the send would choose (a device without
+    /// the property is not counted), saved as a list of one value not to be in, and shown again
+    /// as "is not" rows.
+    @Test func anIsNotRowIsCountedSavedAndShownAgain() throws {
+        let browser = try PagesBrowser(role: .editor)
+        let devices = browser.harness.herald.server.application.devices
+        _ = try devices.register(token: "not-1", document: ["platform": "android", "country": "IR", "properties": ["city": "Tehran"]])
+        _ = try devices.register(token: "not-2", document: ["platform": "android", "country": "IR", "properties": ["city": "Shiraz"]])
+        _ = try devices.register(token: "not-3", document: ["platform": "android", "country": "DE", "properties": ["city": "Berlin"]])
+        _ = try devices.register(token: "not-4", document: ["platform": "android", "country": "IR"])
+        let rows: [(name: String, value: String)] = [("name", "Not Tehran"), ("combine", "all"),
+                                                     ("field_0", "property"), ("name_0", "city"), ("op_0", "is_not"), ("value_0", "Tehran"),
+                                                     ("field_1", "country"), ("op_1", "is_not"), ("value_1", "de")]
+        let live = try JSON.parse(browser.post("/segment-editor/reach", rows).text)
+        #expect(live["devices"] == 1, "\(live)")
+        #expect(browser.post("/segments", rows + [("action", "save")]).status == 200)
+        let segment = try #require(try browser.harness.herald.server.application.segments.list().first)
+        #expect(segment.rule.toJSON() == ["all": [["property": "city", "not_in": ["Tehran"]], ["field": "country", "not_in": ["DE"]]]])
+        let shown = Self.text(browser.get("/segments/\(segment.id)"))
+        #expect(shown.contains(#"<option value="is_not" selected>is not</option>"#), "\(shown.components(separatedBy: "op_0").last?.prefix(400) ?? "")")
+        #expect(shown.contains(#"name="value_0" type="text" value="Tehran""#) && shown.contains(#"name="value_1" type="text" value="DE""#))
+    }
+
     /// Groups: "(language fa or he) and country IR" built from rows in two groups, counted and
     /// saved as that rule, shown again in its groups, and saved again unchanged; a group is
     /// added by its button and a bad row in a group keeps its error beside it.

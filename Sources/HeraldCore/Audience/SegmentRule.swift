@@ -110,7 +110,7 @@ public enum SegmentCondition: Sendable, Equatable {
             return .lastSeenWithinDays(days)
         }
         if reader.member(object, "property") != nil {
-            reader.rejectUnknown(object, known: ["property", "equals", "in", "not_in", "exists"], at: path)
+            reader.rejectUnknown(object, known: ["property", "equals", "not_equals", "in", "not_in", "exists"], at: path)
             guard let name = reader.string(object, "property", at: path) else { return nil }
             guard DeviceLimits.isPropertyName(name) else {
                 reader.report(JSONReader.path(path, "property"), "invalid_key", "a property name has letters, digits and _, starting with a letter, found \"\(name)\"")
@@ -119,16 +119,22 @@ public enum SegmentCondition: Sendable, Equatable {
             // Every member read first, so a wrong type in one is refused whichever decides.
             let exists = reader.bool(object, "exists", at: path)
             let equals = reader.string(object, "equals", at: path)
+            let notEquals = reader.string(object, "not_equals", at: path)
             let lists = valueLists(object, at: path, reader: &reader)
             if let equals { return .propertyEquals(name, equals) }
+            // "Not equals" is a list of one not to be in (the stored and answered form).
+            if let notEquals { return .propertyNotIn(name, [notEquals]) }
             if let values = lists.in { return .propertyIn(name, values) }
             if let values = lists.notIn { return .propertyNotIn(name, values) }
             if exists == true { return .propertyExists(name) }
-            if lists.given { return nil }  // a list of the wrong type or size was reported as such
-            reader.report(path, "required", "a property condition needs \"equals\" (a string), \"in\" or \"not_in\" (lists of strings), or \"exists\": true")
+            // A member of the wrong type (or a list of the wrong size) was reported as such.
+            let refused = [("equals", equals == nil), ("not_equals", notEquals == nil), ("exists", exists == nil)]
+                .contains { reader.member(object, $0.0) != nil && $0.1 }
+            if lists.given || refused { return nil }
+            reader.report(path, "required", "a property condition needs \"equals\" or \"not_equals\" (a string), \"in\" or \"not_in\" (lists of strings), or \"exists\": true")
             return nil
         }
-        reader.rejectUnknown(object, known: ["field", "equals", "in", "not_in", "at_least"], at: path)
+        reader.rejectUnknown(object, known: ["field", "equals", "not_equals", "in", "not_in", "at_least"], at: path)
         guard let name = reader.string(object, "field", at: path, required: true) else {
             return nil
         }
@@ -140,6 +146,7 @@ public enum SegmentCondition: Sendable, Equatable {
         // Every member read first (null is absent), so a wrong type in one is refused whichever decides.
         let atLeast = reader.string(object, "at_least", at: path)
         let equals = reader.string(object, "equals", at: path)
+        let notEquals = reader.string(object, "not_equals", at: path)
         let lists = valueLists(object, at: path, reader: &reader)
         if let minimum = atLeast {
             guard field == .appVersion else {
@@ -154,11 +161,12 @@ public enum SegmentCondition: Sendable, Equatable {
             return .appVersionAtLeast(minimum)
         }
         if let equals { return .equals(field, field.normalized(equals)) }
+        if let notEquals { return .notIn(field, [field.normalized(notEquals)]) }
         if let values = lists.in { return .isIn(field, values.map(field.normalized)) }
         if let values = lists.notIn { return .notIn(field, values.map(field.normalized)) }
-        // A list of the wrong type or size was reported as such.
-        if lists.given { return nil }
-        reader.report(path, "required", "a field condition needs \"equals\", \"in\", \"not_in\" or (for app_version) \"at_least\"")
+        // A member of the wrong type (or a list of the wrong size) was reported as such.
+        if lists.given || ["equals", "not_equals", "at_least"].contains(where: { reader.member(object, $0) != nil }) { return nil }
+        reader.report(path, "required", "a field condition needs \"equals\", \"not_equals\", \"in\", \"not_in\" or (for app_version) \"at_least\"")
         return nil
     }
 

@@ -187,7 +187,7 @@ struct SegmentEditor: Sendable {
     static let fieldChoices = [("language", "devices.language"), ("country", "devices.country"), ("platform", "devices.platform"),
                                ("app_version", "devices.app_version"), ("app_id", "segments.field.app_id"), ("time_zone", "segments.field.time_zone"),
                                ("property", "segments.field.property"), ("last_seen", "devices.last_seen")]
-    static let operators = ["is", "is_one_of", "is_not_one_of", "at_least", "exists", "within_days"]
+    static let operators = ["is", "is_not", "is_one_of", "is_not_one_of", "at_least", "exists", "within_days"]
     /// The attributes whose values the editor offers from the registry (`values`).
     static let valueLists = ["language", "country", "time_zone", "app_version", "platform"]
 

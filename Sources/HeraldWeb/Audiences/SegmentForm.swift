@@ -120,11 +120,13 @@ struct SegmentForm: Sendable {
         switch condition {
         case .equals(let field, let value): Row(field: field.rawValue, op: "is", value: value)
         case .isIn(let field, let values): Row(field: field.rawValue, op: "is_one_of", value: values.joined(separator: ", "))
+        case .notIn(let field, let values) where values.count == 1: Row(field: field.rawValue, op: "is_not", value: values[0])
         case .notIn(let field, let values): Row(field: field.rawValue, op: "is_not_one_of", value: values.joined(separator: ", "))
         case .appVersionAtLeast(let minimum): Row(field: "app_version", op: "at_least", value: minimum)
         case .lastSeenWithinDays(let days): Row(field: "last_seen", op: "within_days", value: String(days))
         case .propertyEquals(let name, let value): Row(field: "property", op: "is", name: name, value: value)
         case .propertyIn(let name, let values): Row(field: "property", op: "is_one_of", name: name, value: values.joined(separator: ", "))
+        case .propertyNotIn(let name, let values) where values.count == 1: Row(field: "property", op: "is_not", name: name, value: values[0])
         case .propertyNotIn(let name, let values): Row(field: "property", op: "is_not_one_of", name: name, value: values.joined(separator: ", "))
         case .propertyExists(let name): Row(field: "property", op: "exists", name: name)
         }
@@ -172,9 +174,11 @@ struct SegmentForm: Sendable {
         case ("property", "exists"): return ["property": .string(row.name), "exists": true]
         case ("property", "is_one_of"): return ["property": .string(row.name), "in": list]
         case ("property", "is_not_one_of"): return ["property": .string(row.name), "not_in": list]
+        case ("property", "is_not"): return ["property": .string(row.name), "not_equals": .string(row.value)]
         case ("property", _): return ["property": .string(row.name), "equals": .string(row.value)]
         case (_, "is_one_of"): return ["field": .string(row.field), "in": list]
         case (_, "is_not_one_of"): return ["field": .string(row.field), "not_in": list]
+        case (_, "is_not"): return ["field": .string(row.field), "not_equals": .string(row.value)]
         case (_, "at_least"): return ["field": .string(row.field), "at_least": .string(row.value)]
         default: return ["field": .string(row.field), "equals": .string(row.value)]
         }
