@@ -82,3 +82,30 @@ import Testing
         }, "the leader did not count the segment again")
     }
 }
+
+/// The editor's live count never waits on a slow rule: past its time limit it answers
+/// PostgreSQL's estimate, said to be one (issue 40).
+@Suite struct LiveReachTests {
+    @Test(.timeLimit(.minutes(2)))
+    func aRuleThatTakesTooLongToCountIsAnsweredWithAnEstimate() throws {
+        let setup = try AudienceDeliveryTests.Setup()
+        defer { setup.probe.close() }
+        // 100,000 devices, a city and a plan each: two property names, which the census cannot answer.
+        _ = try setup.probe.connection.execute("""
+            INSERT INTO devices (token, platform, properties)
+            SELECT 'slow-' || g, 'android', jsonb_build_object('city', 'c' || (g % 3000), 'plan', CASE WHEN g % 4 = 0 THEN 'gold' ELSE 'free' END)
+            FROM generate_series(1, 100000) AS g
+            """)
+        _ = try setup.probe.connection.execute("ANALYZE devices")
+        let rule = try #require(try? SegmentRule.parse(["all": [["property": "plan", "equals": "gold"], ["property": "city", "not_equals": "c8"]]]).get())
+        let exact = try setup.segments.liveReach(rule)
+        #expect(exact == LiveReach(devices: 24_966), "\(exact)")
+
+        let hurried = SegmentService(database: setup.database, liveCountTimeout: .milliseconds(1))
+        let estimate = try hurried.liveReach(rule)
+        #expect(estimate.isEstimate)
+        #expect(estimate.devices > 0 && estimate.devices <= 100_000, "\(estimate)")
+        // The connection is left as it was: the next count is exact again.
+        #expect(try setup.segments.liveReach(rule) == exact)
+    }
+}

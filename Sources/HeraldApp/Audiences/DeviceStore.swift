@@ -158,6 +158,15 @@ struct DeviceStore: Sendable {
                                                   binds: condition.binds)).map { try $0.decode(Int.self, at: 0) }.first ?? 0
     }
 
+    /// Active devices matching `rule` as PostgreSQL's planner estimates them (from its
+    /// statistics, without reading a device): what the editor shows when counting takes too long.
+    func estimatedCount(_ rule: SegmentRule?, on connection: PostgresConnection) throws -> Int {
+        let condition = SegmentSQL.condition(rule, firstParameter: 1)
+        let plan = try connection.query(PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) SELECT 1 FROM devices WHERE \(Self.active) AND \(condition.sql)",
+                                                      binds: condition.binds)).first?.decode(String.self, at: 0) ?? "[]"
+        return Int(try JSON.parse(plan).arrayValue?.first?["Plan"]?["Plan Rows"]?.doubleValue ?? 0)
+    }
+
     /// The time zones active devices have, for recipient time on topics.
     func timeZones(on connection: PostgresConnection) throws -> [String] {
         try DeviceCensus.timeZones(on: connection)

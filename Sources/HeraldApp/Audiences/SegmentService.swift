@@ -31,13 +31,31 @@ public struct SegmentSummary: Sendable, Equatable {
     }
 }
 
+/// What a rule reaches as the editor asks while it is being edited: counted, or, when counting
+/// takes longer than the service's `liveCountTimeout` (a rule the census cannot answer, over
+/// millions of devices), PostgreSQL's estimate of it, said to be one.
+public struct LiveReach: Sendable, Equatable {
+    public var devices: Int
+    public var isEstimate: Bool
+
+    public init(devices: Int, isEstimate: Bool = false) {
+        self.devices = devices
+        self.isEstimate = isEstimate
+    }
+}
+
 /// Saved segments and their reach.
 public struct SegmentService: Sendable {
     let database: Database
     let devices = DeviceStore()
     let audit = AuditLog()
+    /// The longest the editor's count may take before its estimate is answered instead.
+    let liveCountTimeout: Duration
 
-    public init(database: Database) { self.database = database }
+    public init(database: Database, liveCountTimeout: Duration = .seconds(1)) {
+        self.database = database
+        self.liveCountTimeout = liveCountTimeout
+    }
 
     /// Reads `{"name", "rule"}`, every problem at once.
     public static func parse(_ json: JSON) -> Result<(name: String, rule: SegmentRule), ValidationErrors> {
@@ -195,6 +213,22 @@ public struct SegmentService: Sendable {
     /// The active devices a rule reaches now (all active devices when nil).
     public func reach(_ rule: SegmentRule?) throws -> Int {
         try database.read { try devices.count(rule, on: $0) }
+    }
+
+    /// The editor's count of a rule: exact when PostgreSQL counts it within `liveCountTimeout`,
+    /// else the planner's estimate, marked as one (the editor never waits seconds on a count).
+    public func liveReach(_ rule: SegmentRule?) throws -> LiveReach {
+        try database.read { connection in
+            let milliseconds = Int(liveCountTimeout.seconds * 1000)
+            do {
+                return LiveReach(devices: try connection.transaction { connection in
+                    _ = try connection.execute(PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(max(1, milliseconds))"))
+                    return try devices.count(rule, on: connection)
+                })
+            } catch let error as PostgresError where error.code == .queryCanceled {
+                return LiveReach(devices: try devices.estimatedCount(rule, on: connection), isEstimate: true)
+            }
+        }
     }
 
     static func load(_ id: SegmentID, on connection: PostgresConnection) throws -> Segment? {

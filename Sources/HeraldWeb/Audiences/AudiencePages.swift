@@ -76,7 +76,7 @@ struct AudiencePages: Sendable {
         try renderSegments(context, form: SegmentForm(), errors: FormErrors(), reach: nil)
     }
 
-    func renderSegments(_ context: RequestContext, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200) throws -> HTTPResponse {
+    func renderSegments(_ context: RequestContext, form: SegmentForm, errors: FormErrors, reach: LiveReach?, status: Int = 200) throws -> HTTPResponse {
         let words = context.words
         let usage = try segments.campaignsUsing()
         let rows = try segments.listWithKeptReach().map { segment, devices, _ in
@@ -95,10 +95,10 @@ struct AudiencePages: Sendable {
         // A new segment lands here after its save (`?notice=saved`), and says it was saved.
         let saved = context.query("notice") == "saved" ? [words.text("segments.saved")] : []
         return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(),
-                                 reach: try segments.reach(segment.rule), flash: saved)
+                                 reach: try segments.liveReach(segment.rule), flash: saved)
     }
 
-    func renderSegment(_ context: RequestContext, segment: Segment, form: SegmentForm, errors: FormErrors, reach: Int?, status: Int = 200,
+    func renderSegment(_ context: RequestContext, segment: Segment, form: SegmentForm, errors: FormErrors, reach: LiveReach?, status: Int = 200,
                        flash: [String] = []) throws -> HTTPResponse {
         let words = context.words
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor
@@ -109,7 +109,7 @@ struct AudiencePages: Sendable {
     }
 
     /// The editor with the registry's own values to suggest for each attribute.
-    func editor(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool, words: Localized) throws -> SegmentEditor {
+    func editor(form: SegmentForm, id: String?, errors: FormErrors, reach: LiveReach?, canEdit: Bool, words: Localized) throws -> SegmentEditor {
         var editor = SegmentEditor(form: form, id: id, errors: errors, reach: reach, canEdit: canEdit, words: words)
         editor.values = try devices.commonValues(limit: 50).sorted { $0.key < $1.key }.map { SegmentEditor.Values(id: "segment-values-\($0.key)", values: $0.value) }
         return editor
@@ -127,7 +127,7 @@ struct AudiencePages: Sendable {
         case .failure(let failure):
             return try renderSegments(context, form: form, errors: Self.errors(failure, form: form, rowOf: rowOf), reach: nil, status: 422)
         case .success(let parsed) where counting:
-            return try renderSegments(context, form: form, errors: FormErrors(), reach: try segments.reach(parsed.rule))
+            return try renderSegments(context, form: form, errors: FormErrors(), reach: try segments.liveReach(parsed.rule))
         case .success:
             do {
                 let segment = try segments.create(json, by: context.actor)
@@ -152,12 +152,12 @@ struct AudiencePages: Sendable {
         case .failure(let failure):
             return try renderSegment(context, segment: segment, form: form, errors: Self.errors(failure, form: form, rowOf: rowOf), reach: nil, status: 422)
         case .success(let parsed) where context.form.value("action") == "count":
-            return try renderSegment(context, segment: segment, form: form, errors: FormErrors(), reach: try segments.reach(parsed.rule))
+            return try renderSegment(context, segment: segment, form: form, errors: FormErrors(), reach: try segments.liveReach(parsed.rule))
         case .success:
             do {
                 let saved = try segments.update(segment.id, json, by: context.actor)
                 return try renderSegment(context, segment: saved, form: SegmentForm(segment: saved), errors: FormErrors(),
-                                         reach: try segments.reach(saved.rule), flash: [words.text("segments.saved")])
+                                         reach: try segments.liveReach(saved.rule), flash: [words.text("segments.saved")])
             } catch AppError.conflict(_, _, let detail, _) {
                 var errors = FormErrors()
                 errors.add("name", detail)
@@ -179,7 +179,7 @@ struct AudiencePages: Sendable {
             return PageRenderer.redirect(to: "/segments")
         } catch AppError.conflict(_, _, let detail, _) {
             return try renderSegment(context, segment: segment, form: SegmentForm(segment: segment), errors: FormErrors(),
-                                     reach: try segments.reach(segment.rule), status: 409, flash: [detail])
+                                     reach: try segments.liveReach(segment.rule), status: 409, flash: [detail])
         }
     }
 
@@ -194,9 +194,9 @@ struct AudiencePages: Sendable {
         case .failure(let failure):
             return APIResponse(status: 200, body: ["devices": .null, "text": .string(failure.errors.first.map(words.fieldError) ?? "")]).httpResponse
         case .success(let parsed):
-            let devices = try segments.reach(parsed.rule)
-            return APIResponse(status: 200, body: ["devices": .number(Double(devices)),
-                                                   "text": .string(words.text("segments.reach", words.number(devices)))]).httpResponse
+            let reach = try segments.liveReach(parsed.rule)
+            return APIResponse(status: 200, body: ["devices": .number(Double(reach.devices)), "estimate": .bool(reach.isEstimate),
+                                                   "text": .string(words.reachText(reach))]).httpResponse
         }
     }
 

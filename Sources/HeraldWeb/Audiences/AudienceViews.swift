@@ -178,8 +178,9 @@ struct SegmentEditor: Sendable {
     let showsRuleJSON: Bool
     let nameErrors: [String]
     let ruleErrors: [String]
-    /// The count asked for with "Count devices" (without saving), or the saved segment's.
-    let reach: Int?
+    /// The count asked for with "Count devices" (without saving), or the saved segment's (an
+    /// estimate, said to be one, when counting took too long).
+    let reach: LiveReach?
     let reachText: String?
     let canEdit: Bool
 
@@ -198,7 +199,7 @@ struct SegmentEditor: Sendable {
     }
     var values: [Values] = []
 
-    init(form: SegmentForm, id: String?, errors: FormErrors, reach: Int?, canEdit: Bool, words: Localized) {
+    init(form: SegmentForm, id: String?, errors: FormErrors, reach: LiveReach?, canEdit: Bool, words: Localized) {
         action = id.map { "/segments/\($0)" } ?? "/segments"
         self.id = id
         name = form.name
@@ -220,7 +221,7 @@ struct SegmentEditor: Sendable {
         nameErrors = errors["name"]
         ruleErrors = errors["rule_json"]
         self.reach = reach
-        reachText = reach.map { words.text("segments.reach", words.number($0)) }
+        reachText = reach.map(words.reachText)
         self.canEdit = canEdit
     }
 }

@@ -28,14 +28,16 @@ struct SegmentsAPI: Sendable {
         return APIResponse(status: 204, body: nil)
     }
 
-    /// `{"rule": …}` → how many active devices it reaches now (the editor's live count).
+    /// `{"rule": …}` → how many active devices it reaches now (the editor's live count), or the
+    /// planner's estimate with `"estimate": true` when counting takes over a second.
     func reach(_ context: RequestContext) throws -> APIResponse {
         let body = try context.jsonBody()
         guard let value = body["rule"] else {
             throw AppError.invalidField("rule", "\"rule\" is required: conditions under \"all\" or \"any\"", code: "required")
         }
         let rule = try DeviceService.checked(SegmentRule.parse(value), title: "The rule is not valid")
-        return APIResponse(status: 200, body: ["devices": .number(Double(try segments.reach(rule)))])
+        let reach = try segments.liveReach(rule)
+        return APIResponse(status: 200, body: ["devices": .number(Double(reach.devices)), "estimate": .bool(reach.isEstimate)])
     }
 
     /// A segment with its kept reach: `devices` as counted at `devices_counted_at` (on its save,

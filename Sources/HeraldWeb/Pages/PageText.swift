@@ -63,6 +63,11 @@ extension Localized {
         return DateTexts.shared.day(year: parts[0], month: parts[1], day: parts[2], language: language) ?? text
     }
 
+    /// "12 active devices match now.", or "About 1,200,000 active devices match (an estimate: …)."
+    func reachText(_ reach: LiveReach) -> String {
+        text(reach.isEstimate ? "segments.reach_estimate" : "segments.reach", number(reach.devices))
+    }
+
     /// Who a campaign goes to: its topics, its condition, "238 devices in “VIPs”" (by the
     /// segment's summary; "a segment that was deleted" without one), or its devices.
     func targetText(_ audience: Audience, segments: [SegmentID: SegmentSummary] = [:]) -> String {
