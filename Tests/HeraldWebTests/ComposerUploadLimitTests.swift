@@ -83,7 +83,7 @@ import Testing
     /// Saving an existing campaign (`POST /campaigns/{id}`) takes the same path.
     @Test func anExistingCampaignKeepsItsSavedVersionWhenThePhotoIsRefused() async throws {
         let created = try await herald.request("POST", "/api/v1/campaigns", json: [
-            "name": "Saved before", "notification": ["title": "Before", "body": "Before"], "target": ["topics": ["news"]],
+            "name": "Saved before", "notification": ["title": "Before", "body": "Before"], "topics": ["news"],
         ])
         #expect(created.status == 201)
         let id = try #require(created.json?["id"]?.stringValue)
