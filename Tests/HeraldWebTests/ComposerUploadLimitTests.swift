@@ -19,13 +19,13 @@ import Testing
                          ("target_kind", "topics"), ("topics", "news"), ("action", "review")]
 
     /// The composer's form as a browser posts it: multipart, the session's cookie and CSRF token.
-    func post(_ path: String, image: [UInt8]) async throws -> TestHerald.Response {
+    func post(_ path: String, image: [UInt8], fields: [(String, String)] = ComposerUploadLimitTests.fields, imageField: String = "image_file") async throws -> TestHerald.Response {
         let boundary = "----HeraldUpload\(UInt32.random(in: 0...UInt32.max))"
         var body: [UInt8] = []
-        for (name, value) in [("csrf_token", browser.session.csrf)] + Self.fields {
+        for (name, value) in [("csrf_token", browser.session.csrf)] + fields {
             body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
         }
-        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"image_file\"; filename=\"IMG_2041.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(imageField)\"; filename=\"IMG_2041.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
         body += image + Array("\r\n--\(boundary)--\r\n".utf8)
         #expect(body.count > 1 << 20 || image.count < 1 << 20)
         return try await herald.request("POST", path, body: body, headers: [
@@ -94,6 +94,23 @@ import Testing
         #expect(html.contains("value=\"Phone photo\""))
         let after = try await herald.request("GET", "/api/v1/campaigns/\(id)")
         #expect(after.json?["name"] == "Saved before")
+    }
+
+    /// A journey's send step takes images as the composer does, and refuses a photo the same way.
+    @Test func aJourneysSendStepRefusesThePhotoWithTheJourneyKept() async throws {
+        var page = browser.get("/journeys/new")
+        let exit = try #require(JourneyPagesTests.steps(page).first)
+        page = JourneyPagesTests.press(browser, page, "add:start:send", [("name", "Phone journey"), ("entry_event", "signed_up"),
+                                                                        ("s\(exit)_name", "done")], at: "/journeys")
+        let send = try #require(JourneyPagesTests.steps(page).first)
+        let fields = JourneyPagesTests.form(page, [("s\(send)_name", "hello"), ("s\(send)_title", "Welcome!"), ("s\(send)_body", "Glad you are here")])
+        let answer = try await post("/journeys", image: ImageInspectorTests.png(total: 1536 * 1024),
+                                    fields: fields.map { ($0.name, $0.value) } + [("action", "save")], imageField: "s\(send)_image_file")
+        #expect(answer.status == 422)
+        let html = String(decoding: answer.data, as: UTF8.self)
+        #expect(html.contains("<p class=\"field-error\">The image is 1.5 MB; the limit is 300 KB."), "\(html.prefix(400))")
+        #expect(html.contains("value=\"Phone journey\"") && html.contains("value=\"Welcome!\""))
+        #expect(try await herald.request("GET", "/api/v1/journeys").json?["items"]?.arrayValue?.isEmpty == true)
     }
 
     /// Past the composer's own limit nothing of the form is read: the answer is still a page, in
