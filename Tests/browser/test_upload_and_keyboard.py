@@ -6,7 +6,8 @@ post) and off (the server's form error), at 1366 and 390 px, in English and Pers
 composer's own upload limit, a page in the user's language rather than raw JSON.
 
 The keyboard: the first Tab of a page lands on the skip link and Enter moves focus to the main
-content; tabbing through the composer at 1366 × 768, no focused control is under the sticky bar."""
+content; tabbing through the composer at 1366 × 768 (and 390 × 844), no focused control is under
+the sticky bar."""
 import os
 import tempfile
 import time
@@ -141,11 +142,13 @@ def intersects(a, b):
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)], ids=["1366", "390"])
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
-def test_the_keyboard_reaches_every_control_unhidden_and_skips_to_the_content(request, javascript):
+def test_the_keyboard_reaches_every_control_unhidden_and_skips_to_the_content(request, javascript, size):
     driver = request.getfixturevalue("browser" if javascript else "browser_without_js")
     signed_in_as_new_user(driver, "en")
-    driver.set_window_size(1366, 768)
+    driver.set_window_size(*size)
+    tag = f"{'js' if javascript else 'nojs'}-{size[0]}"
     driver.get(BASE + "/campaigns/new")
     keys = ActionChains(driver)
 
@@ -154,7 +157,7 @@ def test_the_keyboard_reaches_every_control_unhidden_and_skips_to_the_content(re
     first = driver.switch_to.active_element
     assert "skip-link" in first.get_attribute("class") and first.text == "Skip to content"
     assert first.is_displayed() and first.rect["y"] >= 0
-    snap(driver, f"skip-link-{'js' if javascript else 'nojs'}")
+    snap(driver, f"skip-link-{tag}")
     keys.send_keys(Keys.ENTER).perform()
     WebDriverWait(driver, 5).until(lambda d: d.switch_to.active_element.get_attribute("id") == "main")
 
@@ -172,7 +175,7 @@ def test_the_keyboard_reaches_every_control_unhidden_and_skips_to_the_content(re
         if not now["inBar"] and intersects(now["rect"], now["bar"]):
             covered.append(f"{now['tag']}#{now['id'] or now['name']} at {now['rect']} under the bar at {now['bar']}")
             if len(covered) == 1:
-                snap(driver, f"focus-under-the-bar-{'js' if javascript else 'nojs'}")
+                snap(driver, f"focus-under-the-bar-{tag}")
     assert left_form and stops > 40, (left_form, stops)
-    snap(driver, f"focus-after-the-form-{'js' if javascript else 'nojs'}")
+    snap(driver, f"focus-after-the-form-{tag}")
     assert not covered, f"{len(covered)} of {stops} focus stops under the sticky bar: " + "; ".join(covered)
