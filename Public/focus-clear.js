@@ -11,6 +11,9 @@
     var form = target && target.closest ? target.closest("form") : null;
     var bar = form ? form.querySelector(".form-actions") : null;
     if (!bar || bar.contains(target) || getComputedStyle(bar).position !== "sticky") { return; }
+    // Focus by keyboard (or into a text field) only: a click on a radio or a button must not move
+    // it from under the pointer between the press and the release.
+    if (target.matches && !target.matches(":focus-visible")) { return; }
     var box = target.getBoundingClientRect();
     var edge = Math.min(bar.getBoundingClientRect().top, window.innerHeight);
     if (box.bottom + gap <= edge || box.height === 0) { return; }
