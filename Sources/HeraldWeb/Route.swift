@@ -38,6 +38,9 @@ struct Route: Sendable {
     /// Set for routes whose body is read as it arrives instead of held whole (imports): the
     /// most it may carry. Their handlers read `context.request.bodyStream`.
     var streamedBodyLimit: Int?
+    /// Set for the pages whose form takes an image upload: a form body over the server's limit is
+    /// read as it arrives, up to this, so that the page can refuse the image beside its field.
+    var formBodyLimit: Int?
     /// Runs on the handlers for long waits (another service, password hashing, a large file), not
     /// on the few quick handlers that answer the routes doing short database work.
     var slow = false
@@ -67,6 +70,13 @@ struct Route: Sendable {
     func streamingBody(upTo limit: Int) -> Route {
         var route = self
         route.streamedBodyLimit = limit
+        return route
+    }
+
+    /// This page, taking a form with image uploads of up to `PostedForm.maximumUploadFormBytes`.
+    func takingUploads() -> Route {
+        var route = self
+        route.formBodyLimit = PostedForm.maximumUploadFormBytes
         return route
     }
 

@@ -117,11 +117,12 @@ enum Routes {
         t.add(.get, "/", .page(.page(.viewer)) { _ in PageRenderer.redirect(to: "/campaigns") })
         t.add(.get, "/campaigns", .page(.page(.viewer), h.campaignPages.list))
         t.add(.get, "/campaigns/new", .page(.page(.editor), h.campaignPages.new))
-        t.add(.post, "/campaigns", .page(.page(.editor), h.campaignPages.save))
+        t.add(.post, "/campaigns", .page(.page(.editor), h.campaignPages.save).takingUploads())
         t.add(.post, "/composer/budget", .page(.page(.editor), h.campaignPages.budget))
         for action in CampaignAction.allCases {
             let route = Route.page(action.access, h.campaignPages.handler(for: action))
-            t.add(action.method, action.pattern, action.waitsOnFCM ? route.onSlowHandlers() : route)
+            let withUploads = action == .save ? route.takingUploads() : route
+            t.add(action.method, action.pattern, action.waitsOnFCM ? withUploads.onSlowHandlers() : withUploads)
         }
         t.add(.get, "/campaigns/{id}/review", .page(.page(.viewer), h.campaignPages.review))
         t.add(.get, "/campaigns/{id}/report", .page(.page(.viewer), h.campaignPages.report))
@@ -130,9 +131,9 @@ enum Routes {
         // Journey pages: marketers build and save, publishers publish, pause, resume and stop (as the API).
         t.add(.get, "/journeys", .page(.page(.viewer), h.journeyPages.list))
         t.add(.get, "/journeys/new", .page(.page(.editor), h.journeyPages.new))
-        t.add(.post, "/journeys", .page(.page(.editor), h.journeyPages.save))
+        t.add(.post, "/journeys", .page(.page(.editor), h.journeyPages.save).takingUploads())
         t.add(.get, "/journeys/{id}", .page(.page(.viewer), h.journeyPages.show))
-        t.add(.post, "/journeys/{id}", .page(.page(.editor), h.journeyPages.save))
+        t.add(.post, "/journeys/{id}", .page(.page(.editor), h.journeyPages.save).takingUploads())
         t.add(.post, "/journeys/{id}/publish", .page(.page(.publisher), h.journeyPages.publish))
         t.add(.post, "/journeys/{id}/pause", .page(.page(.publisher), h.journeyPages.pause))
         t.add(.post, "/journeys/{id}/resume", .page(.page(.publisher), h.journeyPages.resume))

@@ -4,13 +4,16 @@ import HeraldHTTP
 /// Herald's HTTP face: a request reads as one straight line through it —
 /// observation (request id, metrics, access log) → the route matched once → `chain`: proxy
 /// trust → the answer's language → the face's error renderer → the body parsed once →
-/// authentication and CSRF (the route's `Access`) → the viewer's language → handler → service.
+/// authentication and CSRF (the route's `Access`) → the viewer's language → a form over its
+/// upload limit refused → handler → service.
 struct WebApplication: Sendable {
     let routes: RouteTable<Route>
     let observation: Observation
     let proxyTrust: ProxyTrust
     let chain: MiddlewareChain
     let log: Log
+    /// The server's body limit: a form within it is held whole, whatever its route.
+    let maxBodyBytes: Int
 
     init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer = PageRenderer()) {
         let handlers = Handlers(app: app, settings: settings, pages: pages)
@@ -24,8 +27,10 @@ struct WebApplication: Sendable {
             BodyParsing(),
             Authentication(authenticator: app.authenticator, sessionCookieName: Authentication.sessionCookieName(secure: settings.cookieSecure)),
             AnswerLanguage.Chosen(),
+            FormRefusal(),
         ])
         log = app.log
+        maxBodyBytes = settings.maxBodyBytes
     }
 
     func respond(_ request: HTTPRequest) -> HTTPResponse {
@@ -33,10 +38,15 @@ struct WebApplication: Sendable {
     }
 
     /// How much of a request's body its route reads as it arrives (nil: the body is held whole).
-    /// A form is always held whole: it is parsed before the handler runs, for its CSRF token.
+    /// A form is parsed before the handler runs, for its CSRF token, so it is held whole; only a
+    /// form over the server's body limit, on a page that takes image uploads, arrives as a
+    /// stream, up to the page's own limit (`BodyParsing` reads it whole), so that the page itself
+    /// says what was too large, in the user's language, instead of the server's bare 413.
     func streamedBodyLimit(_ head: HTTPRequest) -> Int? {
-        guard case .found(let route, _, _, _) = routes.match(head.method, path: head.path), let limit = route.streamedBodyLimit,
-              !PostedForm.isForm(head) else { return nil }
+        guard case .found(let route, _, _, _) = routes.match(head.method, path: head.path) else { return nil }
+        guard PostedForm.isForm(head) else { return route.streamedBodyLimit }
+        guard let limit = route.formBodyLimit else { return nil }
+        if let length = head.headers["Content-Length"].flatMap({ Int($0) }), length <= maxBodyBytes { return nil }
         return limit
     }
 

@@ -6,6 +6,8 @@ public enum HTTPParseResult: Sendable {
     case request(HTTPRequest, consumed: Int)
     /// The head of a request whose body is streamed (its route said so): the body follows as
     /// `bodyPart`s from the next call on. `expectsContinue`: the client waits for `100 Continue`.
+    /// When its Content-Length is over the route's limit, the next call is `.error(.bodyTooLarge)`
+    /// (`refusesBody` says so at once), so that the route's handler may still answer.
     case head(HTTPRequest, consumed: Int, expectsContinue: Bool)
     /// Body bytes of a streamed request, taking the first `consumed` bytes of the buffer (framing
     /// included); `last` ends the request, and the parser is ready for the next one.
@@ -65,6 +67,13 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// After `.head`: the streamed body is refused already (its Content-Length is over the
+    /// route's limit), and the next call answers `.error(.bodyTooLarge)`.
+    public var refusesBody: Bool {
+        if case .failed(.bodyTooLarge) = state { return true }
+        return false
+    }
+
     /// Parses the buffer `bytes`, which starts at the first unconsumed byte of the connection.
     public mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPParseResult {
         do {
@@ -90,6 +99,10 @@ public struct HTTPRequestParser: Sendable {
             }
             let head = try RequestHead.parse(bytes, start: headStart, end: headEnd, limits: limits, streaming: streaming)
             if let streamedLimit = head.streamedBodyLimit {
+                if head.bodyOverLimit {
+                    state = .failed(.bodyTooLarge)
+                    return .head(head.request, consumed: headEnd, expectsContinue: false)
+                }
                 switch head.framing {
                 case .none:
                     state = .streamed(remaining: 0)

@@ -13,6 +13,10 @@ struct RequestHead {
     var expectsContinue: Bool
     /// Set when the request's route streams its body: the most it may carry.
     var streamedBodyLimit: Int? = nil
+    /// A streamed body whose Content-Length is over its route's limit: the head still goes to the
+    /// handler (which may answer in its own words, say a page in the user's language), and its
+    /// body fails as too large at once.
+    var bodyOverLimit = false
 
     /// Parses a complete head, `bytes[start..<end]`, which ends with an empty line.
     /// The caller has checked the size limits of the block and of the request-line.
@@ -123,9 +127,15 @@ struct RequestHead {
                                   headers: headers, keepAlive: keepAlive, isHTTP10: isHTTP10)
         // Only a request with a body asks its route whether it streams.
         let streamedBodyLimit = framing == .none ? nil : streaming?(request)
-        if case .length(let length) = framing, length > streamedBodyLimit ?? limits.maxBodyBytes { throw .bodyTooLarge }
-        return RequestHead(request: request, framing: framing, expectsContinue: expectsContinue && !isHTTP10 && framing != .none,
-                           streamedBodyLimit: streamedBodyLimit)
+        var bodyOverLimit = false
+        if case .length(let length) = framing, length > streamedBodyLimit ?? limits.maxBodyBytes {
+            guard streamedBodyLimit != nil else { throw .bodyTooLarge }
+            bodyOverLimit = true
+        }
+        // A body refused already is not asked for.
+        return RequestHead(request: request, framing: framing,
+                           expectsContinue: expectsContinue && !isHTTP10 && framing != .none && !bodyOverLimit,
+                           streamedBodyLimit: streamedBodyLimit, bodyOverLimit: bodyOverLimit)
     }
 
     /// A Content-Length beyond any body limit one can configure (and far from overflowing).

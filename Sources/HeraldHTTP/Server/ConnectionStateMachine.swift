@@ -10,8 +10,9 @@ struct ConnectionStateMachine {
         /// Run the handler for this request; `consumed` bytes of the buffer belong to it.
         case dispatch(HTTPRequest, consumed: Int)
         /// Run the handler for this request, whose body follows as `bodyPart`s while it runs;
-        /// `sendContinue`: write `100 Continue` first.
-        case dispatchStreamed(HTTPRequest, consumed: Int, sendContinue: Bool)
+        /// `sendContinue`: write `100 Continue` first. `refused`: the body is over the route's
+        /// limit already, so the handler's first read fails with it and its answer closes.
+        case dispatchStreamed(HTTPRequest, consumed: Int, sendContinue: Bool, refused: RequestBodyError?)
         /// Hand this part of the streamed body to its handler; `consumed` bytes of the buffer
         /// carried it. `last`: the body is complete.
         case bodyPart([UInt8], consumed: Int, last: Bool)
@@ -128,10 +129,17 @@ struct ConnectionStateMachine {
         case .head(let request, let consumed, let expectsContinue):
             phase = .awaitingResponse(ResponseTerms(headRequest: request.method == .head, keepAlive: request.keepAlive,
                                                     http10: request.isHTTP10))
+            continueSent = false
+            if parser.refusesBody {
+                // Nothing of the body is read; the handler answers, and the connection closes.
+                streamedBody = .failed
+                lingerOnClose = true
+                setDeadline(.none, .max)
+                return .dispatchStreamed(request, consumed: consumed, sendContinue: false, refused: .parse(.bodyTooLarge))
+            }
             streamedBody = .receiving
             setDeadline(.body, now + timeouts.body)
-            continueSent = false
-            return .dispatchStreamed(request, consumed: consumed, sendContinue: expectsContinue)
+            return .dispatchStreamed(request, consumed: consumed, sendContinue: expectsContinue, refused: nil)
         case .bodyPart:
             return .wait  // only while a body streams, handled above
         case .error(let error):

@@ -83,7 +83,7 @@ extension EventLoop {
                 return
             }
             submit(request, from: connection, to: pool, streamSlot: false)
-        case .dispatchStreamed(var request, let consumed, let sendContinue):
+        case .dispatchStreamed(var request, let consumed, let sendContinue, let refused):
             connection.readBuffer.consume(consumed)
             request.remoteAddress = connection.remoteAddress
             guard settings.streamSlots.acquire() else {
@@ -94,7 +94,11 @@ extension EventLoop {
             let (id, fd) = (connection.id, connection.fd)
             let stream = RequestBodyStream { [self] in complete(id: id, fd: fd, .resumeBody) }
             request.bodyStream = stream
-            connection.bodyStream = stream
+            if let refused {
+                stream.fail(refused)
+            } else {
+                connection.bodyStream = stream
+            }
             if sendContinue {
                 // Queued before the handler can run, so its response cannot overtake it.
                 connection.gate.state.withLock { $0.loopWriting = true }

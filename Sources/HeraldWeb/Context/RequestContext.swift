@@ -41,6 +41,9 @@ struct RequestContext: Sendable {
     var form = PostedForm()
     /// Why a body that claimed to be a form could not be read.
     var formError: String?
+    /// A form over its page's upload limit: nothing of it was read, and `FormRefusal` answers it
+    /// once the viewer (and so the page's language) is known.
+    var formTooLarge = false
     /// The language of the answer: the viewer's setting on pages, else `Accept-Language`.
     var language = Language.en
     /// The texts and figures in `language`.

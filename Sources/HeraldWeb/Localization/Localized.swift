@@ -52,6 +52,16 @@ struct Localized: Sendable {
 
     static let formatters = NumberFormatters()
 
+    /// A file's size as a person reads it: whole kilobytes under a megabyte ("450 KB"), else
+    /// megabytes to a tenth ("4.2 MB"), of 1024 bytes each as the 300 KB image limit counts them.
+    /// `Public/composer.js` says sizes the same way, before the upload.
+    func fileSize(_ bytes: Int) -> String {
+        let kilobytes = (bytes + 512) / 1024
+        if kilobytes < 1024 { return text("size.kilobytes", number(kilobytes)) }
+        let tenths = (bytes * 10 + (1 << 19)) / (1 << 20)
+        return text("size.megabytes", tenths % 10 == 0 ? number(tenths / 10) : decimal(Double(tenths) / 10, digits: 1))
+    }
+
     /// A validation error in the page's language, chosen by its machine code and limit (the English
     /// message is the contract's and is kept as it is; the others are the same rule in other words,
     /// without the echoed input).

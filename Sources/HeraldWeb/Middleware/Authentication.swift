@@ -39,7 +39,9 @@ struct Authentication: Sendable {
             guard viewer.role >= minimum else {
                 throw AppError.notAllowed(words.text("access.needs_role", words.text("role.\(minimum.rawValue)"), words.text("role.\(viewer.role.rawValue)")))
             }
-            if context.request.isUnsafeMethod && !Self.carriesCSRFToken(context, of: viewer) {
+            // A form refused as too large was never read, so it shows no token: it reaches no
+            // handler either, as `FormRefusal` answers it in the viewer's language.
+            if context.request.isUnsafeMethod && !context.formTooLarge && !Self.carriesCSRFToken(context, of: viewer) {
                 context.log.warning("CSRF token missing or wrong")
                 // A form that could not be read has no token either: say what was wrong with it.
                 if let problem = context.formError {

@@ -3,8 +3,14 @@ import HeraldHTTP
 /// A posted HTML form, URL-encoded or `multipart/form-data` (the composer, for its image upload),
 /// parsed once per request by `BodyParsing`.
 struct PostedForm: Sendable {
-    /// An uploaded file may be somewhat over the image limit, so the form can say by how much.
-    static let maximumPartBytes = 2 * 1024 * 1024
+    /// The most a form that takes an image upload (the composer's, a journey's) may carry: well
+    /// over the 300 KB image limit, so that a phone's photo of a few megabytes still reaches the
+    /// page, which refuses it beside its field with the rest of the form kept. Such a form over
+    /// the server's body limit is read as it arrives (`Route.takingUploads`); beyond this, the
+    /// page says the upload is too large.
+    static let maximumUploadFormBytes = 16 * 1024 * 1024
+    /// An uploaded file may be far over the image limit, so the form can say by how much.
+    static let maximumPartBytes = maximumUploadFormBytes
     /// The composer at its fullest (10 variants, each with data pairs) posts a few hundred fields;
     /// the body limit bounds the total anyway.
     static let maximumParts = 2000

@@ -57,8 +57,15 @@ import Testing
         #expect(other.body == Array("abc".utf8) && other.bodyStream == nil)
         var refused = HTTPRequestParser(limits: HTTPParserLimits(maxBodyBytes: 10), streaming: rule)
         #expect(refused.parse(Array("POST /other HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n".utf8)).refusal == .bodyTooLarge)
+        // Over the route's own limit: the head still goes to its handler (to answer in its own
+        // words), refused already, and the body is never read.
         var overOwn = HTTPRequestParser(limits: HTTPParserLimits(maxBodyBytes: 10), streaming: rule)
-        #expect(overOwn.parse(Array("POST /import HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n".utf8)).refusal == .bodyTooLarge)
+        guard case .head(let over, _, false) = overOwn.parse(Array("POST /import HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\nExpect: 100-continue\r\n\r\n".utf8)) else {
+            Issue.record("expected the head of the refused request")
+            return
+        }
+        #expect(over.path == "/import" && overOwn.refusesBody)
+        #expect(overOwn.parse(Array(String(repeating: "x", count: 101).utf8)).refusal == .bodyTooLarge)
     }
 
     @Test func aChunkedBodyOverItsLimitIsRefusedAfterThePartsWithin() {

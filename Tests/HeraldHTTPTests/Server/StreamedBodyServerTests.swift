@@ -176,6 +176,28 @@ import Testing
         }
     }
 
+    /// A body that says it is over the route's limit is never read, but its handler still runs
+    /// and answers in its own words (a page in the user's language): its first read fails as too
+    /// large at once, no `100 Continue` asks for the body, and the answer closes the connection.
+    @Test func aLengthOverTheRoutesLimitIsTheHandlersToAnswer() throws {
+        let reader = Reader()
+        let failure = reader.failure
+        let handler: HTTPHandler = { request in
+            _ = reader.handler(request)
+            let reason = failure.withLock { $0?.reason }
+            return HTTPResponse(status: reason == .tooLarge ? 413 : 500, text: "the handler's own words")
+        }
+        try withServer(Self.smallBodies, streaming: { $0.path == "/import" ? 10_000 : nil }, handler: handler) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("POST /import HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 10001\r\n\r\n")
+            let response = try client.readResponse(interim: true)
+            #expect(response.status == 413 && response.text == "the handler's own words", "\(response.status) \(response.text)")
+            #expect(response.headers["Connection"] == "close")
+            try? client.send(String(repeating: "b", count: 10001))
+            #expect(try client.isClosedByServer())
+        }
+    }
+
     @Test func continueIsSentBeforeTheBodyAndBeforeAnyAnswer() throws {
         let handler: HTTPHandler = { request in
             request.headers["X-Read"] == nil ? HTTPResponse(status: 413, text: "no") : StreamedBodyServerTests.summing(request)

@@ -1,4 +1,5 @@
 import HeraldApp
+import HeraldCore
 
 /// What `layout.mustache` reads on every page: the title, the viewer (e-mail, role, admin links),
 /// the session's CSRF token that every form posts back, what the viewer may change, notices, and
@@ -28,6 +29,8 @@ struct PageChrome: Sendable {
     let here: String
     /// For a visitor not signed in: the page to open after signing in, kept by the switcher.
     let next: String
+    /// The image limit, for `Public/upload-limit.js` to refuse a file before it is uploaded.
+    let imageMaxBytes = ImageInspector.maximumBytes
 
     /// A page that shows no viewer even when a session exists (the sign-in form).
     init(title: String, words: Localized, viewer: Viewer? = nil, flash: [String] = [], here: String = "/", next: String = "") {
