@@ -14,9 +14,12 @@ struct WebApplication: Sendable {
     let log: Log
     /// The server's body limit: a form within it is held whole, whatever its route.
     let maxBodyBytes: Int
+    /// The session cookie's name (host-only when cookies are secure): a form past the server's body limit is read only with one.
+    let sessionCookieName: String
 
     init(app: HeraldApplication, settings: WebSettings, pages: PageRenderer = PageRenderer()) {
         let handlers = Handlers(app: app, settings: settings, pages: pages)
+        sessionCookieName = Authentication.sessionCookieName(secure: settings.cookieSecure)
         routes = Routes.table(handlers, settings: settings)
         observation = Observation(log: app.log, metrics: app.metrics)
         proxyTrust = ProxyTrust(trustForwardedHeaders: settings.trustForwardedFor, publicURL: settings.publicURL)
@@ -25,7 +28,7 @@ struct WebApplication: Sendable {
             AnswerLanguage.Negotiated(),
             ErrorRendering(pages: pages),
             BodyParsing(),
-            Authentication(authenticator: app.authenticator, sessionCookieName: Authentication.sessionCookieName(secure: settings.cookieSecure)),
+            Authentication(authenticator: app.authenticator, sessionCookieName: sessionCookieName),
             AnswerLanguage.Chosen(),
             FormRefusal(),
         ])
@@ -46,6 +49,9 @@ struct WebApplication: Sendable {
         guard case .found(let route, _, _, _) = routes.match(head.method, path: head.path) else { return nil }
         guard PostedForm.isForm(head) else { return route.streamedBodyLimit }
         guard let limit = route.formBodyLimit else { return nil }
+        // Only a signed-in browser's form is read past the server's limit: without a session the
+        // answer is the sign-in page whatever the form holds, and 16 MB would be read for it.
+        guard head.cookie(sessionCookieName) != nil else { return nil }
         if let length = head.headers["Content-Length"].flatMap({ Int($0) }), length <= maxBodyBytes { return nil }
         return limit
     }

@@ -128,6 +128,18 @@ import Testing
         #expect(try await savedCampaigns() == 0)
     }
 
+    /// Without a session the form is not read past the server's limit: the answer would be the
+    /// sign-in page whatever it holds.
+    @Test func aFormWithoutASessionIsNotReadPastTheServersLimit() async throws {
+        let boundary = "----HeraldUpload"
+        var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"image_file\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+        body += ImageInspectorTests.png(total: 1536 * 1024) + Array("\r\n--\(boundary)--\r\n".utf8)
+        let answer = try await herald.request("POST", "/campaigns", body: body, headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"],
+                                              authenticated: false)
+        #expect(answer.status == 413)
+        #expect(try await savedCampaigns() == 0)
+    }
+
     /// The API keeps its JSON: an upload there past the server's body limit is problem+json.
     @Test func theImagesAPIKeepsItsProblemJSON() async throws {
         let answer = try await herald.request("POST", "/api/v1/images", body: ImageInspectorTests.png(total: 1536 * 1024),
