@@ -11,3 +11,9 @@ CREATE INDEX runs_sending ON runs (id) WHERE status = 'sending';
 -- when its page has room (a HOT update): otherwise every lease wrote each of the batch's 32
 -- tokens into device_batches_tokens again.
 ALTER TABLE device_batches SET (fillfactor = 70);
+-- A done batch forgets its devices (Recorder.swift): its list of tokens and their variants are
+-- no longer needed once each device's outcome is counted, so a waiting batch alone must be a
+-- range (after/last) or a list of tokens.
+ALTER TABLE device_batches DROP CONSTRAINT device_batches_check;
+ALTER TABLE device_batches ADD CONSTRAINT device_batches_range_or_list
+    CHECK (status <> 'pending' OR (tokens IS NULL) = (last_token IS NOT NULL));

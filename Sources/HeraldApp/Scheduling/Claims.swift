@@ -159,7 +159,8 @@ extension StreamedRunStore {
             // A batch that holds no request is done at once.
             if !done.isEmpty {
                 _ = try connection.execute("""
-                    UPDATE device_batches SET status = \(constants: [DeliveryStatus.sent]), lease_owner = NULL, lease_expires_at = NULL
+                    UPDATE device_batches SET status = \(constants: [DeliveryStatus.sent]), lease_owner = NULL, lease_expires_at = NULL,
+                        tokens = NULL, variants = NULL
                     WHERE id = ANY(\(done.map(String.init))::bigint[])
                     """)
             }

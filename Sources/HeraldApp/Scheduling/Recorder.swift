@@ -82,7 +82,9 @@ extension StreamedRunStore {
         // A batch whose lease expired and was taken over is its new holder's to record.
         let held = Set(try connection.query("""
             UPDATE device_batches SET status = CASE WHEN status = \(constants: [DeliveryStatus.pending]) THEN \(DeliveryStatus.sent) ELSE status END,
-                lease_owner = NULL, lease_expires_at = NULL
+                -- Its devices are no longer needed (each one's outcome is kept where it belongs): a
+                -- done batch names nobody, and adds no entry to device_batches_tokens.
+                lease_owner = NULL, lease_expires_at = NULL, tokens = NULL, variants = NULL
             WHERE id = ANY(\(batchIDs.map(String.init))::bigint[]) AND lease_owner = \(owner)
             RETURNING id
             """).map { try $0.decode(Int64.self, at: 0) })
