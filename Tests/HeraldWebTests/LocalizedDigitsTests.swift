@@ -135,4 +135,26 @@ import Testing
             #expect(entry.swatch + 12 < entry.text && entry.anchor == "start ltr")
         }
     }
+
+    /// A viewer who chose Persian and opens an admin's page is refused in Persian, right to left,
+    /// with the language menu on Persian (so "Change" there keeps her language).
+    @Test func theAccessDeniedPageIsInTheViewersLanguage() throws {
+        let browser = try PagesBrowser(role: .viewer)
+        _ = browser.post("/language", [("language", "fa"), ("next", "/campaigns")])
+        for page in ["/users", "/audit", "/campaigns/new"] {
+            let denied = browser.harness.send(.get, page, headers: [browser.cookie, ("Accept-Language", "en-GB,en;q=0.9")])
+            #expect(denied.status == 403, "\(page)")
+            let html = denied.text
+            #expect(html.contains(#"<html lang="fa" dir="rtl">"#), "\(page)")
+            #expect(html.contains("<h1>\(Self.label("access.denied", .fa))</h1>"), "\(page)")
+            #expect(html.contains(#"<option value="fa" lang="fa" selected>"#) && !html.contains(#"<option value="en" lang="en" selected>"#), "\(page): the menu is on Persian")
+            let roles = Self.words(.fa).text("access.needs_role", Self.words(.fa).text("role.\(page == "/campaigns/new" ? "editor" : "admin")"), Self.words(.fa).text("role.viewer"))
+            #expect(html.contains(roles), "\(page): why, in Persian")
+            #expect(LocalizationTests.englishLeft(in: html, language: .fa).isEmpty)
+        }
+        // A form posted without its token is refused in her language too.
+        let forged = browser.harness.send(.post, "/language", headers: [browser.cookie, ("Content-Type", "application/x-www-form-urlencoded")],
+                                          body: Array("language=en&next=%2Fcampaigns".utf8))
+        #expect(forged.status == 403 && forged.text.contains(#"<html lang="fa" dir="rtl">"#) && forged.text.contains(Self.words(.fa).text("access.csrf")))
+    }
 }
