@@ -157,4 +157,33 @@ import Testing
                                           body: Array("language=en&next=%2Fcampaigns".utf8))
         #expect(forged.status == 403 && forged.text.contains(#"<html lang="fa" dir="rtl">"#) && forged.text.contains(Self.words(.fa).text("access.csrf")))
     }
+
+    @Test func everyAuditActionHasWordsInEveryLanguage() {
+        for language in Language.allCases {
+            for action in AuditAction.allCases {
+                let text = Localized(language: language).auditActionText(action.rawValue)
+                #expect(text != action.rawValue && !text.isEmpty, "\(language.rawValue) \(action.rawValue)")
+            }
+        }
+        #expect(Localized(language: .fa).auditActionText("campaign.approved") == "کمپین تأیید شد")
+        #expect(Localized(language: .en).auditActionText("campaign.approved") == "Campaign approved")
+        #expect(Localized(language: .fa).auditActionText("something.new") == "something.new", "an action no table knows shows its code")
+    }
+
+    /// The audit page says what was done in words, the code kept beside them, in the reader's language.
+    @Test(.timeLimit(.minutes(2)))
+    func theAuditLogSaysEachActionInWords() async throws {
+        let browser = try PagesBrowser(role: .admin)
+        let herald = browser.harness.herald
+        #expect(try await herald.request("POST", "/api/v1/campaigns", json: ["name": "Sale", "notification": ["title": "Hi"], "topics": ["news"]]).status == 201)
+        for language in [Language.en, .fa, .he, .hi, .vi] {
+            _ = browser.post("/language", [("language", language.rawValue), ("next", "/audit")])
+            let html = browser.get("/audit").text
+            let what = Self.label("audit.what", language)
+            let created = Self.words(language).auditActionText("campaign.created")
+            #expect(html.contains(#"<td data-label="\#(what)">\#(created) <code dir="ltr" class="audit-code">campaign.created</code></td>"#),
+                    "\(language.rawValue): \(Self.pieces(of: html, from: "<td data-label=\"\(what)\">", to: "</td>").prefix(2))")
+            #expect(!html.contains(#"<td data-label="\#(what)"><code"#), "\(language.rawValue): no action shown as its code alone")
+        }
+    }
 }

@@ -1,12 +1,15 @@
 import HeraldApp
 import HeraldJSON
 
-/// `/audit`: the newest entries first, fifty a page.
+/// `/audit`: the newest entries first, fifty a page, each action in words with its code beside.
 struct AuditView: PageView {
     struct Row: Sendable {
         let at: String
         let actor: String
+        /// The machine code (`campaign.approved`), kept beside the words for those who search by it.
         let action: String
+        /// The action in words in the page's language ("Campaign approved").
+        let actionText: String
         let objectType: String
         let objectID: String
         let address: String
@@ -16,6 +19,7 @@ struct AuditView: PageView {
             at = words.shortTime(entry.at)
             actor = entry.actor
             action = entry.action
+            actionText = words.auditActionText(entry.action)
             objectType = entry.object?.type ?? ""
             objectID = entry.object?.text ?? ""
             address = entry.address
@@ -28,4 +32,12 @@ struct AuditView: PageView {
     let entries: [Row]
     /// The cursor of the next, older page.
     let next: String?
+}
+
+extension Localized {
+    /// An audit action in words (`audit.action.<code>`); an action no table names (one recorded by
+    /// an older or newer Herald) is shown as its code.
+    func auditActionText(_ code: String) -> String {
+        Self.tables.tables[language]?["audit.action.\(code)"] ?? code
+    }
 }
