@@ -104,6 +104,19 @@ import Testing
         }
     }
 
+    /// The composer numbers its custom data rows' labels (and an unnamed variant) in the reader's digits.
+    @Test func theComposersRowNumbersAreInTheReadersDigits() throws {
+        let browser = try PagesBrowser(role: .editor)
+        for (language, other) in [(Language.fa, Self.latinDigits), (.hi, Self.latinDigits), (.en, Self.persianDigits.union(Self.hindiDigits))] {
+            _ = browser.post("/language", [("language", language.rawValue), ("next", "/campaigns/new")])
+            let html = browser.get("/campaigns/new").text
+            let key = Self.label("composer.data.key_n", language), words = Self.words(language)
+            #expect(html.contains(#"for="data_key_0">\#(key) \#(words.number(1))</label>"#), "\(language.rawValue): the first data row's label")
+            let labels = Self.pieces(of: html, from: "<label", to: "</label>") + Self.pieces(of: html, from: "<span data-variant-label>", to: "</span>")
+            #expect(Self.texts(labels, holding: other).isEmpty, "\(language.rawValue): \(Self.texts(labels, holding: other))")
+        }
+    }
+
     @Test func numbersAndDatesAreWrittenInHindiDigits() {
         #expect(Localized(language: .hi).number(1234) == "१,२३४")
         #expect(Localized(language: .hi).percent(whole: 10).contains("१०"))
