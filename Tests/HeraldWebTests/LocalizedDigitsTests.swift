@@ -181,6 +181,16 @@ import Testing
         #expect(Localized(language: .fa).auditActionText("campaign.approved") == "کمپین تأیید شد")
         #expect(Localized(language: .en).auditActionText("campaign.approved") == "Campaign approved")
         #expect(Localized(language: .fa).auditActionText("something.new") == "something.new", "an action no table knows shows its code")
+        // And the kind of object each entry is about.
+        let objects: [AuditObject] = [.device("t"), .topic("news"), .contactPolicy(.caps), .contactPolicy(.controlGroup)]
+            + ["campaign", "journey", "segment", "webhook", "user", "api_key"].map { AuditObject(type: $0, text: UUID().uuidString.lowercased()) }
+        for language in Language.allCases {
+            for object in objects {
+                let text = Localized(language: language).auditObjectText(object.type)
+                #expect(text != object.type && !text.isEmpty, "\(language.rawValue) \(object.type)")
+            }
+        }
+        #expect(Localized(language: .fa).auditObjectText("campaign") == "کمپین")
     }
 
     /// The audit page says what was done in words, the code kept beside them, in the reader's language.
@@ -197,6 +207,8 @@ import Testing
             #expect(html.contains(#"<td data-label="\#(what)">\#(created) <code dir="ltr" class="audit-code">campaign.created</code></td>"#),
                     "\(language.rawValue): \(Self.pieces(of: html, from: "<td data-label=\"\(what)\">", to: "</td>").prefix(2))")
             #expect(!html.contains(#"<td data-label="\#(what)"><code"#), "\(language.rawValue): no action shown as its code alone")
+            let object = Self.label("audit.object", language), kind = Self.words(language).auditObjectText("campaign")
+            #expect(html.contains(#"<td data-label="\#(object)">\#(kind) <code dir="ltr">"#), "\(language.rawValue): the object's kind in words")
         }
     }
 }

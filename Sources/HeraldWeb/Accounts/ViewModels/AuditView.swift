@@ -10,6 +10,7 @@ struct AuditView: PageView {
         let action: String
         /// The action in words in the page's language ("Campaign approved").
         let actionText: String
+        /// What kind of object, in words ("Campaign"; the stored kind when no table names it).
         let objectType: String
         let objectID: String
         let address: String
@@ -20,7 +21,7 @@ struct AuditView: PageView {
             actor = entry.actor
             action = entry.action
             actionText = words.auditActionText(entry.action)
-            objectType = entry.object?.type ?? ""
+            objectType = entry.object.map { words.auditObjectText($0.type) } ?? ""
             objectID = entry.object?.text ?? ""
             address = entry.address
             details = entry.details == .object([:]) ? "" : entry.details.serializedString()
@@ -39,5 +40,10 @@ extension Localized {
     /// an older or newer Herald) is shown as its code.
     func auditActionText(_ code: String) -> String {
         Self.tables.tables[language]?["audit.action.\(code)"] ?? code
+    }
+
+    /// The kind of an audit entry's object in words (`audit.object.<type>`), else as stored.
+    func auditObjectText(_ type: String) -> String {
+        Self.tables.tables[language]?["audit.object.\(type)"] ?? type
     }
 }
