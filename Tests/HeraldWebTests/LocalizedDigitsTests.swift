@@ -123,6 +123,10 @@ import Testing
         let date = Localized(language: .hi).localTime("2027-03-21T09:30", zone: "Asia/Kolkata")
         #expect(date.contains("२१") && date.contains("२०२७") && date.contains("०९:३०") && date.contains("मार्च"), "\(date)")
         #expect(Localized(language: .en).number(1234) == "1234")
+        // The table's own prose figures too ("(95% CI)", "every 5 seconds"), as the Persian table writes them.
+        #expect(Localized(language: .hi).text("report.versus").contains("(९५% CI)"))
+        #expect(Localized(language: .hi).text("report.refreshes").contains("५"))
+        #expect(Localized(language: .fa).text("report.refreshes").contains("۵"))
     }
 
     /// In Persian and Hebrew a legend entry runs from the right: its swatch at the label's right,
