@@ -124,3 +124,39 @@ def test_figures_legends_audit_and_refusals_in_the_readers_language(browser):
             heading = browser.find_element(By.CSS_SELECTOR, ".access-denied h1").text
             assert heading == ("مجاز نیست" if language == "fa" else "Not allowed"), heading
             screenshot(browser, f"digits-{language}-{width}-denied", width=width)
+
+
+def sticking_out(driver):
+    """The elements past either side of the viewport: tag, id, type and where they are."""
+    return driver.execute_script("""
+        const width = document.documentElement.clientWidth;
+        return [...document.querySelectorAll("body *")].filter(e => {
+            const r = e.getBoundingClientRect();
+            return r.right > width + 1 || r.left < -1;
+        }).slice(0, 8).map(e => { const r = e.getBoundingClientRect();
+            return e.tagName + "#" + e.id + "[" + (e.type || "") + "] " + Math.round(r.left) + ".." + Math.round(r.right) + " of " + width; });
+    """)
+
+
+def test_the_devices_page_fits_a_phone_in_persian(browser):
+    """The devices page with its counts and a device listed, at 390 px in English and Persian: no
+    sideways scroll, the counts in the reader's digits."""
+    from conftest import no_sideways_scroll
+    sign_in(browser)
+    for index in range(3):
+        status, body = api(browser, "PUT", f"/api/v1/devices/phone-fit-token-{index}-{int(time.time() * 1000)}",
+                           {"platform": "android", "language": "fa", "country": "IR", "app_version": "5.10.2", "time_zone": "Asia/Tehran"})
+        assert status in (200, 201), body
+    for language in ("en", "fa"):
+        browser.get(BASE + "/campaigns")
+        switch_language(browser, language)
+        for width in WIDTHS:
+            browser.set_window_size(width, 1800)
+            browser.get(BASE + "/devices")
+            counts = [dd.text for dd in browser.find_elements(By.CSS_SELECTOR, "dl.counts dd")]
+            own, other = (PERSIAN, LATIN) if language == "fa" else (LATIN, PERSIAN)
+            assert digits_in(counts, own) and not digits_in(counts, other), counts
+            fits, outside = no_sideways_scroll(browser), sticking_out(browser)
+            screenshot(browser, f"digits-{language}-{width}-devices", width=width)
+            assert fits, (language, width, outside)
+    switch_language(browser, "en")
