@@ -19,7 +19,9 @@
   var uploadedURL = null;
   // The page's language writes the figures (Persian digits on a Persian page) and the placeholders.
   var lang = document.documentElement.lang || "en";
-  function figure(n) { return lang === "en" ? String(n) : Number(n).toLocaleString(lang); }
+  // Hindi pages write Devanagari digits, as the server does (CLDR's default for "hi" is Latin).
+  var numbers = lang === "hi" ? "hi-u-nu-deva" : lang;
+  function figure(n) { return lang === "en" ? String(n) : Number(n).toLocaleString(numbers); }
   var texts = document.querySelector("[data-preview]") || document.body;
   var placeholderTitle = texts.getAttribute("data-placeholder-title") || "Notification title";
   var placeholderBody = texts.getAttribute("data-placeholder-body") || "Notification text";
@@ -136,7 +138,7 @@
       var id = String(nextNumber(fieldNames(), /^variant_key_(\d+)$/));
       var row = fromTemplate(variantTemplate, { "__ID__": id });
       var number = variants.querySelectorAll("[data-variant]").length + 1;
-      row.querySelector("[data-variant-label]").textContent = String(number);
+      row.querySelector("[data-variant-label]").textContent = figure(number);
       variants.appendChild(row);
       updateVariant(row);
       row.querySelector("input").focus();
@@ -192,7 +194,7 @@
       return;
     }
     var total = variants.reduce(function (sum, v) { return sum + v.weight; }, 0) || 1;
-    var number = new Intl.NumberFormat(document.documentElement.lang);
+    var number = new Intl.NumberFormat(numbers);
     var shared = devices * (100 - holdout) / 100;
     var parts = variants.map(function (v) {
       return armReach.getAttribute("data-variant").replace("%@", v.key).replace("%@", number.format(Math.round(shared * v.weight / total)));

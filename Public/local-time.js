@@ -6,7 +6,8 @@
   // The page's language and calendar (a Persian page shows the Solar Hijri date), the viewer's zone.
   var lang = document.documentElement.lang || undefined;
   var label = document.body.getAttribute("data-your-time") || "your time:";
-  var format = new Intl.DateTimeFormat(lang, {
+  // Hindi pages write Devanagari digits, as the server does (CLDR's default for "hi" is Latin).
+  var format = new Intl.DateTimeFormat(lang === "hi" ? "hi-u-nu-deva" : lang, {
     weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit",
     hourCycle: "h23", timeZoneName: "short"
   });

@@ -11,7 +11,8 @@
 
   function figure(n, decimals) {
     if (lang === "en" && !decimals) { return String(n); }
-    return Number(n).toLocaleString(lang, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    // Hindi pages write Devanagari digits, as the server does.
+    return Number(n).toLocaleString(lang === "hi" ? "hi-u-nu-deva" : lang, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
   }
   function fill(form, values) {
     var text = form || "";

@@ -133,7 +133,7 @@ import Testing
         // English keeps the pages' one format, so what the other tests read is unchanged.
         #expect(words.localTime("2027-03-21T09:30", zone: "Asia/Tehran") == "Sun 21 Mar 2027, 09:30 Asia/Tehran")
         let hindi = Localized(language: .hi).localTime("2027-03-21T09:30", zone: "Asia/Kolkata")
-        #expect(hindi.contains("21") && hindi.contains("मार्च") && hindi.contains("2027") && hindi.contains("09:30"), "hi_IN writes Latin digits: \(hindi)")
+        #expect(hindi.contains("२१") && hindi.contains("मार्च") && hindi.contains("२०२७") && hindi.contains("०९:३०"), "Hindi in Devanagari digits: \(hindi)")
         let hebrew = Localized(language: .he).localTime("2027-03-21T09:30", zone: "Asia/Jerusalem")
         #expect(hebrew.contains("במרץ") && hebrew.contains("9:30"), "\(hebrew)")
         let until = Localized(language: .fa).scheduleText(.daily(at: LocalTime(hour: 9, minute: 30)!, timeZone: "Asia/Tehran", until: nil))
@@ -144,7 +144,7 @@ import Testing
         #expect(Localized(language: .fa).number(1234) == "۱٬۲۳۴")
         #expect(Localized(language: .fa).percent(whole: 10) == "۱۰٪")
         #expect(Localized(language: .vi).number(1234) == "1.234")
-        #expect(Localized(language: .hi).number(1234) == "1,234")
+        #expect(Localized(language: .hi).number(1234) == "१,२३४")
         #expect(words.plural("list.requests_sent", count: 1) == "1 request sent")
         #expect(words.plural("list.requests_sent", count: 3) == "3 requests sent")
         #expect(Localized(language: .he).plural("list.requests_sent", count: 2) == "שתי בקשות נשלחו")

@@ -80,7 +80,7 @@ struct AudiencePages: Sendable {
         let words = context.words
         let usage = try segments.campaignsUsing()
         let rows = try segments.listWithKeptReach().map { segment, devices, _ in
-            SegmentsView.Row(id: segment.id.description, name: segment.name, devices: devices, updatedAt: words.shortTime(segment.updatedAt),
+            SegmentsView.Row(id: segment.id.description, name: segment.name, devices: words.number(devices), updatedAt: words.shortTime(segment.updatedAt),
                              usedBy: SegmentsView.usedBy(usage[segment.id] ?? [], words: words))
         }
         let canEdit = (context.viewer?.role ?? .viewer) >= .editor

@@ -6,9 +6,10 @@ import HeraldCore
 /// `/devices`: how many devices Herald knows, by state and by what segments filter on; a search;
 /// the CSV import with its report; the export.
 struct DevicesView: PageView {
+    /// A value and its devices, counted in the page's digits.
     struct Count: Sendable {
         let value: String
-        let devices: Int
+        let devices: String
     }
 
     struct Row: Sendable {
@@ -43,16 +44,18 @@ struct DevicesView: PageView {
     }
 
     struct ImportLine: Sendable {
-        let line: Int
+        /// The refused row's line in the file, in the page's digits.
+        let line: String
         let field: String
         let message: String
     }
 
     static let template = "devices"
     let chrome: PageChrome
-    let active: Int
-    let invalid: Int
-    let stale: Int
+    /// The counts by state, in the page's digits.
+    let active: String
+    let invalid: String
+    let stale: String
     let platforms: [Count]
     let languages: [Count]
     let countries: [Count]
@@ -70,10 +73,10 @@ struct DevicesView: PageView {
          report: DeviceImportReport? = nil, error: String? = nil) {
         let words = chrome.words
         self.chrome = chrome
-        active = counts.active
-        invalid = counts.invalid
-        stale = counts.stale
-        func list(_ pairs: [(String, Int)]) -> [Count] { pairs.map { Count(value: $0.0, devices: $0.1) } }
+        active = words.number(counts.active)
+        invalid = words.number(counts.invalid)
+        stale = words.number(counts.stale)
+        func list(_ pairs: [(String, Int)]) -> [Count] { pairs.map { Count(value: $0.0, devices: words.number($0.1)) } }
         platforms = list(counts.byPlatform)
         languages = list(counts.byLanguage)
         countries = list(counts.byCountry)
@@ -87,7 +90,7 @@ struct DevicesView: PageView {
             words.text("devices.imported", words.number($0.rows), words.number($0.created), words.number($0.updated),
                            words.number($0.failedRows))
         }
-        importErrors = report?.errors.prefix(50).map { ImportLine(line: $0.line, field: $0.error.path, message: $0.error.message) } ?? []
+        importErrors = report?.errors.prefix(50).map { ImportLine(line: words.number($0.line), field: $0.error.path, message: $0.error.message) } ?? []
         hasImportErrors = !importErrors.isEmpty
         self.error = error
     }
@@ -123,7 +126,8 @@ struct SegmentsView: PageView {
     struct Row: Sendable {
         let id: String
         let name: String
-        let devices: Int
+        /// The reach as kept, in the page's digits.
+        let devices: String
         let updatedAt: String
         /// "Spring sale, VIP week (+2 more)", or that no campaign sends to it.
         let usedBy: String

@@ -260,12 +260,12 @@ struct StepView: Sendable {
         var form = row.message
         if !form.data.contains(where: \.isBlank) { form.data.append(CampaignForm.DataRow(id: (form.data.map(\.id).max() ?? -1) + 1)) }
         let variants = form.variants.enumerated().map { number, variant in
-            ComposerFields.VariantRow(number: number + 1, variant, local, index: names.variantIndex(variant.id), inheriting: (form.title, form.body))
+            ComposerFields.VariantRow(number: number + 1, variant, local, index: names.variantIndex(variant.id), inheriting: (form.title, form.body), words: words)
         }
         message = Message(
             title: form.title, body: form.body, imageURL: form.imageURL, translations: form.translations,
             translationsOpen: !form.translations.isEmpty || !local["translations"].isEmpty, more: row.more,
-            data: form.data.enumerated().map { ComposerFields.DataRow(prefix: names.prefix + "data", index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value) },
+            data: form.data.enumerated().map { ComposerFields.DataRow(prefix: names.prefix + "data", index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value, words: words) },
             dataPrefix: names.prefix + "data", variants: variants,
             variantsOpen: !form.variants.isEmpty || local.order.contains { $0.hasPrefix("variant") },
             canAddVariant: form.variants.count < CampaignLimits.variants,

@@ -23,7 +23,9 @@ enum Language: String, CaseIterable, Sendable {
     var direction: String { isRightToLeft ? "rtl" : "ltr" }
 
     /// The locale whose formatters write this language's dates and numbers (Persian digits and the
-    /// Solar Hijri calendar come with `fa_IR`; `hi_IN` writes Latin digits, as CLDR says).
+    /// Solar Hijri calendar come with `fa_IR`). CLDR's default for `hi_IN` is Latin digits; Herald's
+    /// Hindi pages write numbers and dates in Devanagari digits (`@numbers=deva`), as its Persian
+    /// pages write Persian ones.
     var locale: Locale { Locale(identifier: localeIdentifier) }
 
     var localeIdentifier: String {
@@ -31,7 +33,7 @@ enum Language: String, CaseIterable, Sendable {
         case .en: "en_GB"
         case .fa: "fa_IR"
         case .he: "he_IL"
-        case .hi: "hi_IN"
+        case .hi: "hi_IN@numbers=deva"
         case .vi: "vi_VN"
         }
     }

@@ -17,10 +17,18 @@ enum AnswerLanguage {
     struct Chosen: Middleware {
         func handle(_ context: inout RequestContext, _ route: Route,
                     next: (inout RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
-            if route.face == .page, let chosen = (context.viewer?.language ?? context.query("lang")).flatMap(Language.init(rawValue:)) {
-                context.language = chosen
-            }
+            AnswerLanguage.choose(&context, face: route.face)
             return try next(&context)
+        }
+    }
+
+    /// A page's language once its viewer is known: their setting, else the `?lang=` asked for.
+    /// `Authentication` applies it as soon as it finds the viewer, so that a refusal it throws
+    /// (a role too low, a missing CSRF token) is a page in the viewer's language, not the
+    /// browser's, with the top bar's switcher on that language.
+    static func choose(_ context: inout RequestContext, face: Face) {
+        if face == .page, let chosen = (context.viewer?.language ?? context.query("lang")).flatMap(Language.init(rawValue:)) {
+            context.language = chosen
         }
     }
 }

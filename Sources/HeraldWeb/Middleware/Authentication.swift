@@ -25,7 +25,6 @@ struct Authentication: Sendable {
 
     /// nil to go on to the handler, or the answer to give instead (the sign-in redirect).
     func authenticate(_ context: inout RequestContext, _ access: Access) throws -> HTTPResponse? {
-        let words = context.words
         switch access {
         case .open:
             return nil
@@ -36,6 +35,9 @@ struct Authentication: Sendable {
                 return PageRenderer.redirect(to: "/sign-in?next=" + PercentEncoding.encode(next, keeping: "/"))
             }
             context.viewer = viewer
+            // From here the page is in the viewer's language, its refusals included.
+            AnswerLanguage.choose(&context, face: .page)
+            let words = context.words
             guard viewer.role >= minimum else {
                 throw AppError.notAllowed(words.text("access.needs_role", words.text("role.\(minimum.rawValue)"), words.text("role.\(viewer.role.rawValue)")))
             }

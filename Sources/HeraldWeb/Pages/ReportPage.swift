@@ -15,8 +15,8 @@ extension CampaignPages {
         let keys = report.variants.map(\.key)
         let rows = report.variants.map { line in
             ReportView.Variant(
-                key: line.key, baseline: line.baseline, sent: line.requestsSent, failed: line.requestsFailed, opens: line.opens,
-                conversions: line.conversions, rate: line.conversionRate.map { Self.percent($0, words: words) } ?? "—",
+                key: line.key, baseline: line.baseline, sent: words.number(line.requestsSent), failed: words.number(line.requestsFailed),
+                opens: words.number(line.opens), conversions: words.number(line.conversions), rate: line.conversionRate.map { Self.percent($0, words: words) } ?? "—",
                 difference: line.comparison.map { Self.signedPoints($0.difference, words: words) },
                 interval: line.comparison.map { words.text("report.interval", Self.signedPoints($0.interval.lowerBound, words: words), Self.signedPoints($0.interval.upperBound, words: words)) },
                 confidence: line.comparison.map { Self.percent(1 - $0.pValue, words: words) })
@@ -40,14 +40,14 @@ extension CampaignPages {
             failures: report.failures.map { ReportView.Failure($0, words: words) },
             chart: SVGChart.groupedBars(title: words.text("report.chart.events"), categories: keys,
                                         series: [.init(label: words.text("report.chart.opens"), cssClass: "bar-opens"), .init(label: words.text("report.chart.conversions"), cssClass: "bar-conversions")],
-                                        values: report.variants.map { [$0.opens, $0.conversions] }),
+                                        values: report.variants.map { [$0.opens, $0.conversions] }, words: words),
             deliveryChart: SVGChart.groupedBars(title: words.text("report.chart.delivery"), categories: keys,
                                                 series: [.init(label: words.text("report.requests_sent"), cssClass: "bar-sent"), .init(label: words.text("report.failed"), cssClass: "bar-failed")],
-                                                values: report.variants.map { [$0.requestsSent, $0.requestsFailed] }),
+                                                values: report.variants.map { [$0.requestsSent, $0.requestsFailed] }, words: words),
             trendChart: SVGChart.hourly(title: words.text("report.chart.hourly"), hours: report.hours.map(\.start),
                                         series: [.init(label: words.text("report.chart.opens"), cssClass: "bar-opens"), .init(label: words.text("report.chart.conversions"), cssClass: "bar-conversions"),
                                                  .init(label: words.text("report.chart.failed_requests"), cssClass: "bar-failed")],
-                                        values: report.hours.map { [$0.opens, $0.conversions, $0.requestsFailed] }),
+                                        values: report.hours.map { [$0.opens, $0.conversions, $0.requestsFailed] }, words: words),
             hasDeliveryData: done > 0, hasEventData: report.variants.contains { $0.opens + $0.conversions > 0 },
             hasTrend: !report.hours.isEmpty,
             winnerOffer: Self.winnerOffer(report, role: context.viewer?.role ?? .viewer, words: words),

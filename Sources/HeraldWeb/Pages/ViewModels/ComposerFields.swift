@@ -8,7 +8,8 @@ struct ComposerFields: Sendable {
     struct VariantRow: Sendable {
         /// The row's number in the posted names (`variant_key_3`); "__ID__" in the script's blank copy.
         let index: String
-        let number: Int
+        /// The row's number in the page's digits ("Variant ۲" while it has no key).
+        let number: String
         let key: String
         let weight: String
         let title: String
@@ -39,11 +40,11 @@ struct ComposerFields: Sendable {
         let previewBody: String
 
         init(number: Int, _ row: CampaignForm.VariantRow, _ errors: FormErrors, index: String? = nil,
-             inheriting base: (title: String, body: String) = ("", "")) {
+             inheriting base: (title: String, body: String) = ("", ""), words: Localized) {
             previewTitle = row.title.isEmpty ? base.title : row.title
             previewBody = row.body.isEmpty ? base.body : row.body
             self.index = index ?? String(row.id)
-            self.number = number
+            self.number = words.number(number)
             key = row.key
             weight = row.weight
             title = row.title
@@ -53,7 +54,7 @@ struct ComposerFields: Sendable {
             translationsErrors = errors["variant_translations_\(row.id)"]
             translationsInvalid = !translationsErrors.isEmpty
             let prefix = "variant_\(self.index)_data"
-            data = row.data.enumerated().map { DataRow(prefix: prefix, index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value) }
+            data = row.data.enumerated().map { DataRow(prefix: prefix, index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value, words: words) }
             dataPrefix = prefix
             keyErrors = errors["variant_key_\(row.id)"]
             weightErrors = errors["variant_weight_\(row.id)"]
@@ -76,15 +77,16 @@ struct ComposerFields: Sendable {
         /// The posted names are `<prefix>_key_<index>` and `<prefix>_value_<index>`.
         let prefix: String
         let index: String
-        let number: Int
+        /// The row's number in the page's digits, for its labels ("Key ۱").
+        let number: String
         let key: String
         let value: String
         let multiline: Bool
 
-        init(prefix: String, index: String, number: Int, key: String, value: String) {
+        init(prefix: String, index: String, number: Int, key: String, value: String, words: Localized) {
             self.prefix = prefix
             self.index = index
-            self.number = number
+            self.number = words.number(number)
             self.key = key
             self.value = value
             multiline = value.contains("\n")
@@ -204,14 +206,14 @@ struct ComposerFields: Sendable {
         days = CampaignForm.weekdays.map {
             Choice($0, text: words.text("composer.day.\($0)"), selected: form.scheduleDays.contains($0))
         }
-        variants = form.variants.enumerated().map { VariantRow(number: $0 + 1, $1, errors, inheriting: (form.title, form.body)) }
+        variants = form.variants.enumerated().map { VariantRow(number: $0 + 1, $1, errors, inheriting: (form.title, form.body), words: words) }
         canAddVariant = form.variants.count < CampaignLimits.variants
-        data = form.data.enumerated().map { DataRow(prefix: "data", index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value) }
+        data = form.data.enumerated().map { DataRow(prefix: "data", index: String($1.id), number: $0 + 1, key: $1.key, value: $1.value, words: words) }
         // Blank copies the script clones to add a row at once (without it, a button posts for one).
         var blank = CampaignForm.VariantRow(id: 0)
         blank.data = [CampaignForm.DataRow(id: 0)]
-        variantTemplate = VariantRow(number: 0, blank, FormErrors(), index: "__ID__")
-        dataTemplate = DataRow(prefix: "__PREFIX__", index: "__ROW__", number: 0, key: "", value: "")
+        variantTemplate = VariantRow(number: 0, blank, FormErrors(), index: "__ID__", words: words)
+        dataTemplate = DataRow(prefix: "__PREFIX__", index: "__ROW__", number: 0, key: "", value: "", words: words)
         multilineTitle = form.title.contains("\n")
         priorities = [("", "default"), ("high", "high"), ("normal", "normal")].map {
             Choice($0, text: words.text("composer.priority.\($1)"), selected: (form.options["priority"] ?? "") == $0)

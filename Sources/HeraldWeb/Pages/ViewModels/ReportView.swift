@@ -39,14 +39,14 @@ struct ReportView: PageView {
     }
 
     /// A variant's delivery and conversions; the comparison is absent for the baseline and when
-    /// there is nothing to compare.
+    /// there is nothing to compare. The figures are in the page's digits (`words.number`).
     struct Variant: Sendable {
         let key: String
         let baseline: Bool
-        let sent: Int
-        let failed: Int
-        let opens: Int
-        let conversions: Int
+        let sent: String
+        let failed: String
+        let opens: String
+        let conversions: String
         let rate: String
         let difference: String?
         let interval: String?
