@@ -90,6 +90,6 @@ let package = Package(
                                                     "HeraldPostgres", "HeraldJSON", "HeraldCore", "HeraldSync"]),
         // The web face: routes in-process through the whole middleware chain, and a live server over real sockets.
         .testTarget(name: "HeraldWebTests", dependencies: ["HeraldTestSupport", "HeraldWeb", "HeraldCrypto", "HeraldApp", "FCMEmulator", "HeraldFCM", "HeraldHTTP",
-                                                    "HeraldPostgres", "HeraldJSON", "HeraldCore", "HeraldSync", "FCMMessage"]),
+                                                    "HeraldPostgres", "HeraldJSON", "HeraldCore", "HeraldSync"]),
     ]
 )
