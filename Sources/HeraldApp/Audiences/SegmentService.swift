@@ -14,6 +14,12 @@ public struct Segment: Sendable, Equatable {
     /// The active devices it reached when last counted (nil: not counted yet), and when.
     public var reach: Int? = nil
     public var reachCountedAt: Date? = nil
+
+    /// Its kept count with its time, when it has one.
+    public var keptReach: (devices: Int, countedAt: Date)? {
+        guard let reach, let reachCountedAt else { return nil }
+        return (reach, reachCountedAt)
+    }
 }
 
 /// A segment as a campaign's pages name it: "238 devices in “Persian & Hebrew VIPs”".
@@ -168,14 +174,12 @@ public struct SegmentService: Sendable {
 
     /// A segment's kept reach, counted now when it has none yet.
     static func kept(_ segment: Segment, on connection: PostgresConnection) throws -> (devices: Int, countedAt: Date) {
-        if let devices = segment.reach, let countedAt = segment.reachCountedAt { return (devices, countedAt) }
-        return try SegmentReach.count(segment.id, rule: segment.rule, on: connection)
+        try segment.keptReach ?? SegmentReach.count(segment.id, rule: segment.rule, on: connection)
     }
 
     /// A segment's kept reach (counted now when it has none yet).
     public func keptReach(_ segment: Segment) throws -> (devices: Int, countedAt: Date) {
-        if let devices = segment.reach, let countedAt = segment.reachCountedAt { return (devices, countedAt) }
-        return try database.read { try Self.kept(segment, on: $0) }
+        try segment.keptReach ?? database.read { try Self.kept(segment, on: $0) }
     }
 
     /// Every segment with its kept reach (counted now when it has none yet).

@@ -157,7 +157,7 @@ struct AudiencePages: Sendable {
             do {
                 let saved = try segments.update(segment.id, json, by: context.actor)
                 return try renderSegment(context, segment: saved, form: SegmentForm(segment: saved), errors: FormErrors(),
-                                         reach: try segments.liveReach(saved.rule), flash: [words.text("segments.saved")])
+                                         reach: LiveReach(devices: try segments.keptReach(saved).devices), flash: [words.text("segments.saved")])
             } catch AppError.conflict(_, _, let detail, _) {
                 var errors = FormErrors()
                 errors.add("name", detail)
